@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ntkl top-level Makefile.
+#   make               module for the newest installed kernel headers + userspace tools
+#   make modules-all   module for every installed kernel (and the debug kernel) with W=1
+#   make check         every test: builds, checkpatch, sparse, unit tests, VM tests
+#   make install       install ntkl.ko for KVER and the ntkl command
+
+BUILD     := $(CURDIR)/build
+KVERS     := $(shell scripts/kernels)
+KVER      ?= $(lastword $(KVERS))
+KDIR      ?= $(shell scripts/kernels --dir $(KVER))
+PREFIX    ?= /usr/local
+
+.PHONY: all module modules-all userspace selftests check unit-test vm-test \
+	checkpatch sparse install uninstall clean debug-kernel kernel-tools
+
+all: module userspace
+
+# Kbuild writes its objects next to the sources, so each kernel gets its own
+# copy of the module sources under build/ko/<kernel>/.
+module:
+	scripts/build-module $(KVER)
+
+modules-all:
+	scripts/build-module --all
+
+userspace:
+	$(MAKE) -C userspace BUILD=$(BUILD)
+
+selftests: kernel-tools
+	$(MAKE) -C selftests BUILD=$(BUILD)
+
+kernel-tools:
+	scripts/kernel-tools
+
+debug-kernel:
+	scripts/build-debug-kernel
+
+unit-test: userspace
+	$(MAKE) -C userspace BUILD=$(BUILD) test
+
+check:
+	scripts/check
+
+install: module userspace
+	install -D -m 0644 $(BUILD)/ko/$(KVER)/ntkl.ko \
+		$(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko
+	install -D -m 0755 $(BUILD)/userspace/ntkl $(DESTDIR)$(PREFIX)/bin/ntkl
+	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko $(DESTDIR)$(PREFIX)/bin/ntkl
+	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+
+clean:
+	rm -rf $(BUILD)/ko $(BUILD)/userspace $(BUILD)/selftests $(BUILD)/tests
+	$(MAKE) -C userspace BUILD=$(BUILD) clean
