@@ -12,6 +12,7 @@
 #include <linux/module.h>
 
 #include "uapi/ntkl.h"
+#include "uapi/ntkl_etw.h"
 
 static long ntkl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {

@@ -1,0 +1,1063 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ETW wire format as the NT Kernel Logger writes it: buffers, record headers,
+ * the logfile header and the event payloads ntkl produces, 64-bit forms only.
+ *
+ * One source of truth for the module, the ntkl tool and the tests. Layouts
+ * come from Geoff Chappell's studies (shared/seeds/) and
+ * shared/docs/etl-format.md; every size and offset given there is checked by
+ * a static_assert at the end of this file. Everything is little-endian.
+ *
+ * Names are the Windows names in kernel style (WMI_BUFFER_HEADER becomes
+ * struct wmi_buffer_header, BufferSize becomes buffer_size).
+ */
+#ifndef _UAPI_NTKL_ETW_H
+#define _UAPI_NTKL_ETW_H
+
+#include <linux/types.h>
+
+/* ---------------------------------------------------------------------- */
+/* Buffers (WMI_BUFFER_HEADER, 0x48 bytes)                                 */
+/* ---------------------------------------------------------------------- */
+
+/* BufferFlag */
+#define ETW_BUFFER_FLAG_NORMAL		0x0000
+#define ETW_BUFFER_FLAG_FLUSH_MARKER	0x0001
+#define ETW_BUFFER_FLAG_EVENTS_LOST	0x0002
+#define ETW_BUFFER_FLAG_BUFFER_LOST	0x0004
+#define ETW_BUFFER_FLAG_RTBACKUP_CORRUPT 0x0008
+#define ETW_BUFFER_FLAG_RTBACKUP	0x0010
+#define ETW_BUFFER_FLAG_PROC_INDEX	0x0020
+#define ETW_BUFFER_FLAG_COMPRESSED	0x0040
+
+/* BufferType */
+#define ETW_BUFFER_TYPE_GENERIC		0
+#define ETW_BUFFER_TYPE_RUNDOWN		1
+#define ETW_BUFFER_TYPE_CTX_SWAP	2
+#define ETW_BUFFER_TYPE_REFTIME		3
+#define ETW_BUFFER_TYPE_HEADER		4
+#define ETW_BUFFER_TYPE_BATCHED		5
+#define ETW_BUFFER_TYPE_EMPTY_MARKER	6
+#define ETW_BUFFER_TYPE_DBG_INFO	7
+#define ETW_BUFFER_TYPE_MAXIMUM		8
+
+/* State: what the buffer is doing; a buffer in a file has been flushed. */
+#define ETW_BUFFER_STATE_FREE		0
+#define ETW_BUFFER_STATE_GENERAL_LOGGING 1
+#define ETW_BUFFER_STATE_CSWITCH	2
+#define ETW_BUFFER_STATE_FLUSH		3
+
+/* Records start on 8-byte boundaries; the unused tail of a buffer is 0xFF. */
+#define ETW_RECORD_ALIGN		8
+#define ETW_BUFFER_FILL_BYTE		0xFF
+#define ETW_END_OF_RECORDS_MARKER	0xFFFFFFFFu
+
+struct wmi_buffer_header {
+	__u32 buffer_size;		/* bytes from here to the next buffer */
+	__u32 saved_offset;		/* filled bytes, this header included */
+	__u32 current_offset;
+	__s32 reference_count;
+	__s64 timestamp;		/* clock value at flush */
+	__s64 sequence_number;		/* 0 for the header buffer, then 1..N */
+	__u64 clock_type_frequency;	/* ClockType:3, Frequency:61 */
+	__u16 processor_index;		/* ETW_BUFFER_CONTEXT */
+	__u16 logger_id;
+	__u32 state;
+	__u32 offset;
+	__u16 buffer_flag;
+	__u16 buffer_type;
+	__u8 reserved[16];		/* ReferenceTime / GlobalEntry */
+};
+
+/* ---------------------------------------------------------------------- */
+/* Record headers                                                          */
+/* ---------------------------------------------------------------------- */
+
+/* HeaderType: byte 2 of every record's first dword. */
+#define ETW_HEADER_TYPE_SYSTEM32	0x01
+#define ETW_HEADER_TYPE_SYSTEM64	0x02
+#define ETW_HEADER_TYPE_COMPACT32	0x03
+#define ETW_HEADER_TYPE_COMPACT64	0x04
+#define ETW_HEADER_TYPE_FULL_HEADER32	0x0A
+#define ETW_HEADER_TYPE_INSTANCE32	0x0B
+#define ETW_HEADER_TYPE_TIMED		0x0C
+#define ETW_HEADER_TYPE_ERROR		0x0D
+#define ETW_HEADER_TYPE_WNODE_HEADER	0x0E
+#define ETW_HEADER_TYPE_MESSAGE		0x0F
+#define ETW_HEADER_TYPE_PERFINFO32	0x10
+#define ETW_HEADER_TYPE_PERFINFO64	0x11
+#define ETW_HEADER_TYPE_EVENT_HEADER32	0x12
+#define ETW_HEADER_TYPE_EVENT_HEADER64	0x13
+#define ETW_HEADER_TYPE_FULL_HEADER64	0x14
+#define ETW_HEADER_TYPE_INSTANCE64	0x15
+
+/* Byte 3: TRACE_HEADER_FLAG | TRACE_HEADER_EVENT_TRACE. */
+#define ETW_HEADER_FLAG_TRACE_HEADER	0x80
+#define ETW_HEADER_FLAG_EVENT_TRACE	0x40
+#define ETW_HEADER_FLAGS		0xC0
+
+/* Version bits that announce extended items after a kernel header. */
+#define ETW_HEADER_EXT_PMC_MASK		0x0700
+#define ETW_HEADER_EXT_PEBS		0x8000
+#define ETW_HEADER_EXT_ITEMS_MASK	(ETW_HEADER_EXT_PMC_MASK | ETW_HEADER_EXT_PEBS)
+
+/* The first dword of a kernel record: u16 Version | u8 HeaderType | u8 0xC0. */
+#define ETW_MARKER(header_type, version) \
+	(((__u32)ETW_HEADER_FLAGS << 24) | ((__u32)(header_type) << 16) | \
+	 (__u32)(version))
+#define ETW_MARKER_SYSTEM64(version)	ETW_MARKER(ETW_HEADER_TYPE_SYSTEM64, version)
+#define ETW_MARKER_COMPACT64(version)	ETW_MARKER(ETW_HEADER_TYPE_COMPACT64, version)
+#define ETW_MARKER_PERFINFO64(version)	ETW_MARKER(ETW_HEADER_TYPE_PERFINFO64, version)
+
+/* SYSTEM_TRACE_HEADER, 64-bit (0x20). */
+struct system_trace_header {
+	__u32 marker;
+	__u16 size;			/* whole record, header included */
+	__u16 hook_id;			/* group << 8 | type */
+	__u32 thread_id;
+	__u32 process_id;
+	__s64 system_time;
+	__u32 kernel_time;
+	__u32 user_time;
+};
+
+/* The compact form of SYSTEM_TRACE_HEADER, 64-bit (0x18). */
+struct compact_trace_header {
+	__u32 marker;
+	__u16 size;
+	__u16 hook_id;
+	__u32 thread_id;
+	__u32 process_id;
+	__s64 system_time;
+};
+
+/* PERFINFO_TRACE_HEADER, 64-bit (0x10). */
+struct perfinfo_trace_header {
+	__u32 marker;
+	__u16 size;
+	__u16 hook_id;
+	__s64 timestamp;
+};
+
+/* EVENT_TRACE_HEADER (FULL_HEADER32/64: classic MOF events, 0x30). */
+struct event_trace_header {
+	__u16 size;
+	__u8 header_type;
+	__u8 marker_flags;
+	__u8 type;			/* Class.Type = opcode */
+	__u8 level;
+	__u16 version;
+	__u32 thread_id;
+	__u32 process_id;
+	__s64 timestamp;
+	__u8 guid[16];
+	__u32 kernel_time;
+	__u32 user_time;
+};
+
+/* EVENT_INSTANCE_HEADER (INSTANCE32/64, 0x38). */
+struct event_instance_header {
+	__u16 size;
+	__u8 header_type;
+	__u8 marker_flags;
+	__u8 type;
+	__u8 level;
+	__u16 version;
+	__u32 thread_id;
+	__u32 process_id;
+	__s64 timestamp;
+	__u64 reg_handle;
+	__u32 instance_id;
+	__u32 parent_instance_id;
+	__u32 kernel_time;
+	__u32 user_time;
+	__u64 parent_reg_handle;
+};
+
+/* EVENT_HEADER (EVENT_HEADER32/64: manifest and TraceLogging events, 0x50). */
+struct etw_event_descriptor {
+	__u16 id;
+	__u8 version;
+	__u8 channel;
+	__u8 level;
+	__u8 opcode;
+	__u16 task;
+	__u64 keyword;
+};
+
+struct event_header {
+	__u16 size;
+	__u8 header_type;
+	__u8 marker_flags;
+	__u16 flags;
+	__u16 event_property;
+	__u32 thread_id;
+	__u32 process_id;
+	__s64 timestamp;
+	__u8 provider_id[16];
+	struct etw_event_descriptor descriptor;
+	__u32 kernel_time;
+	__u32 user_time;
+	__u8 activity_id[16];
+};
+
+/* ---------------------------------------------------------------------- */
+/* Hook ids: group (high byte) | type (low byte = opcode)                  */
+/* ---------------------------------------------------------------------- */
+
+#define ETW_HOOK(group, type)		((__u16)(((group) << 8) | (type)))
+#define ETW_HOOK_GROUP(hook)		((__u8)((hook) >> 8))
+#define ETW_HOOK_TYPE(hook)		((__u8)((hook) & 0xFF))
+
+#define ETW_GROUP_HEADER		0x00
+#define ETW_GROUP_IO			0x01
+#define ETW_GROUP_MEMORY		0x02
+#define ETW_GROUP_PROCESS		0x03
+#define ETW_GROUP_FILE			0x04
+#define ETW_GROUP_THREAD		0x05
+#define ETW_GROUP_TCPIP			0x06
+#define ETW_GROUP_JOB			0x07
+#define ETW_GROUP_UDPIP			0x08
+#define ETW_GROUP_REGISTRY		0x09
+#define ETW_GROUP_DBGPRINT		0x0A
+#define ETW_GROUP_CONFIG		0x0B
+#define ETW_GROUP_SPARE1		0x0C
+#define ETW_GROUP_WNF			0x0D
+#define ETW_GROUP_POOL			0x0E
+#define ETW_GROUP_PERFINFO		0x0F
+#define ETW_GROUP_HEAP			0x10
+#define ETW_GROUP_OBJECT		0x11
+#define ETW_GROUP_POWER			0x12
+#define ETW_GROUP_MODBOUND		0x13
+#define ETW_GROUP_IMAGE			0x14
+#define ETW_GROUP_DPC			0x15
+#define ETW_GROUP_CC			0x16
+#define ETW_GROUP_CRITSEC		0x17
+#define ETW_GROUP_STACKWALK		0x18
+#define ETW_GROUP_UMS			0x19
+#define ETW_GROUP_ALPC			0x1A
+#define ETW_GROUP_SPLITIO		0x1B
+#define ETW_GROUP_THREAD_POOL		0x1C
+#define ETW_GROUP_HYPERVISOR		0x1D
+#define ETW_GROUP_HYPERVISORX		0x1E
+#define ETW_MAX_KERNEL_GROUPS		0x1F
+
+/* Group 0: the logger's own events. */
+#define ETW_HOOK_HEADER			ETW_HOOK(ETW_GROUP_HEADER, 0x00)
+#define ETW_HOOK_HEADER_EXTENSION	ETW_HOOK(ETW_GROUP_HEADER, 0x05)
+#define ETW_HOOK_RUNDOWN_COMPLETE	ETW_HOOK(ETW_GROUP_HEADER, 0x08)
+#define ETW_HOOK_GROUP_MASKS_END	ETW_HOOK(ETW_GROUP_HEADER, 0x20)
+#define ETW_HOOK_PARTITION_INFO		ETW_HOOK(ETW_GROUP_HEADER, 0x50)
+
+/* Process group (opcodes of the Process_V4 class). */
+#define ETW_HOOK_PROCESS_START		ETW_HOOK(ETW_GROUP_PROCESS, 0x01)
+#define ETW_HOOK_PROCESS_END		ETW_HOOK(ETW_GROUP_PROCESS, 0x02)
+#define ETW_HOOK_PROCESS_DC_START	ETW_HOOK(ETW_GROUP_PROCESS, 0x03)
+#define ETW_HOOK_PROCESS_DC_END		ETW_HOOK(ETW_GROUP_PROCESS, 0x04)
+
+/* Thread group. */
+#define ETW_HOOK_THREAD_START		ETW_HOOK(ETW_GROUP_THREAD, 0x01)
+#define ETW_HOOK_THREAD_END		ETW_HOOK(ETW_GROUP_THREAD, 0x02)
+#define ETW_HOOK_THREAD_DC_START	ETW_HOOK(ETW_GROUP_THREAD, 0x03)
+#define ETW_HOOK_THREAD_DC_END		ETW_HOOK(ETW_GROUP_THREAD, 0x04)
+#define ETW_HOOK_CSWITCH		ETW_HOOK(ETW_GROUP_THREAD, 0x24)
+#define ETW_HOOK_COMPACT_CSWITCH	ETW_HOOK(ETW_GROUP_THREAD, 0x25)
+#define ETW_HOOK_SPINLOCK		ETW_HOOK(ETW_GROUP_THREAD, 0x29)
+#define ETW_HOOK_READY_THREAD		ETW_HOOK(ETW_GROUP_THREAD, 0x32)
+
+/* SystemConfig group. */
+#define ETW_HOOK_CONFIG_CPU		ETW_HOOK(ETW_GROUP_CONFIG, 0x0A)
+
+/* Event versions (the low byte of the marker) ntkl writes. */
+#define ETW_VERSION_HEADER		2
+#define ETW_VERSION_PROCESS		4
+#define ETW_VERSION_THREAD		3
+#define ETW_VERSION_CSWITCH		2
+#define ETW_VERSION_COMPACT_CSWITCH	2
+#define ETW_VERSION_SPINLOCK		2
+#define ETW_VERSION_READY_THREAD	2
+#define ETW_VERSION_CONFIG_CPU		3
+
+/* ---------------------------------------------------------------------- */
+/* Group masks (PERFINFO_GROUPMASK) and EnableFlags                        */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * A group constant carries its mask index in the top 3 bits and its bit in
+ * the low 29: PERF_CONTEXT_SWITCH 0x20000004 is Masks[1] bit 0x4.
+ */
+#define PERF_NUM_MASKS			8
+#define PERF_MASK_INDEX			0xE0000000u
+#define PERF_MASK_GROUP			0x1FFFFFFFu
+#define PERF_GET_MASK_INDEX(gm)		(((gm) & PERF_MASK_INDEX) >> 29)
+#define PERF_GET_MASK_GROUP(gm)		((gm) & PERF_MASK_GROUP)
+
+struct perfinfo_groupmask {
+	__u32 masks[PERF_NUM_MASKS];
+};
+
+/* Masks[0]: the same bits as EnableFlags. */
+#define PERF_PROCESS			0x00000001u
+#define PERF_THREAD			0x00000002u
+#define PERF_LOADER			0x00000004u
+/* Masks[1] */
+#define PERF_PROFILE			0x20000002u
+#define PERF_CONTEXT_SWITCH		0x20000004u
+#define PERF_FOOTPRINT			0x20000008u
+#define PERF_DRIVERS			0x20000010u
+#define PERF_REFSET			0x20000020u
+#define PERF_POOL			0x20000040u
+#define PERF_DPC			0x20000080u
+#define PERF_COMPACT_CSWITCH		0x20000100u
+#define PERF_DISPATCHER			0x20000200u
+#define PERF_PMC_PROFILE		0x20000400u
+#define PERF_INTERRUPT			0x20004000u
+#define PERF_VIRTUAL_ALLOC		0x20008000u
+#define PERF_SPINLOCK			0x20010000u
+#define PERF_SPINLOCK_CNTRS		0x20200000u
+#define PERF_SPININSTR			0x20210000u
+/* Masks[2] */
+#define PERF_SYSCALL			0x40000040u
+
+static inline int perf_group_is_on(const struct perfinfo_groupmask *gm,
+				   __u32 group)
+{
+	return !!(gm->masks[PERF_GET_MASK_INDEX(group)] &
+		  PERF_GET_MASK_GROUP(group));
+}
+
+static inline void perf_group_set(struct perfinfo_groupmask *gm, __u32 group)
+{
+	gm->masks[PERF_GET_MASK_INDEX(group)] |= PERF_GET_MASK_GROUP(group);
+}
+
+static inline void perf_group_clear(struct perfinfo_groupmask *gm, __u32 group)
+{
+	gm->masks[PERF_GET_MASK_INDEX(group)] &= ~PERF_GET_MASK_GROUP(group);
+}
+
+/* EVENT_TRACE_FLAG_* (EVENT_TRACE_PROPERTIES.EnableFlags). */
+#define EVENT_TRACE_FLAG_PROCESS		0x00000001u
+#define EVENT_TRACE_FLAG_THREAD			0x00000002u
+#define EVENT_TRACE_FLAG_IMAGE_LOAD		0x00000004u
+#define EVENT_TRACE_FLAG_PROCESS_COUNTERS	0x00000008u
+#define EVENT_TRACE_FLAG_CSWITCH		0x00000010u
+#define EVENT_TRACE_FLAG_DPC			0x00000020u
+#define EVENT_TRACE_FLAG_INTERRUPT		0x00000040u
+#define EVENT_TRACE_FLAG_SYSTEMCALL		0x00000080u
+#define EVENT_TRACE_FLAG_DISK_IO		0x00000100u
+#define EVENT_TRACE_FLAG_DISK_FILE_IO		0x00000200u
+#define EVENT_TRACE_FLAG_DISK_IO_INIT		0x00000400u
+#define EVENT_TRACE_FLAG_DISPATCHER		0x00000800u
+#define EVENT_TRACE_FLAG_MEMORY_PAGE_FAULTS	0x00001000u
+#define EVENT_TRACE_FLAG_MEMORY_HARD_FAULTS	0x00002000u
+#define EVENT_TRACE_FLAG_VIRTUAL_ALLOC		0x00004000u
+#define EVENT_TRACE_FLAG_VAMAP			0x00008000u
+#define EVENT_TRACE_FLAG_NETWORK_TCPIP		0x00010000u
+#define EVENT_TRACE_FLAG_REGISTRY		0x00020000u
+#define EVENT_TRACE_FLAG_DBGPRINT		0x00040000u
+#define EVENT_TRACE_FLAG_JOB			0x00080000u
+#define EVENT_TRACE_FLAG_ALPC			0x00100000u
+#define EVENT_TRACE_FLAG_SPLIT_IO		0x00200000u
+#define EVENT_TRACE_FLAG_DEBUG_EVENTS		0x00400000u
+#define EVENT_TRACE_FLAG_DRIVER			0x00800000u
+#define EVENT_TRACE_FLAG_PROFILE		0x01000000u
+#define EVENT_TRACE_FLAG_FILE_IO		0x02000000u
+#define EVENT_TRACE_FLAG_FILE_IO_INIT		0x04000000u
+#define EVENT_TRACE_FLAG_NO_SYSCONFIG		0x10000000u
+#define EVENT_TRACE_FLAG_ENABLE_RESERVE		0x20000000u
+#define EVENT_TRACE_FLAG_FORWARD_WMI		0x40000000u
+#define EVENT_TRACE_FLAG_EXTENSION		0x80000000u
+
+/* ---------------------------------------------------------------------- */
+/* Logger modes, clock types, logger names                                 */
+/* ---------------------------------------------------------------------- */
+
+#define EVENT_TRACE_FILE_MODE_NONE		0x00000000u
+#define EVENT_TRACE_FILE_MODE_SEQUENTIAL	0x00000001u
+#define EVENT_TRACE_FILE_MODE_CIRCULAR		0x00000002u
+#define EVENT_TRACE_FILE_MODE_APPEND		0x00000004u
+#define EVENT_TRACE_FILE_MODE_NEWFILE		0x00000008u
+#define EVENT_TRACE_USE_MS_FLUSH_TIMER		0x00000010u
+#define EVENT_TRACE_FILE_MODE_PREALLOCATE	0x00000020u
+#define EVENT_TRACE_NONSTOPPABLE_MODE		0x00000040u
+#define EVENT_TRACE_SECURE_MODE			0x00000080u
+#define EVENT_TRACE_REAL_TIME_MODE		0x00000100u
+#define EVENT_TRACE_DELAY_OPEN_FILE_MODE	0x00000200u
+#define EVENT_TRACE_BUFFERING_MODE		0x00000400u
+#define EVENT_TRACE_PRIVATE_LOGGER_MODE		0x00000800u
+#define EVENT_TRACE_ADD_HEADER_MODE		0x00001000u
+#define EVENT_TRACE_USE_KBYTES_FOR_SIZE		0x00002000u
+#define EVENT_TRACE_USE_GLOBAL_SEQUENCE		0x00004000u
+#define EVENT_TRACE_USE_LOCAL_SEQUENCE		0x00008000u
+#define EVENT_TRACE_RELOG_MODE			0x00010000u
+#define EVENT_TRACE_PRIVATE_IN_PROC		0x00020000u
+#define EVENT_TRACE_BUFFER_INTERFACE_MODE	0x00040000u
+#define EVENT_TRACE_KD_FILTER_MODE		0x00080000u
+#define EVENT_TRACE_REAL_TIME_RELOG_MODE	0x00100000u
+#define EVENT_TRACE_LOST_EVENTS_DEBUG_MODE	0x00200000u
+#define EVENT_TRACE_STOP_ON_HYBRID_SHUTDOWN	0x00400000u
+#define EVENT_TRACE_PERSIST_ON_HYBRID_SHUTDOWN	0x00800000u
+#define EVENT_TRACE_USE_PAGED_MEMORY		0x01000000u
+#define EVENT_TRACE_SYSTEM_LOGGER_MODE		0x02000000u
+#define EVENT_TRACE_COMPRESSED_MODE		0x04000000u
+#define EVENT_TRACE_INDEPENDENT_SESSION_MODE	0x08000000u
+#define EVENT_TRACE_NO_PER_PROCESSOR_BUFFERING	0x10000000u
+#define EVENT_TRACE_BLOCKING_MODE		0x20000000u
+#define EVENT_TRACE_ADDTO_TRIAGE_DUMP		0x80000000u
+
+/* WNODE_HEADER.ClientContext / TRACE_LOGFILE_HEADER.ReservedFlags */
+#define EVENT_TRACE_CLOCK_RAW		0
+#define EVENT_TRACE_CLOCK_PERFCOUNTER	1	/* QPC-like ticks at PerfFreq */
+#define EVENT_TRACE_CLOCK_SYSTEMTIME	2	/* 100 ns FILETIME units */
+#define EVENT_TRACE_CLOCK_CPUCYCLE	3	/* TSC cycles */
+#define EVENT_TRACE_CLOCK_MAX		4
+
+#define ETW_MAXLOGGERS			64
+#define ETW_KERNEL_LOGGER_NAME		"NT Kernel Logger"
+#define ETW_KERNEL_LOGGER_ID		0xFFFF
+#define ETW_MAX_EVENT_SIZE		0xFFFF
+
+/* ---------------------------------------------------------------------- */
+/* The header buffer: Header event (TRACE_LOGFILE_HEADER) and extension    */
+/* ---------------------------------------------------------------------- */
+
+/* SYSTEMTIME, 16 bytes */
+struct etw_systemtime {
+	__u16 year;
+	__u16 month;
+	__u16 day_of_week;
+	__u16 day;
+	__u16 hour;
+	__u16 minute;
+	__u16 second;
+	__u16 milliseconds;
+};
+
+/* TIME_ZONE_INFORMATION, 172 bytes */
+struct etw_time_zone_information {
+	__s32 bias;			/* minutes, UTC = local + bias */
+	__u16 standard_name[32];
+	struct etw_systemtime standard_date;
+	__s32 standard_bias;
+	__u16 daylight_name[32];
+	struct etw_systemtime daylight_date;
+	__s32 daylight_bias;
+};
+
+/* Header.Version: Windows 10.0, file format 1.5 */
+#define ETW_LOGFILE_VERSION		0x0501000Au
+
+/*
+ * TRACE_LOGFILE_HEADER, 64-bit (0x118), the payload of the Header event,
+ * followed by two NUL-terminated UTF-16 strings: logger name, log file name.
+ */
+struct trace_logfile_header {
+	__u32 buffer_size;
+	__u32 version;
+	__u32 provider_version;		/* OS build number */
+	__u32 number_of_processors;
+	__s64 end_time;			/* FILETIME, patched at stop */
+	__u32 timer_resolution;		/* 100 ns units */
+	__u32 maximum_file_size;	/* MB */
+	__u32 log_file_mode;
+	__u32 buffers_written;		/* header buffer included */
+	__u32 start_buffers;
+	__u32 pointer_size;
+	__u32 events_lost;
+	__u32 cpu_speed_in_mhz;
+	__u64 logger_name;		/* was a pointer; 0 */
+	__u64 log_file_name;		/* was a pointer; 0 */
+	struct etw_time_zone_information time_zone;
+	__u32 pad;
+	__s64 boot_time;		/* FILETIME */
+	__s64 perf_freq;		/* clock ticks per second */
+	__s64 start_time;		/* FILETIME */
+	__u32 reserved_flags;		/* clock type */
+	__u32 buffers_lost;
+};
+
+/* HeaderExtension (0x0005) and GroupMasksEnd (0x0020) payload, 36 bytes. */
+struct etw_header_extension {
+	struct perfinfo_groupmask group_masks;
+	__u32 kernel_event_version;
+};
+
+/* ---------------------------------------------------------------------- */
+/* Thread group payloads                                                   */
+/* ---------------------------------------------------------------------- */
+
+/* ETW_KTHREAD_STATE */
+enum etw_kthread_state {
+	ETW_KTHREAD_INITIALIZED = 0,
+	ETW_KTHREAD_READY = 1,
+	ETW_KTHREAD_RUNNING = 2,
+	ETW_KTHREAD_STANDBY = 3,
+	ETW_KTHREAD_TERMINATED = 4,
+	ETW_KTHREAD_WAITING = 5,
+	ETW_KTHREAD_TRANSITION = 6,
+	ETW_KTHREAD_DEFERRED_READY = 7,
+	ETW_KTHREAD_GATE_WAIT = 8,
+	ETW_KTHREAD_WAITING_FOR_PROCESS_IN_SWAP = 9,
+	ETW_KTHREAD_MAXIMUM_STATE = 10,
+};
+
+/* ETW_KWAIT_REASON */
+enum etw_kwait_reason {
+	ETW_KWAIT_EXECUTIVE = 0,
+	ETW_KWAIT_FREE_PAGE = 1,
+	ETW_KWAIT_PAGE_IN = 2,
+	ETW_KWAIT_POOL_ALLOCATION = 3,
+	ETW_KWAIT_DELAY_EXECUTION = 4,
+	ETW_KWAIT_SUSPENDED = 5,
+	ETW_KWAIT_USER_REQUEST = 6,
+	ETW_KWAIT_WR_EXECUTIVE = 7,
+	ETW_KWAIT_WR_FREE_PAGE = 8,
+	ETW_KWAIT_WR_PAGE_IN = 9,
+	ETW_KWAIT_WR_POOL_ALLOCATION = 10,
+	ETW_KWAIT_WR_DELAY_EXECUTION = 11,
+	ETW_KWAIT_WR_SUSPENDED = 12,
+	ETW_KWAIT_WR_USER_REQUEST = 13,
+	ETW_KWAIT_WR_EVENT_PAIR = 14,
+	ETW_KWAIT_WR_QUEUE = 15,
+	ETW_KWAIT_WR_LPC_RECEIVE = 16,
+	ETW_KWAIT_WR_LPC_REPLY = 17,
+	ETW_KWAIT_WR_VIRTUAL_MEMORY = 18,
+	ETW_KWAIT_WR_PAGE_OUT = 19,
+	ETW_KWAIT_WR_RENDEZVOUS = 20,
+	ETW_KWAIT_WR_KEYED_EVENT = 21,
+	ETW_KWAIT_WR_TERMINATED = 22,
+	ETW_KWAIT_WR_PROCESS_IN_SWAP = 23,
+	ETW_KWAIT_WR_CPU_RATE_CONTROL = 24,
+	ETW_KWAIT_WR_CALLOUT_STACK = 25,
+	ETW_KWAIT_WR_KERNEL = 26,
+	ETW_KWAIT_WR_RESOURCE = 27,
+	ETW_KWAIT_WR_PUSH_LOCK = 28,
+	ETW_KWAIT_WR_MUTEX = 29,
+	ETW_KWAIT_WR_QUANTUM_END = 30,
+	ETW_KWAIT_WR_DISPATCH_INT = 31,
+	ETW_KWAIT_WR_PREEMPTED = 32,
+	ETW_KWAIT_WR_YIELD_EXECUTION = 33,
+	ETW_KWAIT_WR_FAST_MUTEX = 34,
+	ETW_KWAIT_WR_GUARDED_MUTEX = 35,
+	ETW_KWAIT_WR_RUNDOWN = 36,
+	ETW_KWAIT_WR_ALERT_BY_THREAD_ID = 37,
+	ETW_KWAIT_WR_DEFERRED_PREEMPT = 38,
+	/*
+	 * MaximumWaitReason of the original Windows 10 (GC-CCSWAP). ntkl
+	 * imitates that build: compact OldThreadStateWr values at or above
+	 * this are State + ETW_MAXIMUM_WAIT_REASON.
+	 */
+	ETW_KWAIT_MAXIMUM_WAIT_REASON = 39,
+};
+
+#define ETW_MAXIMUM_WAIT_REASON		ETW_KWAIT_MAXIMUM_WAIT_REASON
+
+/* KPROCESSOR_MODE (OldThreadWaitMode) */
+#define ETW_KERNEL_MODE			0
+#define ETW_USER_MODE			1
+
+/* WMI_CONTEXTSWAP: CSwitch (0x0524) payload, 0x18 bytes. */
+struct wmi_contextswap {
+	__u32 new_thread_id;
+	__u32 old_thread_id;
+	__s8 new_thread_priority;
+	__s8 old_thread_priority;
+	__u8 previous_c_state;		/* or OldThreadRank */
+	__s8 spare_byte;		/* NewThreadPriorityDecrement */
+	__u8 old_thread_wait_reason;
+	__s8 old_thread_wait_mode;
+	__u8 old_thread_state;
+	__u8 old_thread_ideal_processor;
+	__u32 new_thread_wait_time;
+	__s32 old_thread_remaining_quantum;
+};
+
+/* ReadyThread (0x0532) payload, 8 bytes. */
+struct etw_ready_thread {
+	__u32 thread_id;		/* TThreadId: the thread made ready */
+	__s8 adjust_reason;
+	__s8 adjust_increment;
+	__s8 flag;
+	__s8 reserved;
+};
+
+/* ReadyThread AdjustReason */
+#define ETW_ADJUST_NONE			0
+#define ETW_ADJUST_UNWAIT		1
+#define ETW_ADJUST_BOOST		2
+
+/* ReadyThread Flag bits */
+#define ETW_READY_THREAD_READIED_FROM_DPC	0x1
+#define ETW_READY_THREAD_KERNEL_STACK_SWAPPED	0x2
+#define ETW_READY_THREAD_PROCESS_SWAPPED	0x4
+
+/*
+ * Thread Start/End/DCStart/DCEnd (0x0501..0x0504), version 3, SYSTEM64
+ * header: 72 bytes, then the UTF-16 ThreadName (a lone NUL if none).
+ */
+struct etw_thread_v3 {
+	__u32 process_id;
+	__u32 thread_id;
+	__u64 stack_base;
+	__u64 stack_limit;
+	__u64 user_stack_base;
+	__u64 user_stack_limit;
+	__u64 affinity;
+	__u64 win32_start_addr;
+	__u64 teb_base;
+	__u32 sub_process_tag;
+	__u8 base_priority;
+	__u8 page_priority;
+	__u8 io_priority;
+	__u8 thread_flags;
+};
+
+/*
+ * Process Start/End/DCStart/DCEnd (0x0301..0x0304), version 4: this fixed
+ * part, then a TOKEN_USER block (struct etw_sid_header and a SID), then
+ * ImageFileName (ANSI, NUL), CommandLine, PackageFullName and ApplicationId
+ * (UTF-16, NUL each).
+ */
+struct etw_process_v4 {
+	__u64 unique_process_key;
+	__u32 process_id;
+	__u32 parent_id;
+	__u32 session_id;
+	__s32 exit_status;
+	__u64 directory_table_base;
+	__u32 flags;
+	/* the TOKEN_USER block starts here, at ETW_PROCESS_V4_FIXED_SIZE */
+};
+
+#define ETW_PROCESS_V4_FIXED_SIZE	0x24
+
+/* TOKEN_USER as logged: SID_AND_ATTRIBUTES padded to 16, then the SID. */
+struct etw_sid_header {
+	__u64 sid_pointer;
+	__u32 attributes;
+	__u32 pad;
+};
+
+/* A SID: 8 bytes, then 4 per sub-authority (S-1-5-18 is 12 bytes). */
+struct etw_sid {
+	__u8 revision;
+	__u8 sub_authority_count;
+	__u8 identifier_authority[6];	/* big-endian */
+	__u32 sub_authority[];
+};
+
+/* ---------------------------------------------------------------------- */
+/* SystemConfig CPU (0x0B0A), version 3, SYSTEM64 header, 828 bytes        */
+/* ---------------------------------------------------------------------- */
+
+struct etw_config_cpu {
+	__u32 mhz;
+	__u32 number_of_processors;
+	__u32 mem_size;			/* MB */
+	__u32 page_size;
+	__u32 allocation_granularity;
+	__u16 computer_name[256];
+	__u16 domain_name[134];
+	__u64 hyper_threading_flag;
+	__u64 highest_user_address;
+	__u16 processor_architecture;
+	__u16 processor_level;
+	__u16 processor_revision;
+	__u8 pae_enabled;
+	__u8 nx_enabled;
+	__u32 memory_speed;
+	/* sizeof() rounds up to 832: write ETW_CONFIG_CPU_SIZE bytes */
+};
+
+#define ETW_CONFIG_CPU_SIZE		828
+
+#define ETW_PROCESSOR_ARCHITECTURE_AMD64	9
+
+/* ---------------------------------------------------------------------- */
+/* WMI_SPINLOCK: SpinLock (0x0529) payload, 0x38 bytes                     */
+/* ---------------------------------------------------------------------- */
+
+/* AcquireMode (low 6 bits of the flags byte) */
+#define WMI_SPINLOCK_ACQUIRE_ORDINARY	0
+#define WMI_SPINLOCK_ACQUIRE_QUEUED	1
+#define WMI_SPINLOCK_ACQUIRE_SHARED	2
+#define WMI_SPINLOCK_ACQUIRE_EXCLUSIVE	3
+#define WMI_SPINLOCK_ACQUIRE_CONVERTED	4
+#define WMI_SPINLOCK_ACQUIRE_MODE_MASK	0x3F
+#define WMI_SPINLOCK_EXECUTE_DPC	0x40
+#define WMI_SPINLOCK_EXECUTE_ISR	0x80
+
+struct wmi_spinlock {
+	__u64 spin_lock_address;
+	__u64 caller_address;
+	__u64 acquire_time;		/* cycles */
+	__u64 release_time;		/* cycles */
+	__u32 wait_time_in_cycles;
+	__u32 spin_count;
+	__u32 thread_id;
+	__u32 interrupt_count;
+	__u8 irql;
+	__u8 acquire_depth;		/* locks held at release, >= 1 */
+	__u8 flags;			/* AcquireMode:6, ExecuteDpc:1, ExecuteIsr:1 */
+	__u8 reserved[5];
+};
+
+/* NT IRQLs on x64 */
+#define ETW_IRQL_PASSIVE		0
+#define ETW_IRQL_APC			1
+#define ETW_IRQL_DISPATCH		2
+#define ETW_IRQL_DEVICE			3	/* lowest device IRQL */
+#define ETW_IRQL_CLOCK			13
+#define ETW_IRQL_IPI			14
+#define ETW_IRQL_HIGH			15
+
+/* ---------------------------------------------------------------------- */
+/* PERFINFO_CCSWAP_BUFFER: compact context switches (0x0525)               */
+/* ---------------------------------------------------------------------- */
+
+#define PERFINFO_CCSWAP_MAX_TID		16
+#define PERFINFO_CCSWAP_BATCH_SIZE	0x400	/* header included */
+#define PERFINFO_CCSWAP_MAX_PACKET	8
+#define PERFINFO_CCSWAP_MAX_AGE_TICKS	500
+
+/* DataType: the low 2 bits of a packet's first byte. */
+enum perfinfo_ccswap_type {
+	PERF_CSWAP_IDLE_SHORT = 0,	/* 2 bytes: TimeDelta:14 */
+	PERF_CSWAP_IDLE = 1,		/* 4 bytes: TimeDelta:30 */
+	PERF_CSWAP_LITE = 2,		/* 4 bytes */
+	PERF_CSWAP_FULL = 3,		/* 8 bytes */
+};
+
+#define PERFINFO_CCSWAP_BIT_TYPE	2
+#define PERFINFO_CCSWAP_BIT_TID		4
+#define PERFINFO_CCSWAP_BIT_STATE_WR	6
+#define PERFINFO_CCSWAP_BIT_PRIORITY	5
+#define PERFINFO_CCSWAP_BIT_PRI_INC	3
+#define PERFINFO_CCSWAP_BIT_FULL_TS	30
+#define PERFINFO_CCSWAP_BIT_SHORT_TS	14
+#define PERFINFO_CCSWAP_BIT_SMALL_TS	17
+#define PERFINFO_CCSWAP_BIT_WAIT_TIME	17
+
+#define PERFINFO_CCSWAP_MAX(bits)	((1u << (bits)) - 1)
+
+struct perfinfo_ccswap_buffer {
+	__s64 first_timestamp;
+	__u32 tid_table[PERFINFO_CCSWAP_MAX_TID];
+	__s8 thread_base_priority[PERFINFO_CCSWAP_MAX_TID];
+	/* packets follow, back to back, no padding */
+};
+
+/*
+ * One compact packet, decoded. Which fields mean something depends on type:
+ * IDLE_SHORT and IDLE carry only time_delta; LITE carries pri_inc instead
+ * of priority and no wait time; FULL carries all but pri_inc.
+ */
+struct perfinfo_ccswap_packet {
+	enum perfinfo_ccswap_type type;
+	__u32 time_delta;
+	__u8 tid_index;
+	__u8 state_wr;
+	__u8 priority;			/* FULL: absolute priority 0..31 */
+	__u8 pri_inc;			/* LITE: current - base, 0..7 */
+	__u32 new_thread_wait_time;	/* FULL: ticks, 17 bits */
+};
+
+static inline __u32 etw_get_le32(const __u8 *p)
+{
+	return (__u32)p[0] | (__u32)p[1] << 8 | (__u32)p[2] << 16 |
+	       (__u32)p[3] << 24;
+}
+
+static inline void etw_put_le32(__u8 *p, __u32 v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static inline __u16 etw_get_le16(const __u8 *p)
+{
+	return (__u16)(p[0] | p[1] << 8);
+}
+
+static inline void etw_put_le16(__u8 *p, __u16 v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+}
+
+/* Bytes a packet of this type takes. */
+static inline unsigned int perfinfo_ccswap_packet_size(enum perfinfo_ccswap_type type)
+{
+	switch (type) {
+	case PERF_CSWAP_IDLE_SHORT:
+		return 2;
+	case PERF_CSWAP_IDLE:
+	case PERF_CSWAP_LITE:
+		return 4;
+	default:
+		return 8;
+	}
+}
+
+/*
+ * Encode one packet at p (unaligned is fine); returns the bytes written.
+ * The caller has chosen the type and checked every field fits its width.
+ */
+static inline unsigned int
+perfinfo_ccswap_encode(__u8 *p, const struct perfinfo_ccswap_packet *pkt)
+{
+	switch (pkt->type) {
+	case PERF_CSWAP_IDLE_SHORT:
+		etw_put_le16(p, (__u16)(PERF_CSWAP_IDLE_SHORT | pkt->time_delta << 2));
+		return 2;
+	case PERF_CSWAP_IDLE:
+		etw_put_le32(p, PERF_CSWAP_IDLE | pkt->time_delta << 2);
+		return 4;
+	case PERF_CSWAP_LITE:
+		etw_put_le32(p, PERF_CSWAP_LITE |
+			     (__u32)pkt->tid_index << 2 |
+			     (__u32)pkt->pri_inc << 6 |
+			     (__u32)pkt->state_wr << 9 |
+			     pkt->time_delta << 15);
+		return 4;
+	default:
+		etw_put_le32(p, PERF_CSWAP_FULL | pkt->time_delta << 2);
+		etw_put_le32(p + 4, (__u32)pkt->tid_index |
+			     (__u32)pkt->state_wr << 4 |
+			     (__u32)pkt->priority << 10 |
+			     pkt->new_thread_wait_time << 15);
+		return 8;
+	}
+}
+
+/*
+ * Decode the packet at p, with avail bytes left; returns the bytes it took,
+ * or 0 if the packet does not fit in avail.
+ */
+static inline unsigned int
+perfinfo_ccswap_decode(const __u8 *p, unsigned int avail,
+		       struct perfinfo_ccswap_packet *pkt)
+{
+	enum perfinfo_ccswap_type type;
+	__u32 w0, w1;
+
+	if (avail < 2)
+		return 0;
+	type = (enum perfinfo_ccswap_type)(p[0] & 3);
+	if (avail < perfinfo_ccswap_packet_size(type))
+		return 0;
+
+	pkt->type = type;
+	pkt->tid_index = 0;
+	pkt->state_wr = 0;
+	pkt->priority = 0;
+	pkt->pri_inc = 0;
+	pkt->new_thread_wait_time = 0;
+	switch (type) {
+	case PERF_CSWAP_IDLE_SHORT:
+		pkt->time_delta = etw_get_le16(p) >> 2;
+		return 2;
+	case PERF_CSWAP_IDLE:
+		pkt->time_delta = etw_get_le32(p) >> 2;
+		return 4;
+	case PERF_CSWAP_LITE:
+		w0 = etw_get_le32(p);
+		pkt->tid_index = (w0 >> 2) & 0xF;
+		pkt->pri_inc = (w0 >> 6) & 0x7;
+		pkt->state_wr = (w0 >> 9) & 0x3F;
+		pkt->time_delta = w0 >> 15;
+		return 4;
+	default:
+		w0 = etw_get_le32(p);
+		w1 = etw_get_le32(p + 4);
+		pkt->time_delta = w0 >> 2;
+		pkt->tid_index = w1 & 0xF;
+		pkt->state_wr = (w1 >> 4) & 0x3F;
+		pkt->priority = (w1 >> 10) & 0x1F;
+		pkt->new_thread_wait_time = w1 >> 15;
+		return 8;
+	}
+}
+
+/* OldThreadStateWr: WaitReason if Waiting, else State + MaximumWaitReason. */
+static inline __u8 perfinfo_ccswap_state_wr(__u8 state, __u8 wait_reason)
+{
+	if (state == ETW_KTHREAD_WAITING)
+		return wait_reason;
+	return (__u8)(state + ETW_MAXIMUM_WAIT_REASON);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Time                                                                    */
+/* ---------------------------------------------------------------------- */
+
+/* FILETIME of the Unix epoch: 100 ns units since 1601-01-01. */
+#define ETW_FILETIME_UNIX_EPOCH		116444736000000000LL
+#define ETW_FILETIME_PER_SECOND		10000000LL
+
+/* ---------------------------------------------------------------------- */
+/* Layout checks: every size and offset the seeds and etl-format.md give   */
+/* ---------------------------------------------------------------------- */
+
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#else
+#include <assert.h>
+#include <stddef.h>
+#endif
+
+#define ETW_ASSERT_SIZE(type, size) \
+	static_assert(sizeof(type) == (size), #type " size")
+#define ETW_ASSERT_OFFSET(type, field, off) \
+	static_assert(offsetof(type, field) == (off), #type "." #field " offset")
+
+ETW_ASSERT_SIZE(struct wmi_buffer_header, 0x48);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, buffer_size, 0x00);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, saved_offset, 0x04);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, current_offset, 0x08);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, reference_count, 0x0C);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, timestamp, 0x10);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, sequence_number, 0x18);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, clock_type_frequency, 0x20);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, processor_index, 0x28);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, logger_id, 0x2A);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, state, 0x2C);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, offset, 0x30);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, buffer_flag, 0x34);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, buffer_type, 0x36);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, reserved, 0x38);
+
+ETW_ASSERT_SIZE(struct system_trace_header, 0x20);
+ETW_ASSERT_OFFSET(struct system_trace_header, size, 0x04);
+ETW_ASSERT_OFFSET(struct system_trace_header, hook_id, 0x06);
+ETW_ASSERT_OFFSET(struct system_trace_header, thread_id, 0x08);
+ETW_ASSERT_OFFSET(struct system_trace_header, process_id, 0x0C);
+ETW_ASSERT_OFFSET(struct system_trace_header, system_time, 0x10);
+ETW_ASSERT_OFFSET(struct system_trace_header, kernel_time, 0x18);
+ETW_ASSERT_OFFSET(struct system_trace_header, user_time, 0x1C);
+ETW_ASSERT_SIZE(struct compact_trace_header, 0x18);
+ETW_ASSERT_OFFSET(struct compact_trace_header, system_time, 0x10);
+ETW_ASSERT_SIZE(struct perfinfo_trace_header, 0x10);
+ETW_ASSERT_OFFSET(struct perfinfo_trace_header, size, 0x04);
+ETW_ASSERT_OFFSET(struct perfinfo_trace_header, hook_id, 0x06);
+ETW_ASSERT_OFFSET(struct perfinfo_trace_header, timestamp, 0x08);
+ETW_ASSERT_SIZE(struct event_trace_header, 0x30);
+ETW_ASSERT_OFFSET(struct event_trace_header, timestamp, 0x10);
+ETW_ASSERT_OFFSET(struct event_trace_header, guid, 0x18);
+ETW_ASSERT_SIZE(struct event_instance_header, 0x38);
+ETW_ASSERT_OFFSET(struct event_instance_header, reg_handle, 0x18);
+ETW_ASSERT_SIZE(struct etw_event_descriptor, 0x10);
+ETW_ASSERT_SIZE(struct event_header, 0x50);
+ETW_ASSERT_OFFSET(struct event_header, timestamp, 0x10);
+ETW_ASSERT_OFFSET(struct event_header, provider_id, 0x18);
+ETW_ASSERT_OFFSET(struct event_header, descriptor, 0x28);
+ETW_ASSERT_OFFSET(struct event_header, kernel_time, 0x38);
+ETW_ASSERT_OFFSET(struct event_header, activity_id, 0x40);
+
+ETW_ASSERT_SIZE(struct perfinfo_groupmask, 0x20);
+ETW_ASSERT_SIZE(struct etw_header_extension, 36);
+
+ETW_ASSERT_SIZE(struct etw_systemtime, 16);
+ETW_ASSERT_SIZE(struct etw_time_zone_information, 172);
+ETW_ASSERT_SIZE(struct trace_logfile_header, 0x118);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, buffer_size, 0x00);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, version, 0x04);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, provider_version, 0x08);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, number_of_processors, 0x0C);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, end_time, 0x10);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, timer_resolution, 0x18);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, maximum_file_size, 0x1C);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, log_file_mode, 0x20);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, buffers_written, 0x24);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, start_buffers, 0x28);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, pointer_size, 0x2C);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, events_lost, 0x30);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, cpu_speed_in_mhz, 0x34);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, logger_name, 0x38);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, log_file_name, 0x40);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, time_zone, 0x48);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, pad, 0xF4);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, boot_time, 0xF8);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, perf_freq, 0x100);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, start_time, 0x108);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, reserved_flags, 0x110);
+ETW_ASSERT_OFFSET(struct trace_logfile_header, buffers_lost, 0x114);
+
+ETW_ASSERT_SIZE(struct wmi_contextswap, 0x18);
+ETW_ASSERT_OFFSET(struct wmi_contextswap, new_thread_id, 0x00);
+ETW_ASSERT_OFFSET(struct wmi_contextswap, old_thread_id, 0x04);
+ETW_ASSERT_OFFSET(struct wmi_contextswap, new_thread_priority, 0x08);
+ETW_ASSERT_OFFSET(struct wmi_contextswap, old_thread_priority, 0x09);
+ETW_ASSERT_OFFSET(struct wmi_contextswap, previous_c_state, 0x0A);
+ETW_ASSERT_OFFSET(struct wmi_contextswap, spare_byte, 0x0B);
+ETW_ASSERT_OFFSET(struct wmi_contextswap, old_thread_wait_reason, 0x0C);
+ETW_ASSERT_OFFSET(struct wmi_contextswap, old_thread_wait_mode, 0x0D);
+ETW_ASSERT_OFFSET(struct wmi_contextswap, old_thread_state, 0x0E);
+ETW_ASSERT_OFFSET(struct wmi_contextswap, old_thread_ideal_processor, 0x0F);
+ETW_ASSERT_OFFSET(struct wmi_contextswap, new_thread_wait_time, 0x10);
+ETW_ASSERT_OFFSET(struct wmi_contextswap, old_thread_remaining_quantum, 0x14);
+
+ETW_ASSERT_SIZE(struct etw_ready_thread, 8);
+
+ETW_ASSERT_SIZE(struct etw_thread_v3, 72);
+ETW_ASSERT_OFFSET(struct etw_thread_v3, stack_base, 0x08);
+ETW_ASSERT_OFFSET(struct etw_thread_v3, affinity, 0x28);
+ETW_ASSERT_OFFSET(struct etw_thread_v3, win32_start_addr, 0x30);
+ETW_ASSERT_OFFSET(struct etw_thread_v3, teb_base, 0x38);
+ETW_ASSERT_OFFSET(struct etw_thread_v3, sub_process_tag, 0x40);
+ETW_ASSERT_OFFSET(struct etw_thread_v3, base_priority, 0x44);
+ETW_ASSERT_OFFSET(struct etw_thread_v3, thread_flags, 0x47);
+
+ETW_ASSERT_OFFSET(struct etw_process_v4, process_id, 0x08);
+ETW_ASSERT_OFFSET(struct etw_process_v4, parent_id, 0x0C);
+ETW_ASSERT_OFFSET(struct etw_process_v4, session_id, 0x10);
+ETW_ASSERT_OFFSET(struct etw_process_v4, exit_status, 0x14);
+ETW_ASSERT_OFFSET(struct etw_process_v4, directory_table_base, 0x18);
+ETW_ASSERT_OFFSET(struct etw_process_v4, flags, 0x20);
+static_assert(offsetof(struct etw_process_v4, flags) + 4 == ETW_PROCESS_V4_FIXED_SIZE,
+	      "Process v4 fixed part");
+ETW_ASSERT_SIZE(struct etw_sid_header, 16);
+ETW_ASSERT_SIZE(struct etw_sid, 8);
+
+ETW_ASSERT_OFFSET(struct etw_config_cpu, computer_name, 20);
+ETW_ASSERT_OFFSET(struct etw_config_cpu, domain_name, 532);
+ETW_ASSERT_OFFSET(struct etw_config_cpu, hyper_threading_flag, 800);
+ETW_ASSERT_OFFSET(struct etw_config_cpu, highest_user_address, 808);
+ETW_ASSERT_OFFSET(struct etw_config_cpu, processor_architecture, 816);
+ETW_ASSERT_OFFSET(struct etw_config_cpu, pae_enabled, 822);
+ETW_ASSERT_OFFSET(struct etw_config_cpu, memory_speed, 824);
+static_assert(offsetof(struct etw_config_cpu, memory_speed) + 4 == ETW_CONFIG_CPU_SIZE,
+	      "SystemConfig CPU size");
+
+ETW_ASSERT_SIZE(struct wmi_spinlock, 0x38);
+ETW_ASSERT_OFFSET(struct wmi_spinlock, spin_lock_address, 0x00);
+ETW_ASSERT_OFFSET(struct wmi_spinlock, caller_address, 0x08);
+ETW_ASSERT_OFFSET(struct wmi_spinlock, acquire_time, 0x10);
+ETW_ASSERT_OFFSET(struct wmi_spinlock, release_time, 0x18);
+ETW_ASSERT_OFFSET(struct wmi_spinlock, wait_time_in_cycles, 0x20);
+ETW_ASSERT_OFFSET(struct wmi_spinlock, spin_count, 0x24);
+ETW_ASSERT_OFFSET(struct wmi_spinlock, thread_id, 0x28);
+ETW_ASSERT_OFFSET(struct wmi_spinlock, interrupt_count, 0x2C);
+ETW_ASSERT_OFFSET(struct wmi_spinlock, irql, 0x30);
+ETW_ASSERT_OFFSET(struct wmi_spinlock, acquire_depth, 0x31);
+ETW_ASSERT_OFFSET(struct wmi_spinlock, flags, 0x32);
+ETW_ASSERT_OFFSET(struct wmi_spinlock, reserved, 0x33);
+
+ETW_ASSERT_SIZE(struct perfinfo_ccswap_buffer, 0x58);
+ETW_ASSERT_OFFSET(struct perfinfo_ccswap_buffer, first_timestamp, 0x00);
+ETW_ASSERT_OFFSET(struct perfinfo_ccswap_buffer, tid_table, 0x08);
+ETW_ASSERT_OFFSET(struct perfinfo_ccswap_buffer, thread_base_priority, 0x48);
+
+static_assert(ETW_MARKER_PERFINFO64(2) == 0xC0110002u, "PERFINFO64 marker");
+static_assert(ETW_MARKER_SYSTEM64(2) == 0xC0020002u, "SYSTEM64 marker");
+static_assert(ETW_HOOK_CSWITCH == 0x0524 && ETW_HOOK_COMPACT_CSWITCH == 0x0525 &&
+	      ETW_HOOK_SPINLOCK == 0x0529 && ETW_HOOK_READY_THREAD == 0x0532,
+	      "thread group hook ids");
+static_assert(PERF_GET_MASK_INDEX(PERF_CONTEXT_SWITCH) == 1 &&
+	      PERF_GET_MASK_GROUP(PERF_CONTEXT_SWITCH) == 0x4, "group mask encoding");
+
+#endif /* _UAPI_NTKL_ETW_H */
