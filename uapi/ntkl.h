@@ -2,8 +2,26 @@
 /*
  * ntkl control ABI: ioctls on /dev/ntkl.
  *
+ * The model is ETW's StartTrace/ControlTrace/QueryAllTraces: a table of up
+ * to NTKL_MAX_LOGGERS loggers (trace sessions), each named, with its own
+ * buffers, mode, clock and group masks. A logger lives until it is stopped,
+ * whatever happens to the process that started it.
+ *
  * Rules (Documentation/process/botching-up-ioctls.rst): fixed-width fields,
- * explicit padding that must be zero, -ENOTTY for unknown commands.
+ * explicit padding that must be zero, pointers as __u64, every struct starts
+ * with its size so it can grow (copy_struct_from_user), -ENOTTY for unknown
+ * commands. ETW errors map onto errno:
+ *
+ *   ERROR_ALREADY_EXISTS          EEXIST   a logger with that name runs
+ *   ERROR_NO_SYSTEM_RESOURCES     ENOSPC   all 64 loggers are in use
+ *   ERROR_WMI_INSTANCE_NOT_FOUND  ENOENT   no such logger
+ *   ERROR_INVALID_PARAMETER       EINVAL   bad property, bound, mode, clock,
+ *                                          name, or a nonzero reserved field
+ *   ERROR_BAD_LENGTH              EINVAL   size field smaller than version 1
+ *   ERROR_ACCESS_DENIED           EPERM    no CAP_SYS_ADMIN or CAP_PERFMON
+ *   ERROR_MORE_DATA               E2BIG    list buffer too small (count set)
+ *   ERROR_ACTIVE_CONNECTIONS      EBUSY    logger already bound to a reader
+ *   ERROR_NOT_SUPPORTED           ENOTTY   unknown ioctl
  */
 #ifndef _UAPI_NTKL_H
 #define _UAPI_NTKL_H
@@ -14,7 +32,123 @@
 #define NTKL_DEVICE_NAME	"ntkl"
 #define NTKL_DEVICE_PATH	"/dev/ntkl"
 
-/* ioctl type byte: 0xE7 is unused in Documentation/userspace-api/ioctl/ioctl-number.rst */
-#define NTKL_IOC_MAGIC		0xE7
+#define NTKL_MAX_LOGGERS	64
+#define NTKL_NAME_MAX		128	/* bytes, NUL included (UTF-8) */
+
+/* Bounds, as ETW's (MS-ETP): BufferSize in KB, 4 KB to 16 MB. */
+#define NTKL_MIN_BUFFER_KB	4
+#define NTKL_MAX_BUFFER_KB	16384
+#define NTKL_DEFAULT_BUFFER_KB	64
+/* Buffers: at least 2 per CPU; a ceiling keeps one logger from taking all memory. */
+#define NTKL_MIN_BUFFERS_PER_CPU 2
+#define NTKL_MAX_BUFFERS	4096
+#define NTKL_MAX_FLUSH_TIMER	3600	/* seconds */
+
+/* Log file modes a logger accepts (the rest of EVENT_TRACE_*: EINVAL). */
+#define NTKL_MODE_BUFFERING	0x00000400u	/* EVENT_TRACE_BUFFERING_MODE */
+#define NTKL_MODE_MS_FLUSH_TIMER 0x00000010u	/* EVENT_TRACE_USE_MS_FLUSH_TIMER */
+#define NTKL_MODE_SYSTEM_LOGGER	0x02000000u	/* EVENT_TRACE_SYSTEM_LOGGER_MODE */
+#define NTKL_MODE_SEQUENTIAL	0x00000001u	/* EVENT_TRACE_FILE_MODE_SEQUENTIAL */
+#define NTKL_MODE_REAL_TIME	0x00000100u	/* EVENT_TRACE_REAL_TIME_MODE */
+#define NTKL_MODES_ALLOWED	(NTKL_MODE_BUFFERING | NTKL_MODE_MS_FLUSH_TIMER | \
+				 NTKL_MODE_SYSTEM_LOGGER | NTKL_MODE_SEQUENTIAL | \
+				 NTKL_MODE_REAL_TIME)
+
+/* Clock types (WNODE_HEADER.ClientContext). */
+#define NTKL_CLOCK_QPC		1	/* CLOCK_MONOTONIC ticks at 10 MHz */
+#define NTKL_CLOCK_SYSTEM	2	/* FILETIME, 100 ns since 1601 */
+#define NTKL_CLOCK_CYCLE	3	/* TSC-like local_clock() in ns on non-x86 */
+
+/* LoggerStatus */
+#define NTKL_STATUS_RUNNING	1
+#define NTKL_STATUS_STOPPED	2
+
+/*
+ * A logger's properties: the input of START, the output of QUERY, STOP,
+ * FLUSH, UPDATE and LIST (like EVENT_TRACE_PROPERTIES). Fields marked "out"
+ * must be zero on input.
+ */
+struct ntkl_properties {
+	__u32 size;			/* sizeof(struct ntkl_properties) */
+	__u32 logger_id;		/* out on START; selects on other calls if name is empty */
+	char logger_name[NTKL_NAME_MAX];	/* NUL-terminated, case-insensitive */
+	__u32 buffer_size_kb;		/* 0: default */
+	__u32 minimum_buffers;		/* 0: default (2 per CPU) */
+	__u32 maximum_buffers;		/* 0: default */
+	__u32 log_file_mode;		/* NTKL_MODE_* */
+	__u32 clock_type;		/* NTKL_CLOCK_*; 0: QPC */
+	__u32 flush_timer;		/* seconds (ms with NTKL_MODE_MS_FLUSH_TIMER); 0: none */
+	__u32 enable_flags;		/* EVENT_TRACE_FLAG_*, ORed into group_masks */
+	__u32 __reserved0;		/* must be zero */
+	__u32 group_masks[8];		/* PERFINFO_GROUPMASK */
+
+	/* out: settings as applied and counters */
+	__u8 instance_guid[16];
+	__u32 number_of_buffers;
+	__u32 free_buffers;		/* BuffersAvailable */
+	__u32 number_of_processors;
+	__u32 maximum_event_size;
+	__u64 events_lost;
+	__u64 buffers_written;
+	__u64 log_buffers_lost;
+	__u64 real_time_buffers_lost;
+	__u64 sequence_number;		/* buffers taken so far */
+	__u64 start_time;		/* FILETIME */
+	__u64 start_clock;		/* clock value at start */
+	__u64 perf_freq;		/* clock ticks per second */
+	__u64 boot_time;		/* FILETIME */
+	__u32 logger_status;		/* NTKL_STATUS_* */
+	__u32 accept_new_events;
+	__u32 flags;			/* WMI_LOGGER_CONTEXT.Flags bits */
+	__u32 readers;			/* bound reader file descriptors */
+};
+
+#define NTKL_PROPERTIES_SIZE_VER0	320	/* first published size */
+
+/*
+ * LIST: fill up to count properties at props; count returns how many
+ * loggers run. E2BIG if count was too small (then props holds the first).
+ */
+struct ntkl_list {
+	__u32 size;			/* sizeof(struct ntkl_list) */
+	__u32 count;			/* in: capacity of props; out: loggers running */
+	__u32 props_size;		/* sizeof(struct ntkl_properties) */
+	__u32 __reserved0;		/* must be zero */
+	__u64 props;			/* struct ntkl_properties * */
+};
+
+/*
+ * BIND: make this file descriptor the reader of one logger (by id, or by
+ * name if non-empty). read() then returns whole buffers: first the header
+ * buffer, then flushed buffers in the order they were written; 0 at the
+ * end once the logger stopped. poll() says POLLIN when one is ready.
+ */
+struct ntkl_bind {
+	__u32 size;
+	__u32 logger_id;
+	char logger_name[NTKL_NAME_MAX];
+};
+
+#define NTKL_IOC_MAGIC		0xE7	/* unused in ioctl-number.rst */
+
+#define NTKL_IOC_START	_IOWR(NTKL_IOC_MAGIC, 0x01, struct ntkl_properties)
+#define NTKL_IOC_STOP	_IOWR(NTKL_IOC_MAGIC, 0x02, struct ntkl_properties)
+#define NTKL_IOC_QUERY	_IOWR(NTKL_IOC_MAGIC, 0x03, struct ntkl_properties)
+#define NTKL_IOC_UPDATE	_IOWR(NTKL_IOC_MAGIC, 0x04, struct ntkl_properties)
+#define NTKL_IOC_FLUSH	_IOWR(NTKL_IOC_MAGIC, 0x05, struct ntkl_properties)
+#define NTKL_IOC_LIST	_IOWR(NTKL_IOC_MAGIC, 0x06, struct ntkl_list)
+#define NTKL_IOC_BIND	_IOW(NTKL_IOC_MAGIC, 0x07, struct ntkl_bind)
+
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#else
+#include <assert.h>
+#endif
+
+/* 64-bit fields stay 8-aligned and no padding hides anywhere. */
+static_assert(sizeof(struct ntkl_properties) == NTKL_PROPERTIES_SIZE_VER0,
+	      "struct ntkl_properties size");
+static_assert(sizeof(struct ntkl_list) == 24, "struct ntkl_list size");
+static_assert(sizeof(struct ntkl_bind) == 136, "struct ntkl_bind size");
 
 #endif /* _UAPI_NTKL_H */
