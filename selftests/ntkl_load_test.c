@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl_load_test: /dev/ntkl is a root-only character device, and the module
+ * survives repeated unload/reload without leaving kernel warnings behind.
+ *
+ * Runs as root in the test VM (scripts/vm-run), where $NTKL_KO names the
+ * module file. The module is loaded when the test starts and is left loaded
+ * when it ends, whatever the outcome.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "../uapi/ntkl.h"
+
+#define NTKL_DEV		"/dev/" NTKL_DEVICE_NAME
+#define NTKL_MODULE_NAME	"ntkl"
+#define RELOAD_CYCLES		20
+#define NODE_WAIT_MS		2000
+#define NOBODY_ID		65534
+
+/* Lines that mean the kernel found a bug, as vm-run also checks. */
+static const char * const kmsg_bad_words[] = {
+	"WARNING:", "BUG:", "Oops", "Call Trace", "KASAN", "lockdep",
+	"UBSAN:", "possible recursive locking", "INFO: ",
+};
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = (ms % 1000) * 1000000L,
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * devtmpfs creates and removes the node before misc_register() and
+ * misc_deregister() return, but allow some slack rather than fail on a slow
+ * TCG guest. Returns true once the node's presence matches @present.
+ */
+static bool wait_for_node(bool present)
+{
+	struct stat st;
+	int waited;
+
+	for (waited = 0; waited <= NODE_WAIT_MS; waited += 10) {
+		if ((stat(NTKL_DEV, &st) == 0) == present)
+			return true;
+		sleep_ms(10);
+	}
+	return false;
+}
+
+/* finit_module() directly: no dependence on busybox insmod. */
+static int load_module(const char *path)
+{
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(__NR_finit_module, fd, "", 0);
+	ret = ret ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int unload_module(void)
+{
+	if (syscall(__NR_delete_module, NTKL_MODULE_NAME, O_NONBLOCK))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Read every kernel log record that arrived since @fd was positioned and
+ * return how many contain a bug marker; the first one is copied to @first.
+ */
+static int kmsg_count_bad(int fd, char *first, size_t first_len)
+{
+	char rec[8192];
+	int bad = 0;
+	ssize_t n;
+	size_t i;
+
+	first[0] = '\0';
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten while we read: go on */
+		if (n <= 0)
+			break;		/* EAGAIN: no more records */
+		rec[n] = '\0';
+		for (i = 0; i < sizeof(kmsg_bad_words) / sizeof(*kmsg_bad_words); i++) {
+			if (!strstr(rec, kmsg_bad_words[i]))
+				continue;
+			if (!bad++) {
+				n = strnlen(rec, first_len - 1);
+				memcpy(first, rec, n);
+				first[n] = '\0';
+			}
+			break;
+		}
+	}
+	return bad;
+}
+
+/* Can an unprivileged user open the device? Checked in a child process. */
+static int open_as_nobody(void)
+{
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setresgid(NOBODY_ID, NOBODY_ID, NOBODY_ID) ||
+		    setresuid(NOBODY_ID, NOBODY_ID, NOBODY_ID))
+			_exit(100);
+		fd = open(NTKL_DEV, O_RDWR);
+		if (fd >= 0)
+			_exit(0);
+		_exit(errno == EACCES ? 1 : 101);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -ECHILD;
+	return WEXITSTATUS(status);
+}
+
+TEST(device_is_root_only)
+{
+	struct stat st;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root");
+
+	ASSERT_EQ(0, stat(NTKL_DEV, &st)) {
+		TH_LOG("%s: %s (is the module loaded?)", NTKL_DEV,
+		       strerror(errno));
+	}
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(0600U, st.st_mode & 07777) {
+		TH_LOG("mode is %04o", st.st_mode & 07777);
+	}
+	EXPECT_EQ(0U, st.st_uid);
+	EXPECT_EQ(0U, st.st_gid);
+	/* 1: the open failed with EACCES, as it must for "nobody". */
+	EXPECT_EQ(1, open_as_nobody());
+}
+
+FIXTURE(reload) {
+	int kmsg_fd;
+	const char *ko;
+};
+
+FIXTURE_SETUP(reload)
+{
+	self->ko = getenv("NTKL_KO");
+	/* Only the messages logged from here on are this test's. */
+	self->kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, self->kmsg_fd);
+	ASSERT_LE(0, lseek(self->kmsg_fd, 0, SEEK_END));
+}
+
+FIXTURE_TEARDOWN(reload)
+{
+	struct stat st;
+
+	/* Leave the module loaded even when a cycle failed half way. */
+	if (self->ko && stat(NTKL_DEV, &st) && load_module(self->ko))
+		TH_LOG("could not reload %s", self->ko);
+	if (self->kmsg_fd >= 0)
+		close(self->kmsg_fd);
+}
+
+TEST_F_TIMEOUT(reload, unload_reload_cycles, 300)
+{
+	char first_bad[1024];
+	int i, ret;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root");
+	if (!self->ko || !*self->ko)
+		SKIP(return, "NTKL_KO does not name the module file");
+
+	ASSERT_TRUE(wait_for_node(true)) {
+		TH_LOG("%s missing before the first cycle", NTKL_DEV);
+	}
+	for (i = 0; i < RELOAD_CYCLES; i++) {
+		ret = unload_module();
+		ASSERT_EQ(0, ret) {
+			TH_LOG("cycle %d: delete_module: %s", i, strerror(-ret));
+		}
+		ASSERT_TRUE(wait_for_node(false)) {
+			TH_LOG("cycle %d: %s still there after unload", i,
+			       NTKL_DEV);
+		}
+		ret = load_module(self->ko);
+		ASSERT_EQ(0, ret) {
+			TH_LOG("cycle %d: finit_module(%s): %s", i, self->ko,
+			       strerror(-ret));
+		}
+		ASSERT_TRUE(wait_for_node(true)) {
+			TH_LOG("cycle %d: %s missing after load", i, NTKL_DEV);
+		}
+	}
+
+	ret = kmsg_count_bad(self->kmsg_fd, first_bad, sizeof(first_bad));
+	EXPECT_EQ(0, ret) {
+		TH_LOG("%d kernel log lines report bugs, first: %s", ret,
+		       first_bad);
+	}
+}
+
+TEST_HARNESS_MAIN
