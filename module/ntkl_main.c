@@ -2,27 +2,163 @@
 /*
  * ntkl: record the Windows NT Kernel Logger's trace format on Linux.
  *
- * This file registers /dev/ntkl. The device is root-only (mode 0600): every
- * control operation needs CAP_SYS_ADMIN or CAP_PERFMON as well.
+ * /dev/ntkl is root-only (mode 0600) and every operation also needs
+ * CAP_SYS_ADMIN or CAP_PERFMON. Control ioctls act on the logger table
+ * (logger.c). A file descriptor bound to one logger (NTKL_IOC_BIND) reads
+ * its buffers: whole ETW buffers, the header buffer first, then 0 once the
+ * logger is stopped and drained.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/uaccess.h>
 
-#include "uapi/ntkl.h"
-#include "uapi/ntkl_etw.h"
+#include "ntkl.h"
+
+static int ntkl_bind(struct file *file, void __user *arg)
+{
+	struct ntkl_logger *lg;
+	struct ntkl_bind b;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN) && !perfmon_capable())
+		return -EPERM;
+	ret = copy_struct_from_user(&b, sizeof(b), arg, sizeof(b));
+	if (ret)
+		return ret;
+	if (b.size != sizeof(b) || !memchr(b.logger_name, 0, sizeof(b.logger_name)))
+		return -EINVAL;
+	if (file->private_data)
+		return -EBUSY;		/* this fd reads a logger already */
+
+	lg = b.logger_name[0] ? ntkl_logger_get_by_name(b.logger_name) :
+				ntkl_logger_get_by_id(b.logger_id);
+	if (!lg)
+		return -ENOENT;
+	/* ERROR_ACTIVE_CONNECTIONS: one reader per logger */
+	if (atomic_cmpxchg(&lg->readers, 0, 1)) {
+		ntkl_logger_put(lg);
+		return -EBUSY;
+	}
+	file->private_data = lg;
+	return 0;
+}
 
 static long ntkl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	return -ENOTTY;
+	void __user *uarg = (void __user *)arg;
+	struct ntkl_logger *lg = file->private_data;
+	struct ntkl_properties p;
+
+	switch (cmd) {
+	case NTKL_IOC_START:
+	case NTKL_IOC_STOP:
+	case NTKL_IOC_QUERY:
+	case NTKL_IOC_UPDATE:
+	case NTKL_IOC_FLUSH:
+	case NTKL_IOC_LIST:
+		/* a bound reader may query its logger even after it stopped */
+		if (cmd == NTKL_IOC_QUERY && lg) {
+			u32 usize;
+
+			if (get_user(usize, (u32 __user *)uarg))
+				return -EFAULT;
+			if (usize < NTKL_PROPERTIES_SIZE_VER0)
+				return -EINVAL;
+			ntkl_logger_fill(lg, &p);
+			return copy_to_user(uarg, &p, sizeof(p)) ? -EFAULT : 0;
+		}
+		return ntkl_logger_ioctl(file, cmd, uarg);
+	case NTKL_IOC_BIND:
+		return ntkl_bind(file, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static bool read_done(struct ntkl_logger *lg)
+{
+	return READ_ONCE(lg->status) == NTKL_STATUS_STOPPED || ntkl_buffer_ready(lg);
+}
+
+static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t *ppos)
+{
+	struct ntkl_logger *lg = file->private_data;
+	ssize_t ret;
+
+	if (!lg)
+		return -EINVAL;		/* not bound to a logger */
+	if (len < lg->buffer_size)
+		return -EINVAL;		/* whole buffers only */
+
+	for (;;) {
+		bool stopped = READ_ONCE(lg->status) == NTKL_STATUS_STOPPED;
+
+		mutex_lock(&lg->lock);
+		ret = ntkl_read_buffer(lg, buf, len);
+		if (ret == 0 && stopped) {
+			ntkl_buffers_final(lg);
+			ret = ntkl_read_buffer(lg, buf, len);
+		}
+		mutex_unlock(&lg->lock);
+		if (ret > 0 || (ret == 0 && stopped))
+			return ret;
+		if (ret < 0 && ret != -EAGAIN)
+			return ret;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		/* -EAGAIN: a writer on another CPU is finishing a record */
+		if (ret == -EAGAIN)
+			ret = wait_event_interruptible_timeout(lg->wait, false, 1);
+		else
+			ret = wait_event_interruptible(lg->wait, read_done(lg));
+		if (ret < 0)
+			return ret;
+	}
+}
+
+static __poll_t ntkl_poll(struct file *file, poll_table *wait)
+{
+	struct ntkl_logger *lg = file->private_data;
+
+	if (!lg)
+		return EPOLLERR;
+	poll_wait(file, &lg->wait, wait);
+	if (read_done(lg))
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+static int ntkl_open(struct inode *inode, struct file *file)
+{
+	/* misc_open() left the miscdevice here; ours means "bound logger" */
+	file->private_data = NULL;
+	return 0;
+}
+
+static int ntkl_release(struct inode *inode, struct file *file)
+{
+	struct ntkl_logger *lg = file->private_data;
+
+	if (lg) {
+		atomic_set(&lg->readers, 0);
+		ntkl_logger_put(lg);
+	}
+	return 0;
 }
 
 static const struct file_operations ntkl_fops = {
 	.owner = THIS_MODULE,
+	.open = ntkl_open,
 	.unlocked_ioctl = ntkl_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.read = ntkl_read,
+	.poll = ntkl_poll,
+	.release = ntkl_release,
 	.llseek = noop_llseek,
 };
 
@@ -37,9 +173,14 @@ static int __init ntkl_init(void)
 {
 	int ret;
 
+	ntkl_prio_init();
+	ret = ntkl_probes_register();
+	if (ret)
+		return ret;
 	ret = misc_register(&ntkl_miscdev);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", NTKL_DEVICE_NAME, ret);
+		ntkl_probes_unregister();
 		return ret;
 	}
 	pr_info("loaded\n");
@@ -49,6 +190,9 @@ static int __init ntkl_init(void)
 static void __exit ntkl_exit(void)
 {
 	misc_deregister(&ntkl_miscdev);
+	/* no file is open (they hold the module): stop and free every logger */
+	ntkl_logger_stop_all();
+	ntkl_probes_unregister();
 	pr_info("unloaded\n");
 }
 

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU ETW buffers.
+ *
+ * Each logger has, per CPU, a ring of buffers laid out as ETW's: a 0x48-byte
+ * WMI_BUFFER_HEADER, 8-byte aligned records, a 0xFF tail. Writers run in any
+ * context (task, softirq, hardirq, NMI nesting on one CPU) and never block,
+ * allocate or take a lock:
+ *
+ *  - reserve: compare-and-swap on the current buffer's fill offset, reading
+ *    the clock inside the loop so that records in a buffer are in time order
+ *    even when an interrupt writes between our clock read and our swap;
+ *  - full buffer: the writer that sets the CLOSED bit stamps the buffer's
+ *    sequence number and moves head to the next buffer if the reader has
+ *    given it back; otherwise the event is dropped and counted, and the
+ *    next buffer gets the EVENTS_LOST flag;
+ *  - commit: add the record's size to committed; the reader takes a closed
+ *    buffer only once committed == fill.
+ *
+ * head moves only on the ring's own CPU, so local_t operations suffice; the
+ * reader resets a buffer before it moves tail, so writers never reset one.
+ * Closing the current buffer on demand (flush, stop) runs on the ring's CPU
+ * for the same reason. In buffering mode there is no reader: a writer that
+ * finds no free buffer overwrites the oldest, and saving first stops writers.
+ */
+#include <linux/cpu.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "ntkl.h"
+
+#define HDR_SIZE	sizeof(struct wmi_buffer_header)
+
+static void buffer_reset(struct ntkl_buffer *buf)
+{
+	local_set(&buf->fill, HDR_SIZE);
+	local_set(&buf->committed, HDR_SIZE);
+	buf->flags = 0;
+	buf->flush_clock = 0;
+	/* sequence last: a nonzero one tells the reader the stamp is done */
+	WRITE_ONCE(buf->sequence, 0);
+}
+
+int ntkl_buffers_alloc(struct ntkl_logger *lg)
+{
+	unsigned int cpus = num_possible_cpus();
+	unsigned int per_cpu, cpu, i;
+
+	/* A power of two per CPU, so a ring slot is a mask, not a division. */
+	per_cpu = max_t(unsigned int, NTKL_MIN_BUFFERS_PER_CPU, lg->max_buffers / cpus);
+	per_cpu = rounddown_pow_of_two(per_cpu);
+
+	lg->nr_rings = nr_cpu_ids;
+	lg->rings = kcalloc(lg->nr_rings, sizeof(*lg->rings), GFP_KERNEL);
+	if (!lg->rings)
+		return -ENOMEM;
+	lg->header = kvmalloc(lg->buffer_size, GFP_KERNEL);
+	if (!lg->header)
+		goto nomem;
+
+	for_each_possible_cpu(cpu) {
+		struct ntkl_cpu_ring *ring = &lg->rings[cpu];
+
+		ring->cpu = cpu;
+		ring->nr = per_cpu;
+		ring->bufs = kcalloc(per_cpu, sizeof(*ring->bufs), GFP_KERNEL);
+		if (!ring->bufs)
+			goto nomem;
+		for (i = 0; i < per_cpu; i++) {
+			ring->bufs[i].data = kvmalloc(lg->buffer_size, GFP_KERNEL);
+			if (!ring->bufs[i].data)
+				goto nomem;
+			buffer_reset(&ring->bufs[i]);
+		}
+		local_set(&ring->head, 0);
+		local_set(&ring->tail, 0);
+		lg->nr_buffers += per_cpu;
+	}
+	return 0;
+
+nomem:
+	ntkl_buffers_free(lg);
+	return -ENOMEM;
+}
+
+void ntkl_buffers_free(struct ntkl_logger *lg)
+{
+	unsigned int cpu, i;
+
+	if (lg->rings) {
+		for (cpu = 0; cpu < lg->nr_rings; cpu++) {
+			struct ntkl_cpu_ring *ring = &lg->rings[cpu];
+
+			if (!ring->bufs)
+				continue;
+			for (i = 0; i < ring->nr; i++)
+				kvfree(ring->bufs[i].data);
+			kfree(ring->bufs);
+		}
+		kfree(lg->rings);
+		lg->rings = NULL;
+	}
+	kvfree(lg->header);
+	lg->header = NULL;
+	lg->nr_buffers = 0;
+}
+
+static inline struct ntkl_buffer *ring_buffer(struct ntkl_cpu_ring *ring,
+					      unsigned long index)
+{
+	return &ring->bufs[index & (ring->nr - 1)];
+}
+
+static inline bool buffer_complete(struct ntkl_buffer *buf)
+{
+	long fill = local_read(&buf->fill);
+
+	return (fill & NTKL_FILL_CLOSED) && READ_ONCE(buf->sequence) &&
+	       local_read(&buf->committed) == (fill & ~NTKL_FILL_CLOSED);
+}
+
+/*
+ * Buffering mode: make room by dropping the oldest closed buffer, unless a
+ * writer interrupted on this CPU is still filling it.
+ */
+static bool ring_drop_oldest(struct ntkl_cpu_ring *ring, unsigned long tail)
+{
+	struct ntkl_buffer *oldest = ring_buffer(ring, tail);
+
+	if (!buffer_complete(oldest))
+		return false;
+	if (local_cmpxchg(&ring->tail, tail, tail + 1) == tail)
+		buffer_reset(oldest);
+	return true;
+}
+
+/* Move head past buffer h if the next one is free. */
+static bool ring_advance(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring,
+			 unsigned long h)
+{
+	unsigned long tail = local_read(&ring->tail);
+
+	if (h + 1 - tail >= ring->nr) {
+		if (!(lg->mode & NTKL_MODE_BUFFERING) || !ring_drop_oldest(ring, tail))
+			return false;
+	}
+	if (local_cmpxchg(&ring->head, h, h + 1) == h &&
+	    local_xchg(&ring->lost_pending, 0))
+		ring_buffer(ring, h + 1)->flags |= ETW_BUFFER_FLAG_EVENTS_LOST;
+	return true;
+}
+
+/* Stamp a buffer this context has just closed and tell the reader. */
+static void buffer_closed(struct ntkl_logger *lg, struct ntkl_buffer *buf)
+{
+	buf->flush_clock = ntkl_clock(lg->clock_type);
+	smp_wmb();	/* the stamp before the sequence that publishes it */
+	WRITE_ONCE(buf->sequence, atomic64_inc_return(&lg->sequence));
+	irq_work_queue(&lg->wake_work);
+}
+
+static void count_lost(struct ntkl_cpu_ring *ring)
+{
+	local_inc(&ring->events_lost);
+	local_set(&ring->lost_pending, 1);
+}
+
+/*
+ * Reserve size bytes (a multiple of 8) on this CPU's current buffer; the
+ * caller has preemption disabled. Returns where to write the record and
+ * the clock value to put in it, or NULL if the event is lost (counted).
+ */
+void *ntkl_reserve(struct ntkl_logger *lg, unsigned int size,
+		   struct ntkl_buffer **bufp, u64 *clock)
+{
+	struct ntkl_cpu_ring *ring = &lg->rings[smp_processor_id()];
+	struct ntkl_buffer *buf;
+	unsigned long h;
+	long fill;
+
+	if (unlikely(!READ_ONCE(lg->accept) || size > lg->buffer_size - HDR_SIZE)) {
+		count_lost(ring);
+		return NULL;
+	}
+	for (;;) {
+		h = local_read(&ring->head);
+		buf = ring_buffer(ring, h);
+		fill = local_read(&buf->fill);
+
+		if (fill & NTKL_FILL_CLOSED) {
+			/* closed by a context we interrupted: move on for it */
+			if (!ring_advance(lg, ring, h))
+				break;
+			continue;
+		}
+		if (fill + size > lg->buffer_size) {
+			if (local_cmpxchg(&buf->fill, fill, fill | NTKL_FILL_CLOSED) != fill)
+				continue;
+			buffer_closed(lg, buf);
+			if (!ring_advance(lg, ring, h))
+				break;
+			continue;
+		}
+		*clock = ntkl_clock(lg->clock_type);
+		if (local_cmpxchg(&buf->fill, fill, fill + size) == fill) {
+			*bufp = buf;
+			return buf->data + fill;
+		}
+	}
+	count_lost(ring);
+	return NULL;
+}
+
+void ntkl_commit(struct ntkl_buffer *buf, unsigned int size)
+{
+	smp_wmb();	/* the record's bytes before the count that publishes them */
+	local_add(size, &buf->committed);
+}
+
+/* Close this CPU's current buffer if it holds anything. */
+static void flush_ring(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring)
+{
+	unsigned long h = local_read(&ring->head);
+	struct ntkl_buffer *buf = ring_buffer(ring, h);
+	long fill;
+
+	do {
+		fill = local_read(&buf->fill);
+		if (fill & NTKL_FILL_CLOSED) {
+			ring_advance(lg, ring, h);
+			return;
+		}
+		if (fill == HDR_SIZE)
+			return;
+	} while (local_cmpxchg(&buf->fill, fill, fill | NTKL_FILL_CLOSED) != fill);
+	buffer_closed(lg, buf);
+	ring_advance(lg, ring, h);
+}
+
+static void flush_this_cpu(void *arg)
+{
+	struct ntkl_logger *lg = arg;
+
+	flush_ring(lg, &lg->rings[smp_processor_id()]);
+}
+
+/* Close every CPU's current buffer so the reader gets what it holds. */
+void ntkl_flush_cpus(struct ntkl_logger *lg)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu))
+			smp_call_function_single(cpu, flush_this_cpu, lg, 1);
+		else
+			flush_ring(lg, &lg->rings[cpu]);
+	}
+	cpus_read_unlock();
+}
+
+u64 ntkl_events_lost(struct ntkl_logger *lg)
+{
+	u64 lost = atomic64_read(&lg->events_lost_extra);
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		lost += local_read(&lg->rings[cpu].events_lost);
+	return lost;
+}
+
+u32 ntkl_free_buffers(struct ntkl_logger *lg)
+{
+	u32 used = 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ntkl_cpu_ring *ring = &lg->rings[cpu];
+
+		used += local_read(&ring->head) - local_read(&ring->tail) + 1;
+	}
+	return lg->nr_buffers - min(used, lg->nr_buffers);
+}
+
+/*
+ * A stopped logger has no writers left: move head past current buffers
+ * that were closed while their ring was full, so the reader gets them.
+ */
+void ntkl_buffers_final(struct ntkl_logger *lg)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ntkl_cpu_ring *ring = &lg->rings[cpu];
+		unsigned long h = local_read(&ring->head);
+
+		if (local_read(&ring_buffer(ring, h)->fill) & NTKL_FILL_CLOSED)
+			ring_advance(lg, ring, h);
+	}
+}
+
+/* The ring whose oldest closed buffer has the lowest sequence number. */
+static struct ntkl_cpu_ring *next_ring(struct ntkl_logger *lg, bool *complete)
+{
+	struct ntkl_cpu_ring *best = NULL;
+	s64 best_seq = S64_MAX;
+	unsigned int cpu;
+
+	*complete = false;
+	for_each_possible_cpu(cpu) {
+		struct ntkl_cpu_ring *ring = &lg->rings[cpu];
+		unsigned long tail = local_read(&ring->tail);
+		struct ntkl_buffer *buf;
+		s64 seq;
+
+		if (tail == local_read(&ring->head))
+			continue;
+		buf = ring_buffer(ring, tail);
+		seq = READ_ONCE(buf->sequence);
+		if (seq && seq < best_seq) {
+			best = ring;
+			best_seq = seq;
+		}
+	}
+	if (best)
+		*complete = buffer_complete(ring_buffer(best, local_read(&best->tail)));
+	return best;
+}
+
+bool ntkl_buffer_ready(struct ntkl_logger *lg)
+{
+	bool complete;
+
+	if (!READ_ONCE(lg->header_read))
+		return true;
+	return next_ring(lg, &complete) && complete;
+}
+
+/* Fill in the WMI_BUFFER_HEADER of a buffer about to leave the kernel. */
+static void buffer_finish(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring,
+			  struct ntkl_buffer *buf)
+{
+	struct wmi_buffer_header *hdr = (struct wmi_buffer_header *)buf->data;
+	u32 filled = local_read(&buf->fill) & ~NTKL_FILL_CLOSED;
+
+	memset(hdr, 0, HDR_SIZE);
+	hdr->buffer_size = lg->buffer_size;
+	hdr->saved_offset = filled;
+	hdr->current_offset = filled;
+	hdr->timestamp = buf->flush_clock;
+	hdr->sequence_number = buf->sequence;
+	hdr->processor_index = ring->cpu;
+	hdr->logger_id = lg->id;
+	hdr->state = ETW_BUFFER_STATE_FLUSH;
+	hdr->offset = filled;
+	hdr->buffer_flag = ETW_BUFFER_FLAG_PROC_INDEX | buf->flags;
+	hdr->buffer_type = ETW_BUFFER_TYPE_GENERIC;
+	memset(buf->data + filled, ETW_BUFFER_FILL_BYTE, lg->buffer_size - filled);
+}
+
+/*
+ * Copy the next buffer to the reader: the header buffer first, then closed
+ * buffers in sequence order. Returns the buffer size, 0 if none is ready,
+ * -EAGAIN if the next one still has a writer finishing, or -EFAULT.
+ * Called with lg->lock held, so there is one reader at a time.
+ */
+ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len)
+{
+	struct ntkl_cpu_ring *ring;
+	struct ntkl_buffer *buf;
+	unsigned long tail;
+	bool complete;
+
+	if (!lg->header_read) {
+		if (copy_to_user(ubuf, lg->header, lg->buffer_size))
+			return -EFAULT;
+		WRITE_ONCE(lg->header_read, true);
+		atomic64_inc(&lg->buffers_written);
+		return lg->buffer_size;
+	}
+	ring = next_ring(lg, &complete);
+	if (!ring)
+		return 0;
+	if (!complete)
+		return -EAGAIN;
+	smp_rmb();	/* the count that published the records, then the records */
+	tail = local_read(&ring->tail);
+	buf = ring_buffer(ring, tail);
+	buffer_finish(lg, ring, buf);
+	if (copy_to_user(ubuf, buf->data, lg->buffer_size))
+		return -EFAULT;
+	buffer_reset(buf);
+	smp_mb();	/* the reset before the writer can see the buffer free */
+	local_set(&ring->tail, tail + 1);
+	atomic64_inc(&lg->buffers_written);
+	return lg->buffer_size;
+}

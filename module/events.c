@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Process and thread events, so that every thread in a trace has a process
+ * and a name: Process v4 and Thread v3 records in the layouts of the real
+ * NT Kernel Logger files (shared/etl-samples), and the rundown written at
+ * logger start (DCStart) and stop (DCEnd).
+ *
+ * Linux to NT: a thread id is the task's pid, a process id its tgid; the
+ * idle tasks are the Idle process and its threads, ids 0. A process's user
+ * is given as the SID S-1-22-1-<uid> (Samba's mapping of Unix users), its
+ * image name as the group leader's comm.
+ */
+#include <linux/cred.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+
+#include "ntkl.h"
+#include "utf16.h"
+
+/* S-1-22-1-<uid>: revision 1, two sub-authorities, authority 22. */
+#define UNIX_USER_SID_SIZE	(sizeof(struct etw_sid) + 2 * sizeof(u32))
+#define SID_POINTER_PRESENT	1	/* readers skip the SID when this is 0 */
+
+struct record {
+	struct ntkl_buffer *buf;
+	unsigned int size;
+};
+
+/*
+ * Reserve a record of header_size + payload bytes and fill the header;
+ * returns the payload or NULL (the loss is counted). Preemption is off.
+ */
+static u8 *record_begin(struct ntkl_logger *lg, struct record *rec,
+			u8 header_type, u16 hook, u16 version, size_t payload)
+{
+	size_t header_size = header_type == ETW_HEADER_TYPE_SYSTEM64 ?
+			     sizeof(struct system_trace_header) :
+			     sizeof(struct perfinfo_trace_header);
+	size_t size = header_size + payload;
+	u64 clock;
+	u8 *p;
+
+	if (size > ETW_MAX_EVENT_SIZE) {
+		atomic64_inc(&lg->events_lost_extra);
+		return NULL;
+	}
+	rec->size = ALIGN(size, ETW_RECORD_ALIGN);
+	p = ntkl_reserve(lg, rec->size, &rec->buf, &clock);
+	if (!p)
+		return NULL;
+	/* the padding must not show what the buffer held before */
+	memset(p + size, 0, rec->size - size);
+
+	if (header_type == ETW_HEADER_TYPE_SYSTEM64) {
+		struct system_trace_header *h = (void *)p;
+
+		h->marker = ETW_MARKER_SYSTEM64(version);
+		h->size = size;
+		h->hook_id = hook;
+		h->thread_id = in_task() ? task_pid_nr(current) : 0;
+		h->process_id = in_task() ? task_tgid_nr(current) : 0;
+		h->system_time = clock;
+		h->kernel_time = 0;
+		h->user_time = 0;
+	} else {
+		struct perfinfo_trace_header *h = (void *)p;
+
+		h->marker = ETW_MARKER_PERFINFO64(version);
+		h->size = size;
+		h->hook_id = hook;
+		h->timestamp = clock;
+	}
+	return p + header_size;
+}
+
+static void record_end(struct record *rec)
+{
+	ntkl_commit(rec->buf, rec->size);
+}
+
+/* Like the sched tracepoints: no task_lock, a torn name at worst. */
+static void read_comm(char *comm, struct task_struct *t)
+{
+	memcpy(comm, t->comm, TASK_COMM_LEN);
+	comm[TASK_COMM_LEN - 1] = 0;
+}
+
+static u32 thread_id(struct task_struct *t)
+{
+	return is_idle_task(t) ? 0 : task_pid_nr(t);
+}
+
+static u32 process_id(struct task_struct *t)
+{
+	return is_idle_task(t) ? 0 : task_tgid_nr(t);
+}
+
+/*
+ * Process Start/End (SYSTEM64) and DCStart/DCEnd (PERFINFO64), version 4,
+ * as in the real files. name is the image name to log.
+ */
+void ntkl_write_process(struct ntkl_logger *lg, u16 hook, struct task_struct *t,
+			const char *name)
+{
+	bool rundown = hook == ETW_HOOK_PROCESS_DC_START || hook == ETW_HOOK_PROCESS_DC_END;
+	size_t name_len = strnlen(name, TASK_COMM_LEN);
+	struct etw_process_v4 *proc;
+	struct etw_sid_header *sidh;
+	struct etw_sid *sid;
+	struct record rec;
+	u8 *p;
+
+	p = record_begin(lg, &rec,
+			 rundown ? ETW_HEADER_TYPE_PERFINFO64 : ETW_HEADER_TYPE_SYSTEM64,
+			 hook, ETW_VERSION_PROCESS,
+			 ETW_PROCESS_V4_FIXED_SIZE + sizeof(*sidh) + UNIX_USER_SID_SIZE +
+			 name_len + 1 + 3 * 2);
+	if (!p)
+		return;
+
+	proc = (void *)p;
+	proc->unique_process_key = process_id(t);
+	proc->process_id = process_id(t);
+	rcu_read_lock();
+	proc->parent_id = is_idle_task(t) ? 0 : task_tgid_nr(rcu_dereference(t->real_parent));
+	rcu_read_unlock();
+	proc->session_id = is_idle_task(t) ? 0 : task_session_nr_ns(t, &init_pid_ns);
+	proc->exit_status = hook == ETW_HOOK_PROCESS_END ? t->exit_code : 0;
+	proc->directory_table_base = 0;
+	proc->flags = 0;
+	p += ETW_PROCESS_V4_FIXED_SIZE;
+
+	sidh = (void *)p;
+	sidh->sid_pointer = SID_POINTER_PRESENT;
+	sidh->attributes = 0;
+	sidh->pad = 0;
+	p += sizeof(*sidh);
+
+	sid = (void *)p;
+	sid->revision = 1;
+	sid->sub_authority_count = 2;
+	memset(sid->identifier_authority, 0, sizeof(sid->identifier_authority));
+	sid->identifier_authority[5] = 22;
+	sid->sub_authority[0] = 1;
+	sid->sub_authority[1] = from_kuid(&init_user_ns, task_uid(t));
+	p += UNIX_USER_SID_SIZE;
+
+	memcpy(p, name, name_len);
+	p[name_len] = 0;
+	p += name_len + 1;
+	/* CommandLine, PackageFullName, ApplicationId: empty */
+	memset(p, 0, 3 * 2);
+	record_end(&rec);
+}
+
+/* Thread Start/End/DCStart/DCEnd, SYSTEM64 version 3, with the comm as name. */
+void ntkl_write_thread(struct ntkl_logger *lg, u16 hook, struct task_struct *t)
+{
+	char comm[TASK_COMM_LEN];
+	struct etw_thread_v3 *th;
+	struct record rec;
+	u8 *p;
+
+	read_comm(comm, t);
+	p = record_begin(lg, &rec, ETW_HEADER_TYPE_SYSTEM64, hook, ETW_VERSION_THREAD,
+			 sizeof(*th) + (ntkl_utf16_len(comm, sizeof(comm)) + 1) * 2);
+	if (!p)
+		return;
+	th = (void *)p;
+	memset(th, 0, sizeof(*th));
+	th->process_id = process_id(t);
+	th->thread_id = thread_id(t);
+	th->affinity = cpumask_bits(t->cpus_ptr)[0];
+	th->base_priority = ntkl_nt_base_priority(t);
+	th->page_priority = 5;		/* MEMORY_PRIORITY_NORMAL */
+	th->io_priority = 2;		/* IoPriorityNormal */
+	ntkl_put_utf16(p + sizeof(*th), comm, sizeof(comm));
+	record_end(&rec);
+}
+
+/*
+ * The Idle process and one idle thread per CPU, all with id 0. CPU 0's
+ * idle task (init_task) stands for every CPU's: they differ only in name.
+ */
+static void rundown_idle(struct ntkl_logger *lg, bool end)
+{
+	unsigned int cpu;
+
+	ntkl_write_process(lg, end ? ETW_HOOK_PROCESS_DC_END : ETW_HOOK_PROCESS_DC_START,
+			   &init_task, "Idle");
+	for_each_possible_cpu(cpu)
+		ntkl_write_thread(lg, end ? ETW_HOOK_THREAD_DC_END : ETW_HOOK_THREAD_DC_START,
+				  &init_task);
+}
+
+/*
+ * DCStart (at start) or DCEnd (at stop) for every process and thread. Runs
+ * in process context; each record is written with preemption off, as the
+ * per-CPU buffers require.
+ */
+void ntkl_rundown(struct ntkl_logger *lg, bool end)
+{
+	u16 proc_hook = end ? ETW_HOOK_PROCESS_DC_END : ETW_HOOK_PROCESS_DC_START;
+	u16 thread_hook = end ? ETW_HOOK_THREAD_DC_END : ETW_HOOK_THREAD_DC_START;
+	struct task_struct *g, *t;
+	char comm[TASK_COMM_LEN];
+
+	preempt_disable();
+	rundown_idle(lg, end);
+	preempt_enable();
+
+	rcu_read_lock();
+	for_each_process(g) {
+		preempt_disable();
+		read_comm(comm, g);
+		ntkl_write_process(lg, proc_hook, g, comm);
+		preempt_enable();
+		for_each_thread(g, t) {
+			preempt_disable();
+			ntkl_write_thread(lg, thread_hook, t);
+			preempt_enable();
+		}
+	}
+	rcu_read_unlock();
+}

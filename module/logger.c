@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The logger table: up to 64 loggers (trace sessions), as the NT kernel's
+ * table of WMI_LOGGER_CONTEXT pointers. Start, stop, query, update, flush
+ * and list are ioctls on /dev/ntkl; uapi/ntkl.h documents the errno each
+ * ETW error becomes.
+ *
+ * The table mutex serialises control operations; probes never take it:
+ * they see running loggers through the set probes.c publishes. A logger
+ * is reference counted: the table holds one reference while it runs, each
+ * bound reader another, so a reader can drain a stopped logger.
+ */
+#include <linux/capability.h>
+#include <linux/cpu.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "ntkl.h"
+
+static DEFINE_MUTEX(table_lock);
+static struct ntkl_logger *table[NTKL_MAX_LOGGERS];
+
+/* Logger ids are 1..64: 0 means "select by name". */
+#define ID_TO_SLOT(id)	((id) - 1)
+
+static void logger_release(struct kref *ref)
+{
+	struct ntkl_logger *lg = container_of(ref, struct ntkl_logger, ref);
+
+	irq_work_sync(&lg->wake_work);
+	ntkl_buffers_free(lg);
+	kfree(lg);
+}
+
+void ntkl_logger_put(struct ntkl_logger *lg)
+{
+	kref_put(&lg->ref, logger_release);
+}
+
+static int publish_locked(void)
+{
+	struct ntkl_logger *running[NTKL_MAX_LOGGERS];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < NTKL_MAX_LOGGERS; i++)
+		if (table[i] && table[i]->status == NTKL_STATUS_RUNNING)
+			running[n++] = table[i];
+	return ntkl_probes_publish(running, n);
+}
+
+static void wake_readers(struct irq_work *work)
+{
+	struct ntkl_logger *lg = container_of(work, struct ntkl_logger, wake_work);
+
+	wake_up_all(&lg->wait);
+}
+
+static unsigned long flush_interval(struct ntkl_logger *lg)
+{
+	if (lg->mode & NTKL_MODE_MS_FLUSH_TIMER)
+		return msecs_to_jiffies(lg->flush_timer);
+	return msecs_to_jiffies(lg->flush_timer * MSEC_PER_SEC);
+}
+
+static void flush_timer_fn(struct work_struct *work)
+{
+	struct ntkl_logger *lg = container_of(to_delayed_work(work),
+					      struct ntkl_logger, flush_work);
+
+	if (READ_ONCE(lg->status) != NTKL_STATUS_RUNNING)
+		return;
+	ntkl_flush_cpus(lg);
+	wake_up_all(&lg->wait);
+	if (lg->flush_timer)
+		schedule_delayed_work(&lg->flush_work, flush_interval(lg));
+}
+
+/* EnableFlags bits that stand for group masks beyond Masks[0] (GC-GM). */
+static const struct {
+	u32 flag;
+	u32 group;
+} flag_groups[] = {
+	{ EVENT_TRACE_FLAG_CSWITCH, PERF_CONTEXT_SWITCH },
+	{ EVENT_TRACE_FLAG_DPC, PERF_DPC },
+	{ EVENT_TRACE_FLAG_INTERRUPT, PERF_INTERRUPT },
+	{ EVENT_TRACE_FLAG_SYSTEMCALL, PERF_SYSCALL },
+	{ EVENT_TRACE_FLAG_DISPATCHER, PERF_DISPATCHER },
+	{ EVENT_TRACE_FLAG_VIRTUAL_ALLOC, PERF_VIRTUAL_ALLOC },
+	{ EVENT_TRACE_FLAG_DRIVER, PERF_DRIVERS },
+	{ EVENT_TRACE_FLAG_PROFILE, PERF_PROFILE },
+};
+
+static void groups_from(struct perfinfo_groupmask *gm, const struct ntkl_properties *p)
+{
+	unsigned int i;
+
+	memcpy(gm->masks, p->group_masks, sizeof(gm->masks));
+	gm->masks[0] |= p->enable_flags;
+	for (i = 0; i < ARRAY_SIZE(flag_groups); i++)
+		if (p->enable_flags & flag_groups[i].flag)
+			perf_group_set(gm, flag_groups[i].group);
+}
+
+static void groups_store(struct ntkl_logger *lg, const struct perfinfo_groupmask *gm)
+{
+	unsigned int i;
+
+	/* probes read each mask word without a lock */
+	for (i = 0; i < PERF_NUM_MASKS; i++)
+		WRITE_ONCE(lg->groups.masks[i], gm->masks[i]);
+}
+
+/* The out fields of struct ntkl_properties: zero on input. */
+#define PROPS_OUT_START	offsetof(struct ntkl_properties, instance_guid)
+
+static bool out_fields_zero(const struct ntkl_properties *p)
+{
+	return !memchr_inv((const u8 *)p + PROPS_OUT_START, 0,
+			   sizeof(*p) - PROPS_OUT_START);
+}
+
+static bool name_valid(const char *name)
+{
+	size_t len = strnlen(name, NTKL_NAME_MAX);
+
+	return len > 0 && len < NTKL_NAME_MAX;
+}
+
+/* Apply defaults and check every bound; EINVAL for anything out of range. */
+static int start_props_valid(struct ntkl_properties *p)
+{
+	u32 cpus = num_possible_cpus();
+
+	if (p->__reserved0 || !out_fields_zero(p) || p->logger_id || !name_valid(p->logger_name))
+		return -EINVAL;
+	if (!p->buffer_size_kb)
+		p->buffer_size_kb = NTKL_DEFAULT_BUFFER_KB;
+	if (p->buffer_size_kb < NTKL_MIN_BUFFER_KB || p->buffer_size_kb > NTKL_MAX_BUFFER_KB)
+		return -EINVAL;
+	if (p->minimum_buffers > NTKL_MAX_BUFFERS || p->maximum_buffers > NTKL_MAX_BUFFERS)
+		return -EINVAL;
+	if (p->minimum_buffers && p->maximum_buffers &&
+	    p->minimum_buffers > p->maximum_buffers)
+		return -EINVAL;
+	/* as ETW: at least 2 per CPU, and the maximum raised to the minimum */
+	p->minimum_buffers = max(p->minimum_buffers, NTKL_MIN_BUFFERS_PER_CPU * cpus);
+	if (!p->maximum_buffers)
+		p->maximum_buffers = max(p->minimum_buffers, 4 * cpus);
+	p->maximum_buffers = max(p->maximum_buffers, p->minimum_buffers);
+	if (p->log_file_mode & ~NTKL_MODES_ALLOWED)
+		return -EINVAL;
+	if (!p->clock_type)
+		p->clock_type = NTKL_CLOCK_QPC;
+	if (p->clock_type < NTKL_CLOCK_QPC || p->clock_type > NTKL_CLOCK_CYCLE)
+		return -EINVAL;
+	if (p->flush_timer > NTKL_MAX_FLUSH_TIMER *
+	    (p->log_file_mode & NTKL_MODE_MS_FLUSH_TIMER ? 1000 : 1))
+		return -EINVAL;
+	return 0;
+}
+
+static struct ntkl_logger *find_locked(const struct ntkl_properties *p)
+{
+	unsigned int i;
+
+	if (p->logger_name[0]) {
+		for (i = 0; i < NTKL_MAX_LOGGERS; i++)
+			if (table[i] && !strncasecmp(table[i]->name, p->logger_name,
+						     NTKL_NAME_MAX))
+				return table[i];
+		return NULL;
+	}
+	if (p->logger_id >= 1 && p->logger_id <= NTKL_MAX_LOGGERS)
+		return table[ID_TO_SLOT(p->logger_id)];
+	return NULL;
+}
+
+struct ntkl_logger *ntkl_logger_get_by_id(u32 id)
+{
+	struct ntkl_logger *lg = NULL;
+
+	mutex_lock(&table_lock);
+	if (id >= 1 && id <= NTKL_MAX_LOGGERS && table[ID_TO_SLOT(id)]) {
+		lg = table[ID_TO_SLOT(id)];
+		kref_get(&lg->ref);
+	}
+	mutex_unlock(&table_lock);
+	return lg;
+}
+
+struct ntkl_logger *ntkl_logger_get_by_name(const char *name)
+{
+	struct ntkl_logger *lg = NULL;
+	unsigned int i;
+
+	mutex_lock(&table_lock);
+	for (i = 0; i < NTKL_MAX_LOGGERS; i++) {
+		if (table[i] && !strncasecmp(table[i]->name, name, NTKL_NAME_MAX)) {
+			lg = table[i];
+			kref_get(&lg->ref);
+			break;
+		}
+	}
+	mutex_unlock(&table_lock);
+	return lg;
+}
+
+void ntkl_logger_fill(struct ntkl_logger *lg, struct ntkl_properties *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->logger_id = lg->id;
+	strscpy(p->logger_name, lg->name, sizeof(p->logger_name));
+	p->buffer_size_kb = lg->buffer_size / 1024;
+	p->minimum_buffers = lg->min_buffers;
+	p->maximum_buffers = lg->max_buffers;
+	p->log_file_mode = lg->mode;
+	p->clock_type = lg->clock_type;
+	p->flush_timer = lg->flush_timer;
+	p->enable_flags = READ_ONCE(lg->groups.masks[0]);
+	memcpy(p->group_masks, lg->groups.masks, sizeof(p->group_masks));
+	memcpy(p->instance_guid, lg->instance_guid, sizeof(p->instance_guid));
+	p->number_of_buffers = lg->nr_buffers;
+	p->free_buffers = ntkl_free_buffers(lg);
+	p->number_of_processors = num_possible_cpus();
+	p->maximum_event_size = ETW_MAX_EVENT_SIZE;
+	p->events_lost = ntkl_events_lost(lg);
+	p->buffers_written = atomic64_read(&lg->buffers_written);
+	p->sequence_number = atomic64_read(&lg->sequence);
+	p->start_time = lg->start_time;
+	p->start_clock = lg->start_clock;
+	p->perf_freq = lg->perf_freq;
+	p->boot_time = lg->boot_time;
+	p->logger_status = READ_ONCE(lg->status);
+	p->accept_new_events = READ_ONCE(lg->accept);
+	p->readers = atomic_read(&lg->readers);
+}
+
+static int logger_start(struct ntkl_properties *p)
+{
+	struct ntkl_logger *lg;
+	unsigned int slot;
+	int ret;
+
+	ret = start_props_valid(p);
+	if (ret)
+		return ret;
+
+	mutex_lock(&table_lock);
+	ret = -EEXIST;
+	if (find_locked(p))
+		goto unlock;
+	ret = -ENOSPC;
+	for (slot = 0; slot < NTKL_MAX_LOGGERS; slot++)
+		if (!table[slot])
+			break;
+	if (slot == NTKL_MAX_LOGGERS)
+		goto unlock;
+
+	ret = -ENOMEM;
+	lg = kzalloc(sizeof(*lg), GFP_KERNEL);
+	if (!lg)
+		goto unlock;
+	kref_init(&lg->ref);
+	mutex_init(&lg->lock);
+	init_waitqueue_head(&lg->wait);
+	init_irq_work(&lg->wake_work, wake_readers);
+	INIT_DELAYED_WORK(&lg->flush_work, flush_timer_fn);
+	lg->id = slot + 1;
+	strscpy(lg->name, p->logger_name, sizeof(lg->name));
+	get_random_bytes(lg->instance_guid, sizeof(lg->instance_guid));
+	lg->buffer_size = p->buffer_size_kb * 1024;
+	lg->min_buffers = p->minimum_buffers;
+	lg->max_buffers = p->maximum_buffers;
+	lg->mode = p->log_file_mode;
+	lg->clock_type = p->clock_type;
+	lg->flush_timer = p->flush_timer;
+	groups_from(&lg->groups, p);
+
+	ret = ntkl_buffers_alloc(lg);
+	if (ret) {
+		kfree(lg);
+		goto unlock;
+	}
+	lg->perf_freq = ntkl_clock_freq(lg->clock_type);
+	lg->boot_time = ntkl_filetime_boot();
+	lg->start_time = ntkl_filetime_now();
+	lg->start_clock = ntkl_clock(lg->clock_type);
+	ntkl_header_build(lg);
+	lg->accept = 1;
+	lg->status = NTKL_STATUS_RUNNING;
+	table[slot] = lg;
+
+	ret = publish_locked();
+	if (ret) {
+		table[slot] = NULL;
+		ntkl_logger_put(lg);
+		goto unlock;
+	}
+	/* after publishing: a thread born now gets Start or DCStart, or both */
+	ntkl_rundown(lg, false);
+	if (lg->flush_timer)
+		schedule_delayed_work(&lg->flush_work, flush_interval(lg));
+	ntkl_logger_fill(lg, p);
+unlock:
+	mutex_unlock(&table_lock);
+	return ret;
+}
+
+/* Stop a logger; the table's reference is dropped. Table mutex held. */
+static void stop_locked(struct ntkl_logger *lg)
+{
+	ntkl_rundown(lg, true);
+	lg->status = NTKL_STATUS_STOPPED;
+	table[ID_TO_SLOT(lg->id)] = NULL;
+	/* never fails when shrinking the set to nothing; else keep going */
+	if (publish_locked())
+		pr_warn_once("ntkl: out of memory publishing loggers\n");
+	cancel_delayed_work_sync(&lg->flush_work);
+	WRITE_ONCE(lg->accept, 0);
+	ntkl_flush_cpus(lg);
+	wake_up_all(&lg->wait);
+	ntkl_logger_put(lg);
+}
+
+void ntkl_logger_stop_all(void)
+{
+	unsigned int i;
+
+	mutex_lock(&table_lock);
+	for (i = 0; i < NTKL_MAX_LOGGERS; i++)
+		if (table[i])
+			stop_locked(table[i]);
+	mutex_unlock(&table_lock);
+}
+
+static int logger_update(struct ntkl_logger *lg, struct ntkl_properties *p)
+{
+	struct perfinfo_groupmask gm;
+
+	/* only group masks, FlushTimer and MaximumBuffers can change */
+	if (p->buffer_size_kb || p->minimum_buffers || p->log_file_mode ||
+	    p->clock_type || p->__reserved0 || !out_fields_zero(p))
+		return -EINVAL;
+	if (p->maximum_buffers && p->maximum_buffers > lg->nr_buffers)
+		return -EINVAL;		/* rings are allocated once, at start */
+	if (p->flush_timer > NTKL_MAX_FLUSH_TIMER *
+	    (lg->mode & NTKL_MODE_MS_FLUSH_TIMER ? 1000 : 1))
+		return -EINVAL;
+
+	groups_from(&gm, p);
+	groups_store(lg, &gm);
+	if (p->maximum_buffers)
+		lg->max_buffers = max(p->maximum_buffers, lg->min_buffers);
+	if (p->flush_timer) {
+		lg->flush_timer = p->flush_timer;
+		mod_delayed_work(system_wq, &lg->flush_work, flush_interval(lg));
+	}
+	return 0;
+}
+
+static int copy_props_in(struct ntkl_properties *p, void __user *arg)
+{
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, (u32 __user *)arg))
+		return -EFAULT;
+	if (usize < NTKL_PROPERTIES_SIZE_VER0)
+		return -EINVAL;
+	/* a newer, larger struct is fine if what we don't know is zero */
+	ret = copy_struct_from_user(p, sizeof(*p), arg, usize);
+	if (ret == -E2BIG)
+		return -EINVAL;
+	if (ret)
+		return ret;
+	if (!memchr(p->logger_name, 0, sizeof(p->logger_name)))
+		return -EINVAL;		/* name not terminated */
+	return 0;
+}
+
+static int list_loggers(void __user *arg)
+{
+	struct ntkl_list l;
+	struct ntkl_properties *props;
+	u32 i, n = 0, copied = 0;
+	int ret = 0;
+
+	if (copy_from_user(&l, arg, sizeof(l)))
+		return -EFAULT;
+	if (l.size != sizeof(l) || l.__reserved0 || l.props_size != sizeof(*props))
+		return -EINVAL;
+	props = kmalloc_array(NTKL_MAX_LOGGERS, sizeof(*props), GFP_KERNEL);
+	if (!props)
+		return -ENOMEM;
+
+	mutex_lock(&table_lock);
+	for (i = 0; i < NTKL_MAX_LOGGERS; i++)
+		if (table[i])
+			ntkl_logger_fill(table[i], &props[n++]);
+	mutex_unlock(&table_lock);
+
+	copied = min(n, l.count);
+	if (copied && copy_to_user(u64_to_user_ptr(l.props), props,
+				   copied * sizeof(*props)))
+		ret = -EFAULT;
+	kfree(props);
+	if (ret)
+		return ret;
+	l.count = n;
+	if (copy_to_user(arg, &l, sizeof(l)))
+		return -EFAULT;
+	return n > copied ? -E2BIG : 0;
+}
+
+/* The ioctls that act on the logger table. */
+long ntkl_logger_ioctl(struct file *file, unsigned int cmd, void __user *arg)
+{
+	struct ntkl_properties p;
+	struct ntkl_logger *lg;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN) && !perfmon_capable())
+		return -EPERM;
+	if (cmd == NTKL_IOC_LIST)
+		return list_loggers(arg);
+
+	ret = copy_props_in(&p, arg);
+	if (ret)
+		return ret;
+	if (cmd == NTKL_IOC_START) {
+		ret = logger_start(&p);
+		goto out;
+	}
+
+	if (!p.logger_name[0] && !p.logger_id)
+		return -EINVAL;
+	mutex_lock(&table_lock);
+	lg = find_locked(&p);
+	if (!lg) {
+		mutex_unlock(&table_lock);
+		return -ENOENT;
+	}
+	switch (cmd) {
+	case NTKL_IOC_STOP:
+		kref_get(&lg->ref);
+		stop_locked(lg);
+		ntkl_logger_fill(lg, &p);
+		ntkl_logger_put(lg);
+		break;
+	case NTKL_IOC_QUERY:
+		ntkl_logger_fill(lg, &p);
+		break;
+	case NTKL_IOC_UPDATE:
+		ret = logger_update(lg, &p);
+		if (!ret)
+			ntkl_logger_fill(lg, &p);
+		break;
+	case NTKL_IOC_FLUSH:
+		ntkl_flush_cpus(lg);
+		wake_up_all(&lg->wait);
+		ntkl_logger_fill(lg, &p);
+		break;
+	default:
+		ret = -ENOTTY;
+	}
+	mutex_unlock(&table_lock);
+out:
+	if (!ret && copy_to_user(arg, &p, sizeof(p)))
+		ret = -EFAULT;
+	return ret;
+}

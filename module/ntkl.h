@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ntkl internals shared by the module's files.
+ */
+#ifndef _NTKL_H
+#define _NTKL_H
+
+#include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/irq_work.h>
+#include <linux/kref.h>
+#include <asm/local.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "uapi/ntkl.h"
+#include "uapi/ntkl_etw.h"
+
+struct file;
+struct task_struct;
+
+/*
+ * One buffer's bookkeeping. fill is the next free byte (the header's 0x48
+ * included); the CLOSED bit freezes it when the buffer is switched away
+ * from. committed counts bytes whose writers have finished: the buffer is
+ * complete when committed equals fill.
+ */
+#define NTKL_FILL_CLOSED	BIT(31)
+
+struct ntkl_buffer {
+	u8 *data;
+	local_t fill;
+	local_t committed;
+	s64 sequence;			/* set when closed */
+	u64 flush_clock;		/* clock value when closed */
+	u16 flags;			/* ETW_BUFFER_FLAG_* extra bits */
+};
+
+/*
+ * One CPU's ring of buffers. head (the buffer being written) only moves
+ * on this CPU; tail (the next buffer for the reader) only moves in the
+ * reader, which resets a buffer before giving it back by moving tail.
+ */
+struct ntkl_cpu_ring {
+	struct ntkl_buffer *bufs;
+	unsigned int nr;
+	unsigned int cpu;
+	local_t head;
+	local_t tail;
+	local_t lost_pending;		/* mark the next buffer EVENTS_LOST */
+	local_t events_lost;
+};
+
+struct ntkl_logger {
+	struct kref ref;
+	struct mutex lock;		/* control operations on this logger */
+	u32 id;				/* index in the table */
+	char name[NTKL_NAME_MAX];
+	u8 instance_guid[16];
+
+	/* settings */
+	u32 buffer_size;		/* bytes */
+	u32 min_buffers;
+	u32 max_buffers;
+	u32 nr_buffers;			/* allocated, all CPUs */
+	u32 mode;
+	u32 clock_type;
+	u32 flush_timer;		/* as given */
+	u32 enable_flags;
+	struct perfinfo_groupmask groups; /* read by probes without locks */
+
+	/* state */
+	int accept;			/* AcceptNewEvents */
+	u32 status;
+	u64 start_time;			/* FILETIME */
+	u64 start_clock;
+	u64 perf_freq;
+	u64 boot_time;			/* FILETIME */
+	atomic64_t sequence;		/* buffers closed so far */
+	atomic64_t buffers_written;	/* buffers handed to a reader */
+	atomic64_t events_lost_extra;	/* losses outside the rings */
+
+	/* buffers */
+	unsigned int nr_rings;		/* nr_cpu_ids */
+	struct ntkl_cpu_ring *rings;
+	u8 *header;			/* the header buffer, buffer_size bytes */
+	bool header_read;
+
+	/* reader */
+	atomic_t readers;
+	wait_queue_head_t wait;
+	struct irq_work wake_work;
+	struct delayed_work flush_work;
+};
+
+/* logger.c: the table and control operations */
+long ntkl_logger_ioctl(struct file *file, unsigned int cmd, void __user *arg);
+void ntkl_logger_put(struct ntkl_logger *lg);
+struct ntkl_logger *ntkl_logger_get_by_id(u32 id);
+struct ntkl_logger *ntkl_logger_get_by_name(const char *name);
+void ntkl_logger_fill(struct ntkl_logger *lg, struct ntkl_properties *p);
+void ntkl_logger_stop_all(void);
+
+/* clock.c */
+u64 ntkl_clock(u32 clock_type);
+u64 ntkl_clock_freq(u32 clock_type);
+u64 ntkl_filetime_now(void);
+u64 ntkl_filetime_boot(void);
+u32 ntkl_cpu_mhz(void);
+
+/* buffers.c */
+int ntkl_buffers_alloc(struct ntkl_logger *lg);
+void ntkl_buffers_free(struct ntkl_logger *lg);
+void *ntkl_reserve(struct ntkl_logger *lg, unsigned int size,
+		   struct ntkl_buffer **bufp, u64 *clock);
+void ntkl_commit(struct ntkl_buffer *buf, unsigned int size);
+void ntkl_flush_cpus(struct ntkl_logger *lg);
+u64 ntkl_events_lost(struct ntkl_logger *lg);
+u32 ntkl_free_buffers(struct ntkl_logger *lg);
+ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len);
+bool ntkl_buffer_ready(struct ntkl_logger *lg);
+void ntkl_buffers_final(struct ntkl_logger *lg);
+
+/* header.c */
+void ntkl_header_build(struct ntkl_logger *lg);
+
+/* events.c: process and thread events, rundown */
+void ntkl_write_process(struct ntkl_logger *lg, u16 hook, struct task_struct *t,
+			const char *name);
+void ntkl_write_thread(struct ntkl_logger *lg, u16 hook, struct task_struct *t);
+void ntkl_rundown(struct ntkl_logger *lg, bool end);
+
+/* probes.c: tracepoints and the loggers they write to */
+int ntkl_probes_register(void);
+void ntkl_probes_unregister(void);
+int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n);
+
+/* ntprio.c: Linux scheduling state in NT terms */
+void ntkl_prio_init(void);
+s8 ntkl_nt_priority(struct task_struct *p);
+s8 ntkl_nt_base_priority(struct task_struct *p);
+
+#endif /* _NTKL_H */
