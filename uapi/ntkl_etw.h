@@ -201,6 +201,55 @@ struct event_header {
 	__u8 activity_id[16];
 };
 
+/* EVENT_HEADER.Flags (evntcons.h) */
+#define EVENT_HEADER_FLAG_EXTENDED_INFO		0x0001
+#define EVENT_HEADER_FLAG_PRIVATE_SESSION	0x0002
+#define EVENT_HEADER_FLAG_STRING_ONLY		0x0004
+#define EVENT_HEADER_FLAG_TRACE_MESSAGE		0x0008
+#define EVENT_HEADER_FLAG_NO_CPUTIME		0x0010
+#define EVENT_HEADER_FLAG_32_BIT_HEADER		0x0020
+#define EVENT_HEADER_FLAG_64_BIT_HEADER		0x0040
+#define EVENT_HEADER_FLAG_DECODE_GUID		0x0080
+#define EVENT_HEADER_FLAG_CLASSIC_HEADER	0x0100
+#define EVENT_HEADER_FLAG_PROCESSOR_INDEX	0x0200
+
+/*
+ * With EVENT_HEADER_FLAG_EXTENDED_INFO, extended data items sit between the
+ * EVENT_HEADER and the payload. In a file each item is this header and
+ * data_size bytes padded to 8 (offset = bytes from this item to the next);
+ * bit 0 of linkage says another item follows. Every such record in the
+ * samples (AMSITrace, lxcore_kernel, TraceLoggingTester) has this shape.
+ */
+struct etw_event_header_ext_item {
+	__u16 offset;
+	__u16 ext_type;			/* EVENT_HEADER_EXT_TYPE_* */
+	__u16 linkage;
+	__u16 data_size;
+};
+
+#define ETW_EXT_ITEM_LINKAGE_MORE		0x0001
+
+/* EVENT_HEADER_EXT_TYPE_* (evntcons.h) */
+#define EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID	1
+#define EVENT_HEADER_EXT_TYPE_SID			2
+#define EVENT_HEADER_EXT_TYPE_TS_ID			3
+#define EVENT_HEADER_EXT_TYPE_INSTANCE_INFO		4
+#define EVENT_HEADER_EXT_TYPE_STACK_TRACE32		5
+#define EVENT_HEADER_EXT_TYPE_STACK_TRACE64		6
+#define EVENT_HEADER_EXT_TYPE_PEBS_INDEX		7
+#define EVENT_HEADER_EXT_TYPE_PMC_COUNTERS		8
+#define EVENT_HEADER_EXT_TYPE_PSM_KEY			9
+#define EVENT_HEADER_EXT_TYPE_EVENT_KEY			10
+#define EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL		11
+#define EVENT_HEADER_EXT_TYPE_PROV_TRAITS		12
+#define EVENT_HEADER_EXT_TYPE_PROCESS_START_KEY		13
+#define EVENT_HEADER_EXT_TYPE_CONTROL_GUID		14
+#define EVENT_HEADER_EXT_TYPE_QPC_DELTA			15
+#define EVENT_HEADER_EXT_TYPE_CONTAINER_ID		16
+#define EVENT_HEADER_EXT_TYPE_STACK_KEY32		17
+#define EVENT_HEADER_EXT_TYPE_STACK_KEY64		18
+#define EVENT_HEADER_EXT_TYPE_MAX			19
+
 /* ---------------------------------------------------------------------- */
 /* Hook ids: group (high byte) | type (low byte = opcode)                  */
 /* ---------------------------------------------------------------------- */
@@ -265,8 +314,70 @@ struct event_header {
 #define ETW_HOOK_SPINLOCK		ETW_HOOK(ETW_GROUP_THREAD, 0x29)
 #define ETW_HOOK_READY_THREAD		ETW_HOOK(ETW_GROUP_THREAD, 0x32)
 
-/* SystemConfig group. */
+/* More Process and Image hooks seen in Windows files (names: MS-Learn MOF classes). */
+#define ETW_HOOK_PROCESS_LOAD		ETW_HOOK(ETW_GROUP_PROCESS, 0x0A)
+#define ETW_HOOK_PROCESS_TERMINATE	ETW_HOOK(ETW_GROUP_PROCESS, 0x0B)
+#define ETW_HOOK_PROCESS_DEFUNCT	ETW_HOOK(ETW_GROUP_PROCESS, 0x27)
+#define ETW_HOOK_IMAGE_UNLOAD		ETW_HOOK(ETW_GROUP_IMAGE, 0x02)
+#define ETW_HOOK_IMAGE_DC_START		ETW_HOOK(ETW_GROUP_IMAGE, 0x03)
+#define ETW_HOOK_IMAGE_DC_END		ETW_HOOK(ETW_GROUP_IMAGE, 0x04)
+#define ETW_HOOK_IMAGE_LOAD		ETW_HOOK(ETW_GROUP_IMAGE, 0x0A)
+#define ETW_HOOK_IMAGE_KERNEL_BASE	ETW_HOOK(ETW_GROUP_IMAGE, 0x21)
+#define ETW_HOOK_IMAGE_HYPERCALL_PAGE	ETW_HOOK(ETW_GROUP_IMAGE, 0x22)
+
+/* PerfInfo group (MS-Learn PerfInfo class). */
+#define ETW_HOOK_PERFINFO_SAMPLED_PROFILE ETW_HOOK(ETW_GROUP_PERFINFO, 46)
+#define ETW_HOOK_PERFINFO_SYSCALL_ENTER	ETW_HOOK(ETW_GROUP_PERFINFO, 51)
+#define ETW_HOOK_PERFINFO_SYSCALL_EXIT	ETW_HOOK(ETW_GROUP_PERFINFO, 52)
+#define ETW_HOOK_PERFINFO_THREADED_DPC	ETW_HOOK(ETW_GROUP_PERFINFO, 66)
+#define ETW_HOOK_PERFINFO_ISR		ETW_HOOK(ETW_GROUP_PERFINFO, 67)
+#define ETW_HOOK_PERFINFO_DPC		ETW_HOOK(ETW_GROUP_PERFINFO, 68)
+#define ETW_HOOK_PERFINFO_TIMER_DPC	ETW_HOOK(ETW_GROUP_PERFINFO, 69)
+
+/* SystemConfig group: the type is an EVENT_TRACE_TYPE_CONFIG_* below. */
 #define ETW_HOOK_CONFIG_CPU		ETW_HOOK(ETW_GROUP_CONFIG, 0x0A)
+
+/* Event types (opcodes) shared by many classes (evntrace.h). */
+#define EVENT_TRACE_TYPE_INFO		0x00
+#define EVENT_TRACE_TYPE_START		0x01
+#define EVENT_TRACE_TYPE_END		0x02
+#define EVENT_TRACE_TYPE_DC_START	0x03
+#define EVENT_TRACE_TYPE_DC_END		0x04
+#define EVENT_TRACE_TYPE_EXTENSION	0x05
+#define EVENT_TRACE_TYPE_REPLY		0x06
+#define EVENT_TRACE_TYPE_DEQUEUE	0x07
+#define EVENT_TRACE_TYPE_CHECKPOINT	0x08
+#define EVENT_TRACE_TYPE_LOAD		0x0A
+#define EVENT_TRACE_TYPE_TERMINATE	0x0B
+
+/* SystemConfig event types (evntrace.h). */
+#define EVENT_TRACE_TYPE_CONFIG_CPU		0x0A
+#define EVENT_TRACE_TYPE_CONFIG_PHYSICALDISK	0x0B
+#define EVENT_TRACE_TYPE_CONFIG_LOGICALDISK	0x0C
+#define EVENT_TRACE_TYPE_CONFIG_NIC		0x0D
+#define EVENT_TRACE_TYPE_CONFIG_VIDEO		0x0E
+#define EVENT_TRACE_TYPE_CONFIG_SERVICES	0x0F
+#define EVENT_TRACE_TYPE_CONFIG_POWER		0x10
+#define EVENT_TRACE_TYPE_CONFIG_NETINFO		0x11
+#define EVENT_TRACE_TYPE_CONFIG_OPTICALMEDIA	0x12
+#define EVENT_TRACE_TYPE_CONFIG_PHYSICALDISK_EX	0x13
+#define EVENT_TRACE_TYPE_CONFIG_IRQ		0x15
+#define EVENT_TRACE_TYPE_CONFIG_PNP		0x16
+#define EVENT_TRACE_TYPE_CONFIG_IDECHANNEL	0x17
+#define EVENT_TRACE_TYPE_CONFIG_NUMANODE	0x18
+#define EVENT_TRACE_TYPE_CONFIG_PLATFORM	0x19
+#define EVENT_TRACE_TYPE_CONFIG_PROCESSORGROUP	0x1A
+#define EVENT_TRACE_TYPE_CONFIG_PROCESSORNUMBER	0x1B
+#define EVENT_TRACE_TYPE_CONFIG_DPI		0x1C
+#define EVENT_TRACE_TYPE_CONFIG_CI_INFO		0x1D
+#define EVENT_TRACE_TYPE_CONFIG_MACHINEID	0x1E
+#define EVENT_TRACE_TYPE_CONFIG_DEFRAG		0x1F
+#define EVENT_TRACE_TYPE_CONFIG_MOBILEPLATFORM	0x20
+#define EVENT_TRACE_TYPE_CONFIG_DEVICEFAMILY	0x21
+#define EVENT_TRACE_TYPE_CONFIG_FLIGHTID	0x22
+#define EVENT_TRACE_TYPE_CONFIG_PROCESSOR	0x23
+#define EVENT_TRACE_TYPE_CONFIG_VIRTUALIZATION	0x24
+#define EVENT_TRACE_TYPE_CONFIG_BOOT		0x25
 
 /* Event versions (the low byte of the marker) ntkl writes. */
 #define ETW_VERSION_HEADER		2
@@ -447,6 +558,15 @@ struct etw_time_zone_information {
 
 /* Header.Version: Windows 10.0, file format 1.5 */
 #define ETW_LOGFILE_VERSION		0x0501000Au
+
+/*
+ * The Windows build ntkl's files claim to come from: Windows 10 1903, as
+ * the real kernel logger sample ShutdownPerfDiagLogger.etl (whose
+ * HeaderExtension says KernelEventVersion 70).
+ */
+#define ETW_NTKL_PROVIDER_VERSION	18362
+#define ETW_NTKL_KERNEL_EVENT_VERSION	70
+#define ETW_TIMER_RESOLUTION_DEFAULT	156250	/* 15.625 ms in 100 ns units */
 
 /*
  * TRACE_LOGFILE_HEADER, 64-bit (0x118), the payload of the Header event,
@@ -957,6 +1077,8 @@ ETW_ASSERT_OFFSET(struct event_header, provider_id, 0x18);
 ETW_ASSERT_OFFSET(struct event_header, descriptor, 0x28);
 ETW_ASSERT_OFFSET(struct event_header, kernel_time, 0x38);
 ETW_ASSERT_OFFSET(struct event_header, activity_id, 0x40);
+ETW_ASSERT_SIZE(struct etw_event_header_ext_item, 8);
+ETW_ASSERT_OFFSET(struct etw_event_header_ext_item, data_size, 6);
 
 ETW_ASSERT_SIZE(struct perfinfo_groupmask, 0x20);
 ETW_ASSERT_SIZE(struct etw_header_extension, 36);
