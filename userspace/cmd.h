@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ntkl subcommands. Each lives in its own cmd_<name>.c and is listed
+ * in the table in ntkl.c. A subcommand gets argv with argv[0] = its name
+ * and returns the exit status: 0 success, 1 failure, 2 usage error.
+ */
+#ifndef NTKL_CMD_H
+#define NTKL_CMD_H
+
+#include <stdio.h>
+
+#define EXIT_USAGE	2
+
+struct ntkl_cmd {
+	const char *name;
+	const char *summary;		/* one line for `ntkl help` */
+	int (*run)(int argc, char **argv);
+	void (*usage)(FILE *out);	/* full usage text */
+};
+
+int cmd_dump(int argc, char **argv);
+void cmd_dump_usage(FILE *out);
+
+#endif /* NTKL_CMD_H */

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Strict ETL checks (shared/docs/etl-format.md §7), made precise against
+ * the real Windows files in shared/etl-samples:
+ *
+ * - SequenceNumber: every sample numbers the header buffer 0 and the others
+ *   1..BuffersWritten-1, each once (AMSITrace: 4,5,1,2,3 in file order).
+ *   So the check is "< BuffersWritten and unique", stricter than the
+ *   "<= BuffersWritten" public readers use.
+ * - SavedOffset vs Offset: equal in every buffer of every sample except the
+ *   header buffer of the relogged TraceLoggingTester file, where SavedOffset
+ *   (0x1B8) ends at the Header event and Offset (0x2C0) after the group-0
+ *   events the relogger appended. Allowed there only: buffer 0, Offset
+ *   larger, both on record boundaries.
+ * - The header buffer's BufferFlag is 0x21 in files Windows wrote and 0x01
+ *   in relogged ones: not checked.
+ * - CurrentOffset often exceeds BufferSize in real files: not checked.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etl_check.h"
+#include "etw_names.h"
+
+struct checker {
+	const struct etl_file *f;
+	bool stop_at_first;
+	etl_violation_fn report;
+	void *ctx;
+	unsigned long violations;
+	uint8_t *seq_seen;		/* bitmap of SequenceNumbers */
+	uint64_t seq_bits;
+};
+
+/* Report one violation; true if the caller should stop. */
+__attribute__((format(printf, 2, 3)))
+static bool violation(struct checker *c, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->violations++;
+	if (c->report)
+		c->report(c->ctx, msg);
+	return c->stop_at_first;
+}
+
+#define BUF_FMT		"buffer %u (file offset 0x%llx): "
+#define BUF_ARGS(b)	(b)->index, (unsigned long long)(b)->offset
+#define REC_FMT		BUF_FMT "record at +0x%x: "
+#define REC_ARGS(b, r)	BUF_ARGS(b), (r)->buffer_offset
+
+static const char *type_label(uint8_t header_type)
+{
+	const char *n = etw_header_type_name(header_type);
+
+	return n ? n : "unknown";
+}
+
+/* The buffer header fields; true to stop. */
+static bool check_buffer_header(struct checker *c, const struct etl_buffer *b)
+{
+	const struct trace_logfile_header *h = &c->f->header;
+	const struct wmi_buffer_header *bh = &b->hdr;
+	const char *tname = etw_buffer_type_name(bh->buffer_type);
+
+	if (b->index == 0) {
+		if (bh->buffer_type != ETW_BUFFER_TYPE_HEADER &&
+		    violation(c, BUF_FMT "BufferType %u (%s), the header buffer must be HEADER (4)",
+			      BUF_ARGS(b), bh->buffer_type, tname ? tname : "unknown"))
+			return true;
+		if (bh->sequence_number != 0 &&
+		    violation(c, BUF_FMT "SequenceNumber %lld, the header buffer must be 0",
+			      BUF_ARGS(b), (long long)bh->sequence_number))
+			return true;
+	} else {
+		if (bh->buffer_type >= ETW_BUFFER_TYPE_MAXIMUM &&
+		    violation(c, BUF_FMT "unknown BufferType %u", BUF_ARGS(b),
+			      bh->buffer_type))
+			return true;
+		if (bh->buffer_type == ETW_BUFFER_TYPE_HEADER &&
+		    violation(c, BUF_FMT "BufferType HEADER (4) outside buffer 0",
+			      BUF_ARGS(b)))
+			return true;
+		if ((bh->sequence_number < 1 ||
+		     bh->sequence_number >= (int64_t)h->buffers_written) &&
+		    violation(c, BUF_FMT "SequenceNumber %lld is outside 1..%lld (BuffersWritten %u - 1)",
+			      BUF_ARGS(b), (long long)bh->sequence_number,
+			      (long long)h->buffers_written - 1, h->buffers_written))
+			return true;
+	}
+	if (bh->sequence_number >= 0 && (uint64_t)bh->sequence_number < c->seq_bits) {
+		uint64_t s = (uint64_t)bh->sequence_number;
+
+		if ((c->seq_seen[s / 8] & (1u << (s % 8))) &&
+		    violation(c, BUF_FMT "SequenceNumber %lld was already used by an earlier buffer",
+			      BUF_ARGS(b), (long long)bh->sequence_number))
+			return true;
+		c->seq_seen[s / 8] |= (uint8_t)(1u << (s % 8));
+	}
+	if (bh->buffer_size > h->buffer_size &&
+	    violation(c, BUF_FMT "BufferSize 0x%x is larger than the header's BufferSize 0x%x",
+		      BUF_ARGS(b), bh->buffer_size, h->buffer_size))
+		return true;
+	if (bh->processor_index >= h->number_of_processors &&
+	    violation(c, BUF_FMT "ProcessorIndex %u is not below NumberOfProcessors %u",
+		      BUF_ARGS(b), bh->processor_index, h->number_of_processors))
+		return true;
+	if (bh->offset != bh->saved_offset && !b->filled_from_offset &&
+	    violation(c, BUF_FMT "Offset 0x%x differs from SavedOffset 0x%x",
+		      BUF_ARGS(b), bh->offset, bh->saved_offset))
+		return true;
+	if (bh->saved_offset % ETW_RECORD_ALIGN &&
+	    violation(c, BUF_FMT "SavedOffset 0x%x is not a multiple of %d",
+		      BUF_ARGS(b), bh->saved_offset, ETW_RECORD_ALIGN))
+		return true;
+	return false;
+}
+
+/* One record; true to stop. */
+static bool check_record(struct checker *c, const struct etl_buffer *b,
+			 const struct etl_record *r, bool first,
+			 const struct etl_record *prev)
+{
+	char hook[64];
+
+	if (r->flags != ETW_HEADER_FLAGS &&
+	    violation(c, REC_FMT "flags byte 0x%02x, every record must have 0xC0 (%s, Size 0x%x)",
+		      REC_ARGS(b, r), r->flags, type_label(r->header_type), r->size))
+		return true;
+
+	/* A 64-bit kernel logs only the 64-bit kernel header forms. */
+	if (c->f->header.pointer_size == 8 &&
+	    (r->header_type == ETW_HEADER_TYPE_SYSTEM32 ||
+	     r->header_type == ETW_HEADER_TYPE_COMPACT32 ||
+	     r->header_type == ETW_HEADER_TYPE_PERFINFO32) &&
+	    violation(c, REC_FMT "32-bit kernel header %s in a file with PointerSize 8",
+		      REC_ARGS(b, r), type_label(r->header_type)))
+		return true;
+
+	if (b->index == 0 && first &&
+	    (r->header_type != ETW_HEADER_TYPE_SYSTEM64 ||
+	     r->hook_id != ETW_HOOK_HEADER ||
+	     (r->version & 0xFF) != ETW_VERSION_HEADER) &&
+	    violation(c, REC_FMT "the first record must be the Header event (SYSTEM64, group 0, type 0, version 2), not %s hook 0x%04x version %u",
+		      REC_ARGS(b, r), type_label(r->header_type), r->hook_id,
+		      r->version & 0xFF))
+		return true;
+
+	if (b->index == 0 &&
+	    (r->kind != ETL_KIND_KERNEL ||
+	     ETW_HOOK_GROUP(r->hook_id) != ETW_GROUP_HEADER) &&
+	    violation(c, REC_FMT "the header buffer holds only group-0 (EventTrace) events, not %s %s",
+		      REC_ARGS(b, r), type_label(r->header_type),
+		      r->kind == ETL_KIND_KERNEL ?
+		      etw_hook_label(r->hook_id, hook, sizeof(hook)) : "event"))
+		return true;
+
+	if (prev && r->timestamp < prev->timestamp &&
+	    violation(c, REC_FMT "TimeStamp %lld is before the previous record's %lld (at +0x%x)",
+		      REC_ARGS(b, r), (long long)r->timestamp,
+		      (long long)prev->timestamp, prev->buffer_offset))
+		return true;
+	return false;
+}
+
+/* The records of one buffer; true to stop. */
+static bool check_records(struct checker *c, const struct etl_buffer *b,
+			  unsigned long *records)
+{
+	struct etl_record_cursor cur;
+	struct etl_record r, prev;
+	struct etl_error err;
+	bool first = true, saved_on_boundary = false;
+	char hook[64];
+	int rc;
+
+	etl_records_begin(b, &cur);
+	while ((rc = etl_next_record(b, &cur, &r, &err)) > 0) {
+		(*records)++;
+		if (check_record(c, b, &r, first, first ? NULL : &prev))
+			return true;
+		first = false;
+		prev = r;
+		if (cur.pos == b->hdr.saved_offset)
+			saved_on_boundary = true;
+	}
+	if (rc < 0) {
+		/* A bad Size sends the walk into the middle of the next record. */
+		if (first)
+			return violation(c, "%s", err.msg);
+		return violation(c, "%s (after the record at +0x%x: %s %s, Size 0x%x)",
+				 err.msg, prev.buffer_offset,
+				 type_label(prev.header_type),
+				 prev.kind == ETL_KIND_KERNEL ?
+				 etw_hook_label(prev.hook_id, hook, sizeof(hook)) : "event",
+				 prev.size);
+	}
+
+	if (cur.end_marker) {
+		/* Records may end early at the marker; the rest must be fill. */
+		for (uint32_t i = (uint32_t)cur.pos; i < b->filled; i++) {
+			if (b->data[i] == ETW_BUFFER_FILL_BYTE)
+				continue;
+			return violation(c, BUF_FMT "end-of-records marker at +0x%x, but the byte at +0x%x is 0x%02x, not 0xFF fill (records must fill up to SavedOffset 0x%x)",
+					 BUF_ARGS(b), (uint32_t)cur.pos, i,
+					 b->data[i], b->filled);
+		}
+	} else if (cur.pos != b->filled) {
+		return violation(c, BUF_FMT "the last record's padding ends at +0x%llx, past the filled end 0x%x: records must exactly fill [0x48, SavedOffset)",
+				 BUF_ARGS(b), (unsigned long long)cur.pos,
+				 b->filled);
+	}
+	if (b->filled_from_offset && !saved_on_boundary &&
+	    b->hdr.saved_offset != ETL_BUFFER_HEADER_SIZE)
+		return violation(c, BUF_FMT "SavedOffset 0x%x (Offset 0x%x) is not on a record boundary",
+				 BUF_ARGS(b), b->hdr.saved_offset, b->hdr.offset);
+	return false;
+}
+
+unsigned long etl_check(const struct etl_file *f, bool stop_at_first,
+			etl_violation_fn report, void *ctx,
+			struct etl_check_stats *stats)
+{
+	const struct trace_logfile_header *h = &f->header;
+	struct checker c = {
+		.f = f, .stop_at_first = stop_at_first,
+		.report = report, .ctx = ctx,
+	};
+	struct etl_check_stats st = { 0 };
+	struct etl_cursor cur;
+	struct etl_buffer b;
+	struct etl_error err;
+	bool stop = false;
+	int rc = 0;
+
+	/* No file holds more buffers than headers fit in it. */
+	c.seq_bits = h->buffers_written;
+	if (c.seq_bits > f->size / ETL_BUFFER_HEADER_SIZE + 1)
+		c.seq_bits = f->size / ETL_BUFFER_HEADER_SIZE + 1;
+	c.seq_seen = calloc(c.seq_bits / 8 + 1, 1);
+	if (!c.seq_seen) {
+		violation(&c, "file: out of memory");
+		goto out;
+	}
+
+	if (h->pointer_size != 8 &&
+	    violation(&c, "file: Header PointerSize %u, expected 8 (64-bit)",
+		      h->pointer_size))
+		goto out;
+	if (h->number_of_processors == 0 &&
+	    violation(&c, "file: Header NumberOfProcessors is 0"))
+		goto out;
+
+	etl_buffers_begin(f, &cur);
+	while (!stop && (rc = etl_next_buffer(f, &cur, &b, &err)) > 0) {
+		st.buffers++;
+		stop = check_buffer_header(&c, &b) ||
+		       check_records(&c, &b, &st.records);
+	}
+	if (stop)
+		goto out;
+	if (rc < 0) {
+		/* The next buffer's position is unknown: nothing more to check. */
+		violation(&c, "%s", err.msg);
+		goto out;
+	}
+	if (st.buffers != h->buffers_written)
+		violation(&c, "file: %lu buffers in the file, but the header's BuffersWritten is %u",
+			  st.buffers, h->buffers_written);
+out:
+	free(c.seq_seen);
+	st.violations = c.violations;
+	if (stats)
+		*stats = st;
+	return c.violations;
+}

@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `ntkl dump`: a tracerpt-like summary of an ETL file.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etl_check.h"
+#include "etl_dump.h"
+#include "etl_reader.h"
+#include "etw_decode.h"
+#include "etw_names.h"
+
+/* ---------------------------------------------------------------------- */
+/* Counts per event type                                                   */
+/* ---------------------------------------------------------------------- */
+
+/* What makes two events "the same type" depends on the header kind. */
+struct type_key {
+	uint8_t kind;			/* enum etl_record_kind */
+	uint8_t header_type;
+	uint16_t version;
+	uint16_t id;			/* hook, Class.Type, or event id */
+	uint8_t opcode;			/* EVENT_HEADER only */
+	uint8_t guid[16];
+};
+
+struct type_count {
+	struct type_key key;
+	unsigned long count;
+};
+
+struct type_table {
+	struct type_count *items;	/* in insertion order */
+	size_t n, cap;
+	uint32_t *slots;		/* open addressing: index + 1, 0 = free */
+	size_t nslots;
+};
+
+static uint32_t key_hash(const struct type_key *k)
+{
+	const uint8_t *p = (const uint8_t *)k;
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static int table_grow(struct type_table *t)
+{
+	size_t nslots = t->nslots ? t->nslots * 2 : 256;
+	uint32_t *slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t s = key_hash(&t->items[i].key) & (nslots - 1);
+
+		while (slots[s])
+			s = (s + 1) & (nslots - 1);
+		slots[s] = (uint32_t)i + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = nslots;
+	return 0;
+}
+
+static int table_add(struct type_table *t, const struct type_key *k)
+{
+	size_t s;
+
+	if ((t->n + 1) * 4 > t->nslots * 3 && table_grow(t))
+		return -1;
+	s = key_hash(k) & (t->nslots - 1);
+	while (t->slots[s]) {
+		struct type_count *tc = &t->items[t->slots[s] - 1];
+
+		if (!memcmp(&tc->key, k, sizeof(*k))) {
+			tc->count++;
+			return 0;
+		}
+		s = (s + 1) & (t->nslots - 1);
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct type_count *items = realloc(t->items, cap * sizeof(*items));
+
+		if (!items)
+			return -1;
+		t->items = items;
+		t->cap = cap;
+	}
+	t->items[t->n].key = *k;
+	t->items[t->n].count = 1;
+	t->slots[s] = (uint32_t)++t->n;
+	return 0;
+}
+
+static void table_free(struct type_table *t)
+{
+	free(t->items);
+	free(t->slots);
+}
+
+static void record_key(const struct etl_record *r, struct type_key *k)
+{
+	memset(k, 0, sizeof(*k));	/* the padding takes part in hash and compare */
+	k->kind = (uint8_t)r->kind;
+	k->header_type = r->header_type;
+	k->version = r->version;
+	switch (r->kind) {
+	case ETL_KIND_KERNEL:
+		k->id = r->hook_id;
+		break;
+	case ETL_KIND_CLASSIC:
+		k->id = r->classic_type;
+		break;
+	case ETL_KIND_EVENT:
+		k->id = r->descriptor.id;
+		k->opcode = r->descriptor.opcode;
+		break;
+	}
+	if (r->has_guid)
+		memcpy(k->guid, r->guid, sizeof(k->guid));
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct type_key *x = &((const struct type_count *)a)->key;
+	const struct type_key *y = &((const struct type_count *)b)->key;
+	int c;
+
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	c = memcmp(x->guid, y->guid, sizeof(x->guid));
+	if (c)
+		return c;
+	if (x->id != y->id)
+		return x->id - y->id;
+	if (x->header_type != y->header_type)
+		return x->header_type - y->header_type;
+	if (x->opcode != y->opcode)
+		return x->opcode - y->opcode;
+	return x->version - y->version;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Printing                                                                */
+/* ---------------------------------------------------------------------- */
+
+struct buffer_summary {
+	uint32_t index;
+	uint64_t offset;
+	struct wmi_buffer_header hdr;
+	uint32_t filled;
+	unsigned long records;
+	int64_t first_ts, last_ts;
+	bool bad;			/* its records stopped at an error */
+};
+
+struct dump {
+	const struct etl_file *f;
+	unsigned int flags;
+	FILE *out, *err;
+	const char *prefix;
+	struct type_table types;
+	struct buffer_summary *bufs;
+	size_t nbufs, bufs_cap;
+	bool quiet;			/* errors are the check's to report */
+	unsigned long records;
+	int status;
+};
+
+static void print_time_line(FILE *out, const char *label, int64_t ft)
+{
+	char buf[64];
+
+	fprintf(out, "%-20s %s\n", label, etw_filetime_str(ft, buf, sizeof(buf)));
+}
+
+static void print_header(struct dump *d)
+{
+	const struct etl_file *f = d->f;
+	const struct trace_logfile_header *h = &f->header;
+	const char *clock = etw_clock_type_name(h->reserved_flags);
+	FILE *out = d->out;
+	char mode[512];
+
+	fprintf(out, "%-20s %s (%" PRIu64 " bytes)\n", "File:", f->path, f->size);
+	fprintf(out, "%-20s \"", "LoggerName:");
+	etw_print_escaped(out, f->logger_name, SIZE_MAX, false);
+	fprintf(out, "\"\n%-20s \"", "LogFileName:");
+	etw_print_escaped(out, f->log_file_name, SIZE_MAX, false);
+	fprintf(out, "\"\n");
+	fprintf(out, "%-20s %u\n", "BufferSize:", h->buffer_size);
+	fprintf(out, "%-20s 0x%08x (OS %u.%u, file format %u.%u)\n", "Version:",
+		h->version, h->version & 0xFF, (h->version >> 8) & 0xFF,
+		(h->version >> 16) & 0xFF, h->version >> 24);
+	fprintf(out, "%-20s %u (OS build)\n", "ProviderVersion:", h->provider_version);
+	fprintf(out, "%-20s %u\n", "NumberOfProcessors:", h->number_of_processors);
+	print_time_line(out, "StartTime:", h->start_time);
+	print_time_line(out, "EndTime:", h->end_time);
+	print_time_line(out, "BootTime:", h->boot_time);
+	fprintf(out, "%-20s %u (%u.%04u ms)\n", "TimerResolution:",
+		h->timer_resolution, h->timer_resolution / 10000,
+		h->timer_resolution % 10000);
+	fprintf(out, "%-20s %u MB\n", "MaximumFileSize:", h->maximum_file_size);
+	fprintf(out, "%-20s 0x%08x (%s)\n", "LogFileMode:", h->log_file_mode,
+		etw_flags_str(etw_logfile_mode_names, h->log_file_mode, mode,
+			      sizeof(mode)));
+	fprintf(out, "%-20s %u\n", "BuffersWritten:", h->buffers_written);
+	fprintf(out, "%-20s %u\n", "StartBuffers:", h->start_buffers);
+	fprintf(out, "%-20s %u\n", "EventsLost:", h->events_lost);
+	fprintf(out, "%-20s %u\n", "BuffersLost:", h->buffers_lost);
+	fprintf(out, "%-20s %u\n", "PointerSize:", h->pointer_size);
+	fprintf(out, "%-20s %u\n", "CpuSpeedInMHz:", h->cpu_speed_in_mhz);
+	fprintf(out, "%-20s %" PRId64 "\n", "PerfFreq:", (int64_t)h->perf_freq);
+	fprintf(out, "%-20s %u (%s)\n", "ClockType:", h->reserved_flags,
+		clock ? clock : "unknown");
+	fprintf(out, "%-20s %" PRId64 " (the Header event's clock value)\n",
+		"StartClock:", f->header_system_time);
+	fprintf(out, "%-20s %d min\n", "TimeZoneBias:", h->time_zone.bias);
+}
+
+static void print_event(struct dump *d, const struct etl_record *r)
+{
+	FILE *out = d->out;
+	char label[80], guid[48];
+	double secs;
+
+	fprintf(out, "[buf %u cpu %u +0x%x] %" PRId64, r->buffer_index,
+		r->processor, r->buffer_offset, r->timestamp);
+	if (etl_time_to_seconds(d->f, r->timestamp, &secs))
+		fprintf(out, " (%+.7f s)", secs);
+	if (r->has_ids)
+		fprintf(out, " pid %u tid %u", r->process_id, r->thread_id);
+
+	switch (r->kind) {
+	case ETL_KIND_KERNEL:
+		fprintf(out, " %s (0x%04x %s v%u, %u bytes)\n",
+			etw_hook_label(r->hook_id, label, sizeof(label)),
+			r->hook_id, etw_header_type_name(r->header_type),
+			r->version, r->size);
+		break;
+	case ETL_KIND_CLASSIC:
+		fprintf(out, " class %s type %u level %u (%s v%u, %u bytes)\n",
+			r->has_guid ? etw_guid_str(r->guid, guid, sizeof(guid)) : "(instance)",
+			r->classic_type, r->classic_level,
+			etw_header_type_name(r->header_type), r->version, r->size);
+		break;
+	case ETL_KIND_EVENT:
+		fprintf(out, " provider %s id %u opcode %u task %u level %u keyword 0x%" PRIx64 " (%s v%u, %u bytes)\n",
+			etw_guid_str(r->guid, guid, sizeof(guid)), r->descriptor.id,
+			r->descriptor.opcode, r->descriptor.task,
+			r->descriptor.level, (uint64_t)r->descriptor.keyword,
+			etw_header_type_name(r->header_type), r->version, r->size);
+		break;
+	}
+	if (!etw_decode_record(out, "    ", d->f, r) && r->payload_len)
+		fprintf(out, "    payload: %u bytes, layout not decoded\n", r->payload_len);
+}
+
+static void print_buffers(struct dump *d)
+{
+	char flags[128];
+
+	fprintf(d->out, "\nBuffers:\n");
+	fprintf(d->out, "%6s %12s %8s %8s %6s %4s  %-30s %-8s %8s %20s %20s\n",
+		"index", "file offset", "size", "saved", "seq", "cpu", "flags",
+		"type", "records", "first timestamp", "last timestamp");
+	for (size_t i = 0; i < d->nbufs; i++) {
+		const struct buffer_summary *s = &d->bufs[i];
+		const char *type = etw_buffer_type_name(s->hdr.buffer_type);
+		char tbuf[16];
+
+		if (!type) {
+			snprintf(tbuf, sizeof(tbuf), "%u", s->hdr.buffer_type);
+			type = tbuf;
+		}
+		snprintf(flags, sizeof(flags), "0x%02x(", s->hdr.buffer_flag);
+		etw_flags_str(etw_buffer_flag_names, s->hdr.buffer_flag,
+			      flags + strlen(flags), sizeof(flags) - strlen(flags) - 1);
+		strcat(flags, ")");
+		fprintf(d->out, "%6u 0x%010" PRIx64 " %8u %8u %6" PRId64 " %4u  %-30s %-8s %8lu",
+			s->index, s->offset, s->hdr.buffer_size, s->filled,
+			(int64_t)s->hdr.sequence_number, s->hdr.processor_index,
+			flags, type, s->records);
+		if (s->records)
+			fprintf(d->out, " %20" PRId64 " %20" PRId64, s->first_ts, s->last_ts);
+		fprintf(d->out, "%s\n", s->bad ? "  (stopped at an error)" : "");
+	}
+}
+
+static void print_types(struct dump *d)
+{
+	struct type_table *t = &d->types;
+	char label[80], guid[48];
+
+	qsort(t->items, t->n, sizeof(*t->items), key_cmp);
+	fprintf(d->out, "\nEvents by type:\n");
+	fprintf(d->out, "%8s  %-16s %4s  %s\n", "count", "header", "ver", "event");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct type_count *tc = &t->items[i];
+		const struct type_key *k = &tc->key;
+
+		fprintf(d->out, "%8lu  %-16s %4u  ", tc->count,
+			etw_header_type_name(k->header_type), k->version);
+		switch (k->kind) {
+		case ETL_KIND_KERNEL:
+			fprintf(d->out, "0x%04x %s\n", k->id,
+				etw_hook_label(k->id, label, sizeof(label)));
+			break;
+		case ETL_KIND_CLASSIC:
+			fprintf(d->out, "class %s type %u\n",
+				etw_guid_str(k->guid, guid, sizeof(guid)), k->id);
+			break;
+		default:
+			fprintf(d->out, "provider %s id %u opcode %u\n",
+				etw_guid_str(k->guid, guid, sizeof(guid)), k->id,
+				k->opcode);
+			break;
+		}
+	}
+	fprintf(d->out, "\nTotal: %lu events in %zu buffers, %zu event types\n",
+		d->records, d->nbufs, t->n);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The walk                                                                */
+/* ---------------------------------------------------------------------- */
+
+static void report(struct dump *d, const char *msg)
+{
+	if (!d->quiet)
+		fprintf(d->err, "%s%s\n", d->prefix, msg);
+	d->status = 1;
+}
+
+static int add_buffer(struct dump *d, const struct etl_buffer *b,
+		      struct buffer_summary **s)
+{
+	if (d->nbufs == d->bufs_cap) {
+		size_t cap = d->bufs_cap ? d->bufs_cap * 2 : 64;
+		struct buffer_summary *n = realloc(d->bufs, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		d->bufs = n;
+		d->bufs_cap = cap;
+	}
+	*s = &d->bufs[d->nbufs++];
+	memset(*s, 0, sizeof(**s));
+	(*s)->index = b->index;
+	(*s)->offset = b->offset;
+	(*s)->hdr = b->hdr;
+	(*s)->filled = b->filled;
+	return 0;
+}
+
+static void walk(struct dump *d)
+{
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_error err;
+	int rc;
+
+	etl_buffers_begin(d->f, &bc);
+	while ((rc = etl_next_buffer(d->f, &bc, &b, &err)) > 0) {
+		struct etl_record_cursor rcur;
+		struct buffer_summary *s;
+		struct etl_record r;
+		struct type_key k;
+		int rr;
+
+		if (add_buffer(d, &b, &s)) {
+			report(d, "out of memory");
+			return;
+		}
+		etl_records_begin(&b, &rcur);
+		while ((rr = etl_next_record(&b, &rcur, &r, &err)) > 0) {
+			if (!s->records)
+				s->first_ts = r.timestamp;
+			s->last_ts = r.timestamp;
+			s->records++;
+			d->records++;
+			record_key(&r, &k);
+			if (table_add(&d->types, &k)) {
+				report(d, "out of memory");
+				return;
+			}
+			if (d->flags & ETL_DUMP_EVENTS)
+				print_event(d, &r);
+		}
+		if (rr < 0) {
+			/* The buffer's size is sound: go on with the next one. */
+			s->bad = true;
+			report(d, err.msg);
+		}
+	}
+	if (rc < 0)
+		report(d, err.msg);
+}
+
+struct check_ctx {
+	struct dump *d;
+	unsigned long shown;
+};
+
+#define CHECK_MAX_SHOWN	100
+
+static void on_violation(void *ctx, const char *msg)
+{
+	struct check_ctx *c = ctx;
+
+	if (c->shown++ < CHECK_MAX_SHOWN)
+		fprintf(c->d->err, "%s%s\n", c->d->prefix, msg);
+}
+
+static void run_check(struct dump *d)
+{
+	struct check_ctx ctx = { .d = d };
+	struct etl_check_stats st;
+
+	if (!etl_check(d->f, false, on_violation, &ctx, &st)) {
+		fprintf(d->out, "%s: OK: %lu buffers, %lu events, every check passed\n",
+			d->f->path, st.buffers, st.records);
+		return;
+	}
+	if (st.violations > CHECK_MAX_SHOWN)
+		fprintf(d->err, "%s... %lu more violations not shown\n", d->prefix,
+			st.violations - CHECK_MAX_SHOWN);
+	fprintf(d->err, "%s%lu check violation%s\n", d->prefix, st.violations,
+		st.violations == 1 ? "" : "s");
+	d->status = 1;
+}
+
+static int dump_file(const struct etl_file *f, unsigned int flags, FILE *out,
+		     FILE *err, const char *prefix)
+{
+	struct dump d = {
+		.f = f, .flags = flags, .out = out, .err = err, .prefix = prefix,
+	};
+	struct etl_error e;
+
+	if (flags & ETL_DUMP_CHECK) {
+		if (flags & ETL_DUMP_EVENTS) {
+			d.quiet = true;	/* the check reports problems itself */
+			walk(&d);
+			d.quiet = false;
+			d.status = 0;
+		}
+		run_check(&d);
+		goto out;
+	}
+
+	/* Find framing problems (compressed, truncated) before printing. */
+	if (etl_count_buffers(f, &e) < 0) {
+		report(&d, e.msg);
+		goto out;
+	}
+	print_header(&d);
+	if (flags & ETL_DUMP_EVENTS)
+		fprintf(out, "\nEvents:\n");
+	walk(&d);
+	print_buffers(&d);
+	print_types(&d);
+out:
+	table_free(&d.types);
+	free(d.bufs);
+	fflush(out);
+	return d.status;
+}
+
+int etl_dump_memory(const char *name, const void *data, uint64_t size,
+		    unsigned int flags, FILE *out, FILE *err,
+		    const char *err_prefix)
+{
+	struct etl_file f;
+	struct etl_error e;
+	int ret;
+
+	if (etl_open_memory(&f, name, data, size, &e)) {
+		fprintf(err, "%s%s\n", err_prefix, e.msg);
+		return 1;
+	}
+	ret = dump_file(&f, flags, out, err, err_prefix);
+	etl_close(&f);
+	return ret;
+}
+
+int etl_dump_path(const char *path, unsigned int flags, FILE *out, FILE *err,
+		  const char *err_prefix)
+{
+	struct etl_file f;
+	struct etl_error e;
+	int ret;
+
+	if (etl_open(&f, path, &e)) {
+		fprintf(err, "%s%s\n", err_prefix, e.msg);
+		return 1;
+	}
+	ret = dump_file(&f, flags, out, err, err_prefix);
+	etl_close(&f);
+	return ret;
+}

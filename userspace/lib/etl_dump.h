@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The report `ntkl dump` prints: the header's fields, one line per buffer,
+ * counts per event type, and with ETL_DUMP_EVENTS every event with its
+ * decoded fields. In the library so the tests run the very same code.
+ */
+#ifndef NTKL_ETL_DUMP_H
+#define NTKL_ETL_DUMP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum etl_dump_flags {
+	ETL_DUMP_EVENTS	= 1 << 0,	/* every event, decoded */
+	ETL_DUMP_CHECK	= 1 << 1,	/* strict checks instead of the summary */
+};
+
+/*
+ * Dump the file at path to out; problems go to err, each line prefixed
+ * with err_prefix (e.g. "ntkl dump: FILE: "). Returns 0, or 1 if the file
+ * could not be read completely or a check failed.
+ */
+int etl_dump_path(const char *path, unsigned int flags, FILE *out, FILE *err,
+		  const char *err_prefix);
+
+/* Same for a file already in memory. */
+int etl_dump_memory(const char *name, const void *data, uint64_t size,
+		    unsigned int flags, FILE *out, FILE *err,
+		    const char *err_prefix);
+
+#endif /* NTKL_ETL_DUMP_H */

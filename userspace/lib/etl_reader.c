@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ETL reader: buffers, record headers, the Header event.
+ *
+ * Layouts are the uapi structs; a struct is only ever memcpy'd out of the
+ * file after the bytes it covers were checked to be there, so a truncated
+ * or corrupted file gives an error, never an out-of-bounds read.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "etl_reader.h"
+#include "etw_names.h"
+#include "utf16.h"
+
+/* The uapi structs are copied straight from the file: little-endian only. */
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	      "ntkl reads ETL files on little-endian hosts only");
+
+int etl_error_set(struct etl_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+uint32_t etl_header_size(uint8_t header_type)
+{
+	/* The 32-bit forms differ in the payload's pointers, not the header. */
+	switch (header_type) {
+	case ETW_HEADER_TYPE_SYSTEM32:
+	case ETW_HEADER_TYPE_SYSTEM64:
+		return sizeof(struct system_trace_header);
+	case ETW_HEADER_TYPE_COMPACT32:
+	case ETW_HEADER_TYPE_COMPACT64:
+		return sizeof(struct compact_trace_header);
+	case ETW_HEADER_TYPE_PERFINFO32:
+	case ETW_HEADER_TYPE_PERFINFO64:
+		return sizeof(struct perfinfo_trace_header);
+	case ETW_HEADER_TYPE_FULL_HEADER32:
+	case ETW_HEADER_TYPE_FULL_HEADER64:
+		return sizeof(struct event_trace_header);
+	case ETW_HEADER_TYPE_INSTANCE32:
+	case ETW_HEADER_TYPE_INSTANCE64:
+		return sizeof(struct event_instance_header);
+	case ETW_HEADER_TYPE_EVENT_HEADER32:
+	case ETW_HEADER_TYPE_EVENT_HEADER64:
+		return sizeof(struct event_header);
+	default:
+		return 0;
+	}
+}
+
+bool etl_header_is_32bit(uint8_t header_type)
+{
+	switch (header_type) {
+	case ETW_HEADER_TYPE_SYSTEM32:
+	case ETW_HEADER_TYPE_COMPACT32:
+	case ETW_HEADER_TYPE_PERFINFO32:
+	case ETW_HEADER_TYPE_FULL_HEADER32:
+	case ETW_HEADER_TYPE_INSTANCE32:
+	case ETW_HEADER_TYPE_EVENT_HEADER32:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void etl_buffers_begin(const struct etl_file *f, struct etl_cursor *c)
+{
+	(void)f;
+	c->offset = 0;
+	c->index = 0;
+	c->failed = false;
+}
+
+/*
+ * Where the records of b end. SavedOffset, except in the header buffer of
+ * a relogged file: the relogger (TraceLoggingTester sample) leaves
+ * SavedOffset at the end of the Header event (0x1B8) and appends more
+ * group-0 events up to Offset (0x2C0), the field dissect.etl reads. So in
+ * buffer 0 a larger Offset wins. Elsewhere Offset is ignored here (the
+ * strict check compares the two).
+ */
+static int etl_buffer_fill(struct etl_buffer *b, struct etl_error *err)
+{
+	uint32_t size = b->hdr.buffer_size;
+	uint32_t saved = b->hdr.saved_offset;
+	uint32_t offset = b->hdr.offset;
+
+	if (saved > size)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): SavedOffset 0x%x is past BufferSize 0x%x",
+			b->index, (unsigned long long)b->offset, saved, size);
+	b->filled = saved;
+	b->filled_from_offset = false;
+	if (b->index == 0 && offset > saved && offset <= size &&
+	    offset >= ETL_BUFFER_HEADER_SIZE) {
+		b->filled = offset;
+		b->filled_from_offset = true;
+	}
+	if (b->filled < ETL_BUFFER_HEADER_SIZE)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): SavedOffset 0x%x is inside the buffer header (< 0x%x)",
+			b->index, (unsigned long long)b->offset, saved,
+			ETL_BUFFER_HEADER_SIZE);
+	return 0;
+}
+
+int etl_next_buffer(const struct etl_file *f, struct etl_cursor *c,
+		    struct etl_buffer *b, struct etl_error *err)
+{
+	uint64_t left;
+
+	if (c->failed)
+		return etl_error_set(err, "buffer %u: not read after an earlier error",
+				     c->index);
+	if (c->offset >= f->size)
+		return 0;
+
+	memset(b, 0, sizeof(*b));
+	b->index = c->index;
+	b->offset = c->offset;
+	left = f->size - c->offset;
+	c->failed = true;	/* until this buffer proves sound */
+
+	if (left < ETL_BUFFER_HEADER_SIZE)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): only 0x%llx bytes left, a buffer header needs 0x%x: truncated file",
+			b->index, (unsigned long long)b->offset,
+			(unsigned long long)left, ETL_BUFFER_HEADER_SIZE);
+	memcpy(&b->hdr, f->data + c->offset, sizeof(b->hdr));
+	b->data = f->data + c->offset;
+
+	/* Said first: for a compressed file it is the only useful message. */
+	if (b->hdr.buffer_flag & ETW_BUFFER_FLAG_COMPRESSED)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx) is compressed (BufferFlag 0x%04x): ntkl cannot read compressed ETL files; relog the trace uncompressed",
+			b->index, (unsigned long long)b->offset,
+			b->hdr.buffer_flag);
+	if (b->hdr.buffer_size < ETL_BUFFER_HEADER_SIZE)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): BufferSize 0x%x is smaller than the buffer header (0x%x)",
+			b->index, (unsigned long long)b->offset,
+			b->hdr.buffer_size, ETL_BUFFER_HEADER_SIZE);
+	if (b->hdr.buffer_size > left)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): BufferSize 0x%x runs past the end of the file (0x%llx bytes left): truncated file",
+			b->index, (unsigned long long)b->offset,
+			b->hdr.buffer_size, (unsigned long long)left);
+	if (etl_buffer_fill(b, err))
+		return -1;
+
+	c->failed = false;
+	c->offset += b->hdr.buffer_size;
+	c->index++;
+	return 1;
+}
+
+long etl_count_buffers(const struct etl_file *f, struct etl_error *err)
+{
+	struct etl_cursor c;
+	struct etl_buffer b;
+	long n = 0;
+	int rc;
+
+	etl_buffers_begin(f, &c);
+	while ((rc = etl_next_buffer(f, &c, &b, err)) > 0)
+		n++;
+	return rc < 0 ? -1 : n;
+}
+
+void etl_records_begin(const struct etl_buffer *b, struct etl_record_cursor *c)
+{
+	(void)b;
+	c->pos = ETL_BUFFER_HEADER_SIZE;
+	c->done = false;
+	c->end_marker = false;
+}
+
+static const char *header_type_label(uint8_t t)
+{
+	const char *name = etw_header_type_name(t);
+
+	return name ? name : "unknown";
+}
+
+/* Fill r from the fixed header at p (size already checked to cover it). */
+static void parse_header(const uint8_t *p, struct etl_record *r)
+{
+	switch (r->header_type) {
+	case ETW_HEADER_TYPE_SYSTEM32:
+	case ETW_HEADER_TYPE_SYSTEM64:
+	case ETW_HEADER_TYPE_COMPACT32:
+	case ETW_HEADER_TYPE_COMPACT64: {
+		/* COMPACT is SYSTEM without the CPU times: same first 0x18. */
+		struct compact_trace_header h;
+
+		memcpy(&h, p, sizeof(h));
+		r->kind = ETL_KIND_KERNEL;
+		r->version = (uint16_t)h.marker;
+		r->hook_id = h.hook_id;
+		r->has_ids = true;
+		r->thread_id = h.thread_id;
+		r->process_id = h.process_id;
+		r->timestamp = h.system_time;
+		break;
+	}
+	case ETW_HEADER_TYPE_PERFINFO32:
+	case ETW_HEADER_TYPE_PERFINFO64: {
+		struct perfinfo_trace_header h;
+
+		memcpy(&h, p, sizeof(h));
+		r->kind = ETL_KIND_KERNEL;
+		r->version = (uint16_t)h.marker;
+		r->hook_id = h.hook_id;
+		r->timestamp = h.timestamp;
+		break;
+	}
+	case ETW_HEADER_TYPE_FULL_HEADER32:
+	case ETW_HEADER_TYPE_FULL_HEADER64:
+	case ETW_HEADER_TYPE_INSTANCE32:
+	case ETW_HEADER_TYPE_INSTANCE64: {
+		/* The instance header shares the first 0x18 bytes. */
+		struct event_trace_header h;
+		size_t n = r->header_len < sizeof(h) ? r->header_len : sizeof(h);
+
+		memset(&h, 0, sizeof(h));
+		memcpy(&h, p, n);
+		r->kind = ETL_KIND_CLASSIC;
+		r->classic_type = h.type;
+		r->classic_level = h.level;
+		r->version = h.version;
+		r->has_ids = true;
+		r->thread_id = h.thread_id;
+		r->process_id = h.process_id;
+		r->timestamp = h.timestamp;
+		if (r->header_type == ETW_HEADER_TYPE_FULL_HEADER32 ||
+		    r->header_type == ETW_HEADER_TYPE_FULL_HEADER64) {
+			r->has_guid = true;
+			memcpy(r->guid, h.guid, sizeof(r->guid));
+		}
+		break;
+	}
+	default: {
+		struct event_header h;
+
+		memcpy(&h, p, sizeof(h));
+		r->kind = ETL_KIND_EVENT;
+		r->event_flags = h.flags;
+		r->event_property = h.event_property;
+		r->descriptor = h.descriptor;
+		r->version = h.descriptor.version;
+		r->has_ids = true;
+		r->thread_id = h.thread_id;
+		r->process_id = h.process_id;
+		r->timestamp = h.timestamp;
+		r->has_guid = true;
+		memcpy(r->guid, h.provider_id, sizeof(r->guid));
+		break;
+	}
+	}
+}
+
+/*
+ * Walk the extended data items of an EVENT_HEADER record; the payload
+ * follows the last one. Every item must lie inside the record.
+ */
+static int parse_ext_items(const struct etl_buffer *b, const uint8_t *p,
+			   struct etl_record *r, struct etl_error *err)
+{
+	uint32_t pos = r->header_len;
+
+	for (;;) {
+		struct etw_event_header_ext_item item;
+
+		if (r->size - pos < sizeof(item))
+			return etl_error_set(err,
+				"buffer %u (file offset 0x%llx): record at +0x%x: extended data item at +0x%x runs past the record end (Size 0x%x)",
+				b->index, (unsigned long long)b->offset,
+				r->buffer_offset, pos, r->size);
+		memcpy(&item, p + pos, sizeof(item));
+		if (item.offset < sizeof(item) + item.data_size)
+			return etl_error_set(err,
+				"buffer %u (file offset 0x%llx): record at +0x%x: extended data item at +0x%x: size 0x%x is less than 8 + DataSize 0x%x",
+				b->index, (unsigned long long)b->offset,
+				r->buffer_offset, pos, item.offset,
+				item.data_size);
+		if (item.offset > r->size - pos)
+			return etl_error_set(err,
+				"buffer %u (file offset 0x%llx): record at +0x%x: extended data item at +0x%x (size 0x%x) runs past the record end (Size 0x%x)",
+				b->index, (unsigned long long)b->offset,
+				r->buffer_offset, pos, item.offset, r->size);
+		pos += item.offset;	/* >= 8: the walk always advances */
+		r->ext_count++;
+		if (!(item.linkage & ETW_EXT_ITEM_LINKAGE_MORE))
+			break;
+	}
+	r->ext = p + r->header_len;
+	r->ext_len = pos - r->header_len;
+	r->payload = p + pos;
+	r->payload_len = r->size - pos;
+	return 0;
+}
+
+int etl_next_record(const struct etl_buffer *b, struct etl_record_cursor *c,
+		    struct etl_record *r, struct etl_error *err)
+{
+	uint32_t pos, left, marker, hsize;
+	const uint8_t *p;
+
+	if (c->done || c->pos >= b->filled)
+		return 0;
+	pos = (uint32_t)c->pos;
+	c->done = true;		/* until this record proves sound */
+	left = b->filled - pos;
+	p = b->data + pos;
+
+	memset(r, 0, sizeof(*r));
+	r->buffer_index = b->index;
+	r->buffer_offset = pos;
+	r->file_offset = b->offset + pos;
+	r->processor = b->hdr.processor_index;
+
+	if (left < 4)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): record at +0x%x: only %u bytes before the filled end 0x%x, too few for a record header",
+			b->index, (unsigned long long)b->offset, pos, left,
+			b->filled);
+	marker = etl_le32(p);
+	if (marker == ETW_END_OF_RECORDS_MARKER) {
+		c->end_marker = true;
+		return 0;
+	}
+	r->header_type = (uint8_t)(marker >> 16);
+	r->flags = (uint8_t)(marker >> 24);
+	hsize = etl_header_size(r->header_type);
+	if (!hsize)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): record at +0x%x: unknown header type 0x%02x (first dword 0x%08x)",
+			b->index, (unsigned long long)b->offset, pos,
+			r->header_type, marker);
+	r->header_len = (uint16_t)hsize;
+	if (left < hsize)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): record at +0x%x: a %s header needs 0x%x bytes, only 0x%x before the filled end 0x%x",
+			b->index, (unsigned long long)b->offset, pos,
+			header_type_label(r->header_type), hsize, left,
+			b->filled);
+
+	/* Kernel headers keep Size at +4; the others start with it. */
+	if (r->header_type <= ETW_HEADER_TYPE_COMPACT64 ||
+	    r->header_type == ETW_HEADER_TYPE_PERFINFO32 ||
+	    r->header_type == ETW_HEADER_TYPE_PERFINFO64)
+		r->size = etl_le16(p + 4);
+	else
+		r->size = etl_le16(p);
+	if (r->size < hsize)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): record at +0x%x: Size 0x%x is smaller than its %s header (0x%x)",
+			b->index, (unsigned long long)b->offset, pos, r->size,
+			header_type_label(r->header_type), hsize);
+	if (r->size > left)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): record at +0x%x: Size 0x%x runs past the filled end of the buffer (0x%x)",
+			b->index, (unsigned long long)b->offset, pos, r->size,
+			b->filled);
+
+	parse_header(p, r);
+	r->payload = p + hsize;
+	r->payload_len = r->size - hsize;
+	if (r->kind == ETL_KIND_EVENT &&
+	    (r->event_flags & EVENT_HEADER_FLAG_EXTENDED_INFO) &&
+	    parse_ext_items(b, p, r, err))
+		return -1;
+
+	/* Size excludes the padding to the next 8-byte boundary. */
+	c->pos = (uint64_t)pos + ((r->size + ETW_RECORD_ALIGN - 1) &
+				  ~(uint32_t)(ETW_RECORD_ALIGN - 1));
+	c->done = false;
+	return 1;
+}
+
+/* Parse buffer 0 and its Header event into f. */
+static int read_header(struct etl_file *f, struct etl_error *err)
+{
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_record_cursor rc;
+	struct etl_record r;
+	size_t used = 0;
+	uint32_t strings;
+	int ret;
+
+	etl_buffers_begin(f, &bc);
+	ret = etl_next_buffer(f, &bc, &b, err);
+	if (ret <= 0)
+		return ret ? -1 : etl_error_set(err, "no buffer in the file");
+	etl_records_begin(&b, &rc);
+	ret = etl_next_record(&b, &rc, &r, err);
+	if (ret < 0)
+		return -1;
+	if (ret == 0)
+		return etl_error_set(err,
+			"buffer 0 (file offset 0x0): no record: the Header event is missing");
+	if (r.kind != ETL_KIND_KERNEL || r.hook_id != ETW_HOOK_HEADER)
+		return etl_error_set(err,
+			"buffer 0 (file offset 0x0): record at +0x%x: the first record is not the Header event (%s, hook 0x%04x)",
+			r.buffer_offset, header_type_label(r.header_type),
+			r.hook_id);
+	if (r.payload_len < sizeof(f->header))
+		return etl_error_set(err,
+			"buffer 0 (file offset 0x0): record at +0x%x: Header event payload is 0x%x bytes, TRACE_LOGFILE_HEADER needs 0x%zx",
+			r.buffer_offset, r.payload_len, sizeof(f->header));
+
+	memcpy(&f->header, r.payload, sizeof(f->header));
+	f->header_system_time = r.timestamp;
+	f->header_payload_len = r.payload_len;
+
+	/* Two NUL-terminated UTF-16 strings follow: logger, then file name. */
+	strings = sizeof(f->header);
+	f->logger_name = utf16le_to_utf8_alloc(r.payload + strings,
+					       r.payload_len - strings, &used, NULL);
+	if (!f->logger_name)
+		return etl_error_set(err, "out of memory");
+	strings += (uint32_t)used;
+	f->log_file_name = utf16le_to_utf8_alloc(r.payload + strings,
+						 r.payload_len - strings, NULL, NULL);
+	if (!f->log_file_name)
+		return etl_error_set(err, "out of memory");
+	return 0;
+}
+
+int etl_open_memory(struct etl_file *f, const char *name, const void *data,
+		    uint64_t size, struct etl_error *err)
+{
+	memset(f, 0, sizeof(*f));
+	f->path = name;
+	f->data = data;
+	f->size = size;
+	if (size == 0)
+		return etl_error_set(err, "empty file (0 bytes): not an ETL file");
+	if (size < ETL_BUFFER_HEADER_SIZE)
+		return etl_error_set(err,
+			"file is %llu bytes, smaller than one buffer header (0x%x): not an ETL file",
+			(unsigned long long)size, ETL_BUFFER_HEADER_SIZE);
+	if (read_header(f, err)) {
+		free(f->logger_name);
+		free(f->log_file_name);
+		f->logger_name = f->log_file_name = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int etl_open(struct etl_file *f, const char *path, struct etl_error *err)
+{
+	struct stat st;
+	void *map = NULL;
+	int fd, ret;
+
+	memset(f, 0, sizeof(*f));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return etl_error_set(err, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		ret = etl_error_set(err, "cannot stat: %s", strerror(errno));
+		close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return etl_error_set(err, "not a regular file");
+	}
+	if (st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			ret = etl_error_set(err, "cannot map: %s", strerror(errno));
+			close(fd);
+			return ret;
+		}
+	}
+	close(fd);	/* the mapping keeps the file */
+
+	if (etl_open_memory(f, path, map, (uint64_t)st.st_size, err)) {
+		if (map)
+			munmap(map, (size_t)st.st_size);
+		f->data = NULL;
+		return -1;
+	}
+	f->mapped = map != NULL;
+	return 0;
+}
+
+void etl_close(struct etl_file *f)
+{
+	if (f->mapped)
+		munmap((void *)f->data, (size_t)f->size);
+	free(f->logger_name);
+	free(f->log_file_name);
+	memset(f, 0, sizeof(*f));
+}
+
+bool etl_time_to_filetime(const struct etl_file *f, int64_t t, int64_t *filetime)
+{
+	__int128 v;
+
+	if (f->header.perf_freq <= 0)
+		return false;
+	v = (__int128)t - f->header_system_time;
+	v = v * ETW_FILETIME_PER_SECOND / f->header.perf_freq;
+	v += f->header.start_time;
+	if (v > INT64_MAX || v < INT64_MIN)
+		return false;
+	*filetime = (int64_t)v;
+	return true;
+}
+
+bool etl_time_to_seconds(const struct etl_file *f, int64_t t, double *seconds)
+{
+	if (f->header.perf_freq <= 0)
+		return false;
+	*seconds = (double)((__int128)t - f->header_system_time) /
+		   (double)f->header.perf_freq;
+	return true;
+}

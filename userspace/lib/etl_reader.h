@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Read an ETL file: walk its buffers and the records in each buffer.
+ *
+ * The file is mapped read-only. Nothing here trusts the file: every size
+ * and offset is checked against the buffer and the file before it is used,
+ * and a problem comes back as a negative return with a message naming the
+ * buffer, the file offset and what is wrong. Nothing here exits or prints.
+ *
+ * Typical use:
+ *
+ *	struct etl_file f;
+ *	struct etl_error err;
+ *	struct etl_cursor bc;
+ *	struct etl_buffer b;
+ *	struct etl_record_cursor rc;
+ *	struct etl_record r;
+ *
+ *	if (etl_open(&f, path, &err))
+ *		... report err.msg ...
+ *	etl_buffers_begin(&f, &bc);
+ *	while (etl_next_buffer(&f, &bc, &b, &err) > 0) {
+ *		etl_records_begin(&b, &rc);
+ *		while (etl_next_record(&b, &rc, &r, &err) > 0)
+ *			... use r ...
+ *	}
+ *	etl_close(&f);
+ *
+ * A -1 from either iterator leaves the reason in err.
+ */
+#ifndef NTKL_ETL_READER_H
+#define NTKL_ETL_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uapi/ntkl_etw.h"
+
+#define ETL_BUFFER_HEADER_SIZE	((uint32_t)sizeof(struct wmi_buffer_header))
+
+struct etl_error {
+	char msg[256];
+};
+
+/* Sets err->msg from a printf format; returns -1 so callers can return it. */
+int etl_error_set(struct etl_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+struct etl_file {
+	const char *path;
+	const uint8_t *data;		/* the whole file, read-only */
+	uint64_t size;
+
+	/* From the Header event, the first record of buffer 0. */
+	struct trace_logfile_header header;
+	int64_t header_system_time;	/* the Header event's SystemTime */
+	uint32_t header_payload_len;
+	char *logger_name;		/* UTF-8, never NULL after etl_open */
+	char *log_file_name;
+	bool mapped;			/* data is our mmap (etl_open) */
+};
+
+/* One buffer, as found in the file. */
+struct etl_buffer {
+	uint32_t index;
+	uint64_t offset;		/* of the buffer in the file */
+	struct wmi_buffer_header hdr;	/* a copy, fields in host order */
+	const uint8_t *data;		/* hdr.buffer_size bytes */
+	/*
+	 * Where the records end. Normally SavedOffset; see etl_buffer_fill()
+	 * for the relogger's header buffer. Checked: 0x48 <= filled <= size.
+	 */
+	uint32_t filled;
+	bool filled_from_offset;	/* true when Offset, not SavedOffset, gave filled */
+};
+
+struct etl_cursor {
+	uint64_t offset;		/* of the next buffer */
+	uint32_t index;
+	bool failed;
+};
+
+enum etl_record_kind {
+	ETL_KIND_KERNEL,		/* SYSTEM, COMPACT, PERFINFO: group/type hook */
+	ETL_KIND_CLASSIC,		/* FULL_HEADER, INSTANCE: MOF Class.Type */
+	ETL_KIND_EVENT,			/* EVENT_HEADER: provider GUID + descriptor */
+};
+
+struct etl_record {
+	uint32_t buffer_index;
+	uint32_t buffer_offset;		/* of the record inside its buffer */
+	uint64_t file_offset;
+	uint16_t processor;		/* the buffer's ProcessorIndex */
+	uint8_t header_type;		/* ETW_HEADER_TYPE_* */
+	uint8_t flags;			/* byte 3: 0xC0 in every sane record */
+	enum etl_record_kind kind;
+	uint16_t size;			/* whole record, header included */
+	uint16_t header_len;		/* fixed header bytes */
+	/*
+	 * Kernel headers: the marker's low 16 bits (event version, plus the
+	 * PMC/PEBS extended-item bits). Classic: the header's Version field.
+	 * EVENT_HEADER: the descriptor's version.
+	 */
+	uint16_t version;
+
+	/* ETL_KIND_KERNEL */
+	uint16_t hook_id;		/* group << 8 | type */
+
+	/* ETL_KIND_CLASSIC (FULL_HEADER carries a GUID, INSTANCE does not) */
+	uint8_t classic_type;
+	uint8_t classic_level;
+
+	/* ETL_KIND_EVENT */
+	uint16_t event_flags;		/* EVENT_HEADER_FLAG_* */
+	uint16_t event_property;
+	struct etw_event_descriptor descriptor;
+	const uint8_t *ext;		/* extended data items, or NULL */
+	uint32_t ext_len;
+	uint32_t ext_count;
+
+	bool has_guid;
+	uint8_t guid[16];		/* provider or class GUID, as stored */
+
+	int64_t timestamp;		/* raw clock value */
+	bool has_ids;			/* PERFINFO headers carry no ids */
+	uint32_t thread_id;
+	uint32_t process_id;
+
+	const uint8_t *payload;		/* inside the mapping; never past the record */
+	uint32_t payload_len;
+};
+
+struct etl_record_cursor {
+	uint64_t pos;			/* offset in the buffer of the next record */
+	bool done;
+	bool end_marker;		/* stopped at a 0xFFFFFFFF marker */
+};
+
+/*
+ * Maps path and parses the header buffer: buffer 0 must be readable and
+ * uncompressed and start with the Header event. Returns 0 or -1 (err set).
+ */
+int etl_open(struct etl_file *f, const char *path, struct etl_error *err);
+
+/* Same on bytes already in memory (tests); data must outlive f. */
+int etl_open_memory(struct etl_file *f, const char *name, const void *data,
+		    uint64_t size, struct etl_error *err);
+
+void etl_close(struct etl_file *f);
+
+void etl_buffers_begin(const struct etl_file *f, struct etl_cursor *c);
+
+/*
+ * The next buffer. Returns 1 with *b filled, 0 at the end of the file, -1
+ * on an error (err set: truncated buffer, bad BufferSize, bad SavedOffset,
+ * compressed buffer). After -1 the cursor stays failed: the position of the
+ * following buffer is unknown.
+ */
+int etl_next_buffer(const struct etl_file *f, struct etl_cursor *c,
+		    struct etl_buffer *b, struct etl_error *err);
+
+/* Number of buffers, walking the whole file; -1 on the first error. */
+long etl_count_buffers(const struct etl_file *f, struct etl_error *err);
+
+void etl_records_begin(const struct etl_buffer *b, struct etl_record_cursor *c);
+
+/*
+ * The next record of b. Returns 1 with *r filled, 0 at the end of the
+ * records (filled reached or a 0xFFFFFFFF marker), -1 on a malformed record
+ * (err set); after -1 the cursor is done.
+ */
+int etl_next_record(const struct etl_buffer *b, struct etl_record_cursor *c,
+		    struct etl_record *r, struct etl_error *err);
+
+/* Fixed header size for a header type, 0 if the type is unknown. */
+uint32_t etl_header_size(uint8_t header_type);
+
+/* true if the header type is one of the 32-bit ones (SYSTEM32, ...). */
+bool etl_header_is_32bit(uint8_t header_type);
+
+/*
+ * Clock value -> FILETIME (100 ns since 1601), as readers do:
+ * StartTime + (t - Header.SystemTime) * 10^7 / PerfFreq.
+ * Returns false if PerfFreq is not positive or the result overflows.
+ */
+bool etl_time_to_filetime(const struct etl_file *f, int64_t t, int64_t *filetime);
+
+/* Seconds since the Header event (may be negative); false if PerfFreq <= 0. */
+bool etl_time_to_seconds(const struct etl_file *f, int64_t t, double *seconds);
+
+/* Little-endian loads that never assume alignment. */
+static inline uint16_t etl_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t etl_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t etl_le64(const uint8_t *p)
+{
+	return (uint64_t)etl_le32(p) | (uint64_t)etl_le32(p + 4) << 32;
+}
+
+#endif /* NTKL_ETL_READER_H */

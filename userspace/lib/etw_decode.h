@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Field-level decoders for the event payloads whose layout is known (the
+ * uapi structs). Each prints one "Name=value ..." line (CompCS adds one
+ * line per packet) and reads only inside [payload, payload + len): a short
+ * payload prints the fields that fit and says what is missing.
+ */
+#ifndef NTKL_ETW_DECODE_H
+#define NTKL_ETW_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "etl_reader.h"
+
+/*
+ * Decode r's payload if its hook and version have a known layout.
+ * Returns true if a decoder ran. f supplies the clock for CompCS times.
+ */
+bool etw_decode_record(FILE *out, const char *indent, const struct etl_file *f,
+		       const struct etl_record *r);
+
+/* One decoder per layout; the payload only, no record header. */
+void etw_decode_logfile_header(FILE *out, const char *indent,
+			       const uint8_t *p, uint32_t len);
+void etw_decode_header_extension(FILE *out, const char *indent,
+				 const uint8_t *p, uint32_t len);
+void etw_decode_thread_v3(FILE *out, const char *indent,
+			  const uint8_t *p, uint32_t len);
+void etw_decode_process_v4(FILE *out, const char *indent,
+			   const uint8_t *p, uint32_t len);
+void etw_decode_cswitch(FILE *out, const char *indent,
+			const uint8_t *p, uint32_t len);
+void etw_decode_compact_cswitch(FILE *out, const char *indent,
+				const uint8_t *p, uint32_t len);
+void etw_decode_spinlock(FILE *out, const char *indent,
+			 const uint8_t *p, uint32_t len);
+void etw_decode_ready_thread(FILE *out, const char *indent,
+			     const uint8_t *p, uint32_t len);
+void etw_decode_config_cpu(FILE *out, const char *indent,
+			   const uint8_t *p, uint32_t len);
+/* EVENT_HEADER extended data items (r->ext); one line. */
+void etw_decode_ext_items(FILE *out, const char *indent,
+			  const uint8_t *p, uint32_t len);
+
+/* "S-1-5-18" from a SID of len bytes; false if it does not fit. */
+bool etw_sid_to_string(const uint8_t *p, uint32_t len, char *buf, size_t size,
+		       uint32_t *sid_len);
+
+/* "{3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c}" (GUID as stored: 3 LE fields, 8 bytes). */
+const char *etw_guid_str(const uint8_t guid[16], char *buf, size_t size);
+
+/*
+ * Print s (at most max bytes) with control bytes, quotes and backslashes
+ * escaped; bytes >= 0x80 too if ascii_only (ANSI strings of unknown code
+ * page), else they pass as UTF-8.
+ */
+void etw_print_escaped(FILE *out, const char *s, size_t max, bool ascii_only);
+
+/* FILETIME as "2019-02-06 12:34:56.1234567 UTC" (or the number if out of range). */
+const char *etw_filetime_str(int64_t filetime, char *buf, size_t size);
+
+#endif /* NTKL_ETW_DECODE_H */

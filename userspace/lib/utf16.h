@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * UTF-16LE (Windows wide strings, as ETW logs them) to UTF-8.
+ */
+#ifndef NTKL_UTF16_H
+#define NTKL_UTF16_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Convert the NUL-terminated UTF-16LE string at src, reading at most
+ * src_len bytes, into dst (dst_size > 0). dst is always NUL-terminated and
+ * truncated on a code point boundary if it is too small. Unpaired
+ * surrogates become U+FFFD. *used (if not NULL) gets the bytes of src the
+ * string took, terminator included, or src_len if there was none.
+ * Returns true if the terminator was found.
+ */
+bool utf16le_to_utf8(const uint8_t *src, size_t src_len, char *dst,
+		     size_t dst_size, size_t *used);
+
+/* Same into a malloc'ed string big enough for all of it; NULL if out of memory. */
+char *utf16le_to_utf8_alloc(const uint8_t *src, size_t src_len, size_t *used,
+			    bool *terminated);
+
+#endif /* NTKL_UTF16_H */

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl: control the ntkl kernel logger and read its ETL files.
+ *
+ * A small dispatcher: `ntkl <command> [args]` runs the command's function
+ * from the table below. To add a command, write cmd_<name>.c with a run
+ * and a usage function, declare them in cmd.h and add a table line.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const struct ntkl_cmd commands[] = {
+	{ "dump", "print an ETL file: header, buffers, event counts, events; --check",
+	  cmd_dump, cmd_dump_usage },
+};
+
+#define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: ntkl <command> [options]\n"
+		"       ntkl help [<command>]\n\ncommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+}
+
+static const struct ntkl_cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static int help(int argc, char **argv)
+{
+	const struct ntkl_cmd *cmd;
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "ntkl help: unknown command '%s'\n", argv[1]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd->usage(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct ntkl_cmd *cmd;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "-h"))
+		return help(argc - 1, argv + 1);
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "ntkl: unknown command '%s'\n", argv[1]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	return cmd->run(argc - 1, argv + 1);
+}
