@@ -446,22 +446,24 @@ int etl_open_memory(struct etl_file *f, const char *name, const void *data,
 		    uint64_t size, struct etl_error *err)
 {
 	memset(f, 0, sizeof(*f));
-	f->path = name;
+	f->path = strdup(name ? name : "");
 	f->data = data;
 	f->size = size;
+	if (!f->path)
+		return etl_error_set(err, "out of memory");
 	if (size == 0)
-		return etl_error_set(err, "empty file (0 bytes): not an ETL file");
-	if (size < ETL_BUFFER_HEADER_SIZE)
-		return etl_error_set(err,
+		etl_error_set(err, "empty file (0 bytes): not an ETL file");
+	else if (size < ETL_BUFFER_HEADER_SIZE)
+		etl_error_set(err,
 			"file is %llu bytes, smaller than one buffer header (0x%x): not an ETL file",
 			(unsigned long long)size, ETL_BUFFER_HEADER_SIZE);
-	if (read_header(f, err)) {
-		free(f->logger_name);
-		free(f->log_file_name);
-		f->logger_name = f->log_file_name = NULL;
-		return -1;
-	}
-	return 0;
+	else if (!read_header(f, err))
+		return 0;
+	free(f->logger_name);
+	free(f->log_file_name);
+	free((char *)f->path);
+	memset(f, 0, sizeof(*f));
+	return -1;
 }
 
 int etl_open(struct etl_file *f, const char *path, struct etl_error *err)
@@ -509,6 +511,7 @@ void etl_close(struct etl_file *f)
 		munmap((void *)f->data, (size_t)f->size);
 	free(f->logger_name);
 	free(f->log_file_name);
+	free((char *)f->path);
 	memset(f, 0, sizeof(*f));
 }
 

@@ -48,7 +48,7 @@ int etl_error_set(struct etl_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 struct etl_file {
-	const char *path;
+	const char *path;		/* a copy of the name given to etl_open */
 	const uint8_t *data;		/* the whole file, read-only */
 	uint64_t size;
 

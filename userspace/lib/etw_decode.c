@@ -664,10 +664,9 @@ bool etw_decode_record(FILE *out, const char *indent, const struct etl_file *f,
 
 	(void)f;
 	if (r->kind == ETL_KIND_EVENT) {
-		if (r->ext) {
+		/* The payload needs the provider's manifest: only the items. */
+		if (r->ext)
 			etw_decode_ext_items(out, indent, r->ext, r->ext_len);
-			return true;
-		}
 		return false;
 	}
 	if (r->kind != ETL_KIND_KERNEL)

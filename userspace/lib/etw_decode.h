@@ -15,8 +15,9 @@
 #include "etl_reader.h"
 
 /*
- * Decode r's payload if its hook and version have a known layout.
- * Returns true if a decoder ran. f supplies the clock for CompCS times.
+ * Decode r's payload if its hook and version have a known layout; returns
+ * true if a decoder ran. For EVENT_HEADER records it prints the extended
+ * data items and returns false (the payload needs the manifest).
  */
 bool etw_decode_record(FILE *out, const char *indent, const struct etl_file *f,
 		       const struct etl_record *r);

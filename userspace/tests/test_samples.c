@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reader, the checks and the decoders on the real Windows files in
+ * shared/etl-samples ($NTKL_SAMPLES), and the TraceLoggingTester file the
+ * Makefile extracts from its 7z ($NTKL_SAMPLES_OUT).
+ *
+ * The expected numbers were counted independently of this code (a few
+ * lines of Python walking the same files, outside the repository) and from
+ * the samples' README.
+ */
+#include <dirent.h>
+#include <inttypes.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "lib/etl_check.h"
+#include "lib/etl_dump.h"
+#include "lib/etl_reader.h"
+#include "lib/etw_decode.h"
+
+#define SPDL	"airbus-etl-parser__ShutdownPerfDiagLogger.etl"
+#define LXCORE	"airbus-etl-parser__lxcore_kernel.etl"
+#define AMSI	"airbus-etl-parser__AMSITrace.etl"
+#define NET	"perfview__net.4.5.2.x64.etl"
+#define TLT	"TraceLoggingTester.etl"
+
+struct counts {
+	unsigned long buffers, events;
+	unsigned long *by_hook;		/* [65536], kernel headers only */
+	unsigned long by_header[256];
+	char error[256];		/* first reader error, "" if none */
+};
+
+static void counts_free(struct counts *c)
+{
+	free(c->by_hook);
+}
+
+/* Walk every record of f. */
+static void count_file(const struct etl_file *f, struct counts *c)
+{
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_error err;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->by_hook = calloc(65536, sizeof(*c->by_hook));
+	etl_buffers_begin(f, &bc);
+	while ((rc = etl_next_buffer(f, &bc, &b, &err)) > 0) {
+		struct etl_record_cursor rcur;
+		struct etl_record r;
+		int rr;
+
+		c->buffers++;
+		etl_records_begin(&b, &rcur);
+		while ((rr = etl_next_record(&b, &rcur, &r, &err)) > 0) {
+			c->events++;
+			c->by_header[r.header_type]++;
+			if (r.kind == ETL_KIND_KERNEL)
+				c->by_hook[r.hook_id]++;
+		}
+		if (rr < 0 && !c->error[0])
+			snprintf(c->error, sizeof(c->error), "%s", err.msg);
+	}
+	if (rc < 0 && !c->error[0])
+		snprintf(c->error, sizeof(c->error), "%s", err.msg);
+}
+
+static void on_violation(void *ctx, const char *msg)
+{
+	char *first = ctx;
+
+	if (!first[0])
+		snprintf(first, 256, "%s", msg);
+}
+
+/* The first record with this hook, decoded into a string (free it). */
+static char *decode_nth(const struct etl_file *f, uint16_t hook, int nth,
+			struct etl_record *out)
+{
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_error err;
+	char *text = NULL;
+	size_t len;
+
+	etl_buffers_begin(f, &bc);
+	while (etl_next_buffer(f, &bc, &b, &err) > 0) {
+		struct etl_record_cursor rcur;
+		struct etl_record r;
+
+		etl_records_begin(&b, &rcur);
+		while (etl_next_record(&b, &rcur, &r, &err) > 0) {
+			FILE *m;
+
+			if (r.kind != ETL_KIND_KERNEL || r.hook_id != hook || nth-- > 0)
+				continue;
+			m = open_memstream(&text, &len);
+			if (!m)
+				return NULL;
+			etw_decode_record(m, "", f, &r);
+			fclose(m);
+			if (out)
+				*out = r;
+			return text;
+		}
+	}
+	return NULL;
+}
+
+/* How many kernel records of a group decode to text containing needle. */
+static unsigned long count_decoded(const struct etl_file *f, uint8_t group,
+				   const char *needle)
+{
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_error err;
+	unsigned long n = 0;
+
+	etl_buffers_begin(f, &bc);
+	while (etl_next_buffer(f, &bc, &b, &err) > 0) {
+		struct etl_record_cursor rcur;
+		struct etl_record r;
+
+		etl_records_begin(&b, &rcur);
+		while (etl_next_record(&b, &rcur, &r, &err) > 0) {
+			char *text = NULL;
+			size_t len;
+			FILE *m;
+
+			if (r.kind != ETL_KIND_KERNEL ||
+			    ETW_HOOK_GROUP(r.hook_id) != group)
+				continue;
+			m = open_memstream(&text, &len);
+			if (!m)
+				continue;
+			etw_decode_record(m, "", f, &r);
+			fclose(m);
+			if (strstr(text, needle))
+				n++;
+			free(text);
+		}
+	}
+	return n;
+}
+
+/* Dump (summary or events or check) into a string (free it); *rc the status. */
+static char *dump_to_string(const char *path, unsigned int flags, int *rc,
+			    char **errtext)
+{
+	char *text = NULL, *etext = NULL;
+	size_t len, elen;
+	FILE *out = open_memstream(&text, &len);
+	FILE *err = open_memstream(&etext, &elen);
+
+	*rc = etl_dump_path(path, flags, out, err, "dump: ");
+	fclose(out);
+	fclose(err);
+	if (errtext)
+		*errtext = etext;
+	else
+		free(etext);
+	return text;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Every file                                                              */
+/* ---------------------------------------------------------------------- */
+
+static bool is_compressed(const struct etl_file *f)
+{
+	return f->header.log_file_mode & EVENT_TRACE_COMPRESSED_MODE;
+}
+
+static void test_one_file(const char *dir, const char *name)
+{
+	char path[4096], first[256] = "";
+	struct etl_check_stats st;
+	struct etl_error err;
+	struct etl_file f;
+	struct counts c;
+	FILE *devnull;
+	int rc;
+
+	test_path(path, sizeof(path), dir, name);
+	test_begin("read_%s", name);
+	if (etl_open(&f, path, &err)) {
+		test_fail("etl_open: %s", err.msg);
+		test_end();
+		return;
+	}
+	count_file(&f, &c);
+	if (is_compressed(&f)) {
+		/* Refused with the message, at the first compressed buffer. */
+		CHECK_HAS(c.error, "is compressed (BufferFlag 0x");
+		CHECK_HAS(c.error, "ntkl cannot read compressed ETL files");
+		CHECK_EQ(c.buffers, 1);
+	} else {
+		if (c.error[0])
+			test_fail("reader error: %s", c.error);
+		CHECK_EQ(c.buffers, f.header.buffers_written);
+		CHECK(c.events > 0);
+	}
+	counts_free(&c);
+	test_end();
+
+	test_begin("check_%s", name);
+	etl_check(&f, false, on_violation, first, &st);
+	if (is_compressed(&f)) {
+		CHECK_EQ(st.violations, 1);
+		CHECK_HAS(first, "is compressed");
+	} else if (st.violations) {
+		test_fail("%lu violations, first: %s", st.violations, first);
+	}
+	test_end();
+
+	/* The whole `dump --events` path, output thrown away. */
+	test_begin("dump_events_%s", name);
+	devnull = fopen("/dev/null", "w");
+	CHECK(devnull != NULL);
+	if (devnull) {
+		rc = etl_dump_path(path, ETL_DUMP_EVENTS, devnull, devnull, "");
+		CHECK_EQ(rc, is_compressed(&f) ? 1 : 0);
+		fclose(devnull);
+	}
+	test_end();
+	etl_close(&f);
+}
+
+static void test_every_file(void)
+{
+	const char *dir = test_samples_dir();
+	char path[4096];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	test_begin("samples_present");
+	d = opendir(dir);
+	if (!d)
+		test_fail("cannot open the samples directory %s (set NTKL_SAMPLES)", dir);
+	test_end();
+	if (d) {
+		while ((de = readdir(d))) {
+			size_t len = strlen(de->d_name);
+
+			if (len < 4 || strcmp(de->d_name + len - 4, ".etl"))
+				continue;
+			test_one_file(dir, de->d_name);
+			n++;
+		}
+		closedir(d);
+	}
+
+	test_begin("samples_count");
+	CHECK_EQ(n, 4);
+	test_end();
+
+	test_begin("sample_7z_extracted");
+	test_path(path, sizeof(path), test_samples_out_dir(), TLT);
+	if (access(path, R_OK))
+		test_fail("%s is missing: `make test` extracts it with 7z (apt-get install p7zip-full)",
+			  path);
+	test_end();
+	if (!access(path, R_OK))
+		test_one_file(test_samples_out_dir(), TLT);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Values read from each sample                                            */
+/* ---------------------------------------------------------------------- */
+
+static bool open_sample(struct etl_file *f, const char *dir, const char *name)
+{
+	char path[4096];
+	struct etl_error err;
+
+	if (etl_open(f, test_path(path, sizeof(path), dir, name), &err)) {
+		test_fail("%s: %s", name, err.msg);
+		return false;
+	}
+	return true;
+}
+
+static void test_spdl(void)
+{
+	struct etl_file f;
+	struct etl_record r;
+	struct counts c;
+	int64_t ft = 0;
+	char *s;
+	int rc;
+
+	test_begin("spdl_header");
+	if (!open_sample(&f, test_samples_dir(), SPDL)) {
+		test_end();
+		return;
+	}
+	CHECK_EQ(f.header.buffer_size, 65536);
+	CHECK_EQ(f.header.buffers_written, 49);
+	CHECK_EQ(f.header.number_of_processors, 2);
+	CHECK_EQ(f.header.provider_version, 18362);
+	CHECK_EQ(f.header.perf_freq, 10000000);
+	CHECK_EQ(f.header.reserved_flags, EVENT_TRACE_CLOCK_PERFCOUNTER);
+	CHECK_EQ(f.header.log_file_mode, 0x02000080);
+	CHECK_EQ(f.header.pointer_size, 8);
+	CHECK_EQ(f.header.version, ETW_LOGFILE_VERSION);
+	CHECK_EQ(f.header.timer_resolution, 156250);
+	CHECK_EQ(f.header.cpu_speed_in_mhz, 1992);
+	CHECK_EQ(f.header.events_lost, 0);
+	CHECK_STR(f.logger_name, "PerfDiag Logger");
+	CHECK_STR(f.log_file_name,
+		  "C:\\Windows\\system32\\WDI\\LogFiles\\ShutdownPerfDiagLogger.etl");
+	/* The Header event's own clock value is the start. */
+	CHECK(etl_time_to_filetime(&f, f.header_system_time, &ft));
+	CHECK_EQ(ft, f.header.start_time);
+	test_end();
+
+	test_begin("spdl_counts");
+	count_file(&f, &c);
+	CHECK_STR(c.error, "");
+	CHECK_EQ(c.buffers, 49);
+	CHECK_EQ(c.events, 17078);
+	CHECK_EQ(c.by_header[ETW_HEADER_TYPE_SYSTEM64], 8433);
+	CHECK_EQ(c.by_header[ETW_HEADER_TYPE_PERFINFO64], 8645);
+	CHECK_EQ(c.by_hook[ETW_HOOK_THREAD_DC_START], 1175);
+	CHECK_EQ(c.by_hook[ETW_HOOK_THREAD_START], 350);
+	CHECK_EQ(c.by_hook[ETW_HOOK_THREAD_END], 1032);
+	CHECK_EQ(c.by_hook[ETW_HOOK_THREAD_DC_END], 501);
+	CHECK_EQ(c.by_hook[ETW_HOOK_PROCESS_DC_START], 94);
+	CHECK_EQ(c.by_hook[ETW_HOOK_PROCESS_DC_END], 37);
+	CHECK_EQ(c.by_hook[ETW_HOOK_PROCESS_END], 60);
+	CHECK_EQ(c.by_hook[ETW_HOOK_PROCESS_DEFUNCT], 5);
+	CHECK_EQ(c.by_hook[ETW_HOOK_IMAGE_UNLOAD], 4791);
+	CHECK_EQ(c.by_hook[ETW_HOOK_IMAGE_DC_START], 196 + 6549);
+	CHECK_EQ(c.by_hook[ETW_HOOK_IMAGE_DC_END], 193 + 1952);
+	CHECK_EQ(c.by_hook[ETW_HOOK_HEADER], 1);
+	CHECK_EQ(c.by_hook[ETW_HOOK_HEADER_EXTENSION], 3);
+	CHECK_EQ(c.by_hook[ETW_HOOK_GROUP_MASKS_END], 2);
+	CHECK_EQ(c.by_hook[ETW_HOOK_RUNDOWN_COMPLETE], 2);
+	CHECK_EQ(c.by_hook[ETW_HOOK_PARTITION_INFO], 1);
+	counts_free(&c);
+	test_end();
+
+	test_begin("spdl_first_process_is_idle");
+	s = decode_nth(&f, ETW_HOOK_PROCESS_DC_START, 0, &r);
+	CHECK_HAS(s, "ProcessId=0 ");
+	CHECK_HAS(s, "UserSID=S-1-5-18 ");
+	CHECK_HAS(s, "ImageFileName=\"Idle\"");
+	CHECK_HAS(s, "CommandLine=\"\"");
+	CHECK(s && !strstr(s, "[payload short"));
+	CHECK(s && !strstr(s, "not decoded"));
+	CHECK_EQ(r.header_type, ETW_HEADER_TYPE_PERFINFO64);
+	CHECK_EQ(r.version, ETW_VERSION_PROCESS);
+	CHECK_EQ(r.buffer_index, 1);
+	free(s);
+	s = decode_nth(&f, ETW_HOOK_PROCESS_DC_START, 1, NULL);
+	CHECK_HAS(s, "ProcessId=4 ");
+	CHECK_HAS(s, "ImageFileName=\"System\"");
+	free(s);
+	test_end();
+
+	test_begin("spdl_thread_dcstart");
+	s = decode_nth(&f, ETW_HOOK_THREAD_DC_START, 2, &r);
+	CHECK_HAS(s, "ProcessId=4 TThreadId=12 ");
+	CHECK_HAS(s, "StackBase=0xfffff580f6810000");
+	CHECK_HAS(s, "BasePriority=13");
+	CHECK_HAS(s, "ThreadName=\"\"");
+	CHECK(s && !strstr(s, "[payload short"));
+	CHECK_EQ(r.size, 106);
+	CHECK_EQ(r.payload_len, 74);
+	CHECK(r.has_ids);
+	CHECK_EQ(r.thread_id, 12);
+	CHECK_EQ(r.process_id, 4);
+	free(s);
+	test_end();
+
+	test_begin("spdl_group_masks");
+	s = decode_nth(&f, ETW_HOOK_HEADER_EXTENSION, 1, NULL);
+	CHECK_HAS(s, "Masks=00000007:00000000");
+	CHECK_HAS(s, "KernelEventVersion=70");
+	CHECK_HAS(s, "On=PROCESS|THREAD|LOADER");
+	free(s);
+	test_end();
+
+	test_begin("spdl_dump_summary");
+	s = dump_to_string(f.path, 0, &rc, NULL);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(s, "LoggerName:          \"PerfDiag Logger\"");
+	CHECK_HAS(s, "LogFileMode:         0x02000080 (SECURE_MODE|SYSTEM_LOGGER_MODE)");
+	CHECK_HAS(s, "ClockType:           1 (QPC)");
+	CHECK_HAS(s, "StartTime:           2020-02-28 09:03:47.7445790 UTC");
+	CHECK_HAS(s, "1175  SYSTEM64            3  0x0503 Thread/DCStart");
+	CHECK_HAS(s, "  94  PERFINFO64          4  0x0303 Process/DCStart");
+	CHECK_HAS(s, "Total: 17078 events in 49 buffers");
+	free(s);
+	test_end();
+
+	test_begin("spdl_dump_events_names");
+	s = dump_to_string(f.path, ETL_DUMP_EVENTS, &rc, NULL);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(s, "Process/DCStart (0x0303 PERFINFO64 v4, 91 bytes)");
+	CHECK_HAS(s, "ImageFileName=\"svchost.exe\"");
+	CHECK_HAS(s, "Thread/DCStart (0x0503 SYSTEM64 v3, 106 bytes)");
+	free(s);
+	test_end();
+	etl_close(&f);
+}
+
+static void test_lxcore(void)
+{
+	struct etl_file f;
+	struct counts c;
+	char *s;
+	int rc;
+
+	test_begin("lxcore_header");
+	if (!open_sample(&f, test_samples_dir(), LXCORE)) {
+		test_end();
+		return;
+	}
+	CHECK_EQ(f.header.number_of_processors, 6);
+	CHECK_EQ(f.header.buffer_size, 8192);
+	CHECK_EQ(f.header.buffers_written, 3);
+	CHECK_EQ(f.header.provider_version, 19041);
+	CHECK_STR(f.logger_name, "lxcore_kernel");
+	CHECK_STR(f.log_file_name, "C:\\Prog\\lxcore_kernel.etl");
+	test_end();
+
+	test_begin("lxcore_events");
+	count_file(&f, &c);
+	CHECK_STR(c.error, "");
+	CHECK_EQ(c.buffers, 3);
+	CHECK_EQ(c.events, 4);
+	CHECK_EQ(c.by_header[ETW_HEADER_TYPE_EVENT_HEADER64], 2);
+	CHECK_EQ(c.by_hook[ETW_HOOK_PARTITION_INFO], 1);
+	counts_free(&c);
+	s = dump_to_string(f.path, ETL_DUMP_EVENTS, &rc, NULL);
+	CHECK_EQ(rc, 0);
+	CHECK_HAS(s, "provider {0cd1c309-0878-4515-83db-749843b3f5c9}");
+	CHECK_HAS(s, "PROV_TRAITS(56 bytes)");
+	CHECK_HAS(s, "payload: ");
+	CHECK_HAS(s, "=\"Microsoft.Windows.Subsystem.LxCore\"");
+	CHECK_HAS(s, "EVENT_SCHEMA_TL(");
+	free(s);
+	test_end();
+	etl_close(&f);
+}
+
+static void test_amsi(void)
+{
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_error err;
+	struct etl_file f;
+	struct counts c;
+	int64_t seq[8] = { 0 };
+	int n = 0;
+
+	test_begin("amsi_header");
+	if (!open_sample(&f, test_samples_dir(), AMSI)) {
+		test_end();
+		return;
+	}
+	CHECK_EQ(f.header.number_of_processors, 8);
+	CHECK_EQ(f.header.buffer_size, 65536);
+	CHECK_EQ(f.header.buffers_written, 6);
+	CHECK_EQ(f.header.events_lost, 3);
+	CHECK_STR(f.logger_name, "AMSITraceSession");
+	test_end();
+
+	test_begin("amsi_events");
+	count_file(&f, &c);
+	CHECK_STR(c.error, "");
+	CHECK_EQ(c.buffers, 6);
+	CHECK_EQ(c.events, 21);
+	CHECK_EQ(c.by_header[ETW_HEADER_TYPE_EVENT_HEADER64], 19);
+	counts_free(&c);
+	test_end();
+
+	/* Buffers are in flush order: sequence numbers 0,4,5,1,2,3. */
+	test_begin("amsi_sequence_numbers");
+	etl_buffers_begin(&f, &bc);
+	while (n < 8 && etl_next_buffer(&f, &bc, &b, &err) > 0)
+		seq[n++] = b.hdr.sequence_number;
+	CHECK_EQ(n, 6);
+	CHECK(seq[0] == 0 && seq[1] == 4 && seq[2] == 5 && seq[3] == 1 &&
+	      seq[4] == 2 && seq[5] == 3);
+	test_end();
+	etl_close(&f);
+}
+
+static void test_tlt(void)
+{
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_error err;
+	struct etl_record r;
+	struct etl_file f;
+	struct counts c;
+	char *s;
+
+	test_begin("tlt_header");
+	if (!open_sample(&f, test_samples_out_dir(), TLT)) {
+		test_end();
+		return;
+	}
+	CHECK_EQ(f.header.number_of_processors, 20);
+	CHECK_EQ(f.header.buffer_size, 1024 * 1024);
+	CHECK_EQ(f.header.provider_version, 26100);
+	CHECK_EQ(f.header.buffers_written, 41);
+	CHECK_STR(f.logger_name, "Relogger");
+	test_end();
+
+	/* The relogger ends buffer 0's records at Offset, past SavedOffset. */
+	test_begin("tlt_relogged_header_buffer");
+	etl_buffers_begin(&f, &bc);
+	CHECK_EQ(etl_next_buffer(&f, &bc, &b, &err), 1);
+	CHECK_EQ(b.hdr.saved_offset, 0x1B8);
+	CHECK_EQ(b.hdr.offset, 0x2C0);
+	CHECK_EQ(b.filled, 0x2C0);
+	CHECK(b.filled_from_offset);
+	test_end();
+
+	test_begin("tlt_counts");
+	count_file(&f, &c);
+	CHECK_STR(c.error, "");
+	CHECK_EQ(c.buffers, 41);
+	CHECK_EQ(c.events, 172716);
+	CHECK_EQ(c.by_header[ETW_HEADER_TYPE_FULL_HEADER64], 93805);
+	CHECK_EQ(c.by_header[ETW_HEADER_TYPE_EVENT_HEADER64], 47472);
+	CHECK_EQ(c.by_header[ETW_HEADER_TYPE_PERFINFO64], 23620);
+	CHECK_EQ(c.by_header[ETW_HEADER_TYPE_SYSTEM64], 7730);
+	CHECK_EQ(c.by_header[ETW_HEADER_TYPE_EVENT_HEADER32], 88);
+	CHECK_EQ(c.by_header[ETW_HEADER_TYPE_FULL_HEADER32], 1);
+	CHECK_EQ(c.by_hook[ETW_HOOK_PARTITION_INFO], 6);
+	CHECK_EQ(c.by_hook[ETW_HOOK_THREAD_DC_END], 6719);
+	CHECK_EQ(c.by_hook[ETW_HOOK_PROCESS_DC_END], 360);
+	CHECK_EQ(c.by_hook[ETW_HOOK_CONFIG_CPU], 1);
+	counts_free(&c);
+	test_end();
+
+	test_begin("tlt_config_cpu");
+	s = decode_nth(&f, ETW_HOOK_CONFIG_CPU, 0, &r);
+	CHECK_EQ(r.payload_len, ETW_CONFIG_CPU_SIZE);
+	CHECK_EQ(r.version, ETW_VERSION_CONFIG_CPU);
+	CHECK_HAS(s, "MHz=3494 ");
+	CHECK_HAS(s, "NumberOfProcessors=20 ");
+	CHECK_HAS(s, "MemSize=65349 ");
+	CHECK_HAS(s, "PageSize=4096 ");
+	CHECK_HAS(s, "ComputerName=\"MAGNON\"");
+	CHECK_HAS(s, "HighestUserAddress=0x7ffffffeffff ");
+	CHECK_HAS(s, "ProcessorArchitecture=9 ");
+	CHECK_HAS(s, "NxEnabled=1 ");
+	CHECK_HAS(s, "MemorySpeed=2666");
+	CHECK(s && !strstr(s, "[payload short"));
+	CHECK(s && !strstr(s, "not decoded"));
+	free(s);
+	test_end();
+
+	/* Windows 11 logs thread names in Thread v3 events. */
+	test_begin("tlt_thread_names");
+	CHECK_EQ(count_decoded(&f, ETW_GROUP_THREAD,
+			       "ThreadName=\"ThreadPoolForegroundWorker\""), 338);
+	CHECK_EQ(count_decoded(&f, ETW_GROUP_THREAD,
+			       "ThreadName=\"ThreadPoolBackgroundWorker\""), 58);
+	test_end();
+	etl_close(&f);
+}
+
+static void test_net_compressed(void)
+{
+	struct etl_file f;
+	struct etl_error err;
+	char path[4096], *s, *e = NULL;
+	int rc;
+
+	test_begin("net_compressed_refused");
+	test_path(path, sizeof(path), test_samples_dir(), NET);
+	/* Buffer 0 is not compressed, so the header still reads. */
+	if (!open_sample(&f, test_samples_dir(), NET)) {
+		test_end();
+		return;
+	}
+	CHECK_STR(f.logger_name, "Relogger");
+	CHECK(f.header.log_file_mode & EVENT_TRACE_COMPRESSED_MODE);
+	CHECK_EQ(etl_count_buffers(&f, &err), -1);
+	CHECK_STR(err.msg,
+		  "buffer 1 (file offset 0x200) is compressed (BufferFlag 0x0060): "
+		  "ntkl cannot read compressed ETL files; relog the trace uncompressed");
+	etl_close(&f);
+
+	s = dump_to_string(path, 0, &rc, &e);
+	CHECK_EQ(rc, 1);
+	CHECK_STR(s, "");		/* nothing half-printed */
+	CHECK_HAS(e, "dump: buffer 1 (file offset 0x200) is compressed");
+	free(s);
+	free(e);
+	test_end();
+}
+
+int main(void)
+{
+	test_every_file();
+	test_spdl();
+	test_lxcore();
+	test_amsi();
+	test_tlt();
+	test_net_compressed();
+	return test_exit();
+}
