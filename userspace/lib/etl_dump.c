@@ -400,8 +400,17 @@ static void walk(struct dump *d)
 			report(d, err.msg);
 		}
 	}
-	if (rc < 0)
+	if (rc < 0) {
 		report(d, err.msg);
+	} else if (d->nbufs != d->f->header.buffers_written) {
+		char msg[160];
+
+		/* Windows rewrites BuffersWritten at stop; readers trust it. */
+		snprintf(msg, sizeof(msg),
+			 "file: %zu buffers in the file, but the header's BuffersWritten is %u: truncated or damaged file",
+			 d->nbufs, d->f->header.buffers_written);
+		report(d, msg);
+	}
 }
 
 struct check_ctx {

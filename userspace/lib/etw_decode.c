@@ -187,25 +187,30 @@ void etw_print_escaped(FILE *out, const char *s, size_t max, bool ascii_only)
 
 const char *etw_filetime_str(int64_t filetime, char *buf, size_t size)
 {
-	int64_t since_epoch = filetime - ETW_FILETIME_UNIX_EPOCH;
-	int64_t secs = since_epoch / ETW_FILETIME_PER_SECOND;
-	int64_t frac = since_epoch % ETW_FILETIME_PER_SECOND;
+	int64_t since_epoch, secs, frac;
 	struct tm tm;
 	time_t t;
 
+	/* 0 and negatives (and years past 9999) are no date: show the number. */
+	if (filetime <= 0)
+		goto not_a_date;
+	since_epoch = filetime - ETW_FILETIME_UNIX_EPOCH;	/* no overflow: filetime > 0 */
+	secs = since_epoch / ETW_FILETIME_PER_SECOND;
+	frac = since_epoch % ETW_FILETIME_PER_SECOND;
 	if (frac < 0) {
 		frac += ETW_FILETIME_PER_SECOND;
 		secs--;
 	}
 	t = (time_t)secs;
-	/* Years past 9999 are garbage in a trace header; show the number. */
-	if (filetime <= 0 || !gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999) {
-		snprintf(buf, size, "%" PRId64 " (not a date)", filetime);
-		return buf;
-	}
+	if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999)
+		goto not_a_date;
 	snprintf(buf, size, "%04d-%02d-%02d %02d:%02d:%02d.%07" PRId64 " UTC",
 		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 		 tm.tm_min, tm.tm_sec, frac);
+	return buf;
+
+not_a_date:
+	snprintf(buf, size, "%" PRId64 " (not a date)", filetime);
 	return buf;
 }
 
@@ -349,10 +354,9 @@ void etw_decode_thread_v3(FILE *out, const char *indent,
 	DEC(&d, T, page_priority, "PagePriority", FMT_DEC);
 	DEC(&d, T, io_priority, "IoPriority", FMT_DEC);
 	DEC(&d, T, thread_flags, "ThreadFlags", FMT_HEX);
-	/* Windows 10 files carry the name; it may be absent in older ones. */
+	/* Version 3 as Windows 10 and 11 log it: a name, a lone NUL if none. */
 	d.pos = sizeof(T);
-	if (!d.is_short && d.len > d.pos)
-		dec_wstr(&d, "ThreadName");
+	dec_wstr(&d, "ThreadName");
 	dec_end(&d);
 }
 
