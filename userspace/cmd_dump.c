@@ -40,6 +40,7 @@ int cmd_dump(int argc, char **argv)
 	int opt;
 
 	optind = 1;
+	opterr = 0;	/* our own message, with the command's name */
 	while ((opt = getopt_long(argc, argv, "ech", options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
@@ -52,6 +53,8 @@ int cmd_dump(int argc, char **argv)
 			cmd_dump_usage(stdout);
 			return 0;
 		default:
+			fprintf(stderr, "ntkl dump: unknown option '%s'\n",
+				argv[optind - 1]);
 			cmd_dump_usage(stderr);
 			return EXIT_USAGE;
 		}

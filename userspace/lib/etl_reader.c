@@ -451,7 +451,7 @@ int etl_open_memory(struct etl_file *f, const char *name, const void *data,
 	f->size = size;
 	if (!f->path)
 		return etl_error_set(err, "out of memory");
-	if (size == 0)
+	if (size == 0 || !data)
 		etl_error_set(err, "empty file (0 bytes): not an ETL file");
 	else if (size < ETL_BUFFER_HEADER_SIZE)
 		etl_error_set(err,
