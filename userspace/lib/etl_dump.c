@@ -285,11 +285,13 @@ static void print_buffers(struct dump *d)
 			      flags + strlen(flags), sizeof(flags) - strlen(flags) - 1);
 		strcat(flags, ")");
 		fprintf(d->out, "%6u 0x%010" PRIx64 " %8u %8u %6" PRId64 " %4u  %-30s %-8s %8lu",
-			s->index, s->offset, s->hdr.buffer_size, s->filled,
+			s->index, s->offset, s->hdr.buffer_size, s->hdr.saved_offset,
 			(int64_t)s->hdr.sequence_number, s->hdr.processor_index,
 			flags, type, s->records);
 		if (s->records)
 			fprintf(d->out, " %20" PRId64 " %20" PRId64, s->first_ts, s->last_ts);
+		if (s->filled != s->hdr.saved_offset)	/* the relogger's buffer 0 */
+			fprintf(d->out, "  (records up to Offset 0x%x)", s->filled);
 		fprintf(d->out, "%s\n", s->bad ? "  (stopped at an error)" : "");
 	}
 }
