@@ -37,6 +37,9 @@ kernel-tools:
 debug-kernel:
 	scripts/build-debug-kernel
 
+vm-test: modules-all selftests userspace
+	scripts/vm-test
+
 unit-test: userspace
 	$(MAKE) -C userspace BUILD=$(BUILD) test
 

@@ -286,7 +286,30 @@ u32 ntkl_free_buffers(struct ntkl_logger *lg)
 }
 
 /*
- * A stopped logger has no writers left: move head past current buffers
+ * Saving a buffering-mode logger: stop writers (their events count as
+ * lost) so the reader can take every buffer without racing a writer that
+ * overwrites the oldest. Called with lg->lock held; ntkl_buffers_resume()
+ * lets writers in again.
+ */
+void ntkl_buffers_pause(struct ntkl_logger *lg)
+{
+	WRITE_ONCE(lg->accept, 0);
+	/* probes run with preemption off: after this none is writing */
+	synchronize_rcu();
+	ntkl_flush_cpus(lg);
+	ntkl_buffers_final(lg);
+	lg->paused = true;
+}
+
+void ntkl_buffers_resume(struct ntkl_logger *lg)
+{
+	lg->paused = false;
+	if (READ_ONCE(lg->status) == NTKL_STATUS_RUNNING)
+		WRITE_ONCE(lg->accept, 1);
+}
+
+/*
+ * A stopped (or paused) logger has no writers: move head past current buffers
  * that were closed while their ring was full, so the reader gets them.
  */
 void ntkl_buffers_final(struct ntkl_logger *lg)
@@ -351,7 +374,8 @@ static void buffer_finish(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring,
 	hdr->saved_offset = filled;
 	hdr->current_offset = filled;
 	hdr->timestamp = buf->flush_clock;
-	hdr->sequence_number = buf->sequence;
+	/* numbered per file: a buffering-mode snapshot skips overwritten ones */
+	hdr->sequence_number = ++lg->read_count;
 	hdr->processor_index = ring->cpu;
 	hdr->logger_id = lg->id;
 	hdr->state = ETW_BUFFER_STATE_FLUSH;
@@ -378,6 +402,7 @@ ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len)
 		if (copy_to_user(ubuf, lg->header, lg->buffer_size))
 			return -EFAULT;
 		WRITE_ONCE(lg->header_read, true);
+		lg->read_count = 0;
 		atomic64_inc(&lg->buffers_written);
 		return lg->buffer_size;
 	}

@@ -86,7 +86,11 @@ struct ntkl_logger {
 	unsigned int nr_rings;		/* nr_cpu_ids */
 	struct ntkl_cpu_ring *rings;
 	u8 *header;			/* the header buffer, buffer_size bytes */
+
+	/* the bound reader's file: buffers numbered 1..N, header first */
 	bool header_read;
+	u64 read_count;
+	bool paused;			/* a buffering-mode logger being saved */
 
 	/* reader */
 	atomic_t readers;
@@ -122,6 +126,8 @@ u32 ntkl_free_buffers(struct ntkl_logger *lg);
 ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len);
 bool ntkl_buffer_ready(struct ntkl_logger *lg);
 void ntkl_buffers_final(struct ntkl_logger *lg);
+void ntkl_buffers_pause(struct ntkl_logger *lg);
+void ntkl_buffers_resume(struct ntkl_logger *lg);
 
 /* header.c */
 void ntkl_header_build(struct ntkl_logger *lg);

@@ -44,6 +44,9 @@ static int ntkl_bind(struct file *file, void __user *arg)
 		ntkl_logger_put(lg);
 		return -EBUSY;
 	}
+	mutex_lock(&lg->lock);
+	lg->header_read = false;	/* every reader's file starts with it */
+	mutex_unlock(&lg->lock);
 	file->private_data = lg;
 	return 0;
 }
@@ -82,7 +85,9 @@ static long ntkl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 static bool read_done(struct ntkl_logger *lg)
 {
-	return READ_ONCE(lg->status) == NTKL_STATUS_STOPPED || ntkl_buffer_ready(lg);
+	/* a buffering-mode logger is read as a snapshot: read never waits */
+	return READ_ONCE(lg->status) == NTKL_STATUS_STOPPED ||
+	       (lg->mode & NTKL_MODE_BUFFERING) || ntkl_buffer_ready(lg);
 }
 
 static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t *ppos)
@@ -99,6 +104,10 @@ static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t
 		bool stopped = READ_ONCE(lg->status) == NTKL_STATUS_STOPPED;
 
 		mutex_lock(&lg->lock);
+		/* reading a buffering-mode logger saves a snapshot of it */
+		if ((lg->mode & NTKL_MODE_BUFFERING) && !stopped && !lg->paused)
+			ntkl_buffers_pause(lg);
+		stopped |= lg->paused;
 		ret = ntkl_read_buffer(lg, buf, len);
 		if (ret == 0 && stopped) {
 			ntkl_buffers_final(lg);
@@ -145,6 +154,10 @@ static int ntkl_release(struct inode *inode, struct file *file)
 	struct ntkl_logger *lg = file->private_data;
 
 	if (lg) {
+		mutex_lock(&lg->lock);
+		if (lg->paused)
+			ntkl_buffers_resume(lg);
+		mutex_unlock(&lg->lock);
 		atomic_set(&lg->readers, 0);
 		ntkl_logger_put(lg);
 	}

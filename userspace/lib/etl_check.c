@@ -214,10 +214,15 @@ static bool check_record(struct checker *c, const struct etl_buffer *b,
 		      r->version & 0xFF))
 		return true;
 
+	/*
+	 * Windows keeps only group-0 events in buffer 0; ntkl also puts the
+	 * SystemConfig CPU event there (issue 3), so that one is allowed too.
+	 */
 	if (b->index == 0 &&
 	    (r->kind != ETL_KIND_KERNEL ||
-	     ETW_HOOK_GROUP(r->hook_id) != ETW_GROUP_HEADER) &&
-	    violation(c, REC_FMT "the header buffer holds only group-0 (EventTrace) events, not %s %s",
+	     (ETW_HOOK_GROUP(r->hook_id) != ETW_GROUP_HEADER &&
+	      r->hook_id != ETW_HOOK_CONFIG_CPU)) &&
+	    violation(c, REC_FMT "the header buffer holds only group-0 (EventTrace) and SystemConfig CPU events, not %s %s",
 		      REC_ARGS(b, r), type_label(r->header_type),
 		      r->kind == ETL_KIND_KERNEL ?
 		      etw_hook_label(r->hook_id, hook, sizeof(hook)) : "event"))

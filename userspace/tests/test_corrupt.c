@@ -533,7 +533,7 @@ static void test_records(void)
 	img = test_copy(spdl, spdl_size);
 	put_le16(img + 0x218 + 6, ETW_HOOK_THREAD_START);	/* the Extension event */
 	expect_strict(img, spdl_size,
-		"buffer 0 (file offset 0x0): record at +0x218: the header buffer holds only group-0 (EventTrace) events, not SYSTEM64 Thread/Start");
+		"buffer 0 (file offset 0x0): record at +0x218: the header buffer holds only group-0 (EventTrace) and SystemConfig CPU events, not SYSTEM64 Thread/Start");
 	free(img);
 	test_end();
 

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the ntkl selftests: control ioctls that return -errno,
+ * properties with defaults, draining a bound reader into memory, and small
+ * workloads that make process and thread events.
+ */
+#ifndef NTKL_UTIL_H
+#define NTKL_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../uapi/ntkl.h"
+#include "../uapi/ntkl_etw.h"
+
+static inline int ntkl_open(void)
+{
+	return open(NTKL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+}
+
+/* An ioctl's result: 0, or -errno. */
+static inline int ntkl_ctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static inline void props_init(struct ntkl_properties *p, const char *name,
+			      uint32_t enable_flags)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	snprintf(p->logger_name, sizeof(p->logger_name), "%s", name);
+	p->enable_flags = enable_flags;
+}
+
+/* Properties that select a logger by name, for STOP/QUERY/FLUSH/UPDATE. */
+static inline void props_select(struct ntkl_properties *p, const char *name)
+{
+	props_init(p, name, 0);
+}
+
+static inline int ntkl_stop_name(int fd, const char *name)
+{
+	struct ntkl_properties p;
+
+	props_select(&p, name);
+	return ntkl_ctl(fd, NTKL_IOC_STOP, &p);
+}
+
+static inline int ntkl_bind_id(int fd, uint32_t id)
+{
+	struct ntkl_bind b = { .size = sizeof(b), .logger_id = id };
+
+	return ntkl_ctl(fd, NTKL_IOC_BIND, &b);
+}
+
+/* A whole capture in memory, buffer 0 (the header buffer) first. */
+struct capture {
+	uint8_t *data;
+	size_t size;
+	unsigned int buffers;
+	size_t buffer_size;
+};
+
+/*
+ * Read buffers from a bound fd until end of data (or max_buffers); each
+ * read() must return exactly one buffer. Returns 0 or -errno.
+ */
+static inline int capture_drain(int fd, size_t buffer_size, struct capture *c,
+				unsigned int max_buffers)
+{
+	c->buffer_size = buffer_size;
+	while (!max_buffers || c->buffers < max_buffers) {
+		uint8_t *grown = realloc(c->data, c->size + buffer_size);
+		ssize_t n;
+
+		if (!grown)
+			return -ENOMEM;
+		c->data = grown;
+		n = read(fd, c->data + c->size, buffer_size);
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		if ((size_t)n != buffer_size)
+			return -EIO;
+		c->size += n;
+		c->buffers++;
+	}
+	return 0;
+}
+
+static inline void capture_free(struct capture *c)
+{
+	free(c->data);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The header buffer's TRACE_LOGFILE_HEADER (after Header's SYSTEM64 header). */
+static inline struct trace_logfile_header *capture_logfile_header(struct capture *c)
+{
+	return (struct trace_logfile_header *)(c->data + sizeof(struct wmi_buffer_header) +
+					       sizeof(struct system_trace_header));
+}
+
+/* What ntkl stop does to a file: the counters only known at the end. */
+static inline void capture_patch(struct capture *c, const struct ntkl_properties *final)
+{
+	struct trace_logfile_header *h = capture_logfile_header(c);
+
+	h->buffers_written = c->buffers;
+	h->events_lost = final->events_lost;
+	h->buffers_lost = final->log_buffers_lost;
+}
+
+static inline int capture_write(const struct capture *c, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fwrite(c->data, 1, c->size, f) == c->size;
+	return fclose(f) == 0 && ok ? 0 : -EIO;
+}
+
+/* Fork and exec path (argv[0] = its name) count times; wait for all. */
+static inline void run_execs(const char *path, int count)
+{
+	int i;
+
+	for (i = 0; i < count; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			int null = open("/dev/null", O_WRONLY);
+
+			dup2(null, 1);
+			dup2(null, 2);
+			execl(path, strrchr(path, '/') ? strrchr(path, '/') + 1 : path,
+			      (char *)NULL);
+			_exit(127);
+		}
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+}
+
+#endif /* NTKL_UTIL_H */
