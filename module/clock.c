@@ -17,12 +17,15 @@
 
 #include "ntkl.h"
 
-/* ns -> 100 ns units without a division: ns * ceil(2^32 / 100) >> 32. */
-#define NS_TO_100NS_MULT	42949673u
+/*
+ * ns -> 100 ns units without a division: ns * ceil(2^64 / 100) >> 64. A
+ * 32-bit multiplier would be 6e-10 off, a second for wall-clock time.
+ */
+#define NS_TO_100NS_MULT	184467440737095517ULL
 
 static inline u64 ns_to_100ns(u64 ns)
 {
-	return mul_u64_u32_shr(ns, NS_TO_100NS_MULT, 32);
+	return mul_u64_u64_shr(ns, NS_TO_100NS_MULT, 64);
 }
 
 u64 ntkl_clock(u32 clock_type)

@@ -13,6 +13,7 @@
  *  - unloading the module with loggers running stops them cleanly.
  */
 #define _GNU_SOURCE
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -301,6 +302,162 @@ TEST_F(cap, buffering_keeps_newest)
 	EXPECT_EQ(1, q.accept_new_events);
 	EXPECT_EQ(0, ntkl_stop_name(self->ctl, "selftest recorder"));
 	capture_free(&c);
+}
+
+/*
+ * Each clock type: PerfFreq in the header matches the unit, so every
+ * record's time, converted as readers do (StartTime + (t - SystemTime of
+ * the Header event) * 10^7 / PerfFreq), falls inside the capture.
+ */
+TEST_F(cap, clock_types)
+{
+	struct etl_record_cursor rc;
+	struct etl_error err;
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_record r;
+	struct etl_file f;
+	uint32_t clock;
+
+	for (clock = NTKL_CLOCK_QPC; clock <= NTKL_CLOCK_CYCLE; clock++) {
+		struct ntkl_properties p, q = { .size = sizeof(q) };
+		struct capture c = { 0 };
+		struct timespec now;
+		int64_t lo, hi, ft;
+		unsigned int checked = 0, outside = 0;
+		int reader = ntkl_open();
+
+		ASSERT_GE(reader, 0);
+		props_init(&p, "selftest clock", EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD);
+		p.clock_type = clock;
+		ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
+		ASSERT_EQ(0, ntkl_bind_id(reader, p.logger_id));
+		run_execs("/bin/true", 3);
+		ASSERT_EQ(0, ntkl_stop_name(self->ctl, "selftest clock"));
+		ASSERT_EQ(0, capture_drain(reader, p.buffer_size_kb * 1024, &c, 0));
+		ASSERT_EQ(0, ntkl_ctl(reader, NTKL_IOC_QUERY, &q));
+		close(reader);
+		capture_patch(&c, &q);
+
+		ASSERT_EQ(0, etl_open_memory(&f, "clock", c.data, c.size, &err)) TH_LOG("%s", err.msg);
+		EXPECT_EQ(clock, f.header.reserved_flags);
+		EXPECT_EQ(p.perf_freq, f.header.perf_freq);
+		if (clock != NTKL_CLOCK_CYCLE)
+			EXPECT_EQ(10000000, f.header.perf_freq);
+		/* from the start to now, with a second of slack for TCG */
+		clock_gettime(CLOCK_REALTIME, &now);
+		lo = f.header.start_time - ETW_FILETIME_PER_SECOND;
+		hi = (int64_t)now.tv_sec * ETW_FILETIME_PER_SECOND + now.tv_nsec / 100 +
+		     ETW_FILETIME_UNIX_EPOCH + ETW_FILETIME_PER_SECOND;
+		etl_buffers_begin(&f, &bc);
+		while (etl_next_buffer(&f, &bc, &b, &err) == 1) {
+			etl_records_begin(&b, &rc);
+			while (etl_next_record(&b, &rc, &r, &err) == 1) {
+				if (!etl_time_to_filetime(&f, r.timestamp, &ft))
+					continue;
+				checked++;
+				outside += ft < lo || ft > hi;
+			}
+		}
+		etl_close(&f);
+		EXPECT_GT(checked, 10);
+		EXPECT_EQ(0, outside) TH_LOG("clock type %u", clock);
+		capture_free(&c);
+	}
+}
+
+/* FlushTimer and FLUSH hand a partly filled buffer to a waiting reader. */
+TEST_F(cap, flush_timer_and_poll)
+{
+	struct pollfd pfd = { .fd = self->reader, .events = POLLIN };
+	struct ntkl_properties p, q;
+	struct capture c = { 0 };
+
+	props_init(&p, "selftest flush", EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD);
+	p.flush_timer = 1;
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
+	ASSERT_EQ(0, ntkl_bind_id(self->reader, p.logger_id));
+
+	EXPECT_EQ(1, poll(&pfd, 1, 0));	/* the header buffer is ready at once */
+	ASSERT_EQ(0, capture_drain(self->reader, p.buffer_size_kb * 1024, &c, 1));
+	/* the rundown sits in partly filled buffers until the timer fires */
+	EXPECT_EQ(1, poll(&pfd, 1, 5000));
+	EXPECT_EQ(0, capture_drain(self->reader, p.buffer_size_kb * 1024, &c, 2));
+	EXPECT_EQ(2, c.buffers);
+
+	/* without a timer, FLUSH does the same on demand (UPDATE sets the
+	 * masks, as ControlTrace does: 0 would disable every group) */
+	props_select(&q, "selftest flush");
+	q.enable_flags = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD;
+	q.flush_timer = NTKL_MAX_FLUSH_TIMER;
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_UPDATE, &q));
+	while (poll(&pfd, 1, 0) == 1 && capture_drain(self->reader, p.buffer_size_kb * 1024,
+						      &c, c.buffers + 1) == 0)
+		;
+	run_execs("/bin/true", 2);
+	EXPECT_EQ(0, poll(&pfd, 1, 200));
+	props_select(&q, "selftest flush");
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_FLUSH, &q));
+	EXPECT_EQ(1, poll(&pfd, 1, 2000));
+	EXPECT_EQ(0, ntkl_stop_name(self->ctl, "selftest flush"));
+	capture_free(&c);
+}
+
+static unsigned int count_hook(struct capture *c, uint16_t hook)
+{
+	struct etl_record_cursor rc;
+	struct etl_error err;
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_record r;
+	struct etl_file f;
+	unsigned int n = 0;
+
+	if (etl_open_memory(&f, "count", c->data, c->size, &err))
+		return 0;
+	etl_buffers_begin(&f, &bc);
+	while (etl_next_buffer(&f, &bc, &b, &err) == 1) {
+		etl_records_begin(&b, &rc);
+		while (etl_next_record(&b, &rc, &r, &err) == 1)
+			n += r.hook_id == hook;
+	}
+	etl_close(&f);
+	return n;
+}
+
+/* Two loggers at once, each gets what its own group mask asks for. */
+TEST_F(cap, independent_loggers)
+{
+	struct ntkl_properties pa, pb;
+	struct capture ca = { 0 }, cb = { 0 };
+	int rb = ntkl_open();
+
+	ASSERT_GE(rb, 0);
+	props_init(&pa, "selftest only processes", EVENT_TRACE_FLAG_PROCESS);
+	pa.clock_type = NTKL_CLOCK_SYSTEM;
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &pa));
+	props_init(&pb, "selftest only threads", EVENT_TRACE_FLAG_THREAD);
+	pb.buffer_size_kb = 8;
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &pb));
+	ASSERT_EQ(0, ntkl_bind_id(self->reader, pa.logger_id));
+	ASSERT_EQ(0, ntkl_bind_id(rb, pb.logger_id));
+
+	run_execs("/bin/true", 5);
+	ASSERT_EQ(0, ntkl_stop_name(self->ctl, "selftest only processes"));
+	ASSERT_EQ(0, ntkl_stop_name(self->ctl, "selftest only threads"));
+	ASSERT_EQ(0, capture_drain(self->reader, pa.buffer_size_kb * 1024, &ca, 0));
+	ASSERT_EQ(0, capture_drain(rb, pb.buffer_size_kb * 1024, &cb, 0));
+	close(rb);
+
+	EXPECT_GE(count_hook(&ca, ETW_HOOK_PROCESS_START), 5);
+	EXPECT_EQ(0, count_hook(&ca, ETW_HOOK_THREAD_START));
+	EXPECT_GE(count_hook(&cb, ETW_HOOK_THREAD_START), 5);
+	EXPECT_EQ(0, count_hook(&cb, ETW_HOOK_PROCESS_START));
+	/* both got their own rundown */
+	EXPECT_GT(count_hook(&ca, ETW_HOOK_PROCESS_DC_START), 1);
+	EXPECT_GT(count_hook(&cb, ETW_HOOK_PROCESS_DC_START), 1);
+	capture_free(&ca);
+	capture_free(&cb);
 }
 
 struct drain_job {

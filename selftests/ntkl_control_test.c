@@ -298,6 +298,28 @@ TEST_F(ctl, no_capabilities)
 	EXPECT_EQ(0, ntkl_stop_name(self->fd, "selftest owned"));
 }
 
+/* As in ETW, a logger lives on after the process that started it exits. */
+TEST_F(ctl, outlives_its_starter)
+{
+	struct ntkl_properties p;
+	pid_t pid = fork();
+	int status;
+
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int fd = ntkl_open();
+
+		props_init(&p, "selftest orphan", EVENT_TRACE_FLAG_PROCESS);
+		_exit(ntkl_ctl(fd, NTKL_IOC_START, &p) ? 1 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	props_select(&p, "selftest orphan");
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_QUERY, &p));
+	EXPECT_EQ(NTKL_STATUS_RUNNING, p.logger_status);
+	EXPECT_EQ(0, ntkl_stop_name(self->fd, "selftest orphan"));
+}
+
 TEST_F(ctl, one_reader)
 {
 	struct ntkl_properties p;
