@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * errno -> ETW error name and advice. See ntkl_errors.h; the map is
+ * uapi/ntkl.h's, plus the errors of opening the device.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ntkl_ctl.h"
+#include "ntkl_errors.h"
+
+const char *ntkl_etw_error_name(int err, enum ntkl_op op)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case EEXIST:
+		return "ERROR_ALREADY_EXISTS";
+	case ENOSPC:
+		return "ERROR_NO_SYSTEM_RESOURCES";
+	case ENOENT:
+		/* no device node is a missing file; no logger, a missing instance */
+		return op == NTKL_OP_OPEN ? "ERROR_FILE_NOT_FOUND" :
+					    "ERROR_WMI_INSTANCE_NOT_FOUND";
+	case ENODEV:
+	case ENXIO:
+		return "ERROR_DEV_NOT_EXIST";
+	case EINVAL:
+	case ENAMETOOLONG:
+		return "ERROR_INVALID_PARAMETER";
+	case EPERM:
+	case EACCES:
+		return "ERROR_ACCESS_DENIED";
+	case E2BIG:
+		return "ERROR_MORE_DATA";
+	case EBUSY:
+		return op == NTKL_OP_BIND ? "ERROR_ACTIVE_CONNECTIONS" : "ERROR_BUSY";
+	case ENOTTY:
+		return "ERROR_NOT_SUPPORTED";
+	case ENOMEM:
+		return "ERROR_NOT_ENOUGH_MEMORY";
+	case EFAULT:
+		return "ERROR_NOACCESS";
+	case EINTR:
+		return "ERROR_CANCELLED";
+	default:
+		return "ERROR_GEN_FAILURE";
+	}
+}
+
+/* A growing string in a fixed buffer; output past the end is dropped. */
+struct text {
+	char *buf;
+	size_t size, len;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->len >= t->size)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->len, t->size - t->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->len += (size_t)n < t->size - t->len ? (size_t)n : t->size - t->len - 1;
+}
+
+/* "; " between the problems found, none before the first. */
+static void add_problem(struct text *t, bool *any, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void add_problem(struct text *t, bool *any, const char *fmt, ...)
+{
+	char one[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(one, sizeof(one), fmt, ap);
+	va_end(ap);
+	add(t, "%s%s", *any ? "; " : "", one);
+	*any = true;
+}
+
+static uint32_t flush_timer_max(uint32_t mode)
+{
+	return NTKL_MAX_FLUSH_TIMER * (mode & NTKL_MODE_MS_FLUSH_TIMER ? 1000 : 1);
+}
+
+/* START refused a property: name the one out of bounds, or list them all. */
+static void start_einval(struct text *t, const struct ntkl_properties *p)
+{
+	bool any = false;
+	size_t name_len;
+
+	if (p) {
+		name_len = strnlen(p->logger_name, sizeof(p->logger_name));
+		if (name_len == 0 || name_len >= NTKL_NAME_MAX)
+			add_problem(t, &any, "logger names are 1..%d bytes",
+				    NTKL_NAME_MAX - 1);
+		if (p->buffer_size_kb &&
+		    (p->buffer_size_kb < NTKL_MIN_BUFFER_KB ||
+		     p->buffer_size_kb > NTKL_MAX_BUFFER_KB))
+			add_problem(t, &any, "-buffersize %u is outside %u..%u KB",
+				    p->buffer_size_kb, NTKL_MIN_BUFFER_KB,
+				    NTKL_MAX_BUFFER_KB);
+		if (p->minimum_buffers > NTKL_MAX_BUFFERS)
+			add_problem(t, &any, "-minbuffers %u is above %u",
+				    p->minimum_buffers, NTKL_MAX_BUFFERS);
+		if (p->maximum_buffers > NTKL_MAX_BUFFERS)
+			add_problem(t, &any, "-maxbuffers %u is above %u",
+				    p->maximum_buffers, NTKL_MAX_BUFFERS);
+		if (p->minimum_buffers && p->maximum_buffers &&
+		    p->minimum_buffers > p->maximum_buffers)
+			add_problem(t, &any, "-minbuffers %u is above -maxbuffers %u",
+				    p->minimum_buffers, p->maximum_buffers);
+		if (p->log_file_mode & ~NTKL_MODES_ALLOWED)
+			add_problem(t, &any, "log file mode 0x%x has bits ntkl does not support (0x%x)",
+				    p->log_file_mode,
+				    p->log_file_mode & ~NTKL_MODES_ALLOWED);
+		if (p->clock_type > NTKL_CLOCK_CYCLE)
+			add_problem(t, &any, "clock type %u is not qpc (1), system (2) or cycle (3)",
+				    p->clock_type);
+		if (p->flush_timer > flush_timer_max(p->log_file_mode))
+			add_problem(t, &any, "-flushtimer %u is above %u s",
+				    p->flush_timer, NTKL_MAX_FLUSH_TIMER);
+	}
+	if (!any)
+		add(t, "the bounds are -buffersize %u..%u KB, -minbuffers and -maxbuffers up to %u (minimum <= maximum), -flushtimer 0..%u s, -clock qpc|system|cycle",
+		    NTKL_MIN_BUFFER_KB, NTKL_MAX_BUFFER_KB, NTKL_MAX_BUFFERS,
+		    NTKL_MAX_FLUSH_TIMER);
+}
+
+/* UPDATE refused: only flags, the flush timer and fewer buffers change. */
+static void update_einval(struct text *t, const struct ntkl_properties *p,
+			  const struct ntkl_properties *cur)
+{
+	bool any = false;
+
+	if (p && cur && p->maximum_buffers > cur->number_of_buffers)
+		add_problem(t, &any, "-maxbuffers %u is above the %u buffers allocated at start: a running logger cannot grow",
+			    p->maximum_buffers, cur->number_of_buffers);
+	if (p && cur && p->flush_timer > flush_timer_max(cur->log_file_mode))
+		add_problem(t, &any, "-flushtimer %u is above %u s",
+			    p->flush_timer, NTKL_MAX_FLUSH_TIMER);
+	if (!any)
+		add(t, "a running logger changes only -on, -flushtimer (1..%u s) and -maxbuffers (up to the buffers allocated at start)",
+		    NTKL_MAX_FLUSH_TIMER);
+}
+
+const char *ntkl_error_advice(const struct ntkl_error_ctx *ctx, int err,
+			      char *buf, size_t size)
+{
+	const char *name = ctx->logger && *ctx->logger ? ctx->logger : NULL;
+	struct text t = { buf, size, 0 };
+
+	if (size)
+		buf[0] = '\0';
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case EEXIST:
+		if (name)
+			add(&t, "a logger named %s is running: stop it (ntkl stop %s) or pick another name",
+			    name, name);
+		else
+			add(&t, "a logger with that name is running: stop it or pick another name");
+		break;
+	case ENOSPC:
+		add(&t, "all %d loggers are in use: ntkl list", NTKL_MAX_LOGGERS);
+		break;
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+		if (ctx->op == NTKL_OP_OPEN)
+			add(&t, "the ntkl module is not loaded: modprobe ntkl (or scripts/vm-run)");
+		else if (name)
+			add(&t, "no logger named %s is running: ntkl list shows those that are",
+			    name);
+		else
+			add(&t, "no such logger is running: ntkl list shows those that are");
+		break;
+	case EINVAL:
+		if (ctx->op == NTKL_OP_START)
+			start_einval(&t, ctx->asked);
+		else if (ctx->op == NTKL_OP_UPDATE)
+			update_einval(&t, ctx->asked, ctx->current);
+		else
+			add(&t, "the module refused the request as malformed: the ntkl module and this tool may not match (rebuild both)");
+		break;
+	case ENAMETOOLONG:
+		add(&t, "logger names are 1..%d bytes", NTKL_NAME_MAX - 1);
+		break;
+	case EPERM:
+	case EACCES:
+		add(&t, "run as root (needs CAP_SYS_ADMIN or CAP_PERFMON)");
+		break;
+	case E2BIG:
+		add(&t, "loggers started while listing them: try again");
+		break;
+	case EBUSY:
+		if (ctx->op != NTKL_OP_BIND)
+			break;
+		add(&t, "logger %s already has a reader: a logger started with -f is read by its own writer until it stops (ntkl query %s shows it), and only one ntkl save runs at a time",
+		    name ? name : "", name ? name : "NAME");
+		break;
+	case ENOTTY:
+		add(&t, "%s does not know this request: load the ntkl module built with this tool",
+		    NTKL_DEVICE_PATH);
+		break;
+	case ENOMEM:
+		if (ctx->op == NTKL_OP_START)
+			add(&t, "the buffers do not fit in kernel memory: ask for fewer (-maxbuffers) or smaller (-buffersize) ones");
+		break;
+	case EFAULT:
+		add(&t, "a bug in ntkl: please report it");
+		break;
+	default:
+		break;
+	}
+	return buf;
+}
+
+const char *ntkl_error_format(const struct ntkl_error_ctx *ctx, const char *what,
+			      int err, char *buf, size_t size)
+{
+	char advice[512];
+
+	if (err < 0)
+		err = -err;
+	ntkl_error_advice(ctx, err, advice, sizeof(advice));
+	snprintf(buf, size, "ntkl %s: %s: %s (%s)%s%s", ctx->cmd, what,
+		 strerror(err), ntkl_etw_error_name(err, ctx->op),
+		 advice[0] ? ": " : "", advice);
+	return buf;
+}
+
+void ntkl_error_print(FILE *out, const struct ntkl_error_ctx *ctx,
+		      const char *what, int err)
+{
+	char line[1024];
+
+	fprintf(out, "%s\n", ntkl_error_format(ctx, what, err, line, sizeof(line)));
+}
+
+int ntkl_open_device(const char *cmd)
+{
+	struct ntkl_error_ctx ctx = { .cmd = cmd, .op = NTKL_OP_OPEN };
+	char what[300];
+	int fd = ntkl_open();
+
+	if (fd >= 0)
+		return fd;
+	snprintf(what, sizeof(what), "cannot open %s", ntkl_device_path());
+	ntkl_error_print(stderr, &ctx, what, fd);
+	return -1;
+}
