@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * -on FLAGS: parse and name. See ntkl_flags.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ntkl_flags.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Order matters for ntkl_flags_format(): a name that covers several bits
+ * comes before the names of its parts, so the shortest spelling wins.
+ */
+const struct ntkl_flag_keyword ntkl_flag_keywords[] = {
+	{ "PROC_THREAD", EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD, 0,
+	  "process and thread start/end, with a rundown of those running" },
+	{ "PROCESS", EVENT_TRACE_FLAG_PROCESS, 0, "process start/end" },
+	{ "THREAD", EVENT_TRACE_FLAG_THREAD, 0, "thread start/end" },
+	/* the compact form is a variant of CSwitch: it needs both bits */
+	{ "COMPACT_CSWITCH", EVENT_TRACE_FLAG_CSWITCH, PERF_COMPACT_CSWITCH,
+	  "context switches, in compact batches (CompCS)" },
+	{ "CSWITCH", EVENT_TRACE_FLAG_CSWITCH, 0, "context switches (CSwitch)" },
+	{ "DISPATCHER", EVENT_TRACE_FLAG_DISPATCHER, 0,
+	  "threads made ready (ReadyThread)" },
+	{ "SPINLOCK", 0, PERF_SPINLOCK, "spin lock hold times (SpinLock)" },
+	{ NULL, 0, 0, NULL },
+};
+
+#define FLAG(name)	{ EVENT_TRACE_FLAG_##name, #name }
+
+const struct etw_flag_name ntkl_enable_flag_names[] = {
+	FLAG(PROCESS),
+	FLAG(THREAD),
+	FLAG(IMAGE_LOAD),
+	FLAG(PROCESS_COUNTERS),
+	FLAG(CSWITCH),
+	FLAG(DPC),
+	FLAG(INTERRUPT),
+	FLAG(SYSTEMCALL),
+	FLAG(DISK_IO),
+	FLAG(DISK_FILE_IO),
+	FLAG(DISK_IO_INIT),
+	FLAG(DISPATCHER),
+	FLAG(MEMORY_PAGE_FAULTS),
+	FLAG(MEMORY_HARD_FAULTS),
+	FLAG(VIRTUAL_ALLOC),
+	FLAG(VAMAP),
+	FLAG(NETWORK_TCPIP),
+	FLAG(REGISTRY),
+	FLAG(DBGPRINT),
+	FLAG(JOB),
+	FLAG(ALPC),
+	FLAG(SPLIT_IO),
+	FLAG(DEBUG_EVENTS),
+	FLAG(DRIVER),
+	FLAG(PROFILE),
+	FLAG(FILE_IO),
+	FLAG(FILE_IO_INIT),
+	FLAG(NO_SYSCONFIG),
+	FLAG(ENABLE_RESERVE),
+	FLAG(FORWARD_WMI),
+	FLAG(EXTENSION),
+	{ 0, NULL },
+};
+
+/*
+ * EnableFlags bits that also stand for a group beyond Masks[0] (the
+ * module ORs the group in at START and UPDATE, as Windows does).
+ */
+static const struct {
+	uint32_t flag;
+	uint32_t group;
+} flag_mirrors[] = {
+	{ EVENT_TRACE_FLAG_CSWITCH, PERF_CONTEXT_SWITCH },
+	{ EVENT_TRACE_FLAG_DPC, PERF_DPC },
+	{ EVENT_TRACE_FLAG_INTERRUPT, PERF_INTERRUPT },
+	{ EVENT_TRACE_FLAG_SYSTEMCALL, PERF_SYSCALL },
+	{ EVENT_TRACE_FLAG_DISPATCHER, PERF_DISPATCHER },
+	{ EVENT_TRACE_FLAG_VIRTUAL_ALLOC, PERF_VIRTUAL_ALLOC },
+	{ EVENT_TRACE_FLAG_DRIVER, PERF_DRIVERS },
+	{ EVENT_TRACE_FLAG_PROFILE, PERF_PROFILE },
+};
+
+static void group_set(uint32_t masks[PERF_NUM_MASKS], uint32_t group)
+{
+	masks[PERF_GET_MASK_INDEX(group)] |= PERF_GET_MASK_GROUP(group);
+}
+
+static void group_clear(uint32_t masks[PERF_NUM_MASKS], uint32_t group)
+{
+	masks[PERF_GET_MASK_INDEX(group)] &= ~PERF_GET_MASK_GROUP(group);
+}
+
+static bool group_on(const uint32_t masks[PERF_NUM_MASKS], uint32_t group)
+{
+	return (masks[PERF_GET_MASK_INDEX(group)] & PERF_GET_MASK_GROUP(group)) ==
+	       PERF_GET_MASK_GROUP(group);
+}
+
+/* Append sep and text (no sep first) to buf; false once text no longer fits. */
+static bool append(char *buf, size_t size, size_t *len, const char *sep,
+		   const char *text)
+{
+	int n = snprintf(buf + *len, size - *len, "%s%s", *len ? sep : "", text);
+
+	if (n < 0 || (size_t)n >= size - *len) {
+		buf[*len] = '\0';	/* no half name */
+		return false;
+	}
+	*len += (size_t)n;
+	return true;
+}
+
+const char *ntkl_flag_names_list(char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (const struct ntkl_flag_keyword *k = ntkl_flag_keywords; k->name; k++)
+		if (!append(buf, size, &len, ", ", k->name))
+			break;
+	return buf;
+}
+
+static const struct ntkl_flag_keyword *find_keyword(const char *name, size_t len)
+{
+	for (const struct ntkl_flag_keyword *k = ntkl_flag_keywords; k->name; k++)
+		if (strlen(k->name) == len && !strncasecmp(k->name, name, len))
+			return k;
+	return NULL;
+}
+
+/* One '+'-separated item of len bytes at s; 0 or -1 with err set. */
+static int parse_item(const char *s, size_t len, struct ntkl_flags *out,
+		      char *err, size_t err_size)
+{
+	const struct ntkl_flag_keyword *k;
+	char item[64], names[256];
+	unsigned long long v;
+	char *end;
+
+	if (len == 0) {
+		snprintf(err, err_size, "empty flag name (two '+' in a row, or one at an end)");
+		return -1;
+	}
+	if (len >= sizeof(item)) {
+		snprintf(err, err_size, "unknown flag '%.*s...': valid names are %s, or a number",
+			 32, s, ntkl_flag_names_list(names, sizeof(names)));
+		return -1;
+	}
+	memcpy(item, s, len);
+	item[len] = '\0';
+
+	if (isdigit((unsigned char)item[0])) {
+		errno = 0;
+		v = strtoull(item, &end, 0);
+		if (*end || errno || v > UINT32_MAX) {
+			snprintf(err, err_size, "bad flag number '%s': a 32-bit number, like 0x3 or 0x20010000",
+				 item);
+			return -1;
+		}
+		if (!(v & PERF_MASK_INDEX)) {
+			out->enable_flags |= (uint32_t)v;
+			return 0;
+		}
+		if (!PERF_GET_MASK_GROUP((uint32_t)v)) {
+			snprintf(err, err_size, "group constant '%s' sets no bit: the low 29 bits select the groups of Masks[%u]",
+				 item, PERF_GET_MASK_INDEX((uint32_t)v));
+			return -1;
+		}
+		group_set(out->group_masks, (uint32_t)v);
+		return 0;
+	}
+
+	k = find_keyword(item, len);
+	if (!k) {
+		snprintf(err, err_size,
+			 "unknown flag '%s': valid names are %s (joined with '+'), or a number: a group constant like 0x20010000, or EnableFlags below 0x20000000",
+			 item, ntkl_flag_names_list(names, sizeof(names)));
+		return -1;
+	}
+	out->enable_flags |= k->enable_flags;
+	if (k->group)
+		group_set(out->group_masks, k->group);
+	return 0;
+}
+
+int ntkl_flags_parse(const char *spec, struct ntkl_flags *out, char *err,
+		     size_t err_size)
+{
+	const char *s = spec;
+
+	memset(out, 0, sizeof(*out));
+	if (!*spec) {
+		snprintf(err, err_size, "no flags given");
+		return -1;
+	}
+	for (;;) {
+		const char *plus = strchr(s, '+');
+		size_t len = plus ? (size_t)(plus - s) : strlen(s);
+
+		if (parse_item(s, len, out, err, err_size))
+			return -1;
+		if (!plus)
+			return 0;
+		s = plus + 1;
+	}
+}
+
+const char *ntkl_flags_format(const struct ntkl_flags *f, char *buf, size_t size)
+{
+	uint32_t m[PERF_NUM_MASKS];
+	char num[16];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	memcpy(m, f->group_masks, sizeof(m));
+	m[0] |= f->enable_flags;
+	for (size_t i = 0; i < ARRAY_SIZE(flag_mirrors); i++)
+		if (m[0] & flag_mirrors[i].flag)
+			group_clear(m, flag_mirrors[i].group);
+
+	for (const struct ntkl_flag_keyword *k = ntkl_flag_keywords; k->name; k++) {
+		if ((m[0] & k->enable_flags) != k->enable_flags ||
+		    (k->group && !group_on(m, k->group)))
+			continue;
+		if (!append(buf, size, &len, "+", k->name))
+			return buf;
+		m[0] &= ~k->enable_flags;
+		if (k->group)
+			group_clear(m, k->group);
+	}
+	for (uint32_t i = 0; i < PERF_NUM_MASKS; i++) {
+		if (!m[i])
+			continue;
+		/* Masks[0] is EnableFlags: a plain number; the rest as groups */
+		snprintf(num, sizeof(num), "0x%x", i ? (i << 29) | m[i] : m[i]);
+		if (!append(buf, size, &len, "+", num))
+			return buf;
+	}
+	if (!len)
+		snprintf(buf, size, "none");
+	return buf;
+}
+
+const char *ntkl_groups_format(const uint32_t masks[PERF_NUM_MASKS], char *buf,
+			       size_t size)
+{
+	uint32_t m[PERF_NUM_MASKS];
+	char num[16];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	memcpy(m, masks, sizeof(m));
+	/* Masks[0] is EnableFlags: its other bits have EVENT_TRACE_FLAG names */
+	m[0] &= PERF_PROCESS | PERF_THREAD | PERF_LOADER;
+	for (const struct etw_flag_name *g = etw_perf_group_names; g->name; g++) {
+		if (!group_on(masks, g->value))
+			continue;
+		if (!append(buf, size, &len, "|", g->name))
+			return buf;
+		group_clear(m, g->value);
+	}
+	for (uint32_t i = 0; i < PERF_NUM_MASKS; i++) {
+		if (!m[i])
+			continue;
+		snprintf(num, sizeof(num), "0x%08x", (i << 29) | m[i]);
+		if (!append(buf, size, &len, "|", num))
+			return buf;
+	}
+	if (!len)
+		snprintf(buf, size, "none");
+	return buf;
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * -on FLAGS: every name, numbers (EnableFlags and group constants), the
+ * errors a user can make, and the names query and list print back, which
+ * must parse to the same flags again.
+ */
+#include "test.h"
+#include "lib/ntkl_flags.h"
+
+static struct ntkl_flags parse_ok(const char *spec)
+{
+	struct ntkl_flags f;
+	char err[512] = "";
+
+	if (ntkl_flags_parse(spec, &f, err, sizeof(err)))
+		test_fail("'%s' refused: %s", spec, err);
+	return f;
+}
+
+/* The error of a spec that must be refused ("" if it was accepted). */
+static const char *parse_err(const char *spec, char *err, size_t size)
+{
+	struct ntkl_flags f;
+
+	err[0] = '\0';
+	if (!ntkl_flags_parse(spec, &f, err, size)) {
+		test_fail("'%s' accepted", spec);
+		err[0] = '\0';
+	}
+	return err;
+}
+
+static bool masks_zero(const struct ntkl_flags *f, int from)
+{
+	for (int i = from; i < PERF_NUM_MASKS; i++)
+		if (f->group_masks[i])
+			return false;
+	return true;
+}
+
+static void test_names(void)
+{
+	struct ntkl_flags f;
+
+	test_begin("proc_thread");
+	f = parse_ok("PROC_THREAD");
+	CHECK_EQ(f.enable_flags, EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD);
+	CHECK(masks_zero(&f, 0));
+	test_end();
+
+	test_begin("process_thread_apart");
+	CHECK_EQ(parse_ok("PROCESS").enable_flags, EVENT_TRACE_FLAG_PROCESS);
+	CHECK_EQ(parse_ok("THREAD").enable_flags, EVENT_TRACE_FLAG_THREAD);
+	CHECK_EQ(parse_ok("PROCESS+THREAD").enable_flags, 3);
+	test_end();
+
+	test_begin("case_insensitive");
+	f = parse_ok("proc_thread+CSwitch");
+	CHECK_EQ(f.enable_flags, 0x13);
+	CHECK(masks_zero(&f, 0));
+	test_end();
+
+	test_begin("cswitch");
+	f = parse_ok("CSWITCH");
+	CHECK_EQ(f.enable_flags, EVENT_TRACE_FLAG_CSWITCH);
+	CHECK(masks_zero(&f, 0));
+	test_end();
+
+	test_begin("compact_cswitch_needs_both");
+	f = parse_ok("COMPACT_CSWITCH");
+	CHECK_EQ(f.enable_flags, EVENT_TRACE_FLAG_CSWITCH);
+	CHECK_EQ(f.group_masks[1], PERF_GET_MASK_GROUP(PERF_COMPACT_CSWITCH));
+	CHECK_EQ(f.group_masks[0], 0);
+	CHECK(masks_zero(&f, 2));
+	test_end();
+
+	test_begin("dispatcher");
+	f = parse_ok("DISPATCHER");
+	CHECK_EQ(f.enable_flags, EVENT_TRACE_FLAG_DISPATCHER);
+	CHECK(masks_zero(&f, 0));
+	test_end();
+
+	test_begin("spinlock_is_a_group");
+	f = parse_ok("spinlock");
+	CHECK_EQ(f.enable_flags, 0);
+	CHECK_EQ(f.group_masks[1], 0x10000);
+	CHECK(masks_zero(&f, 2));
+	test_end();
+
+	test_begin("repeated_names");
+	f = parse_ok("CSWITCH+COMPACT_CSWITCH+CSWITCH");
+	CHECK_EQ(f.enable_flags, EVENT_TRACE_FLAG_CSWITCH);
+	CHECK_EQ(f.group_masks[1], 0x100);
+	test_end();
+}
+
+static void test_numbers(void)
+{
+	struct ntkl_flags f;
+
+	test_begin("group_constant");
+	f = parse_ok("0x20010000");
+	CHECK_EQ(f.enable_flags, 0);
+	CHECK_EQ(f.group_masks[1], 0x10000);
+	f = parse_ok("0x40000040");		/* PERF_SYSCALL: Masks[2] */
+	CHECK_EQ(f.group_masks[2], 0x40);
+	CHECK_EQ(f.group_masks[1], 0);
+	f = parse_ok("0xE0000001");		/* the last mask */
+	CHECK_EQ(f.group_masks[7], 1);
+	test_end();
+
+	test_begin("group_constant_several_bits");
+	f = parse_ok("0x20000104");
+	CHECK_EQ(f.group_masks[1], 0x104);
+	test_end();
+
+	test_begin("plain_number_is_enable_flags");
+	f = parse_ok("0x3");
+	CHECK_EQ(f.enable_flags, 3);
+	CHECK(masks_zero(&f, 0));
+	CHECK_EQ(parse_ok("16").enable_flags, 0x10);
+	CHECK_EQ(parse_ok("0x1FFFFFFF").enable_flags, 0x1FFFFFFF);
+	CHECK_EQ(parse_ok("0").enable_flags, 0);
+	test_end();
+
+	test_begin("names_and_numbers");
+	f = parse_ok("PROC_THREAD+0x20000400+0x800");
+	CHECK_EQ(f.enable_flags, 0x803);
+	CHECK_EQ(f.group_masks[1], 0x400);
+	test_end();
+}
+
+static void test_errors(void)
+{
+	char err[512], names[256];
+
+	test_begin("unknown_name");
+	parse_err("PROC_THREAD+FOO", err, sizeof(err));
+	CHECK_HAS(err, "unknown flag 'FOO'");
+	/* the message lists every valid name */
+	for (const struct ntkl_flag_keyword *k = ntkl_flag_keywords; k->name; k++)
+		CHECK_HAS(err, k->name);
+	CHECK_HAS(err, "0x20010000");
+	test_end();
+
+	test_begin("names_list");
+	CHECK_STR(ntkl_flag_names_list(names, sizeof(names)),
+		  "PROC_THREAD, PROCESS, THREAD, COMPACT_CSWITCH, CSWITCH, DISPATCHER, SPINLOCK");
+	test_end();
+
+	test_begin("empty_items");
+	CHECK_HAS(parse_err("", err, sizeof(err)), "no flags");
+	CHECK_HAS(parse_err("PROC_THREAD+", err, sizeof(err)), "empty flag name");
+	CHECK_HAS(parse_err("+CSWITCH", err, sizeof(err)), "empty flag name");
+	CHECK_HAS(parse_err("CSWITCH++THREAD", err, sizeof(err)), "empty flag name");
+	test_end();
+
+	test_begin("bad_numbers");
+	CHECK_HAS(parse_err("0x1G", err, sizeof(err)), "bad flag number '0x1G'");
+	CHECK_HAS(parse_err("0x100000000", err, sizeof(err)), "bad flag number");
+	CHECK_HAS(parse_err("99999999999999999999999", err, sizeof(err)), "bad flag number");
+	test_end();
+
+	test_begin("group_constant_without_bits");
+	CHECK_HAS(parse_err("0x20000000", err, sizeof(err)), "sets no bit");
+	CHECK_HAS(err, "Masks[1]");
+	test_end();
+
+	test_begin("long_item");
+	parse_err("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+		  err, sizeof(err));
+	CHECK_HAS(err, "unknown flag");
+	test_end();
+
+	test_begin("tiny_error_buffer");
+	{
+		char small[8];
+
+		parse_err("NOPE", small, sizeof(small));
+		CHECK_EQ(strlen(small), 7);
+	}
+	test_end();
+}
+
+/* What the module does at START: some EnableFlags bits set a group too. */
+static struct ntkl_flags as_module_stores(struct ntkl_flags f)
+{
+	f.group_masks[0] |= f.enable_flags;
+	if (f.enable_flags & EVENT_TRACE_FLAG_CSWITCH)
+		f.group_masks[1] |= PERF_GET_MASK_GROUP(PERF_CONTEXT_SWITCH);
+	if (f.enable_flags & EVENT_TRACE_FLAG_DISPATCHER)
+		f.group_masks[1] |= PERF_GET_MASK_GROUP(PERF_DISPATCHER);
+	f.enable_flags = f.group_masks[0];
+	return f;
+}
+
+static void check_format(const char *spec, const char *want)
+{
+	struct ntkl_flags stored = as_module_stores(parse_ok(spec)), again;
+	char buf[256];
+
+	CHECK_STR(ntkl_flags_format(&stored, buf, sizeof(buf)), want);
+	/* what we print parses back to the same logger settings */
+	again = as_module_stores(parse_ok(buf));
+	CHECK(!memcmp(&again, &stored, sizeof(again)));
+}
+
+static void test_format(void)
+{
+	struct ntkl_flags none = { 0 };
+	char buf[256];
+
+	test_begin("format_names");
+	check_format("PROC_THREAD", "PROC_THREAD");
+	check_format("PROCESS", "PROCESS");
+	check_format("thread", "THREAD");
+	check_format("PROCESS+THREAD", "PROC_THREAD");
+	check_format("SPINLOCK+PROC_THREAD+CSWITCH", "PROC_THREAD+CSWITCH+SPINLOCK");
+	check_format("COMPACT_CSWITCH", "COMPACT_CSWITCH");
+	check_format("COMPACT_CSWITCH+CSWITCH", "COMPACT_CSWITCH");
+	check_format("DISPATCHER+CSWITCH", "CSWITCH+DISPATCHER");
+	test_end();
+
+	test_begin("format_numbers");
+	check_format("0x20000400", "0x20000400");
+	check_format("PROC_THREAD+0x20000400+0x40000040", "PROC_THREAD+0x20000400+0x40000040");
+	check_format("0x4", "0x4");
+	check_format("0x20010000", "SPINLOCK");
+	test_end();
+
+	test_begin("format_none");
+	CHECK_STR(ntkl_flags_format(&none, buf, sizeof(buf)), "none");
+	test_end();
+
+	test_begin("format_truncates_cleanly");
+	{
+		struct ntkl_flags f = as_module_stores(parse_ok("PROC_THREAD+CSWITCH+SPINLOCK"));
+		char small[16];
+
+		ntkl_flags_format(&f, small, sizeof(small));
+		CHECK_STR(small, "PROC_THREAD");
+	}
+	test_end();
+
+	test_begin("groups_format");
+	{
+		struct ntkl_flags f = as_module_stores(parse_ok("PROC_THREAD+CSWITCH+SPINLOCK"));
+
+		CHECK_STR(ntkl_groups_format(f.group_masks, buf, sizeof(buf)),
+			  "PROCESS|THREAD|CONTEXT_SWITCH|SPINLOCK");
+		f = parse_ok("0x20000001+0x40000040");
+		CHECK_STR(ntkl_groups_format(f.group_masks, buf, sizeof(buf)),
+			  "SYSCALL|0x20000001");
+		CHECK_STR(ntkl_groups_format(none.group_masks, buf, sizeof(buf)), "none");
+	}
+	test_end();
+
+	test_begin("enable_flag_names");
+	CHECK_STR(etw_flags_str(ntkl_enable_flag_names, 0x813, buf, sizeof(buf)),
+		  "PROCESS|THREAD|CSWITCH|DISPATCHER");
+	test_end();
+}
+
+int main(void)
+{
+	test_names();
+	test_numbers();
+	test_errors();
+	test_format();
+	return test_exit();
+}
