@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Drain a bound logger into an ETL file and patch its header. See
+ * etl_writer.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "etl_reader.h"
+#include "etl_writer.h"
+
+/* The Header event: first record of buffer 0, a SYSTEM64 header, then this. */
+#define HEADER_EVENT_OFFSET	ETL_BUFFER_HEADER_SIZE
+#define LOGFILE_HEADER_OFFSET	(HEADER_EVENT_OFFSET + sizeof(struct system_trace_header))
+#define PATCH_BYTES		(LOGFILE_HEADER_OFFSET + sizeof(struct trace_logfile_header))
+
+int etl_writer_init(struct etl_writer *w, int in_fd, int out_fd,
+		    uint32_t buffer_size)
+{
+	memset(w, 0, sizeof(*w));
+	w->in_fd = in_fd;
+	w->out_fd = out_fd;
+	w->buffer_size = buffer_size;
+	w->buf = malloc(buffer_size);
+	if (!w->buf) {
+		snprintf(w->error, sizeof(w->error), "cannot allocate a %u-byte buffer",
+			 buffer_size);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void etl_writer_free(struct etl_writer *w)
+{
+	free(w->buf);
+	w->buf = NULL;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Records in a data buffer, for the progress line and the summary. */
+static uint64_t count_records(const struct etl_writer *w)
+{
+	struct etl_buffer b;
+	struct etl_record_cursor rc;
+	struct etl_record r;
+	struct etl_error err;
+	uint64_t n = 0;
+
+	memset(&b, 0, sizeof(b));
+	memcpy(&b.hdr, w->buf, sizeof(b.hdr));
+	b.index = (uint32_t)w->buffers;
+	b.offset = w->bytes;
+	b.data = w->buf;
+	/* the walk trusts filled: keep it inside the buffer we read */
+	if (b.hdr.saved_offset < ETL_BUFFER_HEADER_SIZE ||
+	    b.hdr.saved_offset > w->buffer_size)
+		return 0;
+	b.filled = b.hdr.saved_offset;
+	etl_records_begin(&b, &rc);
+	while (etl_next_record(&b, &rc, &r, &err) > 0)
+		n++;
+	return n;
+}
+
+int etl_writer_step(struct etl_writer *w)
+{
+	ssize_t n;
+	int ret;
+
+	do
+		n = read(w->in_fd, w->buf, w->buffer_size);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		ret = -errno;
+		snprintf(w->error, sizeof(w->error), "reading buffer %llu from the logger: %s",
+			 (unsigned long long)w->buffers, strerror(-ret));
+		return ret;
+	}
+	if (n == 0)
+		return 0;
+	/* the device hands out whole buffers only */
+	if ((size_t)n != w->buffer_size) {
+		snprintf(w->error, sizeof(w->error),
+			 "reading buffer %llu from the logger: got %zd bytes, a buffer is %u",
+			 (unsigned long long)w->buffers, n, w->buffer_size);
+		return -EIO;
+	}
+	ret = write_all(w->out_fd, w->buf, (size_t)n);
+	if (ret) {
+		snprintf(w->error, sizeof(w->error), "writing buffer %llu: %s",
+			 (unsigned long long)w->buffers, strerror(-ret));
+		return ret;
+	}
+	if (w->buffers > 0)
+		w->events += count_records(w);
+	w->buffers++;
+	w->bytes += (uint64_t)n;
+	return 1;
+}
+
+int etl_writer_drain(struct etl_writer *w)
+{
+	int ret;
+
+	while ((ret = etl_writer_step(w)) > 0)
+		;
+	return ret;
+}
+
+int64_t etl_filetime_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ETW_FILETIME_UNIX_EPOCH + (int64_t)ts.tv_sec * ETW_FILETIME_PER_SECOND +
+	       ts.tv_nsec / 100;
+}
+
+static uint32_t clamp32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+void etl_writer_patch_from(const struct etl_writer *w,
+			   const struct ntkl_properties *final,
+			   struct etl_header_patch *patch)
+{
+	memset(patch, 0, sizeof(*patch));
+	patch->end_time = etl_filetime_now();
+	patch->buffers_written = clamp32(w->buffers);
+	if (final) {
+		patch->events_lost = clamp32(final->events_lost);
+		patch->buffers_lost = clamp32(final->log_buffers_lost);
+	}
+}
+
+int etl_header_patch_mem(uint8_t *data, size_t len,
+			 const struct etl_header_patch *patch,
+			 char *err, size_t err_size)
+{
+	struct system_trace_header ev;
+	struct trace_logfile_header h;
+
+	if (len < PATCH_BYTES) {
+		snprintf(err, err_size, "the file is %zu bytes, too short for a header buffer",
+			 len);
+		return -1;
+	}
+	memcpy(&ev, data + HEADER_EVENT_OFFSET, sizeof(ev));
+	if (((ev.marker >> 16) & 0xFF) != ETW_HEADER_TYPE_SYSTEM64 ||
+	    ev.hook_id != ETW_HOOK_HEADER ||
+	    ev.size < sizeof(ev) + sizeof(h)) {
+		snprintf(err, err_size,
+			 "buffer 0 does not start with the Header event (marker 0x%08x, hook 0x%04x, size 0x%x)",
+			 ev.marker, ev.hook_id, ev.size);
+		return -1;
+	}
+	memcpy(&h, data + LOGFILE_HEADER_OFFSET, sizeof(h));
+	h.end_time = patch->end_time;
+	h.buffers_written = patch->buffers_written;
+	h.events_lost = patch->events_lost;
+	h.buffers_lost = patch->buffers_lost;
+	memcpy(data + LOGFILE_HEADER_OFFSET, &h, sizeof(h));
+	return 0;
+}
+
+int etl_header_patch_fd(int fd, const struct etl_header_patch *patch,
+			char *err, size_t err_size)
+{
+	uint8_t head[PATCH_BYTES];
+	ssize_t n;
+
+	n = pread(fd, head, sizeof(head), 0);
+	if (n < 0) {
+		snprintf(err, err_size, "reading the header buffer back: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	if (etl_header_patch_mem(head, (size_t)n, patch, err, err_size))
+		return -EINVAL;
+	n = pwrite(fd, head + LOGFILE_HEADER_OFFSET,
+		   sizeof(head) - LOGFILE_HEADER_OFFSET, LOGFILE_HEADER_OFFSET);
+	if (n < 0) {
+		snprintf(err, err_size, "patching the header: %s", strerror(errno));
+		return -errno;
+	}
+	if ((size_t)n != sizeof(head) - LOGFILE_HEADER_OFFSET) {
+		snprintf(err, err_size, "patching the header: short write");
+		return -EIO;
+	}
+	return 0;
+}
+
+int etl_writer_finish(struct etl_writer *w, const struct ntkl_properties *final)
+{
+	struct etl_header_patch patch;
+	int ret;
+
+	if (w->buffers == 0) {
+		snprintf(w->error, sizeof(w->error),
+			 "the logger gave no buffer, not even the header: the file is empty");
+		return -ENODATA;
+	}
+	etl_writer_patch_from(w, final, &patch);
+	ret = etl_header_patch_fd(w->out_fd, &patch, w->error, sizeof(w->error));
+	if (ret)
+		return ret;
+	/* the file is complete once we say so: make it so on disk too */
+	if (fsync(w->out_fd) < 0 && errno != EINVAL && errno != EROFS) {
+		ret = -errno;
+		snprintf(w->error, sizeof(w->error), "fsync: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}

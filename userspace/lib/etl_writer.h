@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Write an ETL file from a logger: read whole buffers from a descriptor
+ * bound to it (the header buffer first, then buffers 1..N; 0 at the end)
+ * and append them to a file; at the end patch the header buffer's Header
+ * event with what only the end knows:
+ *
+ *	EndTime         FILETIME now
+ *	BuffersWritten  buffers in the file, the header buffer included:
+ *	                readers walk exactly that many (etl_check checks it)
+ *	EventsLost      the logger's final count (QUERY on the bound fd)
+ *	BuffersLost     likewise
+ *
+ * The commands use it three ways: ntkl start's background writer, ntkl
+ * save (a buffering-mode snapshot), ntkl record (in the foreground).
+ */
+#ifndef NTKL_ETL_WRITER_H
+#define NTKL_ETL_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uapi/ntkl.h"
+#include "uapi/ntkl_etw.h"
+
+struct etl_writer {
+	int in_fd;			/* bound to the logger */
+	int out_fd;			/* the file, written from offset 0 */
+	uint32_t buffer_size;		/* bytes per buffer */
+	uint8_t *buf;			/* one buffer */
+	uint64_t buffers;		/* in the file, header buffer included */
+	uint64_t bytes;
+	uint64_t events;		/* records in the data buffers */
+	char error[320];		/* why the last call failed */
+};
+
+/* What the end patches into the Header event. */
+struct etl_header_patch {
+	int64_t end_time;		/* FILETIME */
+	uint32_t buffers_written;
+	uint32_t events_lost;
+	uint32_t buffers_lost;
+};
+
+/* Set up w; the descriptors stay the caller's. 0 or -ENOMEM. */
+int etl_writer_init(struct etl_writer *w, int in_fd, int out_fd,
+		    uint32_t buffer_size);
+void etl_writer_free(struct etl_writer *w);
+
+/*
+ * Read one buffer and append it. Returns 1 (one more buffer in the file),
+ * 0 (end of data: the logger stopped and is drained, or the snapshot
+ * ended), or -errno with w->error set. Blocks in read() as the device
+ * does: poll in_fd first to avoid that.
+ */
+int etl_writer_step(struct etl_writer *w);
+
+/* Steps until the end of data: 0 or -errno. */
+int etl_writer_drain(struct etl_writer *w);
+
+/*
+ * The patch from the writer's count and the logger's final properties
+ * (counters above 32 bits are clamped to 0xFFFFFFFF).
+ */
+void etl_writer_patch_from(const struct etl_writer *w,
+			   const struct ntkl_properties *final,
+			   struct etl_header_patch *patch);
+
+/*
+ * Patch the Header event in the first len bytes of a file (buffer 0):
+ * 0, or -1 with a reason in err if buffer 0 does not start with one.
+ */
+int etl_header_patch_mem(uint8_t *data, size_t len,
+			 const struct etl_header_patch *patch,
+			 char *err, size_t err_size);
+
+/* Same on the file open at fd (pread, patch, pwrite): 0 or -errno/-EINVAL. */
+int etl_header_patch_fd(int fd, const struct etl_header_patch *patch,
+			char *err, size_t err_size);
+
+/* Patch the file with the final properties and fsync it: 0 or -errno. */
+int etl_writer_finish(struct etl_writer *w, const struct ntkl_properties *final);
+
+/* FILETIME (100 ns since 1601) of the real-time clock now. */
+int64_t etl_filetime_now(void);
+
+#endif /* NTKL_ETL_WRITER_H */

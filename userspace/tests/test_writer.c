@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ETL writer: a synthetic logger built from the uapi structs (a
+ * header buffer with the Header and HeaderExtension events, data buffers
+ * of Thread DCStart records) is fed through a SOCK_SEQPACKET socket, which
+ * like /dev/ntkl returns one whole buffer per read() and 0 at the end.
+ * The file must then read back through lib/etl_reader with the patched
+ * header fields, and pass the strict checks of `ntkl dump --check`.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "lib/etl_check.h"
+#include "lib/etl_dump.h"
+#include "lib/etl_reader.h"
+#include "lib/etl_writer.h"
+
+#define BUF_SIZE	4096
+#define START_CLOCK	1000000
+#define PERF_FREQ	10000000
+
+/* Append a SYSTEM64 record with payload_len bytes at *pos; its payload. */
+static uint8_t *put_record(uint8_t *buf, uint32_t *pos, uint16_t hook,
+			   uint16_t version, uint32_t payload_len, int64_t time)
+{
+	struct system_trace_header h = {
+		.marker = ETW_MARKER_SYSTEM64(version),
+		.size = (uint16_t)(sizeof(h) + payload_len),
+		.hook_id = hook,
+		.thread_id = 1,
+		.process_id = 1,
+		.system_time = time,
+	};
+	uint8_t *payload = buf + *pos + sizeof(h);
+
+	memcpy(buf + *pos, &h, sizeof(h));
+	memset(payload, 0, payload_len);
+	*pos += (sizeof(h) + payload_len + ETW_RECORD_ALIGN - 1) & ~(ETW_RECORD_ALIGN - 1);
+	return payload;
+}
+
+static void finish_buffer(uint8_t *buf, uint32_t filled, int64_t seq,
+			  uint16_t type, uint16_t flag, uint16_t cpu)
+{
+	struct wmi_buffer_header bh = {
+		.buffer_size = BUF_SIZE,
+		.saved_offset = filled,
+		.current_offset = filled,
+		.sequence_number = seq,
+		.processor_index = cpu,
+		.logger_id = 1,
+		.state = ETW_BUFFER_STATE_FLUSH,
+		.offset = filled,
+		.buffer_flag = flag,
+		.buffer_type = type,
+	};
+
+	memcpy(buf, &bh, sizeof(bh));
+	memset(buf + filled, ETW_BUFFER_FILL_BYTE, BUF_SIZE - filled);
+}
+
+/* Buffer 0 as the module builds it: BuffersWritten and EndTime still 0. */
+static void build_header_buffer(uint8_t *buf)
+{
+	struct trace_logfile_header t = {
+		.buffer_size = BUF_SIZE,
+		.version = ETW_LOGFILE_VERSION,
+		.provider_version = ETW_NTKL_PROVIDER_VERSION,
+		.number_of_processors = 2,
+		.timer_resolution = ETW_TIMER_RESOLUTION_DEFAULT,
+		.log_file_mode = EVENT_TRACE_FILE_MODE_SEQUENTIAL |
+				 EVENT_TRACE_SYSTEM_LOGGER_MODE,
+		.start_buffers = 1,
+		.pointer_size = 8,
+		.perf_freq = PERF_FREQ,
+		.start_time = ETW_FILETIME_UNIX_EPOCH,
+		.reserved_flags = EVENT_TRACE_CLOCK_PERFCOUNTER,
+	};
+	/* logger name "t", then an empty log file name: UTF-16LE */
+	static const uint8_t names[] = { 't', 0, 0, 0, 0, 0 };
+	struct etw_header_extension ext = { .kernel_event_version = 70 };
+	uint32_t pos = ETL_BUFFER_HEADER_SIZE;
+	uint8_t *p;
+
+	p = put_record(buf, &pos, ETW_HOOK_HEADER, ETW_VERSION_HEADER,
+		       sizeof(t) + sizeof(names), START_CLOCK);
+	memcpy(p, &t, sizeof(t));
+	memcpy(p + sizeof(t), names, sizeof(names));
+	ext.group_masks.masks[0] = PERF_PROCESS | PERF_THREAD;
+	p = put_record(buf, &pos, ETW_HOOK_HEADER_EXTENSION, ETW_VERSION_HEADER,
+		       sizeof(ext), START_CLOCK);
+	memcpy(p, &ext, sizeof(ext));
+	finish_buffer(buf, pos, 0, ETW_BUFFER_TYPE_HEADER,
+		      ETW_BUFFER_FLAG_FLUSH_MARKER | ETW_BUFFER_FLAG_PROC_INDEX, 0);
+}
+
+/* A data buffer of n Thread DCStart records (empty thread names). */
+static void build_data_buffer(uint8_t *buf, int64_t seq, int n, uint16_t cpu)
+{
+	uint32_t pos = ETL_BUFFER_HEADER_SIZE;
+
+	for (int i = 0; i < n; i++) {
+		struct etw_thread_v3 th = { .process_id = 1, .thread_id = (uint32_t)(i + 1) };
+		uint8_t *p = put_record(buf, &pos, ETW_HOOK_THREAD_DC_START,
+					ETW_VERSION_THREAD, sizeof(th) + 2,
+					START_CLOCK + seq * 1000 + i);
+
+		memcpy(p, &th, sizeof(th));
+	}
+	finish_buffer(buf, pos, seq, ETW_BUFFER_TYPE_GENERIC, ETW_BUFFER_FLAG_PROC_INDEX, cpu);
+}
+
+/* The synthetic logger: the header buffer, then buffers with 3 and 5 records. */
+#define NBUFS		3
+#define NRECORDS	8
+
+static uint8_t bufs[NBUFS][BUF_SIZE];
+
+static void build_logger(void)
+{
+	build_header_buffer(bufs[0]);
+	build_data_buffer(bufs[1], 1, 3, 0);
+	build_data_buffer(bufs[2], 2, 5, 1);
+}
+
+/* A "device": the read end of a socket holding n buffers, then EOF. */
+static int fake_device(int n, size_t size)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (send(sv[0], bufs[i], size, 0) != (ssize_t)size)
+			test_fail("send: %s", strerror(errno));
+	close(sv[0]);
+	return sv[1];
+}
+
+static int temp_file(char *path, size_t size)
+{
+	const char *dir = getenv("TMPDIR");
+
+	snprintf(path, size, "%s/ntkl-test-writer-XXXXXX", dir && *dir ? dir : "/tmp");
+	return mkstemp(path);
+}
+
+static void ignore_violation(void *ctx, const char *msg)
+{
+	char *first = ctx;
+
+	if (!first[0])
+		snprintf(first, 512, "%s", msg);
+}
+
+static void test_patch_mem(void)
+{
+	struct etl_header_patch patch = {
+		.end_time = 0x01D0000012345678LL,
+		.buffers_written = 3,
+		.events_lost = 7,
+		.buffers_lost = 2,
+	};
+	struct trace_logfile_header h;
+	uint8_t *copy;
+	char err[256];
+
+	test_begin("patch_mem_fields");
+	build_logger();
+	copy = test_copy(bufs[0], BUF_SIZE);
+	CHECK_EQ(etl_header_patch_mem(copy, BUF_SIZE, &patch, err, sizeof(err)), 0);
+	memcpy(&h, copy + ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header),
+	       sizeof(h));
+	CHECK_EQ(h.end_time, patch.end_time);
+	CHECK_EQ(h.buffers_written, 3);
+	CHECK_EQ(h.events_lost, 7);
+	CHECK_EQ(h.buffers_lost, 2);
+	/* everything else as it was */
+	CHECK_EQ(h.perf_freq, PERF_FREQ);
+	CHECK_EQ(h.start_time, ETW_FILETIME_UNIX_EPOCH);
+	CHECK_EQ(h.pointer_size, 8);
+	CHECK_EQ(h.log_file_mode, EVENT_TRACE_FILE_MODE_SEQUENTIAL |
+				  EVENT_TRACE_SYSTEM_LOGGER_MODE);
+	CHECK(!memcmp(copy + 0x1A8, bufs[0] + 0x1A8, BUF_SIZE - 0x1A8));
+	CHECK(!memcmp(copy, bufs[0], 0x68 + offsetof(struct trace_logfile_header, end_time)));
+	free(copy);
+	test_end();
+
+	test_begin("patch_mem_refuses_other_data");
+	copy = test_copy(bufs[1], BUF_SIZE);	/* a data buffer: no Header event */
+	CHECK_EQ(etl_header_patch_mem(copy, BUF_SIZE, &patch, err, sizeof(err)),
+		 (unsigned long long)-1);
+	CHECK_HAS(err, "does not start with the Header event");
+	CHECK(!memcmp(copy, bufs[1], BUF_SIZE));
+	free(copy);
+	copy = test_copy(bufs[0], 0x100);
+	CHECK_EQ(etl_header_patch_mem(copy, 0x100, &patch, err, sizeof(err)),
+		 (unsigned long long)-1);
+	CHECK_HAS(err, "too short");
+	free(copy);
+	test_end();
+
+	test_begin("patch_clamps_counters");
+	{
+		struct etl_writer w = { .buffers = 5 };
+		struct ntkl_properties final = {
+			.events_lost = 1ULL << 40,
+			.log_buffers_lost = 3,
+		};
+		int64_t before = etl_filetime_now();
+
+		etl_writer_patch_from(&w, &final, &patch);
+		CHECK_EQ(patch.buffers_written, 5);
+		CHECK_EQ(patch.events_lost, UINT32_MAX);
+		CHECK_EQ(patch.buffers_lost, 3);
+		CHECK(patch.end_time >= before);
+		CHECK(patch.end_time - before < 10 * ETW_FILETIME_PER_SECOND);
+		/* FILETIME: 100 ns since 1601, so now is after 2020 */
+		CHECK(patch.end_time > 132223104000000000LL);
+		etl_writer_patch_from(&w, NULL, &patch);
+		CHECK_EQ(patch.events_lost, 0);
+	}
+	test_end();
+}
+
+/* Write the synthetic logger to a file; returns the fd (path set) or -1. */
+static int write_file(struct etl_writer *w, char *path, size_t size, bool finish,
+		      const struct ntkl_properties *final)
+{
+	int in_fd = fake_device(NBUFS, BUF_SIZE);
+	int out_fd = temp_file(path, size);
+
+	CHECK(in_fd >= 0);
+	CHECK(out_fd >= 0);
+	CHECK_EQ(etl_writer_init(w, in_fd, out_fd, BUF_SIZE), 0);
+	CHECK_EQ(etl_writer_drain(w), 0);
+	if (finish)
+		CHECK_EQ(etl_writer_finish(w, final), 0);
+	close(in_fd);
+	return out_fd;
+}
+
+static void test_pipeline(void)
+{
+	struct ntkl_properties final = { .events_lost = 7, .log_buffers_lost = 2 };
+	struct etl_check_stats stats;
+	struct etl_writer w;
+	struct etl_error err;
+	struct etl_file f;
+	char path[256], first[512] = "";
+	int64_t before;
+	int fd;
+
+	test_begin("drain_and_patch");
+	build_logger();
+	before = etl_filetime_now();
+	fd = write_file(&w, path, sizeof(path), true, &final);
+	CHECK_EQ(w.buffers, NBUFS);
+	CHECK_EQ(w.bytes, NBUFS * BUF_SIZE);
+	CHECK_EQ(w.events, NRECORDS);	/* data buffers only */
+	close(fd);
+	etl_writer_free(&w);
+
+	CHECK_EQ(etl_open(&f, path, &err), 0);
+	if (f.data) {
+		CHECK_EQ(f.size, NBUFS * BUF_SIZE);
+		CHECK_EQ(f.header.buffers_written, NBUFS);
+		CHECK_EQ(etl_count_buffers(&f, &err), NBUFS);
+		CHECK_EQ(f.header.events_lost, 7);
+		CHECK_EQ(f.header.buffers_lost, 2);
+		CHECK(f.header.end_time >= before);
+		CHECK(f.header.end_time <= etl_filetime_now());
+		CHECK_STR(f.logger_name, "t");
+		/* the bytes after the patch are the logger's, untouched */
+		CHECK(!memcmp(f.data + BUF_SIZE, bufs[1], BUF_SIZE));
+		CHECK(!memcmp(f.data + 2 * BUF_SIZE, bufs[2], BUF_SIZE));
+		CHECK_EQ(etl_check(&f, false, ignore_violation, first, &stats), 0);
+		CHECK_STR(first, "");
+		CHECK_EQ(stats.buffers, NBUFS);
+		CHECK_EQ(stats.records, NRECORDS + 2);
+		etl_close(&f);
+	}
+	/* ntkl dump --check and the plain dump on the same file */
+	{
+		FILE *devnull = fopen("/dev/null", "w");
+
+		CHECK_EQ(etl_dump_path(path, ETL_DUMP_CHECK, devnull, devnull, ""), 0);
+		CHECK_EQ(etl_dump_path(path, ETL_DUMP_EVENTS, devnull, devnull, ""), 0);
+		fclose(devnull);
+	}
+	unlink(path);
+	test_end();
+
+	test_begin("unpatched_file_fails_check");
+	build_logger();
+	fd = write_file(&w, path, sizeof(path), false, NULL);
+	close(fd);
+	etl_writer_free(&w);
+	CHECK_EQ(etl_open(&f, path, &err), 0);
+	if (f.data) {
+		first[0] = '\0';
+		CHECK(etl_check(&f, false, ignore_violation, first, NULL) > 0);
+		CHECK_HAS(first, "BuffersWritten");
+		etl_close(&f);
+	}
+	unlink(path);
+	test_end();
+
+	test_begin("short_read_is_an_error");
+	{
+		int in_fd = fake_device(1, BUF_SIZE / 2);
+		int out_fd = temp_file(path, sizeof(path));
+
+		CHECK_EQ(etl_writer_init(&w, in_fd, out_fd, BUF_SIZE), 0);
+		CHECK_EQ(etl_writer_step(&w), (unsigned long long)-EIO);
+		CHECK_HAS(w.error, "got 2048 bytes, a buffer is 4096");
+		CHECK_EQ(w.buffers, 0);
+		etl_writer_free(&w);
+		close(in_fd);
+		close(out_fd);
+		unlink(path);
+	}
+	test_end();
+
+	test_begin("no_buffer_no_file");
+	{
+		int in_fd = fake_device(0, BUF_SIZE);
+		int out_fd = temp_file(path, sizeof(path));
+
+		CHECK_EQ(etl_writer_init(&w, in_fd, out_fd, BUF_SIZE), 0);
+		CHECK_EQ(etl_writer_drain(&w), 0);
+		CHECK_EQ(etl_writer_finish(&w, NULL), (unsigned long long)-ENODATA);
+		CHECK_HAS(w.error, "no buffer");
+		etl_writer_free(&w);
+		close(in_fd);
+		close(out_fd);
+		unlink(path);
+	}
+	test_end();
+
+	test_begin("write_error");
+	{
+		int in_fd = fake_device(NBUFS, BUF_SIZE);
+		int out_fd = open("/dev/null", O_RDONLY);	/* not writable */
+
+		CHECK_EQ(etl_writer_init(&w, in_fd, out_fd, BUF_SIZE), 0);
+		CHECK_EQ(etl_writer_step(&w), (unsigned long long)-EBADF);
+		CHECK_HAS(w.error, "writing buffer 0");
+		etl_writer_free(&w);
+		close(in_fd);
+		close(out_fd);
+	}
+	test_end();
+
+	test_begin("patch_fd_on_a_foreign_file");
+	{
+		int out_fd = temp_file(path, sizeof(path));
+		struct etl_header_patch patch = { 0 };
+		char msg[256];
+
+		CHECK(write(out_fd, bufs[1], BUF_SIZE) == BUF_SIZE);
+		CHECK_EQ(etl_header_patch_fd(out_fd, &patch, msg, sizeof(msg)),
+			 (unsigned long long)-EINVAL);
+		CHECK_HAS(msg, "Header event");
+		close(out_fd);
+		unlink(path);
+	}
+	test_end();
+}
+
+int main(void)
+{
+	test_patch_mem();
+	test_pipeline();
+	return test_exit();
+}
