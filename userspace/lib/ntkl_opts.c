@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xperf-style logger options. See ntkl_opts.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ntkl_opts.h"
+
+enum value_kind { V_NONE, V_NUMBER, V_FLAGS, V_CLOCK, V_PATH };
+
+static const struct {
+	const char *name;
+	unsigned int bit;
+	enum value_kind kind;
+} options[] = {
+	{ "on", NTKL_OPT_ON, V_FLAGS },
+	{ "buffersize", NTKL_OPT_BUFFERSIZE, V_NUMBER },
+	{ "minbuffers", NTKL_OPT_MINBUFFERS, V_NUMBER },
+	{ "maxbuffers", NTKL_OPT_MAXBUFFERS, V_NUMBER },
+	{ "clock", NTKL_OPT_CLOCK, V_CLOCK },
+	{ "buffering", NTKL_OPT_BUFFERING, V_NONE },
+	{ "flushtimer", NTKL_OPT_FLUSHTIMER, V_NUMBER },
+	{ "f", NTKL_OPT_FILE, V_PATH },
+	{ "o", NTKL_OPT_OUTPUT, V_PATH },
+};
+
+static const char *const clock_names[] = {
+	[NTKL_CLOCK_QPC] = "qpc",
+	[NTKL_CLOCK_SYSTEM] = "system",
+	[NTKL_CLOCK_CYCLE] = "cycle",
+};
+
+const char *ntkl_clock_name(uint32_t clock_type)
+{
+	if (clock_type < sizeof(clock_names) / sizeof(clock_names[0]))
+		return clock_names[clock_type];
+	return NULL;
+}
+
+bool ntkl_opts_is_option(const char *arg)
+{
+	return arg[0] == '-' && arg[1] != '\0';
+}
+
+static int parse_u32(const char *opt, const char *v, uint32_t *out, char *err,
+		     size_t err_size)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(v, &end, 0);
+	if (!*v || *end || errno || n > UINT32_MAX || v[0] == '-') {
+		snprintf(err, err_size, "bad %s value '%s': a number is expected",
+			 opt, v);
+		return -1;
+	}
+	*out = (uint32_t)n;
+	return 0;
+}
+
+int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
+		   struct ntkl_logger_opts *o, char *err, size_t err_size)
+{
+	const char *arg = argv[*i], *name, *eq, *value = NULL;
+	char ferr[512];
+	size_t len;
+	size_t k;
+
+	if (!ntkl_opts_is_option(arg))
+		return 0;
+	name = arg + 1 + (arg[1] == '-');
+	eq = strchr(name, '=');
+	len = eq ? (size_t)(eq - name) : strlen(name);
+	for (k = 0; k < sizeof(options) / sizeof(options[0]); k++)
+		if (strlen(options[k].name) == len &&
+		    !strncasecmp(options[k].name, name, len))
+			break;
+	if (k == sizeof(options) / sizeof(options[0]) || !(options[k].bit & allowed))
+		return 0;
+
+	if (options[k].kind == V_NONE) {
+		if (eq) {
+			snprintf(err, err_size, "-%s takes no value", options[k].name);
+			return -1;
+		}
+	} else if (eq) {
+		value = eq + 1;
+	} else if (*i + 1 < argc) {
+		value = argv[++*i];
+	} else {
+		snprintf(err, err_size, "-%s needs a value", options[k].name);
+		return -1;
+	}
+	o->seen |= options[k].bit;
+	(*i)++;
+
+	switch (options[k].bit) {
+	case NTKL_OPT_ON:
+		if (ntkl_flags_parse(value, &o->flags, ferr, sizeof(ferr))) {
+			snprintf(err, err_size, "-on %s: %s", value, ferr);
+			return -1;
+		}
+		return 1;
+	case NTKL_OPT_BUFFERSIZE:
+		return parse_u32("-buffersize", value, &o->buffer_size_kb, err, err_size) ? -1 : 1;
+	case NTKL_OPT_MINBUFFERS:
+		return parse_u32("-minbuffers", value, &o->minimum_buffers, err, err_size) ? -1 : 1;
+	case NTKL_OPT_MAXBUFFERS:
+		return parse_u32("-maxbuffers", value, &o->maximum_buffers, err, err_size) ? -1 : 1;
+	case NTKL_OPT_FLUSHTIMER:
+		return parse_u32("-flushtimer", value, &o->flush_timer, err, err_size) ? -1 : 1;
+	case NTKL_OPT_CLOCK:
+		for (uint32_t c = NTKL_CLOCK_QPC; c <= NTKL_CLOCK_CYCLE; c++) {
+			if (!strcasecmp(value, clock_names[c])) {
+				o->clock_type = c;
+				return 1;
+			}
+		}
+		snprintf(err, err_size, "unknown -clock '%s': qpc, system or cycle", value);
+		return -1;
+	case NTKL_OPT_BUFFERING:
+		o->buffering = true;
+		return 1;
+	default:	/* -f, -o */
+		if (!*value) {
+			snprintf(err, err_size, "-%s needs a file name", options[k].name);
+			return -1;
+		}
+		o->file = value;
+		return 1;
+	}
+}
+
+void ntkl_opts_to_props(const struct ntkl_logger_opts *o, struct ntkl_properties *p)
+{
+	p->buffer_size_kb = o->buffer_size_kb;
+	p->minimum_buffers = o->minimum_buffers;
+	p->maximum_buffers = o->maximum_buffers;
+	p->clock_type = o->clock_type;
+	p->flush_timer = o->flush_timer;
+	/* a file logger writes its buffers in order, as ETW's sequential mode */
+	p->log_file_mode = o->buffering ? NTKL_MODE_BUFFERING : NTKL_MODE_SEQUENTIAL;
+	p->enable_flags = o->flags.enable_flags;
+	memcpy(p->group_masks, o->flags.group_masks, sizeof(p->group_masks));
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The logger options ntkl start, record and update share, spelled as
+ * xperf's: one dash (two work too), case-insensitive, the value as the
+ * next argument or after '=':
+ *
+ *	-on FLAGS -buffersize KB -minbuffers N -maxbuffers N
+ *	-clock qpc|system|cycle -buffering -flushtimer S -f FILE -o FILE
+ *
+ * Values are checked for form here (a number, a known clock, known flags);
+ * bounds are the module's to check, so its ETW error names the problem.
+ */
+#ifndef NTKL_OPTS_H
+#define NTKL_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ntkl_flags.h"
+#include "uapi/ntkl.h"
+
+/* Which options a command takes. */
+enum ntkl_opt_bits {
+	NTKL_OPT_ON		= 1 << 0,
+	NTKL_OPT_BUFFERSIZE	= 1 << 1,
+	NTKL_OPT_MINBUFFERS	= 1 << 2,
+	NTKL_OPT_MAXBUFFERS	= 1 << 3,
+	NTKL_OPT_CLOCK		= 1 << 4,
+	NTKL_OPT_BUFFERING	= 1 << 5,
+	NTKL_OPT_FLUSHTIMER	= 1 << 6,
+	NTKL_OPT_FILE		= 1 << 7,	/* -f FILE */
+	NTKL_OPT_OUTPUT		= 1 << 8,	/* -o FILE, the same */
+};
+
+struct ntkl_logger_opts {
+	unsigned int seen;		/* NTKL_OPT_* given */
+	struct ntkl_flags flags;	/* -on */
+	uint32_t buffer_size_kb;
+	uint32_t minimum_buffers;
+	uint32_t maximum_buffers;
+	uint32_t clock_type;		/* NTKL_CLOCK_*, 0 if not given */
+	uint32_t flush_timer;
+	bool buffering;
+	const char *file;		/* -f or -o */
+};
+
+/*
+ * If argv[*i] is one of the allowed options, take it (and its value) into
+ * o and move *i past it: 1. Not an option of this set: 0. A bad value or
+ * a missing one: -1 with a one-line reason in err.
+ */
+int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
+		   struct ntkl_logger_opts *o, char *err, size_t err_size);
+
+/* true if arg looks like an option ("-x", "--x"; not "-" alone). */
+bool ntkl_opts_is_option(const char *arg);
+
+/* Properties for START from the options: mode, sizes, clock, flags. */
+void ntkl_opts_to_props(const struct ntkl_logger_opts *o, struct ntkl_properties *p);
+
+/* "qpc" for NTKL_CLOCK_QPC...; NULL if unknown. */
+const char *ntkl_clock_name(uint32_t clock_type);
+
+#endif /* NTKL_OPTS_H */
