@@ -20,5 +20,15 @@ struct ntkl_cmd {
 
 int cmd_dump(int argc, char **argv);
 void cmd_dump_usage(FILE *out);
+int cmd_query(int argc, char **argv);
+void cmd_query_usage(FILE *out);
+int cmd_list(int argc, char **argv);
+void cmd_list_usage(FILE *out);
+int cmd_flush(int argc, char **argv);
+void cmd_flush_usage(FILE *out);
+int cmd_update(int argc, char **argv);
+void cmd_update_usage(FILE *out);
+int cmd_save(int argc, char **argv);
+void cmd_save_usage(FILE *out);
 
 #endif /* NTKL_CMD_H */

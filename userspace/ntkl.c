@@ -12,6 +12,16 @@
 #include "cmd.h"
 
 static const struct ntkl_cmd commands[] = {
+	{ "query", "every setting and counter of one logger",
+	  cmd_query, cmd_query_usage },
+	{ "list", "one line per running logger",
+	  cmd_list, cmd_list_usage },
+	{ "flush", "hand a logger's partly filled buffers to its file now",
+	  cmd_flush, cmd_flush_usage },
+	{ "update", "change a running logger's flags, flush timer, max buffers",
+	  cmd_update, cmd_update_usage },
+	{ "save", "write a buffering-mode logger's snapshot to FILE",
+	  cmd_save, cmd_save_usage },
 	{ "dump", "print an ETL file: header, buffers, event counts, events; --check",
 	  cmd_dump, cmd_dump_usage },
 };

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl save NAME FILE.etl
+ *
+ * Write a snapshot of a buffering-mode logger (a flight recorder, `ntkl
+ * start NAME -buffering`) to FILE, as `xperf -flush NAME -f FILE`. While
+ * we read, the module pauses the logger (events meanwhile count as lost)
+ * and read() returns 0 at the end of the snapshot; closing the descriptor
+ * lets the logger record again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "lib/etl_writer.h"
+#include "lib/ntkl_ctl.h"
+#include "lib/ntkl_errors.h"
+
+void cmd_save_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ntkl save NAME FILE.etl\n"
+		"\n"
+		"Write what the buffering-mode logger NAME (ntkl start NAME -buffering)\n"
+		"holds to FILE.etl. The logger pauses while it is saved (events then\n"
+		"count as lost) and goes on recording afterwards.\n"
+		"\n"
+		"Exit status: 0 saved, 1 failed, 2 usage error.\n");
+}
+
+#define LINE(label, fmt, ...)	printf("%-22s: " fmt "\n", label, ##__VA_ARGS__)
+
+static int save(const struct ntkl_properties *p, const char *file)
+{
+	struct ntkl_error_ctx ctx = {
+		.cmd = "save", .op = NTKL_OP_BIND, .logger = p->logger_name,
+	};
+	struct ntkl_properties final;
+	struct etl_writer w;
+	char what[NTKL_NAME_MAX + 64];
+	int in_fd, out_fd, ret;
+
+	in_fd = ntkl_open();
+	ret = in_fd < 0 ? in_fd : ntkl_bind(in_fd, p->logger_name, 0);
+	if (ret) {
+		snprintf(what, sizeof(what), "cannot read logger %s", p->logger_name);
+		ntkl_error_print(stderr, &ctx, what, ret);
+		if (in_fd >= 0)
+			close(in_fd);
+		return 1;
+	}
+	out_fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out_fd < 0) {
+		fprintf(stderr, "ntkl save: cannot create %s: %s\n", file, strerror(errno));
+		close(in_fd);
+		return 1;
+	}
+	ret = etl_writer_init(&w, in_fd, out_fd, p->buffer_size_kb * 1024);
+	if (!ret)
+		ret = etl_writer_drain(&w);
+	if (!ret) {
+		if (ntkl_query_bound(in_fd, &final))
+			final = *p;
+		ret = etl_writer_finish(&w, &final);
+	}
+	if (ret)
+		fprintf(stderr, "ntkl save: %s: %s\n", file, w.error);
+	/* closing the reader lets the logger record again */
+	close(in_fd);
+	if (close(out_fd) < 0 && !ret) {
+		fprintf(stderr, "ntkl save: %s: %s\n", file, strerror(errno));
+		ret = -errno;
+	}
+	if (!ret) {
+		printf("Logger %s (id %u) saved.\n", p->logger_name, p->logger_id);
+		LINE("Events Lost", "%" PRIu64 " (since start, the pause included)",
+		     (uint64_t)final.events_lost);
+		LINE("Buffers Written", "%" PRIu64 " (in the file, header buffer included)",
+		     w.buffers);
+		LINE("Events", "%" PRIu64, w.events);
+		LINE("Log Filename", "%s (%" PRIu64 " bytes)", file, w.bytes);
+	}
+	etl_writer_free(&w);
+	return ret ? 1 : 0;
+}
+
+int cmd_save(int argc, char **argv)
+{
+	struct ntkl_error_ctx ctx = { .cmd = "save", .op = NTKL_OP_QUERY };
+	struct ntkl_properties p;
+	char what[NTKL_NAME_MAX + 64];
+	int fd, ret;
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		cmd_save_usage(stdout);
+		return 0;
+	}
+	if (argc != 3 || argv[1][0] == '-' || argv[2][0] == '-' ||
+	    strlen(argv[1]) >= NTKL_NAME_MAX) {
+		fprintf(stderr, "ntkl save: %s\n",
+			argc != 3 ? "give the logger NAME and the FILE.etl" :
+			strlen(argv[1]) >= NTKL_NAME_MAX ? "logger names are 1..127 bytes" :
+			"unknown option");
+		cmd_save_usage(stderr);
+		return EXIT_USAGE;
+	}
+	fd = ntkl_open_device("save");
+	if (fd < 0)
+		return 1;
+	ntkl_props_init(&p, argv[1]);
+	ret = ntkl_query(fd, &p);
+	if (ret) {
+		ctx.logger = argv[1];
+		snprintf(what, sizeof(what), "cannot query logger %s", argv[1]);
+		ntkl_error_print(stderr, &ctx, what, ret);
+		close(fd);
+		return 1;
+	}
+	/* a file logger's reader would wait for ever: only snapshots here */
+	if (!(p.log_file_mode & NTKL_MODE_BUFFERING)) {
+		fprintf(stderr, "ntkl save: logger %s is not in buffering mode: its events go to its reader (ntkl query %s); ntkl save is for loggers started with -buffering\n",
+			argv[1], argv[1]);
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	return save(&p, argv[2]);
+}
