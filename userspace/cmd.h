@@ -20,6 +20,10 @@ struct ntkl_cmd {
 
 int cmd_dump(int argc, char **argv);
 void cmd_dump_usage(FILE *out);
+int cmd_start(int argc, char **argv);
+void cmd_start_usage(FILE *out);
+int cmd_stop(int argc, char **argv);
+void cmd_stop_usage(FILE *out);
 int cmd_query(int argc, char **argv);
 void cmd_query_usage(FILE *out);
 int cmd_list(int argc, char **argv);

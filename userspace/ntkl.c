@@ -12,6 +12,10 @@
 #include "cmd.h"
 
 static const struct ntkl_cmd commands[] = {
+	{ "start", "start a logger writing FILE in the background (or -buffering)",
+	  cmd_start, cmd_start_usage },
+	{ "stop", "stop a logger and wait until its file is complete",
+	  cmd_stop, cmd_stop_usage },
 	{ "query", "every setting and counter of one logger",
 	  cmd_query, cmd_query_usage },
 	{ "list", "one line per running logger",

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl start NAME [-on FLAGS] [options] -f FILE.etl
+ * ntkl start NAME [-on FLAGS] [options] -buffering
+ *
+ * Starts a logger, as `xperf -start NAME -on FLAGS -f FILE`. A file
+ * logger gets a background writer: a child process, detached from the
+ * terminal, that is the logger's reader and drains it into FILE until the
+ * logger stops, then patches the header. The writer is bound before this
+ * command returns, so no buffer is missed, and its state file (ntkl_state.h)
+ * lets `ntkl stop` wait for the file to be complete.
+ */
+#define _GNU_SOURCE	/* ppoll, pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "lib/etl_writer.h"
+#include "lib/ntkl_ctl.h"
+#include "lib/ntkl_errors.h"
+#include "lib/ntkl_opts.h"
+#include "lib/ntkl_show.h"
+#include "lib/ntkl_state.h"
+
+#define START_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
+			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_BUFFERING | \
+			 NTKL_OPT_FLUSHTIMER | NTKL_OPT_FILE)
+
+void cmd_start_usage(FILE *out)
+{
+	char names[256];
+
+	fprintf(out,
+		"usage: ntkl start NAME [-on FLAGS] [options] -f FILE.etl\n"
+		"       ntkl start NAME [-on FLAGS] [options] -buffering\n"
+		"\n"
+		"Start the logger NAME. With -f, a background writer drains it into\n"
+		"FILE.etl until `ntkl stop NAME`. With -buffering, events stay in memory\n"
+		"(a flight recorder, the oldest buffers overwritten) until `ntkl save`.\n"
+		"\n"
+		"  -on FLAGS          what to record, names joined with '+' (default\n"
+		"                     PROC_THREAD): %s;\n"
+		"                     or numbers: 0x20010000 a group mask constant,\n"
+		"                     below 0x20000000 EnableFlags\n"
+		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
+		"  -minbuffers N      at least N buffers (default and minimum: 2 per CPU)\n"
+		"  -maxbuffers N      at most N buffers (up to %u)\n"
+		"  -clock C           qpc (default), system or cycle\n"
+		"  -flushtimer S      hand buffers to the writer at least every S seconds\n"
+		"  -buffering         keep events in memory only (no -f)\n"
+		"  -f FILE.etl        the file to write\n"
+		"\n"
+		"Exit status: 0 started, 1 failed, 2 usage error.\n",
+		ntkl_flag_names_list(names, sizeof(names)), NTKL_MIN_BUFFER_KB,
+		NTKL_MAX_BUFFER_KB, NTKL_DEFAULT_BUFFER_KB, NTKL_MAX_BUFFERS);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "ntkl start: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n");
+	fprintf(stderr, "usage: ntkl start NAME [-on FLAGS] [options] -f FILE.etl\n"
+		"       ntkl start NAME [-on FLAGS] [options] -buffering\n"
+		"(ntkl help start lists the options)\n");
+	return EXIT_USAGE;
+}
+
+/* Undo a start that cannot go on: the logger would run with no reader. */
+static void stop_again(int fd, const struct ntkl_properties *started)
+{
+	struct ntkl_properties p;
+
+	ntkl_props_init(&p, started->logger_name);
+	if (ntkl_stop(fd, &p))
+		fprintf(stderr, "ntkl start: logger %s is still running: ntkl stop %s\n",
+			started->logger_name, started->logger_name);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The background writer                                                   */
+/* ---------------------------------------------------------------------- */
+
+static volatile sig_atomic_t writer_terminated;
+
+static void on_sigterm(int sig)
+{
+	(void)sig;
+	writer_terminated = 1;
+}
+
+/*
+ * The child: read buffers until the logger stops, then patch the header
+ * and record the outcome in the state file. SIGTERM ends it early with a
+ * consistent (shorter) file.
+ */
+static int run_writer(int in_fd, int out_fd, int state_fd, int ready_fd,
+		      uint32_t buffer_size, struct ntkl_writer_state *st)
+{
+	struct sigaction sa = { .sa_handler = on_sigterm };
+	struct ntkl_properties final;
+	struct etl_writer w;
+	sigset_t block, during_poll;
+	int ret;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &during_poll);
+	sigdelset(&during_poll, SIGTERM);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = etl_writer_init(&w, in_fd, out_fd, buffer_size);
+	st->pid = getpid();
+	snprintf(st->state, sizeof(st->state), "writing");
+	if (ret)
+		snprintf(st->error, sizeof(st->error), "%s", w.error);
+	ntkl_state_write(state_fd, st);
+	/* ntkl start may return now: we are bound, locked and described */
+	if (write(ready_fd, ret ? "0" : "1", 1) < 0)
+		ret = ret ? ret : -errno;
+	close(ready_fd);
+	if (ret)
+		return 1;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = in_fd, .events = POLLIN };
+		int n = ppoll(&pfd, 1, NULL, &during_poll);
+
+		if (writer_terminated) {
+			snprintf(w.error, sizeof(w.error),
+				 "the writer got SIGTERM before the logger stopped: the file ends early");
+			ret = -EINTR;
+			break;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			snprintf(w.error, sizeof(w.error), "poll: %s", strerror(errno));
+			break;
+		}
+		ret = etl_writer_step(&w);
+		if (ret <= 0)
+			break;
+	}
+
+	if (ntkl_query_bound(in_fd, &final))
+		memset(&final, 0, sizeof(final));
+	if (w.buffers) {
+		char failed[sizeof(w.error)];
+
+		/* keep the first error; still patch what was written */
+		snprintf(failed, sizeof(failed), "%s", w.error);
+		if (etl_writer_finish(&w, &final) && !ret)
+			ret = -EIO;
+		else if (ret)
+			snprintf(w.error, sizeof(w.error), "%s", failed);
+	}
+	st->buffers = w.buffers;
+	st->bytes = w.bytes;
+	st->events = w.events;
+	st->events_lost = final.events_lost;
+	st->buffers_lost = final.log_buffers_lost;
+	snprintf(st->state, sizeof(st->state), ret ? "failed" : "done");
+	snprintf(st->error, sizeof(st->error), "%s", ret ? w.error : "");
+	ntkl_state_write(state_fd, st);
+	etl_writer_free(&w);
+	return ret ? 1 : 0;
+}
+
+static void detach_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR);
+
+	if (fd < 0)
+		return;
+	dup2(fd, 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	if (fd > 2)
+		close(fd);
+}
+
+/*
+ * Fork the writer; returns its pid once it is running, or -1 after
+ * printing why not.
+ */
+static pid_t spawn_writer(int ctl_fd, int in_fd, int out_fd, int state_fd,
+			  uint32_t buffer_size, struct ntkl_writer_state *st)
+{
+	int ready[2];
+	char ok = 0;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(ready, O_CLOEXEC) < 0) {
+		fprintf(stderr, "ntkl start: pipe: %s\n", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "ntkl start: cannot fork the writer: %s\n", strerror(errno));
+		close(ready[0]);
+		close(ready[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(ready[0]);
+		close(ctl_fd);
+		setsid();
+		detach_stdio();
+		if (chdir("/") < 0)
+			_exit(1);
+		_exit(run_writer(in_fd, out_fd, state_fd, ready[1], buffer_size, st));
+	}
+	close(ready[1]);
+	do
+		n = read(ready[0], &ok, 1);
+	while (n < 0 && errno == EINTR);
+	close(ready[0]);
+	if (n != 1 || ok != '1') {
+		fprintf(stderr, "ntkl start: the background writer (pid %d) failed to start\n",
+			(int)pid);
+		return -1;
+	}
+	return pid;
+}
+
+/* ---------------------------------------------------------------------- */
+
+/* Open FILE and the writer's side; 0, or 1 after stopping the logger. */
+static int start_writer(int fd, const struct ntkl_properties *p, const char *file)
+{
+	struct ntkl_error_ctx ctx = {
+		.cmd = "start", .op = NTKL_OP_BIND, .logger = p->logger_name,
+	};
+	struct ntkl_writer_state st;
+	char state_path[PATH_MAX], what[PATH_MAX + 64];
+	int out_fd = -1, in_fd = -1, state_fd = -1, ret;
+	pid_t pid;
+
+	out_fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out_fd < 0) {
+		fprintf(stderr, "ntkl start: cannot create %s: %s\n", file, strerror(errno));
+		goto fail;
+	}
+	in_fd = ntkl_open();
+	ret = in_fd < 0 ? in_fd : ntkl_bind(in_fd, NULL, p->logger_id);
+	if (ret) {
+		snprintf(what, sizeof(what), "cannot read logger %s", p->logger_name);
+		ntkl_error_print(stderr, &ctx, what, ret);
+		goto fail;
+	}
+	ntkl_state_path(state_path, sizeof(state_path), p->logger_id, p->instance_guid);
+	state_fd = ntkl_state_create(state_path);
+	if (state_fd < 0) {
+		fprintf(stderr, "ntkl start: cannot create the writer's state file %s: %s\n",
+			state_path, strerror(-state_fd));
+		goto fail;
+	}
+
+	memset(&st, 0, sizeof(st));
+	snprintf(st.logger, sizeof(st.logger), "%s", p->logger_name);
+	if (!realpath(file, st.file))
+		snprintf(st.file, sizeof(st.file), "%s", file);
+	pid = spawn_writer(fd, in_fd, out_fd, state_fd, p->buffer_size_kb * 1024, &st);
+	if (pid < 0) {
+		unlink(state_path);
+		goto fail;
+	}
+	/* the writer holds these now (and the state file's lock) */
+	close(out_fd);
+	close(in_fd);
+	close(state_fd);
+
+	ntkl_show_settings(stdout, p);
+	printf("%-22s: %s (writer pid %d)\n", "Log Filename", st.file, (int)pid);
+	printf("ntkl stop %s ends the trace and completes the file.\n", p->logger_name);
+	return 0;
+
+fail:
+	if (state_fd >= 0)
+		close(state_fd);
+	if (in_fd >= 0)
+		close(in_fd);
+	if (out_fd >= 0)
+		close(out_fd);
+	stop_again(fd, p);
+	return 1;
+}
+
+int cmd_start(int argc, char **argv)
+{
+	struct ntkl_logger_opts o = { 0 };
+	struct ntkl_properties p, asked;
+	struct ntkl_error_ctx ctx = { .cmd = "start", .op = NTKL_OP_START };
+	const char *name = NULL;
+	char err[512], what[NTKL_NAME_MAX + 64];
+	int fd, ret, i = 1;
+
+	while (i < argc) {
+		ret = ntkl_opts_take(argc, argv, &i, START_OPTS, &o, err, sizeof(err));
+		if (ret < 0)
+			return usage_error("%s", err);
+		if (ret > 0)
+			continue;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			cmd_start_usage(stdout);
+			return 0;
+		}
+		if (ntkl_opts_is_option(argv[i]))
+			return usage_error("unknown option '%s'", argv[i]);
+		if (name)
+			return usage_error("one logger name only: '%s' is one too many", argv[i]);
+		name = argv[i++];
+	}
+	if (!name)
+		return usage_error("%s", "missing the logger NAME");
+	if (!*name || strlen(name) >= NTKL_NAME_MAX)
+		return usage_error("logger names are 1..127 bytes: '%s'", name);
+	if (o.buffering && o.file)
+		return usage_error("%s", "-buffering keeps events in memory: no -f (ntkl save NAME FILE writes them)");
+	if (!o.buffering && !o.file)
+		return usage_error("%s", "missing -f FILE.etl (or -buffering for a flight recorder)");
+	if (!(o.seen & NTKL_OPT_ON))
+		o.flags.enable_flags = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD;
+
+	fd = ntkl_open_device("start");
+	if (fd < 0)
+		return 1;
+	ntkl_props_init(&p, name);
+	ntkl_opts_to_props(&o, &p);
+	asked = p;
+	ret = ntkl_start(fd, &p);
+	if (ret) {
+		ctx.logger = name;
+		ctx.asked = &asked;
+		snprintf(what, sizeof(what), "cannot start logger %s", name);
+		ntkl_error_print(stderr, &ctx, what, ret);
+		close(fd);
+		return 1;
+	}
+
+	if (o.buffering) {
+		ntkl_show_settings(stdout, &p);
+		printf("%-22s: none: events stay in memory (ntkl save %s FILE.etl writes them)\n",
+		       "Log Filename", name);
+		ret = 0;
+	} else {
+		ret = start_writer(fd, &p, o.file);
+	}
+	close(fd);
+	return ret;
+}

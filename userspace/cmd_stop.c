@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl stop NAME
+ *
+ * Stops a logger (as `xperf -stop NAME`), then waits for its background
+ * writer to drain the last buffers and patch the header, so that the file
+ * is complete when this returns. Prints the final counters.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "lib/ntkl_ctl.h"
+#include "lib/ntkl_errors.h"
+#include "lib/ntkl_state.h"
+
+/* Draining is quick; a writer this slow is stuck. */
+#define WRITER_TIMEOUT_MS	(10 * 60 * 1000)
+#define WRITER_PATIENCE_MS	1000
+
+void cmd_stop_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ntkl stop NAME\n"
+		"\n"
+		"Stop the logger NAME. If `ntkl start -f FILE` started it, wait until\n"
+		"its writer has written the last buffers and completed FILE, then\n"
+		"print the final counters. A -buffering logger's events are dropped:\n"
+		"`ntkl save NAME FILE.etl` first to keep them.\n"
+		"\n"
+		"Exit status: 0 stopped (and the file complete), 1 failed, 2 usage error.\n");
+}
+
+static void say_waiting(void *ctx)
+{
+	const struct ntkl_writer_state *st = ctx;
+
+	fprintf(stderr, "ntkl stop: waiting for the writer (pid %ld) to complete %s...\n",
+		st->pid, st->file);
+}
+
+#define LINE(label, fmt, ...)	printf("%-22s: " fmt "\n", label, ##__VA_ARGS__)
+
+/* The counters of a logger without a background writer. */
+static void print_stopped(const struct ntkl_properties *p)
+{
+	LINE("Events Lost", "%" PRIu64, (uint64_t)p->events_lost);
+	LINE("Buffers Written", "%" PRIu64, (uint64_t)p->buffers_written);
+	LINE("Log Buffers Lost", "%" PRIu64, (uint64_t)p->log_buffers_lost);
+	if (p->log_file_mode & NTKL_MODE_BUFFERING)
+		LINE("Log Filename", "none (buffering mode: its buffers are dropped)");
+	else if (p->readers)
+		LINE("Log Filename", "none here: its reader (ntkl record or ntkl save) completes its file");
+	else
+		LINE("Log Filename", "none: the logger had no reader");
+}
+
+/* The writer's outcome; 0 if the file is complete. */
+static int print_written(const struct ntkl_writer_state *st)
+{
+	struct stat sb;
+
+	LINE("Events Lost", "%" PRIu64, st->events_lost);
+	LINE("Buffers Written", "%" PRIu64 " (in the file, header buffer included)",
+	     st->buffers);
+	LINE("Log Buffers Lost", "%" PRIu64, st->buffers_lost);
+	LINE("Events", "%" PRIu64, st->events);
+	if (stat(st->file, &sb) == 0)
+		LINE("Log Filename", "%s (%lld bytes)", st->file, (long long)sb.st_size);
+	else
+		LINE("Log Filename", "%s", st->file);
+	if (strcmp(st->state, "done")) {
+		fprintf(stderr, "ntkl stop: the writer of %s failed: %s\n", st->file,
+			st->error[0] ? st->error : "it exited without saying why");
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_stop(int argc, char **argv)
+{
+	struct ntkl_error_ctx ctx = { .cmd = "stop", .op = NTKL_OP_STOP };
+	struct ntkl_writer_state st;
+	struct ntkl_properties p;
+	char path[PATH_MAX], what[NTKL_NAME_MAX + 64];
+	const char *name;
+	int fd, ret;
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		cmd_stop_usage(stdout);
+		return 0;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
+		fprintf(stderr, "ntkl stop: %s\n", argc < 2 ? "missing the logger NAME" :
+			argc > 2 ? "one logger NAME only" : "unknown option");
+		cmd_stop_usage(stderr);
+		return EXIT_USAGE;
+	}
+	name = argv[1];
+	if (strlen(name) >= NTKL_NAME_MAX) {
+		fprintf(stderr, "ntkl stop: logger names are 1..127 bytes\n");
+		return EXIT_USAGE;
+	}
+
+	fd = ntkl_open_device("stop");
+	if (fd < 0)
+		return 1;
+	ntkl_props_init(&p, name);
+	ret = ntkl_stop(fd, &p);
+	close(fd);
+	if (ret) {
+		ctx.logger = name;
+		snprintf(what, sizeof(what), "cannot stop logger %s", name);
+		ntkl_error_print(stderr, &ctx, what, ret);
+		return 1;
+	}
+	printf("Logger %s (id %u) stopped.\n", p.logger_name, p.logger_id);
+
+	ntkl_state_path(path, sizeof(path), p.logger_id, p.instance_guid);
+	ntkl_state_read(path, &st);
+	ret = ntkl_state_wait(path, WRITER_TIMEOUT_MS, WRITER_PATIENCE_MS, say_waiting, &st);
+	if (ret == -ENOENT) {
+		print_stopped(&p);
+		return 0;
+	}
+	if (ret) {
+		fprintf(stderr, "ntkl stop: the writer (pid %ld) of %s did not finish: %s; the file may be incomplete\n",
+			st.pid, st.file, strerror(-ret));
+		return 1;
+	}
+	ret = ntkl_state_read(path, &st);
+	if (ret) {
+		fprintf(stderr, "ntkl stop: cannot read the writer's state %s: %s\n",
+			path, strerror(-ret));
+		return 1;
+	}
+	ret = print_written(&st);
+	unlink(path);
+	return ret;
+}
