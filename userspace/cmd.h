@@ -34,5 +34,7 @@ int cmd_update(int argc, char **argv);
 void cmd_update_usage(FILE *out);
 int cmd_save(int argc, char **argv);
 void cmd_save_usage(FILE *out);
+int cmd_record(int argc, char **argv);
+void cmd_record_usage(FILE *out);
 
 #endif /* NTKL_CMD_H */

@@ -12,6 +12,8 @@
 #include "cmd.h"
 
 static const struct ntkl_cmd commands[] = {
+	{ "record", "trace one command into an ETL file: record -on FLAGS -o FILE -- CMD",
+	  cmd_record, cmd_record_usage },
 	{ "start", "start a logger writing FILE in the background (or -buffering)",
 	  cmd_start, cmd_start_usage },
 	{ "stop", "stop a logger and wait until its file is complete",

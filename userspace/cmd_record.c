@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl record [-on FLAGS] [options] -o FILE.etl -- COMMAND [ARGS...]
+ *
+ * Trace one command, start to end, in one go: start a logger named
+ * "ntkl record <pid>", become its reader, run COMMAND, and write the
+ * buffers to FILE as they come. When COMMAND exits: stop the logger,
+ * drain it, patch the header, and exit with COMMAND's status. SIGINT or
+ * SIGTERM ends the trace early the same clean way (exit status 130).
+ *
+ * One loop waits for everything: ppoll() on the bound descriptor with
+ * SIGCHLD, SIGINT and SIGTERM blocked outside it, so a signal can never
+ * slip in between a check and the wait.
+ */
+#define _GNU_SOURCE	/* ppoll, pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "lib/etl_writer.h"
+#include "lib/ntkl_ctl.h"
+#include "lib/ntkl_errors.h"
+#include "lib/ntkl_opts.h"
+
+#define RECORD_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
+			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_FLUSHTIMER | \
+			 NTKL_OPT_FILE | NTKL_OPT_OUTPUT)
+#define PROGRESS_MS	250
+#define EXIT_INTERRUPTED 130
+
+void cmd_record_usage(FILE *out)
+{
+	char names[256];
+
+	fprintf(out,
+		"usage: ntkl record [-on FLAGS] [options] -o FILE.etl -- COMMAND [ARGS...]\n"
+		"\n"
+		"Trace COMMAND from start to end into FILE.etl, then exit with its\n"
+		"status. On a terminal a progress line shows events, bytes, buffers\n"
+		"and events lost. Ctrl-C (SIGINT) or SIGTERM ends the trace early,\n"
+		"with a complete file (exit status 130).\n"
+		"\n"
+		"  -on FLAGS          what to record (default PROC_THREAD):\n"
+		"                     %s, or numbers\n"
+		"  -o FILE.etl        the file to write (-f works too)\n"
+		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
+		"  -minbuffers N, -maxbuffers N, -clock qpc|system|cycle,\n"
+		"  -flushtimer S      as for ntkl start\n"
+		"\n"
+		"Exit status: COMMAND's (128+N if signal N killed it), 127 if it\n"
+		"could not run, 130 if interrupted, 1 if tracing failed, 2 usage error.\n",
+		ntkl_flag_names_list(names, sizeof(names)), NTKL_MIN_BUFFER_KB,
+		NTKL_MAX_BUFFER_KB, NTKL_DEFAULT_BUFFER_KB);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "ntkl record: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n");
+	fprintf(stderr, "usage: ntkl record [-on FLAGS] [options] -o FILE.etl -- COMMAND [ARGS...]\n"
+		"(ntkl help record lists the options)\n");
+	return EXIT_USAGE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Signals                                                                 */
+/* ---------------------------------------------------------------------- */
+
+static volatile sig_atomic_t child_changed, interrupted;
+static volatile pid_t child_pid;
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+	child_changed = 1;
+}
+
+static void on_interrupt(int sig, siginfo_t *info, void *uctx)
+{
+	(void)uctx;
+	interrupted = sig;
+	/*
+	 * A terminal's Ctrl-C reaches COMMAND (same process group) anyway;
+	 * a signal sent to us alone (kill) is passed on so COMMAND ends too.
+	 */
+	if (info && (info->si_code == SI_USER || info->si_code == SI_QUEUE) &&
+	    child_pid > 0)
+		kill(child_pid, sig);
+}
+
+/* Our signals and what they did before, for COMMAND to get back. */
+static const int handled_signals[] = { SIGCHLD, SIGINT, SIGTERM };
+#define NSIGNALS	(sizeof(handled_signals) / sizeof(handled_signals[0]))
+
+struct signal_state {
+	sigset_t orig_mask;		/* before we blocked ours */
+	sigset_t wait_mask;		/* in ppoll: ours let through */
+	struct sigaction orig[NSIGNALS];
+};
+
+/*
+ * Block our signals (they are taken in ppoll only) and install handlers.
+ * A signal ignored when we started stays ignored, as shells expect: a
+ * background `ntkl record ... &` is not meant to see Ctrl-C.
+ */
+static void setup_signals(struct signal_state *s)
+{
+	struct sigaction chld = { .sa_handler = on_sigchld };
+	struct sigaction intr = { .sa_sigaction = on_interrupt, .sa_flags = SA_SIGINFO };
+	sigset_t block;
+
+	sigemptyset(&block);
+	for (size_t i = 0; i < NSIGNALS; i++)
+		sigaddset(&block, handled_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &s->orig_mask);
+	s->wait_mask = s->orig_mask;
+	for (size_t i = 0; i < NSIGNALS; i++) {
+		int sig = handled_signals[i];
+
+		sigdelset(&s->wait_mask, sig);
+		sigaction(sig, NULL, &s->orig[i]);
+		if (sig != SIGCHLD && s->orig[i].sa_handler == SIG_IGN)
+			continue;
+		sigaction(sig, sig == SIGCHLD ? &chld : &intr, NULL);
+	}
+}
+
+/* In COMMAND's child: the signal state we were started with. */
+static void restore_signals(const struct signal_state *s)
+{
+	for (size_t i = 0; i < NSIGNALS; i++)
+		sigaction(handled_signals[i], &s->orig[i], NULL);
+	sigprocmask(SIG_SETMASK, &s->orig_mask, NULL);
+}
+
+/* ---------------------------------------------------------------------- */
+/* COMMAND                                                                 */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Fork and exec COMMAND with our original signal state. Returns its pid,
+ * or -1 if it could not run (*exec_errno says why; the child is reaped).
+ */
+static pid_t run_command(char **cmd, const struct signal_state *sigs, int *exec_errno)
+{
+	int report[2], err = 0;
+	pid_t pid;
+	ssize_t n;
+
+	*exec_errno = 0;
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		*exec_errno = errno;
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		*exec_errno = errno;
+		close(report[0]);
+		close(report[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		restore_signals(sigs);
+		close(report[0]);
+		execvp(cmd[0], cmd);
+		err = errno;
+		if (write(report[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(report[1]);
+	/* EOF: exec worked (the pipe closed on exec); else its errno */
+	do
+		n = read(report[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(report[0]);
+	if (n == sizeof(err)) {
+		*exec_errno = err;
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+/* Collect COMMAND if it ended: true with *status its wait status. */
+static bool reap(pid_t pid, int *status)
+{
+	pid_t r;
+
+	do
+		r = waitpid(pid, status, WNOHANG);
+	while (r < 0 && errno == EINTR);
+	return r == pid;
+}
+
+static int exit_status_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Progress                                                                */
+/* ---------------------------------------------------------------------- */
+
+struct recording {
+	struct etl_writer w;
+	struct ntkl_properties props;	/* as started */
+	int ctl_fd, in_fd, out_fd;
+	const char *file;
+	bool progress;			/* stderr is a terminal */
+	bool progress_shown;
+	uint64_t events_lost;		/* last QUERY */
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void show_progress(struct recording *r)
+{
+	struct ntkl_properties q;
+
+	if (!r->progress)
+		return;
+	if (!ntkl_query_bound(r->in_fd, &q))
+		r->events_lost = q.events_lost;
+	fprintf(stderr, "\r\033[Kntkl record: %" PRIu64 " events, %.1f MB, %" PRIu64
+		" buffers, %" PRIu64 " lost", r->w.events,
+		(double)r->w.bytes / (1024 * 1024), r->w.buffers, r->events_lost);
+	r->progress_shown = true;
+}
+
+static void clear_progress(struct recording *r)
+{
+	if (r->progress_shown)
+		fprintf(stderr, "\r\033[K");
+	r->progress_shown = false;
+}
+
+/* ---------------------------------------------------------------------- */
+
+/* Stop our logger; someone may have done it already (ntkl stop). */
+static void stop_logger(struct recording *r)
+{
+	struct ntkl_error_ctx ctx = {
+		.cmd = "record", .op = NTKL_OP_STOP, .logger = r->props.logger_name,
+	};
+	struct ntkl_properties p;
+	int ret;
+
+	ntkl_props_init(&p, NULL);
+	p.logger_id = r->props.logger_id;
+	ret = ntkl_stop(r->ctl_fd, &p);
+	if (ret && ret != -ENOENT)
+		ntkl_error_print(stderr, &ctx, "cannot stop the logger", ret);
+}
+
+/* Drain, patch, close, summarise: 0 if FILE is complete. */
+static int finish(struct recording *r)
+{
+	struct ntkl_properties final;
+	int ret;
+
+	ret = etl_writer_drain(&r->w);
+	if (!ret) {
+		if (ntkl_query_bound(r->in_fd, &final))
+			final = r->props;
+		ret = etl_writer_finish(&r->w, &final);
+	}
+	clear_progress(r);
+	if (close(r->out_fd) < 0 && !ret) {
+		ret = -errno;
+		snprintf(r->w.error, sizeof(r->w.error), "%s", strerror(errno));
+	}
+	if (ret) {
+		fprintf(stderr, "ntkl record: %s: %s\n", r->file, r->w.error);
+		return ret;
+	}
+	fprintf(stderr, "ntkl record: wrote %s: %" PRIu64 " buffers (%.1f MB), %" PRIu64
+		" events, %" PRIu64 " events lost, %" PRIu64 " buffers lost\n", r->file,
+		r->w.buffers, (double)r->w.bytes / (1024 * 1024), r->w.events,
+		(uint64_t)final.events_lost, (uint64_t)final.log_buffers_lost);
+	return 0;
+}
+
+/*
+ * Read buffers until COMMAND ends, a signal interrupts, or the logger
+ * stops under us. Returns 0 or -errno (reading or writing failed).
+ */
+static int record_loop(struct recording *r, pid_t pid, const sigset_t *wait_mask,
+		       bool *exited, int *status, bool *ended)
+{
+	long long next = now_ms() + PROGRESS_MS;
+
+	while (!*exited && !interrupted) {
+		struct pollfd pfd = { .fd = r->in_fd, .events = POLLIN };
+		struct timespec ts, *timeout = NULL;
+		int n, ret;
+
+		if (r->progress && !*ended) {
+			long long left = next - now_ms();
+
+			if (left < 0)
+				left = 0;
+			ts.tv_sec = left / 1000;
+			ts.tv_nsec = (left % 1000) * 1000000;
+			timeout = &ts;
+		}
+		/* at the end of data the fd stays readable: wait for signals only */
+		n = ppoll(&pfd, *ended ? 0 : 1, timeout, wait_mask);
+		if (n < 0 && errno != EINTR) {
+			snprintf(r->w.error, sizeof(r->w.error), "poll: %s", strerror(errno));
+			return -errno;
+		}
+		if (child_changed) {
+			child_changed = 0;
+			*exited = reap(pid, status);
+		}
+		if (n > 0 && (pfd.revents & (POLLIN | POLLERR | POLLHUP))) {
+			ret = etl_writer_step(&r->w);
+			if (ret < 0)
+				return ret;
+			if (ret == 0 && !*ended) {
+				*ended = true;
+				clear_progress(r);
+				fprintf(stderr, "ntkl record: the logger was stopped (ntkl stop?); waiting for the command to end\n");
+			}
+		}
+		if (r->progress && !*ended && now_ms() >= next) {
+			show_progress(r);
+			next = now_ms() + PROGRESS_MS;
+		}
+	}
+	return 0;
+}
+
+static int record(struct recording *r, char **cmd)
+{
+	struct signal_state sigs;
+	bool exited = false, ended = false;
+	int status = 0, exec_errno, ret;
+	pid_t pid;
+
+	setup_signals(&sigs);
+	pid = run_command(cmd, &sigs, &exec_errno);
+	if (pid < 0) {
+		fprintf(stderr, "ntkl record: cannot run %s: %s\n", cmd[0], strerror(exec_errno));
+		stop_logger(r);
+		finish(r);
+		return 127;
+	}
+	child_pid = pid;
+
+	ret = record_loop(r, pid, &sigs.wait_mask, &exited, &status, &ended);
+	stop_logger(r);
+	if (ret) {
+		clear_progress(r);
+		fprintf(stderr, "ntkl record: %s: %s\n", r->file, r->w.error);
+		/* the file so far is still made readable */
+		finish(r);
+		return 1;
+	}
+	if (finish(r))
+		return 1;
+	if (interrupted) {
+		fprintf(stderr, "ntkl record: interrupted by %s\n",
+			interrupted == SIGINT ? "SIGINT" : "SIGTERM");
+		if (!exited)
+			exited = reap(pid, &status);
+		return EXIT_INTERRUPTED;
+	}
+	return exit_status_of(status);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct ntkl_error_ctx ctx = { .cmd = "record", .op = NTKL_OP_START };
+	struct ntkl_logger_opts o = { 0 };
+	struct ntkl_properties asked;
+	struct recording r;
+	char err[512], name[NTKL_NAME_MAX], what[NTKL_NAME_MAX + 64];
+	char **cmd = NULL;
+	int ret, i = 1;
+
+	while (i < argc) {
+		ret = ntkl_opts_take(argc, argv, &i, RECORD_OPTS, &o, err, sizeof(err));
+		if (ret < 0)
+			return usage_error("%s", err);
+		if (ret > 0)
+			continue;
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			cmd_record_usage(stdout);
+			return 0;
+		}
+		if (ntkl_opts_is_option(argv[i]))
+			return usage_error("unknown option '%s'", argv[i]);
+		break;		/* COMMAND starts here */
+	}
+	if (i < argc)
+		cmd = argv + i;
+	if (!o.file)
+		return usage_error("%s", "missing -o FILE.etl");
+	if (!cmd)
+		return usage_error("%s", "missing the COMMAND to trace (after --)");
+	if (!(o.seen & NTKL_OPT_ON))
+		o.flags.enable_flags = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD;
+
+	memset(&r, 0, sizeof(r));
+	r.file = o.file;
+	r.progress = isatty(2);
+	r.ctl_fd = ntkl_open_device("record");
+	if (r.ctl_fd < 0)
+		return 1;
+	snprintf(name, sizeof(name), "ntkl record %d", (int)getpid());
+	ntkl_props_init(&r.props, name);
+	ntkl_opts_to_props(&o, &r.props);
+	asked = r.props;
+	ret = ntkl_start(r.ctl_fd, &r.props);
+	if (ret) {
+		ctx.logger = name;
+		ctx.asked = &asked;
+		snprintf(what, sizeof(what), "cannot start logger '%s'", name);
+		ntkl_error_print(stderr, &ctx, what, ret);
+		close(r.ctl_fd);
+		return 1;
+	}
+
+	r.in_fd = ntkl_open();
+	ret = r.in_fd < 0 ? r.in_fd : ntkl_bind(r.in_fd, NULL, r.props.logger_id);
+	if (ret) {
+		ctx.op = NTKL_OP_BIND;
+		snprintf(what, sizeof(what), "cannot read logger '%s'", name);
+		ntkl_error_print(stderr, &ctx, what, ret);
+		goto stop;
+	}
+	r.out_fd = open(o.file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (r.out_fd < 0) {
+		fprintf(stderr, "ntkl record: cannot create %s: %s\n", o.file, strerror(errno));
+		goto stop;
+	}
+	ret = etl_writer_init(&r.w, r.in_fd, r.out_fd, r.props.buffer_size_kb * 1024);
+	if (ret) {
+		fprintf(stderr, "ntkl record: %s\n", r.w.error);
+		close(r.out_fd);
+		goto stop;
+	}
+	ret = record(&r, cmd);
+	etl_writer_free(&r.w);
+	close(r.in_fd);
+	close(r.ctl_fd);
+	return ret;
+
+stop:
+	stop_logger(&r);
+	if (r.in_fd >= 0)
+		close(r.in_fd);
+	close(r.ctl_fd);
+	return 1;
+}
