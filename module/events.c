@@ -17,68 +17,12 @@
 #include <linux/string.h>
 
 #include "ntkl.h"
+#include "record.h"
 #include "utf16.h"
 
 /* S-1-22-1-<uid>: revision 1, two sub-authorities, authority 22. */
 #define UNIX_USER_SID_SIZE	(sizeof(struct etw_sid) + 2 * sizeof(u32))
 #define SID_POINTER_PRESENT	1	/* readers skip the SID when this is 0 */
-
-struct record {
-	struct ntkl_buffer *buf;
-	unsigned int size;
-};
-
-/*
- * Reserve a record of header_size + payload bytes and fill the header;
- * returns the payload or NULL (the loss is counted). Preemption is off.
- */
-static u8 *record_begin(struct ntkl_logger *lg, struct record *rec,
-			u8 header_type, u16 hook, u16 version, size_t payload)
-{
-	size_t header_size = header_type == ETW_HEADER_TYPE_SYSTEM64 ?
-			     sizeof(struct system_trace_header) :
-			     sizeof(struct perfinfo_trace_header);
-	size_t size = header_size + payload;
-	u64 clock;
-	u8 *p;
-
-	if (size > ETW_MAX_EVENT_SIZE) {
-		atomic64_inc(&lg->events_lost_extra);
-		return NULL;
-	}
-	rec->size = ALIGN(size, ETW_RECORD_ALIGN);
-	p = ntkl_reserve(lg, rec->size, &rec->buf, &clock);
-	if (!p)
-		return NULL;
-	/* the padding must not show what the buffer held before */
-	memset(p + size, 0, rec->size - size);
-
-	if (header_type == ETW_HEADER_TYPE_SYSTEM64) {
-		struct system_trace_header *h = (void *)p;
-
-		h->marker = ETW_MARKER_SYSTEM64(version);
-		h->size = size;
-		h->hook_id = hook;
-		h->thread_id = in_task() ? task_pid_nr(current) : 0;
-		h->process_id = in_task() ? task_tgid_nr(current) : 0;
-		h->system_time = clock;
-		h->kernel_time = 0;
-		h->user_time = 0;
-	} else {
-		struct perfinfo_trace_header *h = (void *)p;
-
-		h->marker = ETW_MARKER_PERFINFO64(version);
-		h->size = size;
-		h->hook_id = hook;
-		h->timestamp = clock;
-	}
-	return p + header_size;
-}
-
-static void record_end(struct record *rec)
-{
-	ntkl_commit(rec->buf, rec->size);
-}
 
 /* Like the sched tracepoints: no task_lock, a torn name at worst. */
 static void read_comm(char *comm, struct task_struct *t)
@@ -109,14 +53,14 @@ void ntkl_write_process(struct ntkl_logger *lg, u16 hook, struct task_struct *t,
 	struct etw_process_v4 *proc;
 	struct etw_sid_header *sidh;
 	struct etw_sid *sid;
-	struct record rec;
+	struct ntkl_record rec;
 	u8 *p;
 
-	p = record_begin(lg, &rec,
-			 rundown ? ETW_HEADER_TYPE_PERFINFO64 : ETW_HEADER_TYPE_SYSTEM64,
-			 hook, ETW_VERSION_PROCESS,
-			 ETW_PROCESS_V4_FIXED_SIZE + sizeof(*sidh) + UNIX_USER_SID_SIZE +
-			 name_len + 1 + 3 * 2);
+	p = ntkl_record_begin(lg, &rec,
+			      rundown ? ETW_HEADER_TYPE_PERFINFO64 : ETW_HEADER_TYPE_SYSTEM64,
+			      hook, ETW_VERSION_PROCESS,
+			      ETW_PROCESS_V4_FIXED_SIZE + sizeof(*sidh) + UNIX_USER_SID_SIZE +
+			      name_len + 1 + 3 * 2);
 	if (!p)
 		return;
 
@@ -152,7 +96,7 @@ void ntkl_write_process(struct ntkl_logger *lg, u16 hook, struct task_struct *t,
 	p += name_len + 1;
 	/* CommandLine, PackageFullName, ApplicationId: empty */
 	memset(p, 0, 3 * 2);
-	record_end(&rec);
+	ntkl_record_end(&rec);
 }
 
 /* Thread Start/End/DCStart/DCEnd, SYSTEM64 version 3, with the comm as name. */
@@ -160,12 +104,12 @@ void ntkl_write_thread(struct ntkl_logger *lg, u16 hook, struct task_struct *t)
 {
 	char comm[TASK_COMM_LEN];
 	struct etw_thread_v3 *th;
-	struct record rec;
+	struct ntkl_record rec;
 	u8 *p;
 
 	read_comm(comm, t);
-	p = record_begin(lg, &rec, ETW_HEADER_TYPE_SYSTEM64, hook, ETW_VERSION_THREAD,
-			 sizeof(*th) + (ntkl_utf16_len(comm, sizeof(comm)) + 1) * 2);
+	p = ntkl_record_begin(lg, &rec, ETW_HEADER_TYPE_SYSTEM64, hook, ETW_VERSION_THREAD,
+			      sizeof(*th) + (ntkl_utf16_len(comm, sizeof(comm)) + 1) * 2);
 	if (!p)
 		return;
 	th = (void *)p;
@@ -177,7 +121,7 @@ void ntkl_write_thread(struct ntkl_logger *lg, u16 hook, struct task_struct *t)
 	th->page_priority = 5;		/* MEMORY_PRIORITY_NORMAL */
 	th->io_priority = 2;		/* IoPriorityNormal */
 	ntkl_put_utf16(p + sizeof(*th), comm, sizeof(comm));
-	record_end(&rec);
+	ntkl_record_end(&rec);
 }
 
 /*

@@ -11,6 +11,7 @@
 #include <linux/kref.h>
 #include <asm/local.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -139,13 +140,48 @@ void ntkl_write_thread(struct ntkl_logger *lg, u16 hook, struct task_struct *t);
 void ntkl_rundown(struct ntkl_logger *lg, bool end);
 
 /* probes.c: tracepoints and the loggers they write to */
+struct ntkl_active_set {
+	unsigned int n;
+	struct ntkl_logger *loggers[NTKL_MAX_LOGGERS];
+};
+
+extern struct ntkl_active_set __rcu *ntkl_active;
+
+/* The running loggers, for a probe (which runs with preemption off). */
+static inline unsigned int ntkl_active_loggers(struct ntkl_logger ***loggers)
+{
+	struct ntkl_active_set *set = rcu_dereference_sched(ntkl_active);
+
+	if (!set)
+		return 0;
+	*loggers = set->loggers;
+	return set->n;
+}
+
 int ntkl_probes_register(void);
 void ntkl_probes_unregister(void);
 int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n);
 
-/* ntprio.c: Linux scheduling state in NT terms */
-void ntkl_prio_init(void);
+/* cswitch.c, ready_thread.c: the scheduler's events */
+void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
+			     struct task_struct *next, unsigned int prev_state);
+void ntkl_probe_cpu_idle(void *data, unsigned int state, unsigned int cpu);
+void ntkl_probe_sched_waking(void *data, struct task_struct *p);
+void ntkl_cswitch_flush(void);
+
+/* ntsched.c: Linux scheduling state in NT terms */
+struct nt_switch_out {
+	u8 state;			/* KTHREAD_STATE */
+	u8 wait_reason;			/* KWAIT_REASON */
+	u8 wait_mode;			/* KPROCESSOR_MODE */
+};
+
+void ntkl_sched_init(void);
 s8 ntkl_nt_priority(struct task_struct *p);
 s8 ntkl_nt_base_priority(struct task_struct *p);
+void ntkl_nt_switch_out(struct task_struct *prev, bool preempt, unsigned int prev_state,
+			struct nt_switch_out *out);
+u32 ntkl_nt_wait_ticks(struct task_struct *next);
+s32 ntkl_nt_remaining_quantum(struct task_struct *prev);
 
 #endif /* _NTKL_H */

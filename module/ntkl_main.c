@@ -186,7 +186,7 @@ static int __init ntkl_init(void)
 {
 	int ret;
 
-	ntkl_prio_init();
+	ntkl_sched_init();
 	ret = ntkl_probes_register();
 	if (ret)
 		return ret;

@@ -17,24 +17,7 @@
 
 #include "ntkl.h"
 
-struct active_set {
-	struct rcu_head rcu;
-	unsigned int n;
-	struct ntkl_logger *loggers[NTKL_MAX_LOGGERS];
-};
-
-static struct active_set __rcu *active;
-
-/* The running loggers, for a probe (preemption is off). */
-static inline unsigned int active_loggers(struct ntkl_logger ***loggers)
-{
-	struct active_set *set = rcu_dereference_sched(active);
-
-	if (!set)
-		return 0;
-	*loggers = set->loggers;
-	return set->n;
-}
+struct ntkl_active_set __rcu *ntkl_active;
 
 /*
  * Publish the loggers that accept events. Called with the table mutex held;
@@ -42,7 +25,7 @@ static inline unsigned int active_loggers(struct ntkl_logger ***loggers)
  */
 int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
 {
-	struct active_set *set = NULL, *old;
+	struct ntkl_active_set *set = NULL, *old;
 
 	if (n) {
 		set = kzalloc(sizeof(*set), GFP_KERNEL);
@@ -51,7 +34,9 @@ int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
 		set->n = n;
 		memcpy(set->loggers, loggers, n * sizeof(*loggers));
 	}
-	old = rcu_replace_pointer(active, set, true);
+	/* a batch of compact switches goes to the loggers it was made for */
+	ntkl_cswitch_flush();
+	old = rcu_replace_pointer(ntkl_active, set, true);
 	/* tracepoint probes run with preemption off: this waits for them */
 	synchronize_rcu();
 	kfree(old);
@@ -67,7 +52,7 @@ static void read_comm(char *comm, struct task_struct *t)
 static void probe_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
 	struct ntkl_logger **loggers, *lg;
-	unsigned int i, n = active_loggers(&loggers);
+	unsigned int i, n = ntkl_active_loggers(&loggers);
 	char comm[TASK_COMM_LEN];
 
 	read_comm(comm, child);
@@ -88,7 +73,7 @@ static void probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 		       struct linux_binprm *bprm)
 {
 	struct ntkl_logger **loggers, *lg;
-	unsigned int i, n = active_loggers(&loggers);
+	unsigned int i, n = ntkl_active_loggers(&loggers);
 	char comm[TASK_COMM_LEN];
 
 	read_comm(comm, p);
@@ -114,7 +99,7 @@ static void probe_exit(void *data, struct task_struct *p)
 	/* do_exit() has already counted this thread out of signal->live */
 	bool group_dead = !atomic_read(&p->signal->live);
 	struct ntkl_logger **loggers, *lg;
-	unsigned int i, n = active_loggers(&loggers);
+	unsigned int i, n = ntkl_active_loggers(&loggers);
 	char comm[TASK_COMM_LEN];
 
 	read_comm(comm, p);
@@ -137,6 +122,9 @@ static struct probe probes[] = {
 	{ "sched_process_fork", probe_fork },
 	{ "sched_process_exec", probe_exec },
 	{ "sched_process_exit", probe_exit },
+	{ "sched_switch", ntkl_probe_sched_switch },
+	{ "sched_waking", ntkl_probe_sched_waking },
+	{ "cpu_idle", ntkl_probe_cpu_idle },
 };
 
 static void find_tracepoint(struct tracepoint *tp, void *priv)

@@ -383,7 +383,7 @@ struct etw_event_header_ext_item {
 #define ETW_VERSION_HEADER		2
 #define ETW_VERSION_PROCESS		4
 #define ETW_VERSION_THREAD		3
-#define ETW_VERSION_CSWITCH		2
+#define ETW_VERSION_CSWITCH		4	/* 1709..2004: byte 0x0D is Flags */
 #define ETW_VERSION_COMPACT_CSWITCH	2
 #define ETW_VERSION_SPINLOCK		2
 #define ETW_VERSION_READY_THREAD	2

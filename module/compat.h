@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Differences between the kernels ntkl supports (6.1 and 6.12), in one
+ * place, so the rest of the module reads the same on both.
+ */
+#ifndef _NTKL_COMPAT_H
+#define _NTKL_COMPAT_H
+
+#include <linux/jiffies.h>
+#include <linux/log2.h>
+#include <linux/sched.h>
+#include <linux/version.h>
+
+/*
+ * What is left of a task's time slice, in ns. SCHED_RR keeps a slice in
+ * ticks, SCHED_DEADLINE its remaining runtime, SCHED_FIFO has no slice
+ * (0). For fair tasks, EEVDF (6.6+) keeps a virtual deadline: the slice
+ * left is deadline - vruntime, scaled from virtual to real time by the
+ * task's weight. CFS (6.1) keeps no per-task slice: ntkl takes the default
+ * slice, 3 ms x (1 + log2 CPUs) as sysctl_sched_min_granularity scales,
+ * minus what the task ran since it was last picked.
+ */
+static inline u64 ntkl_remaining_slice_ns(struct task_struct *p)
+{
+	if (p->policy == SCHED_RR)
+		return (u64)READ_ONCE(p->rt.time_slice) * TICK_NSEC;
+	if (p->policy == SCHED_FIFO)
+		return 0;
+	if (p->policy == SCHED_DEADLINE)
+		return max_t(s64, READ_ONCE(p->dl.runtime), 0);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	{
+		s64 left = (s64)(READ_ONCE(p->se.deadline) - READ_ONCE(p->se.vruntime));
+
+		if (left <= 0)
+			return 0;
+		return ((u64)left * p->se.load.weight) >> (2 * SCHED_FIXEDPOINT_SHIFT);
+	}
+#else
+	{
+		u64 slice = 3 * NSEC_PER_MSEC * (1 + ilog2(min(num_online_cpus(), 8U)));
+		u64 ran = p->se.sum_exec_runtime - p->se.prev_sum_exec_runtime;
+
+		return ran < slice ? slice - ran : 0;
+	}
+#endif
+}
+
+#endif /* _NTKL_COMPAT_H */

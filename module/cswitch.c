@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Context switches, the NT Kernel Logger's way: a CSwitch event
+ * (WMI_CONTEXTSWAP, 0x0524) per switch for loggers with PERF_CONTEXT_SWITCH,
+ * or, for loggers that also have PERF_COMPACT_CSWITCH, compact batches
+ * (PERFINFO_CCSWAP_BUFFER, 0x0525) instead, one per CPU per clock type in
+ * use, encoded by uapi/ntkl_ccswap.h.
+ *
+ * sched_switch runs with the run queue locked and interrupts off, and never
+ * nests on a CPU, so each CPU's batches are only touched by this CPU's probe
+ * or by a flush running on this CPU with interrupts off.
+ */
+#include <linux/jiffies.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <trace/events/power.h>
+
+#include "record.h"
+#include "uapi/ntkl_ccswap.h"
+
+struct cswitch_cpu {
+	struct ccswap_batch batch[NTKL_CLOCK_CYCLE + 1];	/* by clock type */
+	u32 cstate;			/* last C-state entered (power:cpu_idle) */
+};
+
+static DEFINE_PER_CPU(struct cswitch_cpu, cswitch_cpu);
+
+static bool wants_compact(struct ntkl_logger *lg)
+{
+	return perf_group_is_on(&lg->groups, PERF_CONTEXT_SWITCH) &&
+	       perf_group_is_on(&lg->groups, PERF_COMPACT_CSWITCH);
+}
+
+static bool wants_cswitch(struct ntkl_logger *lg)
+{
+	return perf_group_is_on(&lg->groups, PERF_CONTEXT_SWITCH) &&
+	       !perf_group_is_on(&lg->groups, PERF_COMPACT_CSWITCH);
+}
+
+static u32 thread_id(struct task_struct *t)
+{
+	return is_idle_task(t) ? 0 : task_pid_nr(t);
+}
+
+/* Write a batch to every compact logger on its clock, and start anew. */
+static void emit_batch(struct ntkl_logger **loggers, unsigned int n,
+		       struct ccswap_batch *b, u32 clock)
+{
+	struct ntkl_record rec;
+	unsigned int i;
+	u8 *p;
+
+	for (i = 0; i < n; i++) {
+		struct ntkl_logger *lg = loggers[i];
+
+		if (!wants_compact(lg) || lg->clock_type != clock)
+			continue;
+		p = ntkl_record_begin(lg, &rec, ETW_HEADER_TYPE_PERFINFO64,
+				      ETW_HOOK_COMPACT_CSWITCH, ETW_VERSION_COMPACT_CSWITCH,
+				      ccswap_payload_size(b));
+		if (!p)
+			continue;
+		memcpy(p, &b->hdr, ccswap_payload_size(b));
+		ntkl_record_end(&rec);
+	}
+	ccswap_reset(b);
+}
+
+static void write_cswitch(struct ntkl_logger *lg, const struct wmi_contextswap *cs)
+{
+	struct ntkl_record rec;
+	u8 *p;
+
+	p = ntkl_record_begin(lg, &rec, ETW_HEADER_TYPE_PERFINFO64, ETW_HOOK_CSWITCH,
+			      ETW_VERSION_CSWITCH, sizeof(*cs));
+	if (!p)
+		return;
+	memcpy(p, cs, sizeof(*cs));
+	ntkl_record_end(&rec);
+}
+
+static void fill_cswitch(struct wmi_contextswap *cs, struct task_struct *prev,
+			 struct task_struct *next, const struct nt_switch_out *out,
+			 u32 wait_ticks)
+{
+	s8 boost = ntkl_nt_priority(next) - ntkl_nt_base_priority(next);
+
+	cs->new_thread_id = thread_id(next);
+	cs->old_thread_id = thread_id(prev);
+	cs->new_thread_priority = ntkl_nt_priority(next);
+	cs->old_thread_priority = ntkl_nt_priority(prev);
+	/* the C-state the CPU leaves, when the idle thread switches out */
+	cs->previous_c_state = is_idle_task(prev) ? __this_cpu_read(cswitch_cpu.cstate) : 0;
+	/* NewThreadPriorityDecrement: the boost the new thread will lose (PI) */
+	cs->spare_byte = max_t(s8, boost, 0);
+	cs->old_thread_wait_reason = out->wait_reason;
+	/* version 4: bit 0 of this byte is OldThreadWaitMode */
+	cs->old_thread_wait_mode = out->wait_mode;
+	cs->old_thread_state = out->state;
+	/* Linux's nearest thing to an ideal processor: where it wakes */
+	cs->old_thread_ideal_processor = READ_ONCE(prev->wake_cpu);
+	cs->new_thread_wait_time = wait_ticks;
+	cs->old_thread_remaining_quantum = is_idle_task(prev) ? 0 :
+					   ntkl_nt_remaining_quantum(prev);
+}
+
+void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
+			     struct task_struct *next, unsigned int prev_state)
+{
+	struct ntkl_logger **loggers;
+	unsigned int i, n = ntkl_active_loggers(&loggers);
+	unsigned int compact_clocks = 0;
+	struct nt_switch_out out;
+	bool full = false;
+	u32 wait_ticks;
+	u32 clock;
+
+	for (i = 0; i < n; i++) {
+		if (wants_compact(loggers[i]))
+			compact_clocks |= BIT(loggers[i]->clock_type);
+		else if (wants_cswitch(loggers[i]))
+			full = true;
+	}
+	if (!full && !compact_clocks)
+		return;
+
+	ntkl_nt_switch_out(prev, preempt, prev_state, &out);
+	wait_ticks = ntkl_nt_wait_ticks(next);
+
+	if (full) {
+		struct wmi_contextswap cs;
+
+		fill_cswitch(&cs, prev, next, &out, wait_ticks);
+		for (i = 0; i < n; i++)
+			if (wants_cswitch(loggers[i]))
+				write_cswitch(loggers[i], &cs);
+	}
+
+	for (clock = NTKL_CLOCK_QPC; clock <= NTKL_CLOCK_CYCLE; clock++) {
+		struct ccswap_batch *b = this_cpu_ptr(&cswitch_cpu.batch[clock]);
+		struct ccswap_switch sw = {
+			.old_tid = thread_id(prev),
+			.old_state = out.state,
+			.old_wait_reason = out.wait_reason,
+			.old_priority = ntkl_nt_priority(prev),
+			.old_base_priority = ntkl_nt_base_priority(prev),
+			.new_wait_ticks = wait_ticks,
+		};
+
+		if (!(compact_clocks & BIT(clock)))
+			continue;
+		sw.time = ntkl_clock(clock);
+		if (ccswap_add(b, &sw, get_jiffies_64()) != CCSWAP_ADDED) {
+			emit_batch(loggers, n, b, clock);
+			ccswap_add(b, &sw, get_jiffies_64());
+		}
+	}
+}
+
+void ntkl_probe_cpu_idle(void *data, unsigned int state, unsigned int cpu)
+{
+	if (state != PWR_EVENT_EXIT)
+		__this_cpu_write(cswitch_cpu.cstate, state);
+}
+
+static void flush_this_cpu(void *unused)
+{
+	struct cswitch_cpu *cc = this_cpu_ptr(&cswitch_cpu);
+	struct ntkl_logger **loggers;
+	unsigned int n = ntkl_active_loggers(&loggers);
+	u32 clock;
+
+	for (clock = NTKL_CLOCK_QPC; clock <= NTKL_CLOCK_CYCLE; clock++)
+		if (!ccswap_empty(&cc->batch[clock]))
+			emit_batch(loggers, n, &cc->batch[clock], clock);
+}
+
+/*
+ * Write out every CPU's batches to the loggers running now: when a logger
+ * flushes or stops, and before the set of loggers changes, so that no
+ * switch is left behind and none reaches a logger started after it.
+ */
+void ntkl_cswitch_flush(void)
+{
+	on_each_cpu(flush_this_cpu, NULL, 1);
+}

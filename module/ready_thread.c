@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ReadyThread (0x0532, PERF_DISPATCHER): a thread is made ready to run,
+ * from sched_waking. WPA's CPU Usage (Precise) fills its Readying columns
+ * from it; the readying thread is whoever runs on the CPU at the time.
+ *
+ * Linux gives no priority boost on wakeup, so AdjustReason is AdjustNone
+ * and AdjustIncrement 0. A wakeup from a hard or soft interrupt is NT's
+ * "readied from a DPC".
+ */
+#include <linux/preempt.h>
+#include <linux/sched.h>
+
+#include "record.h"
+
+void ntkl_probe_sched_waking(void *data, struct task_struct *p)
+{
+	struct ntkl_logger **loggers;
+	unsigned int i, n = ntkl_active_loggers(&loggers);
+	struct etw_ready_thread *rt;
+	struct ntkl_record rec;
+
+	for (i = 0; i < n; i++) {
+		if (!perf_group_is_on(&loggers[i]->groups, PERF_DISPATCHER))
+			continue;
+		rt = (void *)ntkl_record_begin(loggers[i], &rec, ETW_HEADER_TYPE_PERFINFO64,
+					       ETW_HOOK_READY_THREAD,
+					       ETW_VERSION_READY_THREAD, sizeof(*rt));
+		if (!rt)
+			continue;
+		rt->thread_id = is_idle_task(p) ? 0 : task_pid_nr(p);
+		rt->adjust_reason = ETW_ADJUST_NONE;
+		rt->adjust_increment = 0;
+		rt->flag = in_hardirq() || in_serving_softirq() ?
+			   ETW_READY_THREAD_READIED_FROM_DPC : 0;
+		rt->reserved = 0;
+		ntkl_record_end(&rec);
+	}
+}
