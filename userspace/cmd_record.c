@@ -274,18 +274,17 @@ static void stop_logger(struct recording *r)
 		ntkl_error_print(stderr, &ctx, "cannot stop the logger", ret);
 }
 
-/* Drain, patch, close, summarise: 0 if FILE is complete. */
-static int finish(struct recording *r)
+/*
+ * After the logger stopped: drain, patch, close, summarise. error is the
+ * recording's first failure, if any: the file then keeps the buffers
+ * written so far. 0 if FILE is complete.
+ */
+static int finish(struct recording *r, int error)
 {
 	struct ntkl_properties final;
 	int ret;
 
-	ret = etl_writer_drain(&r->w);
-	if (!ret) {
-		if (ntkl_query_bound(r->in_fd, &final))
-			final = r->props;
-		ret = etl_writer_finish(&r->w, &final);
-	}
+	ret = etl_writer_end(&r->w, error, &final);
 	clear_progress(r);
 	if (close(r->out_fd) < 0 && !ret) {
 		ret = -errno;
@@ -365,21 +364,14 @@ static int record(struct recording *r, char **cmd)
 	if (pid < 0) {
 		fprintf(stderr, "ntkl record: cannot run %s: %s\n", cmd[0], strerror(exec_errno));
 		stop_logger(r);
-		finish(r);
+		finish(r, 0);
 		return 127;
 	}
 	child_pid = pid;
 
 	ret = record_loop(r, pid, &sigs.wait_mask, &exited, &status, &ended);
 	stop_logger(r);
-	if (ret) {
-		clear_progress(r);
-		fprintf(stderr, "ntkl record: %s: %s\n", r->file, r->w.error);
-		/* the file so far is still made readable */
-		finish(r);
-		return 1;
-	}
-	if (finish(r))
+	if (finish(r, ret))
 		return 1;
 	if (interrupted) {
 		fprintf(stderr, "ntkl record: interrupted by %s\n",

@@ -62,12 +62,7 @@ static int save(const struct ntkl_properties *p, const char *file)
 	}
 	ret = etl_writer_init(&w, in_fd, out_fd, p->buffer_size_kb * 1024);
 	if (!ret)
-		ret = etl_writer_drain(&w);
-	if (!ret) {
-		if (ntkl_query_bound(in_fd, &final))
-			final = *p;
-		ret = etl_writer_finish(&w, &final);
-	}
+		ret = etl_writer_end(&w, 0, &final);
 	if (ret)
 		fprintf(stderr, "ntkl save: %s: %s\n", file, w.error);
 	/* closing the reader lets the logger record again */

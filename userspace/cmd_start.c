@@ -154,18 +154,7 @@ static int run_writer(int in_fd, int out_fd, int state_fd, int ready_fd,
 			break;
 	}
 
-	if (ntkl_query_bound(in_fd, &final))
-		memset(&final, 0, sizeof(final));
-	if (w.buffers) {
-		char failed[sizeof(w.error)];
-
-		/* keep the first error; still patch what was written */
-		snprintf(failed, sizeof(failed), "%s", w.error);
-		if (etl_writer_finish(&w, &final) && !ret)
-			ret = -EIO;
-		else if (ret)
-			snprintf(w.error, sizeof(w.error), "%s", failed);
-	}
+	ret = etl_writer_end(&w, ret, &final);
 	st->buffers = w.buffers;
 	st->bytes = w.bytes;
 	st->events = w.events;

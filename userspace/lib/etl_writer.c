@@ -12,6 +12,7 @@
 
 #include "etl_reader.h"
 #include "etl_writer.h"
+#include "ntkl_ctl.h"
 
 /* The Header event: first record of buffer 0, a SYSTEM64 header, then this. */
 #define HEADER_EVENT_OFFSET	ETL_BUFFER_HEADER_SIZE
@@ -55,6 +56,16 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/*
+ * Cut a half-written buffer off the end, so that the file stays readable.
+ * If even that fails, the write error already says what went wrong.
+ */
+static void cut_back(int fd, uint64_t len)
+{
+	if (ftruncate(fd, (off_t)len) < 0)
+		return;
+}
+
 /* Records in a data buffer, for the progress line and the summary. */
 static uint64_t count_records(const struct etl_writer *w)
 {
@@ -80,19 +91,27 @@ static uint64_t count_records(const struct etl_writer *w)
 	return n;
 }
 
-int etl_writer_step(struct etl_writer *w)
+/* Remember the first failure: every later step returns it. */
+static int fail(struct etl_writer *w, int err)
+{
+	w->failed = err;
+	return err;
+}
+
+/* One buffer from the logger into w->buf: 1, 0 at the end, or -errno. */
+static int read_one(struct etl_writer *w)
 {
 	ssize_t n;
-	int ret;
 
 	do
 		n = read(w->in_fd, w->buf, w->buffer_size);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
-		ret = -errno;
+		int err = errno;
+
 		snprintf(w->error, sizeof(w->error), "reading buffer %llu from the logger: %s",
-			 (unsigned long long)w->buffers, strerror(-ret));
-		return ret;
+			 (unsigned long long)w->buffers, strerror(err));
+		return fail(w, -err);
 	}
 	if (n == 0)
 		return 0;
@@ -101,18 +120,32 @@ int etl_writer_step(struct etl_writer *w)
 		snprintf(w->error, sizeof(w->error),
 			 "reading buffer %llu from the logger: got %zd bytes, a buffer is %u",
 			 (unsigned long long)w->buffers, n, w->buffer_size);
-		return -EIO;
+		return fail(w, -EIO);
 	}
-	ret = write_all(w->out_fd, w->buf, (size_t)n);
+	return 1;
+}
+
+int etl_writer_step(struct etl_writer *w)
+{
+	int ret;
+
+	/* after a failed write the file offset is past the end: stop there */
+	if (w->failed)
+		return w->failed;
+	ret = read_one(w);
+	if (ret <= 0)
+		return ret;
+	ret = write_all(w->out_fd, w->buf, w->buffer_size);
 	if (ret) {
 		snprintf(w->error, sizeof(w->error), "writing buffer %llu: %s",
 			 (unsigned long long)w->buffers, strerror(-ret));
-		return ret;
+		cut_back(w->out_fd, w->bytes);
+		return fail(w, ret);
 	}
 	if (w->buffers > 0)
 		w->events += count_records(w);
 	w->buffers++;
-	w->bytes += (uint64_t)n;
+	w->bytes += w->buffer_size;
 	return 1;
 }
 
@@ -230,4 +263,31 @@ int etl_writer_finish(struct etl_writer *w, const struct ntkl_properties *final)
 		return ret;
 	}
 	return 0;
+}
+
+int etl_writer_end(struct etl_writer *w, int error, struct ntkl_properties *final)
+{
+	char first[sizeof(w->error)];
+	int ret;
+
+	if (!error)
+		error = etl_writer_drain(w);
+	if (ntkl_query_bound(w->in_fd, final))
+		memset(final, 0, sizeof(*final));
+	if (!w->buffers) {
+		if (!error) {
+			snprintf(w->error, sizeof(w->error),
+				 "the logger gave no buffer, not even the header: the file is empty");
+			error = -ENODATA;
+		}
+		return error;
+	}
+	snprintf(first, sizeof(first), "%s", w->error);
+	ret = etl_writer_finish(w, final);
+	if (error) {
+		/* the first error is the one to tell */
+		snprintf(w->error, sizeof(w->error), "%s", first);
+		return error;
+	}
+	return ret;
 }

@@ -31,6 +31,7 @@ struct etl_writer {
 	uint64_t buffers;		/* in the file, header buffer included */
 	uint64_t bytes;
 	uint64_t events;		/* records in the data buffers */
+	int failed;			/* the first -errno: no step after it */
 	char error[320];		/* why the last call failed */
 };
 
@@ -50,8 +51,9 @@ void etl_writer_free(struct etl_writer *w);
 /*
  * Read one buffer and append it. Returns 1 (one more buffer in the file),
  * 0 (end of data: the logger stopped and is drained, or the snapshot
- * ended), or -errno with w->error set. Blocks in read() as the device
- * does: poll in_fd first to avoid that.
+ * ended), or -errno with w->error set; a buffer that could not be written
+ * whole is cut off again, so the file always ends on a buffer boundary.
+ * Blocks in read() as the device does: poll in_fd first to avoid that.
  */
 int etl_writer_step(struct etl_writer *w);
 
@@ -80,6 +82,16 @@ int etl_header_patch_fd(int fd, const struct etl_header_patch *patch,
 
 /* Patch the file with the final properties and fsync it: 0 or -errno. */
 int etl_writer_finish(struct etl_writer *w, const struct ntkl_properties *final);
+
+/*
+ * The end of a recording, once the logger stopped (or the snapshot is
+ * taken): drain what is left unless error (the caller's first -errno, or
+ * 0) says not to, take the logger's final counters (QUERY on the bound
+ * in_fd, zeros if that fails) into *final, and patch the file holding
+ * whatever whole buffers it has, so that it reads even after an error.
+ * Returns the first error (w->error says it) or 0.
+ */
+int etl_writer_end(struct etl_writer *w, int error, struct ntkl_properties *final);
 
 /* FILETIME (100 ns since 1601) of the real-time clock now. */
 int64_t etl_filetime_now(void);

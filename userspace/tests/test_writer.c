@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -296,6 +298,30 @@ static void test_pipeline(void)
 	unlink(path);
 	test_end();
 
+	test_begin("end_drains_and_patches");
+	build_logger();
+	{
+		int in_fd = fake_device(NBUFS, BUF_SIZE);
+		struct ntkl_properties fin;
+
+		fd = temp_file(path, sizeof(path));
+		CHECK_EQ(etl_writer_init(&w, in_fd, fd, BUF_SIZE), 0);
+		CHECK_EQ(etl_writer_step(&w), 1);	/* the header; the rest at the end */
+		CHECK_EQ(etl_writer_end(&w, 0, &fin), 0);
+		CHECK_EQ(w.buffers, NBUFS);
+		etl_writer_free(&w);
+		close(in_fd);
+		close(fd);
+		CHECK_EQ(etl_open(&f, path, &err), 0);
+		if (f.data) {
+			CHECK_EQ(f.header.buffers_written, NBUFS);
+			CHECK_EQ(etl_check(&f, false, NULL, NULL, NULL), 0);
+			etl_close(&f);
+		}
+		unlink(path);
+	}
+	test_end();
+
 	test_begin("unpatched_file_fails_check");
 	build_logger();
 	fd = write_file(&w, path, sizeof(path), false, NULL);
@@ -332,9 +358,14 @@ static void test_pipeline(void)
 		int in_fd = fake_device(0, BUF_SIZE);
 		int out_fd = temp_file(path, sizeof(path));
 
+		struct ntkl_properties final;
+
 		CHECK_EQ(etl_writer_init(&w, in_fd, out_fd, BUF_SIZE), 0);
 		CHECK_EQ(etl_writer_drain(&w), 0);
 		CHECK_EQ(etl_writer_finish(&w, NULL), (unsigned long long)-ENODATA);
+		CHECK_HAS(w.error, "no buffer");
+		w.error[0] = '\0';
+		CHECK_EQ(etl_writer_end(&w, 0, &final), (unsigned long long)-ENODATA);
 		CHECK_HAS(w.error, "no buffer");
 		etl_writer_free(&w);
 		close(in_fd);
@@ -354,6 +385,50 @@ static void test_pipeline(void)
 		etl_writer_free(&w);
 		close(in_fd);
 		close(out_fd);
+	}
+	test_end();
+
+	test_begin("disk_full_leaves_whole_buffers");
+	{
+		/* the file may grow by 1.5 buffers: the second write fails halfway */
+		struct rlimit old, small = { BUF_SIZE + BUF_SIZE / 2, RLIM_INFINITY };
+		int in_fd = fake_device(NBUFS, BUF_SIZE);
+		int out_fd = temp_file(path, sizeof(path));
+		struct stat st;
+
+		build_logger();
+		signal(SIGXFSZ, SIG_IGN);
+		getrlimit(RLIMIT_FSIZE, &old);
+		small.rlim_max = old.rlim_max;
+		CHECK_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+		CHECK_EQ(etl_writer_init(&w, in_fd, out_fd, BUF_SIZE), 0);
+		CHECK_EQ(etl_writer_step(&w), 1);
+		CHECK_EQ(etl_writer_step(&w), (unsigned long long)-EFBIG);
+		setrlimit(RLIMIT_FSIZE, &old);
+		CHECK_HAS(w.error, "writing buffer 1: File too large");
+		CHECK_EQ(fstat(out_fd, &st), 0);
+		CHECK_EQ(st.st_size, BUF_SIZE);
+		/* no step after a failure: the next buffer would land past a hole */
+		CHECK_EQ(etl_writer_step(&w), (unsigned long long)-EFBIG);
+		CHECK_EQ(w.buffers, 1);
+		/* what was written is still made a valid file; the first error stays */
+		{
+			struct ntkl_properties final;
+
+			CHECK_EQ(etl_writer_end(&w, -EFBIG, &final), (unsigned long long)-EFBIG);
+			CHECK_HAS(w.error, "writing buffer 1: File too large");
+			CHECK_EQ(final.events_lost, 0);	/* a socket answers no QUERY */
+		}
+		etl_writer_free(&w);
+		close(in_fd);
+		close(out_fd);
+		CHECK_EQ(etl_open(&f, path, &err), 0);
+		if (f.data) {
+			CHECK_EQ(f.header.buffers_written, 1);
+			CHECK_EQ(etl_check(&f, false, NULL, NULL, NULL), 0);
+			etl_close(&f);
+		}
+		unlink(path);
 	}
 	test_end();
 
