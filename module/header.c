@@ -5,6 +5,7 @@
  * with the group masks, and SystemConfig CPU, as the NT Kernel Logger
  * writes them. ntkl stop patches EndTime and the counters in the file.
  */
+#include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/time.h>
@@ -49,7 +50,8 @@ static void put_logfile_header(struct ntkl_logger *lg, u8 **pos)
 	t->provider_version = ETW_NTKL_PROVIDER_VERSION;
 	t->number_of_processors = num_possible_cpus();
 	t->end_time = 0;
-	t->timer_resolution = ETW_TIMER_RESOLUTION_DEFAULT;
+	/* the tick of NewThreadWaitTime and batch ages: a jiffy */
+	t->timer_resolution = TICK_NSEC / 100;
 	t->log_file_mode = lg->mode | EVENT_TRACE_SYSTEM_LOGGER_MODE;
 	t->buffers_written = 0;
 	t->start_buffers = 1;

@@ -566,6 +566,7 @@ struct etw_time_zone_information {
  */
 #define ETW_NTKL_PROVIDER_VERSION	18362
 #define ETW_NTKL_KERNEL_EVENT_VERSION	70
+/* Windows' default clock tick; ntkl's files give a jiffy instead (header.c) */
 #define ETW_TIMER_RESOLUTION_DEFAULT	156250	/* 15.625 ms in 100 ns units */
 
 /*
