@@ -9,14 +9,13 @@
 #include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/sched.h>
-#include <linux/version.h>
 
 /*
  * What is left of a task's time slice, in ns. SCHED_RR keeps a slice in
  * ticks, SCHED_DEADLINE its remaining runtime, SCHED_FIFO has no slice
  * (0). For fair tasks, EEVDF (6.6+) keeps a virtual deadline: the slice
  * left is deadline - vruntime, scaled from virtual to real time by the
- * task's weight. CFS (6.1) keeps no per-task slice: ntkl takes the default
+ * task's weight. CFS (before 6.6) keeps no per-task slice: ntkl takes the default
  * slice, 3 ms x (1 + log2 CPUs) as sysctl_sched_min_granularity scales,
  * minus what the task ran since it was last picked.
  */
@@ -28,7 +27,7 @@ static inline u64 ntkl_remaining_slice_ns(struct task_struct *p)
 		return 0;
 	if (p->policy == SCHED_DEADLINE)
 		return max_t(s64, READ_ONCE(p->dl.runtime), 0);
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#ifdef NTKL_HAVE_EEVDF	/* Kbuild found it in the kernel's headers */
 	{
 		s64 left = (s64)(READ_ONCE(p->se.deadline) - READ_ONCE(p->se.vruntime));
 
