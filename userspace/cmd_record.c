@@ -98,9 +98,13 @@ static void on_interrupt(int sig, siginfo_t *info, void *uctx)
 		kill(child_pid, sig);
 }
 
-/* Our signals and what they did before, for COMMAND to get back. */
-static const int handled_signals[] = { SIGCHLD, SIGINT, SIGTERM };
-#define NSIGNALS	(sizeof(handled_signals) / sizeof(handled_signals[0]))
+/*
+ * The signals we change, and what they did before, for COMMAND to get
+ * back. The first three are handled (in ppoll only); SIGPIPE is ignored,
+ * so that a closed stderr cannot kill us before the file is complete.
+ */
+static const int our_signals[] = { SIGCHLD, SIGINT, SIGTERM, SIGPIPE };
+#define NSIGNALS	(sizeof(our_signals) / sizeof(our_signals[0]))
 
 struct signal_state {
 	sigset_t orig_mask;		/* before we blocked ours */
@@ -109,29 +113,34 @@ struct signal_state {
 };
 
 /*
- * Block our signals (they are taken in ppoll only) and install handlers.
- * A signal ignored when we started stays ignored, as shells expect: a
- * background `ntkl record ... &` is not meant to see Ctrl-C.
+ * Block our signals and install handlers. A signal ignored when we
+ * started stays ignored, as shells expect: a background
+ * `ntkl record ... &` is not meant to see Ctrl-C.
  */
 static void setup_signals(struct signal_state *s)
 {
 	struct sigaction chld = { .sa_handler = on_sigchld };
 	struct sigaction intr = { .sa_sigaction = on_interrupt, .sa_flags = SA_SIGINFO };
+	struct sigaction ign = { .sa_handler = SIG_IGN };
 	sigset_t block;
 
 	sigemptyset(&block);
-	for (size_t i = 0; i < NSIGNALS; i++)
-		sigaddset(&block, handled_signals[i]);
+	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
 	sigprocmask(SIG_BLOCK, &block, &s->orig_mask);
 	s->wait_mask = s->orig_mask;
 	for (size_t i = 0; i < NSIGNALS; i++) {
-		int sig = handled_signals[i];
+		int sig = our_signals[i];
 
 		sigdelset(&s->wait_mask, sig);
 		sigaction(sig, NULL, &s->orig[i]);
-		if (sig != SIGCHLD && s->orig[i].sa_handler == SIG_IGN)
-			continue;
-		sigaction(sig, sig == SIGCHLD ? &chld : &intr, NULL);
+		if (sig == SIGPIPE)
+			sigaction(sig, &ign, NULL);
+		else if (sig == SIGCHLD)
+			sigaction(sig, &chld, NULL);
+		else if (s->orig[i].sa_handler != SIG_IGN)
+			sigaction(sig, &intr, NULL);
 	}
 }
 
@@ -139,7 +148,7 @@ static void setup_signals(struct signal_state *s)
 static void restore_signals(const struct signal_state *s)
 {
 	for (size_t i = 0; i < NSIGNALS; i++)
-		sigaction(handled_signals[i], &s->orig[i], NULL);
+		sigaction(our_signals[i], &s->orig[i], NULL);
 	sigprocmask(SIG_SETMASK, &s->orig_mask, NULL);
 }
 

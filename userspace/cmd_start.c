@@ -180,11 +180,38 @@ static void detach_stdio(void)
 		close(fd);
 }
 
+static int by_value(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * Close every descriptor but stdio and keep[]: a daemon that held its
+ * caller's pipes open would keep `$(ntkl start ...)` or `| tee` waiting.
+ */
+static void close_other_fds(int *keep, int n)
+{
+	unsigned int from = 3;
+
+	qsort(keep, (size_t)n, sizeof(*keep), by_value);
+	for (int i = 0; i <= n; i++) {
+		unsigned int to = i < n ? (unsigned int)keep[i] : ~0U;
+
+		if (to > from && close_range(from, to - 1, 0) < 0) {
+			/* before Linux 5.9: one by one, as far as anyone goes */
+			for (unsigned int fd = from; fd < to && fd < 65536; fd++)
+				close((int)fd);
+		}
+		if (i < n && (unsigned int)keep[i] >= from)
+			from = (unsigned int)keep[i] + 1;
+	}
+}
+
 /*
  * Fork the writer; returns its pid once it is running, or -1 after
  * printing why not.
  */
-static pid_t spawn_writer(int ctl_fd, int in_fd, int out_fd, int state_fd,
+static pid_t spawn_writer(int in_fd, int out_fd, int state_fd,
 			  uint32_t buffer_size, struct ntkl_writer_state *st)
 {
 	int ready[2];
@@ -205,8 +232,9 @@ static pid_t spawn_writer(int ctl_fd, int in_fd, int out_fd, int state_fd,
 		return -1;
 	}
 	if (pid == 0) {
-		close(ready[0]);
-		close(ctl_fd);
+		int keep[] = { in_fd, out_fd, state_fd, ready[1] };
+
+		close_other_fds(keep, 4);
 		setsid();
 		detach_stdio();
 		if (chdir("/") < 0)
@@ -227,6 +255,21 @@ static pid_t spawn_writer(int ctl_fd, int in_fd, int out_fd, int state_fd,
 }
 
 /* ---------------------------------------------------------------------- */
+
+/*
+ * Descriptors 0-2 open (on /dev/null if they were closed), so that none
+ * of ours gets a stdio number and is lost when the writer detaches.
+ */
+static void ensure_stdio(void)
+{
+	int fd;
+
+	do
+		fd = open("/dev/null", O_RDWR);
+	while (fd >= 0 && fd <= 2);
+	if (fd > 2)
+		close(fd);
+}
 
 /* Open FILE and the writer's side; 0, or 1 after stopping the logger. */
 static int start_writer(int fd, const struct ntkl_properties *p, const char *file)
@@ -263,7 +306,7 @@ static int start_writer(int fd, const struct ntkl_properties *p, const char *fil
 	snprintf(st.logger, sizeof(st.logger), "%s", p->logger_name);
 	if (!realpath(file, st.file))
 		snprintf(st.file, sizeof(st.file), "%s", file);
-	pid = spawn_writer(fd, in_fd, out_fd, state_fd, p->buffer_size_kb * 1024, &st);
+	pid = spawn_writer(in_fd, out_fd, state_fd, p->buffer_size_kb * 1024, &st);
 	if (pid < 0) {
 		unlink(state_path);
 		goto fail;
@@ -325,6 +368,7 @@ int cmd_start(int argc, char **argv)
 	if (!(o.seen & NTKL_OPT_ON))
 		o.flags.enable_flags = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD;
 
+	ensure_stdio();
 	fd = ntkl_open_device("start");
 	if (fd < 0)
 		return 1;
