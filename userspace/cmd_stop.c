@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "lib/etl_writer.h"
 #include "lib/ntkl_ctl.h"
 #include "lib/ntkl_errors.h"
 #include "lib/ntkl_state.h"
@@ -82,6 +83,30 @@ static int print_written(const struct ntkl_writer_state *st)
 	return 0;
 }
 
+/*
+ * The writer died without a word (SIGKILL, out of memory): its file has
+ * no patched header, maybe half a buffer at the end. Complete it here, so
+ * it reads, and say that events after its death are gone. Returns 1.
+ */
+static int complete_for_dead_writer(const struct ntkl_writer_state *st,
+				    const struct ntkl_properties *p)
+{
+	char err[PATH_MAX + 128];
+	uint64_t buffers;
+
+	fprintf(stderr, "ntkl stop: the writer (pid %ld) of %s died before the logger stopped: the file lacks what came after\n",
+		st->pid, st->file);
+	if (etl_file_complete(st->file, p, &buffers, err, sizeof(err))) {
+		fprintf(stderr, "ntkl stop: cannot complete %s: %s\n", st->file, err);
+		return 1;
+	}
+	LINE("Events Lost", "%" PRIu64, (uint64_t)p->events_lost);
+	LINE("Buffers Written", "%" PRIu64 " (in the file, header buffer included)",
+	     buffers);
+	LINE("Log Filename", "%s (completed by ntkl stop)", st->file);
+	return 1;
+}
+
 int cmd_stop(int argc, char **argv)
 {
 	struct ntkl_error_ctx ctx = { .cmd = "stop", .op = NTKL_OP_STOP };
@@ -139,7 +164,10 @@ int cmd_stop(int argc, char **argv)
 			path, strerror(-ret));
 		return 1;
 	}
-	ret = print_written(&st);
+	if (!strcmp(st.state, "writing"))
+		ret = complete_for_dead_writer(&st, &p);
+	else
+		ret = print_written(&st);
 	unlink(path);
 	return ret;
 }

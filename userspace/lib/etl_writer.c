@@ -4,9 +4,11 @@
  * etl_writer.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -289,5 +291,54 @@ int etl_writer_end(struct etl_writer *w, int error, struct ntkl_properties *fina
 		snprintf(w->error, sizeof(w->error), "%s", first);
 		return error;
 	}
+	return ret;
+}
+
+int etl_file_complete(const char *path, const struct ntkl_properties *final,
+		      uint64_t *buffers, char *err, size_t err_size)
+{
+	struct wmi_buffer_header bh;
+	struct etl_header_patch patch;
+	struct etl_writer w = { .buffers = 0 };
+	struct stat st;
+	int fd, ret = 0;
+
+	*buffers = 0;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, err_size, "cannot open %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st) < 0 || pread(fd, &bh, sizeof(bh), 0) != (ssize_t)sizeof(bh)) {
+		snprintf(err, err_size, "%s: no header buffer to complete", path);
+		ret = -EINVAL;
+		goto out;
+	}
+	/* buffer 0 gives the size of every buffer */
+	if (bh.buffer_size < PATCH_BYTES || bh.buffer_size > NTKL_MAX_BUFFER_KB * 1024) {
+		snprintf(err, err_size, "%s: buffer 0 has BufferSize 0x%x: not an ntkl file",
+			 path, bh.buffer_size);
+		ret = -EINVAL;
+		goto out;
+	}
+	w.buffers = (uint64_t)st.st_size / bh.buffer_size;
+	if ((uint64_t)st.st_size % bh.buffer_size &&
+	    ftruncate(fd, (off_t)(w.buffers * bh.buffer_size)) < 0) {
+		ret = -errno;
+		snprintf(err, err_size, "%s: cannot cut the partial buffer off: %s", path,
+			 strerror(-ret));
+		goto out;
+	}
+	etl_writer_patch_from(&w, final, &patch);
+	ret = etl_header_patch_fd(fd, &patch, err, err_size);
+	if (!ret && fsync(fd) < 0 && errno != EINVAL && errno != EROFS) {
+		ret = -errno;
+		snprintf(err, err_size, "%s: fsync: %s", path, strerror(-ret));
+	}
+	if (!ret)
+		*buffers = w.buffers;
+out:
+	close(fd);
 	return ret;
 }

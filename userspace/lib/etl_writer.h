@@ -93,6 +93,15 @@ int etl_writer_finish(struct etl_writer *w, const struct ntkl_properties *final)
  */
 int etl_writer_end(struct etl_writer *w, int error, struct ntkl_properties *final);
 
+/*
+ * Complete a file whose writer died (SIGKILL, OOM) before patching it:
+ * cut a partly written buffer off the end and patch the header with the
+ * whole buffers found (*buffers) and the logger's final counters (final
+ * may be NULL). 0, or -errno with a reason in err.
+ */
+int etl_file_complete(const char *path, const struct ntkl_properties *final,
+		      uint64_t *buffers, char *err, size_t err_size);
+
 /* FILETIME (100 ns since 1601) of the real-time clock now. */
 int64_t etl_filetime_now(void);
 

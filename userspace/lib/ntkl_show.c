@@ -60,6 +60,10 @@ static void sink_str(const struct ntkl_properties *p, const struct ntkl_sink *s,
 		if (s->busy)
 			snprintf(buf, size, "%s (writer pid %ld)", s->writer->file,
 				 s->writer->pid);
+		else if (!strcmp(s->writer->state, "writing"))
+			/* it never said it ended: it was killed */
+			snprintf(buf, size, "%s (writer pid %ld died: ntkl stop completes the file)",
+				 s->writer->file, s->writer->pid);
 		else
 			snprintf(buf, size, "%s (writer gone: %s%s%s)", s->writer->file,
 				 s->writer->state[0] ? s->writer->state : "exited",

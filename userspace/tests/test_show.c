@@ -79,6 +79,10 @@ static void test_query(void)
 	text = capture_props(&p, &sink);
 	CHECK_HAS(text, "Log Filename          : /out/s.etl (writer gone: failed, disk full)\n");
 	free(text);
+	snprintf(st.state, sizeof(st.state), "writing");
+	text = capture_props(&p, &sink);
+	CHECK_HAS(text, "Log Filename          : /out/s.etl (writer pid 99 died: ntkl stop completes the file)\n");
+	free(text);
 	p.log_file_mode = NTKL_MODE_BUFFERING | NTKL_MODE_MS_FLUSH_TIMER;
 	p.flush_timer = 500;
 	text = capture_props(&p, NULL);

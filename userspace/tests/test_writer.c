@@ -432,6 +432,46 @@ static void test_pipeline(void)
 	}
 	test_end();
 
+	test_begin("complete_after_the_writer_died");
+	{
+		struct ntkl_properties final = { .events_lost = 3 };
+		uint64_t n = 99;
+		char msg[256];
+		struct stat st;
+
+		build_logger();
+		fd = temp_file(path, sizeof(path));
+		/* two whole buffers and half of the third, never patched */
+		CHECK(write(fd, bufs[0], BUF_SIZE) == BUF_SIZE);
+		CHECK(write(fd, bufs[1], BUF_SIZE) == BUF_SIZE);
+		CHECK(write(fd, bufs[2], BUF_SIZE / 2) == BUF_SIZE / 2);
+		close(fd);
+		CHECK_EQ(etl_file_complete(path, &final, &n, msg, sizeof(msg)), 0);
+		CHECK_EQ(n, 2);
+		CHECK_EQ(stat(path, &st), 0);
+		CHECK_EQ(st.st_size, 2 * BUF_SIZE);
+		CHECK_EQ(etl_open(&f, path, &err), 0);
+		if (f.data) {
+			CHECK_EQ(f.header.buffers_written, 2);
+			CHECK_EQ(f.header.events_lost, 3);
+			CHECK(f.header.end_time > 0);
+			CHECK_EQ(etl_check(&f, false, NULL, NULL, NULL), 0);
+			etl_close(&f);
+		}
+		/* not an ETL file: refused, untouched */
+		fd = open(path, O_WRONLY | O_TRUNC);
+		CHECK(write(fd, "hello", 5) == 5);
+		close(fd);
+		CHECK(etl_file_complete(path, NULL, &n, msg, sizeof(msg)) < 0);
+		CHECK_HAS(msg, "no header buffer");
+		CHECK_EQ(n, 0);
+		unlink(path);
+		CHECK_EQ(etl_file_complete(path, NULL, &n, msg, sizeof(msg)),
+			 (unsigned long long)-ENOENT);
+		CHECK_HAS(msg, "cannot open");
+	}
+	test_end();
+
 	test_begin("patch_fd_on_a_foreign_file");
 	{
 		int out_fd = temp_file(path, sizeof(path));
