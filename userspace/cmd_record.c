@@ -297,7 +297,7 @@ static int finish(struct recording *r, int error)
 	clear_progress(r);
 	if (close(r->out_fd) < 0 && !ret) {
 		ret = -errno;
-		snprintf(r->w.error, sizeof(r->w.error), "%s", strerror(errno));
+		snprintf(r->w.error, sizeof(r->w.error), "%s", strerror(-ret));
 	}
 	if (ret) {
 		fprintf(stderr, "ntkl record: %s: %s\n", r->file, r->w.error);
@@ -336,8 +336,9 @@ static int record_loop(struct recording *r, pid_t pid, const sigset_t *wait_mask
 		/* at the end of data the fd stays readable: wait for signals only */
 		n = ppoll(&pfd, *ended ? 0 : 1, timeout, wait_mask);
 		if (n < 0 && errno != EINTR) {
-			snprintf(r->w.error, sizeof(r->w.error), "poll: %s", strerror(errno));
-			return -errno;
+			ret = -errno;
+			snprintf(r->w.error, sizeof(r->w.error), "poll: %s", strerror(-ret));
+			return ret;
 		}
 		if (child_changed) {
 			child_changed = 0;

@@ -68,8 +68,8 @@ static int save(const struct ntkl_properties *p, const char *file)
 	/* closing the reader lets the logger record again */
 	close(in_fd);
 	if (close(out_fd) < 0 && !ret) {
-		fprintf(stderr, "ntkl save: %s: %s\n", file, strerror(errno));
 		ret = -errno;
+		fprintf(stderr, "ntkl save: %s: %s\n", file, strerror(-ret));
 	}
 	if (!ret) {
 		printf("Logger %s (id %u) saved.\n", p->logger_name, p->logger_id);

@@ -225,17 +225,20 @@ int etl_header_patch_fd(int fd, const struct etl_header_patch *patch,
 
 	n = pread(fd, head, sizeof(head), 0);
 	if (n < 0) {
-		snprintf(err, err_size, "reading the header buffer back: %s",
-			 strerror(errno));
-		return -errno;
+		int e = errno;
+
+		snprintf(err, err_size, "reading the header buffer back: %s", strerror(e));
+		return -e;
 	}
 	if (etl_header_patch_mem(head, (size_t)n, patch, err, err_size))
 		return -EINVAL;
 	n = pwrite(fd, head + LOGFILE_HEADER_OFFSET,
 		   sizeof(head) - LOGFILE_HEADER_OFFSET, LOGFILE_HEADER_OFFSET);
 	if (n < 0) {
-		snprintf(err, err_size, "patching the header: %s", strerror(errno));
-		return -errno;
+		int e = errno;
+
+		snprintf(err, err_size, "patching the header: %s", strerror(e));
+		return -e;
 	}
 	if ((size_t)n != sizeof(head) - LOGFILE_HEADER_OFFSET) {
 		snprintf(err, err_size, "patching the header: short write");
