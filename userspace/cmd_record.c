@@ -39,8 +39,6 @@
 
 void cmd_record_usage(FILE *out)
 {
-	char names[256];
-
 	fprintf(out,
 		"usage: ntkl record [-on FLAGS] [options] -o FILE.etl -- COMMAND [ARGS...]\n"
 		"\n"
@@ -49,8 +47,10 @@ void cmd_record_usage(FILE *out)
 		"and events lost. Ctrl-C (SIGINT) or SIGTERM ends the trace early,\n"
 		"with a complete file (exit status 130).\n"
 		"\n"
-		"  -on FLAGS          what to record (default PROC_THREAD):\n"
-		"                     %s, or numbers\n"
+		"  -on FLAGS          what to record, names joined with '+' (default\n"
+		"                     PROC_THREAD):\n");
+	ntkl_flags_help(out, "      ");
+	fprintf(out,
 		"  -o FILE.etl        the file to write (-f works too)\n"
 		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
 		"  -minbuffers N, -maxbuffers N, -clock qpc|system|cycle,\n"
@@ -58,8 +58,7 @@ void cmd_record_usage(FILE *out)
 		"\n"
 		"Exit status: COMMAND's (128+N if signal N killed it), 127 if it\n"
 		"could not run, 130 if interrupted, 1 if tracing failed, 2 usage error.\n",
-		ntkl_flag_names_list(names, sizeof(names)), NTKL_MIN_BUFFER_KB,
-		NTKL_MAX_BUFFER_KB, NTKL_DEFAULT_BUFFER_KB);
+		NTKL_MIN_BUFFER_KB, NTKL_MAX_BUFFER_KB, NTKL_DEFAULT_BUFFER_KB);
 }
 
 static int usage_error(const char *fmt, const char *arg)

@@ -35,8 +35,6 @@
 
 void cmd_start_usage(FILE *out)
 {
-	char names[256];
-
 	fprintf(out,
 		"usage: ntkl start NAME [-on FLAGS] [options] -f FILE.etl\n"
 		"       ntkl start NAME [-on FLAGS] [options] -buffering\n"
@@ -46,9 +44,9 @@ void cmd_start_usage(FILE *out)
 		"(a flight recorder, the oldest buffers overwritten) until `ntkl save`.\n"
 		"\n"
 		"  -on FLAGS          what to record, names joined with '+' (default\n"
-		"                     PROC_THREAD): %s;\n"
-		"                     or numbers: 0x20010000 a group mask constant,\n"
-		"                     below 0x20000000 EnableFlags\n"
+		"                     PROC_THREAD), case does not matter:\n");
+	ntkl_flags_help(out, "      ");
+	fprintf(out,
 		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
 		"  -minbuffers N      at least N buffers (default and minimum: 2 per CPU)\n"
 		"  -maxbuffers N      at most N buffers (up to %u)\n"
@@ -58,8 +56,8 @@ void cmd_start_usage(FILE *out)
 		"  -f FILE.etl        the file to write\n"
 		"\n"
 		"Exit status: 0 started, 1 failed, 2 usage error.\n",
-		ntkl_flag_names_list(names, sizeof(names)), NTKL_MIN_BUFFER_KB,
-		NTKL_MAX_BUFFER_KB, NTKL_DEFAULT_BUFFER_KB, NTKL_MAX_BUFFERS);
+		NTKL_MIN_BUFFER_KB, NTKL_MAX_BUFFER_KB, NTKL_DEFAULT_BUFFER_KB,
+		NTKL_MAX_BUFFERS);
 }
 
 static int usage_error(const char *fmt, const char *arg)

@@ -21,21 +21,20 @@
 
 void cmd_update_usage(FILE *out)
 {
-	char names[256];
-
 	fprintf(out,
 		"usage: ntkl update NAME [-on FLAGS] [-flushtimer S] [-maxbuffers N]\n"
 		"\n"
 		"Change a running logger. What is not given stays as it is.\n"
 		"\n"
-		"  -on FLAGS       the new trace flags, replacing the old ones:\n"
-		"                  %s, or numbers\n"
+		"  -on FLAGS       the new trace flags, replacing the old ones:\n");
+	ntkl_flags_help(out, "      ");
+	fprintf(out,
 		"  -flushtimer S   hand buffers to the reader at least every S seconds\n"
 		"                  (1..%u; a timer cannot be turned off)\n"
 		"  -maxbuffers N   use at most N buffers (no more than allocated at start)\n"
 		"\n"
 		"Exit status: 0 updated, 1 failed, 2 usage error.\n",
-		ntkl_flag_names_list(names, sizeof(names)), NTKL_MAX_FLUSH_TIMER);
+		NTKL_MAX_FLUSH_TIMER);
 }
 
 static int usage_error(const char *fmt, const char *arg)

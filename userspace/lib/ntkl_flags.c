@@ -19,12 +19,12 @@
  */
 const struct ntkl_flag_keyword ntkl_flag_keywords[] = {
 	{ "PROC_THREAD", EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD, 0,
-	  "process and thread start/end, with a rundown of those running" },
+	  "process and thread start/end" },
 	{ "PROCESS", EVENT_TRACE_FLAG_PROCESS, 0, "process start/end" },
 	{ "THREAD", EVENT_TRACE_FLAG_THREAD, 0, "thread start/end" },
 	/* the compact form is a variant of CSwitch: it needs both bits */
 	{ "COMPACT_CSWITCH", EVENT_TRACE_FLAG_CSWITCH, PERF_COMPACT_CSWITCH,
-	  "context switches, in compact batches (CompCS)" },
+	  "context switches in compact batches (CompCS)" },
 	{ "CSWITCH", EVENT_TRACE_FLAG_CSWITCH, 0, "context switches (CSwitch)" },
 	{ "DISPATCHER", EVENT_TRACE_FLAG_DISPATCHER, 0,
 	  "threads made ready (ReadyThread)" },
@@ -126,6 +126,15 @@ const char *ntkl_flag_names_list(char *buf, size_t size)
 		if (!append(buf, size, &len, ", ", k->name))
 			break;
 	return buf;
+}
+
+void ntkl_flags_help(FILE *out, const char *indent)
+{
+	for (const struct ntkl_flag_keyword *k = ntkl_flag_keywords; k->name; k++)
+		fprintf(out, "%s  %-16s %s\n", indent, k->name, k->help);
+	fprintf(out, "%sor numbers: a group mask constant such as 0x20010000 (the mask\n"
+		"%sindex in the top 3 bits), or EnableFlags below 0x20000000\n",
+		indent, indent);
 }
 
 static const struct ntkl_flag_keyword *find_keyword(const char *name, size_t len)

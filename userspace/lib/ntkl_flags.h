@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "etw_names.h"
 #include "uapi/ntkl_etw.h"
@@ -46,6 +47,12 @@ extern const struct etw_flag_name ntkl_enable_flag_names[];
  */
 int ntkl_flags_parse(const char *spec, struct ntkl_flags *out, char *err,
 		     size_t err_size);
+
+/*
+ * For usage texts: one line per name with what it records, then how
+ * numbers are read; every line starts with indent.
+ */
+void ntkl_flags_help(FILE *out, const char *indent);
 
 /* "PROC_THREAD, PROCESS, ..." : the valid names, for messages. */
 const char *ntkl_flag_names_list(char *buf, size_t size);

@@ -10,6 +10,8 @@
 
 #include "ntkl_opts.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 enum value_kind { V_NONE, V_NUMBER, V_FLAGS, V_CLOCK, V_PATH };
 
 static const struct {
@@ -36,7 +38,7 @@ static const char *const clock_names[] = {
 
 const char *ntkl_clock_name(uint32_t clock_type)
 {
-	if (clock_type < sizeof(clock_names) / sizeof(clock_names[0]))
+	if (clock_type < ARRAY_SIZE(clock_names))
 		return clock_names[clock_type];
 	return NULL;
 }
@@ -76,11 +78,11 @@ int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 	name = arg + 1 + (arg[1] == '-');
 	eq = strchr(name, '=');
 	len = eq ? (size_t)(eq - name) : strlen(name);
-	for (k = 0; k < sizeof(options) / sizeof(options[0]); k++)
+	for (k = 0; k < ARRAY_SIZE(options); k++)
 		if (strlen(options[k].name) == len &&
 		    !strncasecmp(options[k].name, name, len))
 			break;
-	if (k == sizeof(options) / sizeof(options[0]) || !(options[k].bit & allowed))
+	if (k == ARRAY_SIZE(options) || !(options[k].bit & allowed))
 		return 0;
 
 	if (options[k].kind == V_NONE) {

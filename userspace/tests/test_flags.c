@@ -255,6 +255,28 @@ static void test_format(void)
 	}
 	test_end();
 
+	test_begin("help_text");
+	{
+		char *text = NULL, *line, *save = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
+
+		ntkl_flags_help(out, "      ");
+		fclose(out);
+		for (const struct ntkl_flag_keyword *k = ntkl_flag_keywords; k->name; k++) {
+			char want[64];
+
+			snprintf(want, sizeof(want), "        %-16s %s\n", k->name, k->help);
+			CHECK_HAS(text, want);
+		}
+		CHECK_HAS(text, "0x20010000");
+		/* usage texts fit an 80-column terminal */
+		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			CHECK(strlen(line) < 80);
+		free(text);
+	}
+	test_end();
+
 	test_begin("enable_flag_names");
 	CHECK_STR(etw_flags_str(ntkl_enable_flag_names, 0x813, buf, sizeof(buf)),
 		  "PROCESS|THREAD|CSWITCH|DISPATCHER");
