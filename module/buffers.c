@@ -389,9 +389,11 @@ static void buffer_finish(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring,
  * Copy the next buffer to the reader: the header buffer first, then closed
  * buffers in sequence order. Returns the buffer size, 0 if none is ready,
  * -EAGAIN if the next one still has a writer finishing, or -EFAULT.
+ * Kernel addresses in it are hashed unless the reader may see them.
  * Called with lg->lock held, so there is one reader at a time.
  */
-ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len)
+ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
+			 bool addresses)
 {
 	struct ntkl_cpu_ring *ring;
 	struct ntkl_buffer *buf;
@@ -415,6 +417,9 @@ ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len)
 	tail = local_read(&ring->tail);
 	buf = ring_buffer(ring, tail);
 	buffer_finish(lg, ring, buf);
+	if (!addresses)
+		ntkl_spinlock_hide_addresses(buf->data,
+					     local_read(&buf->fill) & ~NTKL_FILL_CLOSED);
 	if (copy_to_user(ubuf, buf->data, lg->buffer_size))
 		return -EFAULT;
 	buffer_reset(buf);

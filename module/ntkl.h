@@ -124,7 +124,8 @@ void ntkl_commit(struct ntkl_buffer *buf, unsigned int size);
 void ntkl_flush_cpus(struct ntkl_logger *lg);
 u64 ntkl_events_lost(struct ntkl_logger *lg);
 u32 ntkl_free_buffers(struct ntkl_logger *lg);
-ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len);
+ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
+			 bool addresses);
 bool ntkl_buffer_ready(struct ntkl_logger *lg);
 void ntkl_buffers_final(struct ntkl_logger *lg);
 void ntkl_buffers_pause(struct ntkl_logger *lg);
@@ -168,6 +169,18 @@ void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 void ntkl_probe_cpu_idle(void *data, unsigned int state, unsigned int cpu);
 void ntkl_probe_sched_waking(void *data, struct task_struct *p);
 void ntkl_cswitch_flush(void);
+
+/* spinlock.c: sampled spin lock records */
+struct irqaction;
+void ntkl_spinlock_init(void);
+void ntkl_probe_contention_begin(void *data, void *lock, unsigned int flags);
+void ntkl_probe_contention_end(void *data, void *lock, int ret);
+void ntkl_probe_irq_handler_entry(void *data, int irq, struct irqaction *action);
+void ntkl_probe_softirq_entry(void *data, unsigned int vec);
+int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c);
+void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c);
+bool ntkl_reader_sees_addresses(void);
+void ntkl_spinlock_hide_addresses(u8 *data, u32 filled);
 
 /* ntsched.c: Linux scheduling state in NT terms */
 struct nt_switch_out {

@@ -51,6 +51,27 @@ static int ntkl_bind(struct file *file, void __user *arg)
 	return 0;
 }
 
+/* xperf -setspinlocksample: kernel-wide, like Windows' setting. */
+static long ntkl_spinlock_ioctl(unsigned int cmd, void __user *arg)
+{
+	struct ntkl_spinlock_config c;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN) && !perfmon_capable())
+		return -EPERM;
+	ret = copy_struct_from_user(&c, sizeof(c), arg, sizeof(c));
+	if (ret)
+		return ret;
+	if (c.size != sizeof(c))
+		return -EINVAL;
+	if (cmd == NTKL_IOC_SET_SPINLOCK_CONFIG)
+		return ntkl_spinlock_set_config(&c);
+	if (c.__reserved0)
+		return -EINVAL;
+	ntkl_spinlock_get_config(&c);
+	return copy_to_user(arg, &c, sizeof(c)) ? -EFAULT : 0;
+}
+
 static long ntkl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -78,6 +99,9 @@ static long ntkl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ntkl_logger_ioctl(file, cmd, uarg);
 	case NTKL_IOC_BIND:
 		return ntkl_bind(file, uarg);
+	case NTKL_IOC_SET_SPINLOCK_CONFIG:
+	case NTKL_IOC_GET_SPINLOCK_CONFIG:
+		return ntkl_spinlock_ioctl(cmd, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -93,12 +117,14 @@ static bool read_done(struct ntkl_logger *lg)
 static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t *ppos)
 {
 	struct ntkl_logger *lg = file->private_data;
+	bool addresses;
 	ssize_t ret;
 
 	if (!lg)
 		return -EINVAL;		/* not bound to a logger */
 	if (len < lg->buffer_size)
 		return -EINVAL;		/* whole buffers only */
+	addresses = ntkl_reader_sees_addresses();
 
 	for (;;) {
 		bool stopped = READ_ONCE(lg->status) == NTKL_STATUS_STOPPED;
@@ -108,10 +134,10 @@ static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t
 		if ((lg->mode & NTKL_MODE_BUFFERING) && !stopped && !lg->paused)
 			ntkl_buffers_pause(lg);
 		stopped |= lg->paused;
-		ret = ntkl_read_buffer(lg, buf, len);
+		ret = ntkl_read_buffer(lg, buf, len, addresses);
 		if (ret == 0 && stopped) {
 			ntkl_buffers_final(lg);
-			ret = ntkl_read_buffer(lg, buf, len);
+			ret = ntkl_read_buffer(lg, buf, len, addresses);
 		}
 		mutex_unlock(&lg->lock);
 		if (ret > 0 || (ret == 0 && stopped))
@@ -187,6 +213,7 @@ static int __init ntkl_init(void)
 	int ret;
 
 	ntkl_sched_init();
+	ntkl_spinlock_init();
 	ret = ntkl_probes_register();
 	if (ret)
 		return ret;

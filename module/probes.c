@@ -125,6 +125,10 @@ static struct probe probes[] = {
 	{ "sched_switch", ntkl_probe_sched_switch },
 	{ "sched_waking", ntkl_probe_sched_waking },
 	{ "cpu_idle", ntkl_probe_cpu_idle },
+	{ "contention_begin", ntkl_probe_contention_begin },
+	{ "contention_end", ntkl_probe_contention_end },
+	{ "irq_handler_entry", ntkl_probe_irq_handler_entry },
+	{ "softirq_entry", ntkl_probe_softirq_entry },
 };
 
 static void find_tracepoint(struct tracepoint *tp, void *priv)

@@ -129,6 +129,27 @@ struct ntkl_bind {
 	char logger_name[NTKL_NAME_MAX];
 };
 
+/*
+ * Spin lock sampling, EVENT_TRACE_SPINLOCK_INFORMATION's fields in its
+ * order, kernel-wide as in Windows. Bounds as Windows': SpinThreshold >= 1,
+ * AcquireSampleRate >= 1000, ContentionSampleRate >= 1, HoldThreshold 0 or
+ * >= 1,000,000 (cycles); anything else is EINVAL. SET with every field 0
+ * but size restores the defaults.
+ */
+struct ntkl_spinlock_config {
+	__u32 size;			/* sizeof(struct ntkl_spinlock_config) */
+	__u32 spin_threshold;		/* default 1 */
+	__u32 acquire_sample_rate;	/* default 1000 */
+	__u32 contention_sample_rate;	/* default 1 */
+	__u32 hold_threshold;		/* default 1,000,000 */
+	__u32 __reserved0;		/* must be zero */
+};
+
+#define NTKL_SPIN_THRESHOLD_MIN		1
+#define NTKL_ACQUIRE_SAMPLE_RATE_MIN	1000
+#define NTKL_CONTENTION_SAMPLE_RATE_MIN	1
+#define NTKL_HOLD_THRESHOLD_MIN		1000000
+
 #define NTKL_IOC_MAGIC		0xE7	/* unused in ioctl-number.rst */
 
 #define NTKL_IOC_START	_IOWR(NTKL_IOC_MAGIC, 0x01, struct ntkl_properties)
@@ -138,6 +159,8 @@ struct ntkl_bind {
 #define NTKL_IOC_FLUSH	_IOWR(NTKL_IOC_MAGIC, 0x05, struct ntkl_properties)
 #define NTKL_IOC_LIST	_IOWR(NTKL_IOC_MAGIC, 0x06, struct ntkl_list)
 #define NTKL_IOC_BIND	_IOW(NTKL_IOC_MAGIC, 0x07, struct ntkl_bind)
+#define NTKL_IOC_SET_SPINLOCK_CONFIG _IOW(NTKL_IOC_MAGIC, 0x08, struct ntkl_spinlock_config)
+#define NTKL_IOC_GET_SPINLOCK_CONFIG _IOWR(NTKL_IOC_MAGIC, 0x09, struct ntkl_spinlock_config)
 
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
@@ -150,5 +173,6 @@ static_assert(sizeof(struct ntkl_properties) == NTKL_PROPERTIES_SIZE_VER0,
 	      "struct ntkl_properties size");
 static_assert(sizeof(struct ntkl_list) == 24, "struct ntkl_list size");
 static_assert(sizeof(struct ntkl_bind) == 136, "struct ntkl_bind size");
+static_assert(sizeof(struct ntkl_spinlock_config) == 24, "struct ntkl_spinlock_config size");
 
 #endif /* _UAPI_NTKL_H */

@@ -829,6 +829,7 @@ struct wmi_spinlock {
 #define ETW_IRQL_APC			1
 #define ETW_IRQL_DISPATCH		2
 #define ETW_IRQL_DEVICE			3	/* lowest device IRQL */
+#define ETW_IRQL_DEVICE_MAX		12	/* SYNCH_LEVEL: above every device */
 #define ETW_IRQL_CLOCK			13
 #define ETW_IRQL_IPI			14
 #define ETW_IRQL_HIGH			15

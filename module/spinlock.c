@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sampled spin lock records (WMI_SPINLOCK, 0x0529, PERF_SPINLOCK) from the
+ * lock:contention_begin/end tracepoints, with interrupt counts from the irq
+ * tracepoints. docs/linux-to-nt.md says how each field is derived.
+ *
+ * Each CPU keeps a stack of the contended acquisitions in progress, as
+ * Windows tracks nesting to a depth of 8: a task's wait can be interrupted
+ * by a hardirq's, and that by an NMI's, and each finishes before the one it
+ * interrupted. An entry is written before the depth that publishes it, so
+ * a nested context never sees half an entry. Only spinning locks are
+ * traced (LCB_F_SPIN without MUTEX, RT or PERCPU), so no entry belongs to a
+ * task that sleeps; mutex spinning's begin, begin, end is ignored whole.
+ *
+ * Linux has no tracepoint at release: the record is written when the lock
+ * is acquired (contention_end) and ReleaseTime equals AcquireTime.
+ */
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
+#include <linux/kernel.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/stacktrace.h>
+#include <trace/events/lock.h>
+
+#include "record.h"
+
+#define SPIN_NEST_MAX	8	/* Windows tracks nesting to a depth of 8 */
+#define CALLER_FRAMES	16
+
+struct spin_wait {
+	void *lock;
+	u64 begin;		/* cycles */
+	u32 hardirqs;		/* the CPU's count at begin */
+	u32 flags;		/* LCB_F_* */
+};
+
+struct spin_cpu {
+	struct spin_wait stack[SPIN_NEST_MAX];
+	unsigned int depth;		/* may exceed SPIN_NEST_MAX: not stored */
+	u32 hardirqs;			/* irq:irq_handler_entry */
+	u32 softirqs;			/* irq:softirq_entry */
+	u32 contention_countdown;	/* records when it reaches 0 */
+};
+
+static DEFINE_PER_CPU(struct spin_cpu, spin_cpu);
+
+/* Sampling, kernel-wide like Windows'; written under the config mutex. */
+static struct ntkl_spinlock_config config = {
+	.size = sizeof(config),
+	.spin_threshold = NTKL_SPIN_THRESHOLD_MIN,
+	.acquire_sample_rate = NTKL_ACQUIRE_SAMPLE_RATE_MIN,
+	.contention_sample_rate = NTKL_CONTENTION_SAMPLE_RATE_MIN,
+	.hold_threshold = NTKL_HOLD_THRESHOLD_MIN,
+};
+static DEFINE_MUTEX(config_lock);
+
+static u32 spins_per_cycle_mult;	/* 2^32 / cycles of one cpu_relax() */
+
+static u64 cycles(void)
+{
+	return ntkl_clock(NTKL_CLOCK_CYCLE);
+}
+
+/* Spinning locks only: the contended paths of qspinlock and qrwlock. */
+static bool traced_kind(unsigned int flags)
+{
+	return (flags & LCB_F_SPIN) && !(flags & (LCB_F_MUTEX | LCB_F_RT | LCB_F_PERCPU));
+}
+
+void ntkl_probe_contention_begin(void *data, void *lock, unsigned int flags)
+{
+	struct spin_cpu *sc = this_cpu_ptr(&spin_cpu);
+	unsigned int depth = READ_ONCE(sc->depth);
+
+	if (!traced_kind(flags))
+		return;
+	if (depth < SPIN_NEST_MAX) {
+		struct spin_wait *w = &sc->stack[depth];
+
+		w->lock = lock;
+		w->begin = cycles();
+		w->hardirqs = sc->hardirqs;
+		w->flags = flags;
+	}
+	barrier();	/* the entry before the depth that publishes it */
+	WRITE_ONCE(sc->depth, depth + 1);
+}
+
+/* NT IRQL of the context holding the lock; docs/linux-to-nt.md has the map. */
+static u8 nt_irql(void)
+{
+	if (in_nmi())
+		return ETW_IRQL_HIGH;
+	if (in_hardirq() || irqs_disabled())
+		return ETW_IRQL_DEVICE_MAX;
+	if (in_serving_softirq() || preempt_count())
+		return ETW_IRQL_DISPATCH;
+	return ETW_IRQL_PASSIVE;
+}
+
+/*
+ * The first return address outside the locking code: the frame after the
+ * last lock-section frame (in_lock_functions()) of this acquisition. One
+ * frame outside the section may sit inside the chain (DEBUG_SPINLOCK's
+ * do_raw_spin_lock()); two in a row end it, so the frames of a task this
+ * interrupt interrupted, deeper down, are never taken for the caller.
+ * 0 if the stack shows no locking code.
+ */
+static u64 caller_address(void)
+{
+	unsigned long entries[CALLER_FRAMES];
+	int n, i, last = -1;
+
+	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	for (i = 0; i < n; i++) {
+		if (in_lock_functions(entries[i]))
+			last = i;
+		else if (last >= 0 && i - last >= 2)
+			break;
+	}
+	return last >= 0 && last + 1 < n ? entries[last + 1] : 0;
+}
+
+static u8 acquire_mode(u32 flags)
+{
+	if (flags & LCB_F_READ)
+		return WMI_SPINLOCK_ACQUIRE_SHARED;
+	if (flags & LCB_F_WRITE)
+		return WMI_SPINLOCK_ACQUIRE_EXCLUSIVE;
+	/* qspinlock's contended path is its MCS queue */
+	return WMI_SPINLOCK_ACQUIRE_QUEUED;
+}
+
+/*
+ * AcquireDepth: spin locks held, this one included. Each held spin lock
+ * adds one to the preemption count; the tracepoint adds one of its own.
+ */
+static u8 acquire_depth(void)
+{
+	unsigned int held = (preempt_count() & PREEMPT_MASK) >> PREEMPT_SHIFT;
+
+	return clamp(held > 1 ? held - 1 : 1, 1U, 255U);
+}
+
+static void write_record(struct spin_cpu *sc, const struct spin_wait *w, u64 now)
+{
+	struct ntkl_logger **loggers;
+	unsigned int i, n = ntkl_active_loggers(&loggers);
+	u64 wait = now - w->begin;
+	struct wmi_spinlock rec = {
+		.spin_lock_address = (unsigned long)w->lock,
+		.caller_address = caller_address(),
+		.acquire_time = now,
+		.release_time = now,
+		.wait_time_in_cycles = min_t(u64, wait, U32_MAX),
+		.spin_count = min_t(u64, mul_u64_u32_shr(wait, spins_per_cycle_mult, 32), U32_MAX),
+		.thread_id = is_idle_task(current) ? 0 : task_pid_nr(current),
+		.interrupt_count = sc->hardirqs - w->hardirqs,
+		.irql = nt_irql(),
+		.acquire_depth = acquire_depth(),
+		.flags = acquire_mode(w->flags) |
+			 (in_serving_softirq() ? WMI_SPINLOCK_EXECUTE_DPC : 0) |
+			 (in_hardirq() || in_nmi() ? WMI_SPINLOCK_EXECUTE_ISR : 0),
+	};
+	struct ntkl_record r;
+	u8 *p;
+
+	for (i = 0; i < n; i++) {
+		if (!perf_group_is_on(&loggers[i]->groups, PERF_SPINLOCK))
+			continue;
+		p = ntkl_record_begin(loggers[i], &r, ETW_HEADER_TYPE_PERFINFO64,
+				      ETW_HOOK_SPINLOCK, ETW_VERSION_SPINLOCK, sizeof(rec));
+		if (!p)
+			continue;
+		memcpy(p, &rec, sizeof(rec));
+		ntkl_record_end(&r);
+	}
+}
+
+/*
+ * The sampling rule of EVENT_TRACE_SPINLOCK_INFORMATION: a contended
+ * acquisition is recorded if it spun at least SpinThreshold times and this
+ * CPU's count of contentions is a multiple of ContentionSampleRate (a
+ * countdown, so no division). Uncontended acquisitions and hold times are
+ * invisible to Linux's tracepoints, so the other two rules never fire.
+ */
+static bool sampled(struct spin_cpu *sc, u64 wait)
+{
+	u32 spins = min_t(u64, mul_u64_u32_shr(wait, spins_per_cycle_mult, 32), U32_MAX);
+
+	if (sc->contention_countdown > 1) {
+		sc->contention_countdown--;
+		return false;
+	}
+	sc->contention_countdown = READ_ONCE(config.contention_sample_rate);
+	return spins >= READ_ONCE(config.spin_threshold);
+}
+
+void ntkl_probe_contention_end(void *data, void *lock, int ret)
+{
+	struct spin_cpu *sc = this_cpu_ptr(&spin_cpu);
+	unsigned int depth = READ_ONCE(sc->depth);
+	unsigned int top = min(depth, (unsigned int)SPIN_NEST_MAX);
+	struct spin_wait w;
+	u64 now;
+	int i;
+
+	/* find the wait this ends: the innermost one on this lock */
+	for (i = top - 1; i >= 0; i--)
+		if (sc->stack[i].lock == lock)
+			break;
+	if (i < 0) {
+		/* not ours (a sleeping lock) unless deeper than we store */
+		if (depth > SPIN_NEST_MAX)
+			WRITE_ONCE(sc->depth, depth - 1);
+		return;
+	}
+	now = cycles();
+	w = sc->stack[i];
+	barrier();	/* the entry is read before a nested context reuses it */
+	WRITE_ONCE(sc->depth, i);
+	if (sampled(sc, now - w.begin))
+		write_record(sc, &w, now);
+}
+
+void ntkl_probe_irq_handler_entry(void *data, int irq, struct irqaction *action)
+{
+	this_cpu_inc(spin_cpu.hardirqs);
+}
+
+void ntkl_probe_softirq_entry(void *data, unsigned int vec)
+{
+	this_cpu_inc(spin_cpu.softirqs);
+}
+
+int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c)
+{
+	struct ntkl_spinlock_config v = *c;
+	unsigned int cpu;
+
+	if (c->__reserved0)
+		return -EINVAL;
+	if (!v.spin_threshold && !v.acquire_sample_rate && !v.contention_sample_rate &&
+	    !v.hold_threshold) {
+		v.spin_threshold = NTKL_SPIN_THRESHOLD_MIN;
+		v.acquire_sample_rate = NTKL_ACQUIRE_SAMPLE_RATE_MIN;
+		v.contention_sample_rate = NTKL_CONTENTION_SAMPLE_RATE_MIN;
+		v.hold_threshold = NTKL_HOLD_THRESHOLD_MIN;
+	}
+	if (v.spin_threshold < NTKL_SPIN_THRESHOLD_MIN ||
+	    v.acquire_sample_rate < NTKL_ACQUIRE_SAMPLE_RATE_MIN ||
+	    v.contention_sample_rate < NTKL_CONTENTION_SAMPLE_RATE_MIN ||
+	    (v.hold_threshold && v.hold_threshold < NTKL_HOLD_THRESHOLD_MIN))
+		return -EINVAL;
+
+	mutex_lock(&config_lock);
+	WRITE_ONCE(config.spin_threshold, v.spin_threshold);
+	WRITE_ONCE(config.acquire_sample_rate, v.acquire_sample_rate);
+	WRITE_ONCE(config.contention_sample_rate, v.contention_sample_rate);
+	WRITE_ONCE(config.hold_threshold, v.hold_threshold);
+	/* every CPU samples its next contention, then every rate-th */
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu(spin_cpu, cpu).contention_countdown, 0);
+	mutex_unlock(&config_lock);
+	return 0;
+}
+
+void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c)
+{
+	mutex_lock(&config_lock);
+	*c = config;
+	mutex_unlock(&config_lock);
+	c->size = sizeof(*c);
+}
+
+/* SpinCount: Linux does not count spins, so wait cycles over one cpu_relax(). */
+void ntkl_spinlock_init(void)
+{
+	u64 start, took;
+	int i;
+
+	start = cycles();
+	for (i = 0; i < 1000; i++)
+		cpu_relax();
+	took = max_t(u64, div_u64(cycles() - start, 1000), 1);
+	spins_per_cycle_mult = div64_u64(1ULL << 32, took);
+}
+
+/*
+ * May this reader see kernel addresses? The rule of /proc/kallsyms: it
+ * needs CAP_SYSLOG, and kptr_restrict must allow it, which %pK applies in
+ * the reader's context (it prints zeros when kptr_restrict forbids).
+ */
+bool ntkl_reader_sees_addresses(void)
+{
+	char buf[24];
+
+	if (!has_capability_noaudit(current, CAP_SYSLOG))
+		return false;
+	snprintf(buf, sizeof(buf), "%pK", &config);
+	return strspn(buf, "0") != strlen(buf);
+}
+
+/* The value %p prints for an address: the kernel's own keyed hash. */
+static u64 hashed(u64 addr)
+{
+	char buf[24];
+	u64 v;
+
+	snprintf(buf, sizeof(buf), "%p", (void *)(unsigned long)addr);
+	return kstrtou64(buf, 16, &v) ? 0 : v;
+}
+
+/* Replace the addresses in a buffer's spin lock records by their hashes. */
+void ntkl_spinlock_hide_addresses(u8 *data, u32 filled)
+{
+	u32 off = sizeof(struct wmi_buffer_header);
+
+	while (off + sizeof(struct perfinfo_trace_header) <= filled) {
+		struct perfinfo_trace_header *h = (void *)(data + off);
+
+		if (h->size < sizeof(*h))
+			break;
+		if (h->hook_id == ETW_HOOK_SPINLOCK &&
+		    h->size == sizeof(*h) + sizeof(struct wmi_spinlock)) {
+			struct wmi_spinlock *s = (void *)(h + 1);
+
+			s->spin_lock_address = hashed(s->spin_lock_address);
+			s->caller_address = hashed(s->caller_address);
+		}
+		off += ALIGN(h->size, ETW_RECORD_ALIGN);
+	}
+}
