@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl_spinlock_test: sampled spin lock records against the kernel's own
+ * count. tracefs's lock:contention_begin events and an ntkl SPINLOCK
+ * logger watch the same workload (threads fighting over a file table and a
+ * pipe); with ContentionSampleRate 1 the workload threads' records equal
+ * their contended spin acquisitions, with rate N all records are about
+ * 1/N of all contentions. Records must be plausible, callers must resolve
+ * in /proc/kallsyms when raw, and addresses must be hashed for a reader
+ * without CAP_SYSLOG or when kptr_restrict forbids.
+ */
+#define _GNU_SOURCE
+#include <linux/capability.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "ntkl_util.h"
+#include "etl_reader.h"
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define WORKERS		8
+#define WORK_MS		1500
+#define MAX_PIDS	64
+
+struct spin_census {
+	unsigned int records;
+	unsigned int per_pid[MAX_PIDS];		/* by index in pids[] */
+	unsigned int bad_depth, bad_wait, bad_caller, unresolved, raw_looking;
+	uint64_t first_caller;
+};
+
+static pid_t pids[MAX_PIDS];
+static unsigned int npids;
+static pthread_mutex_t pids_lock = PTHREAD_MUTEX_INITIALIZER;
+static int work_pipe[2];
+
+static int pid_index(pid_t pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < npids; i++)
+		if (pids[i] == pid)
+			return i;
+	return -1;
+}
+
+static void *worker(void *arg)
+{
+	struct timespec start, now;
+	char buf[256];
+
+	pthread_mutex_lock(&pids_lock);
+	pids[npids++] = syscall(SYS_gettid);
+	pthread_mutex_unlock(&pids_lock);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		int fd = open("/proc/self/stat", O_RDONLY);
+
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf)) < 0)
+				break;
+			close(fd);
+		}
+		if (write(work_pipe[1], "x", 1) != 1 || read(work_pipe[0], buf, 1) != 1)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 <
+		 WORK_MS);
+	return arg;
+}
+
+static void run_workload(void)
+{
+	pthread_t t[WORKERS];
+	int i;
+
+	npids = 0;
+	if (pipe(work_pipe))
+		return;
+	for (i = 0; i < WORKERS; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (i = 0; i < WORKERS; i++)
+		pthread_join(t[i], NULL);
+	close(work_pipe[0]);
+	close(work_pipe[1]);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC), ok;
+
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
+static void tracefs_lock_events(bool on)
+{
+	write_file(TRACEFS "/events/lock/contention_begin/enable", on ? "1" : "0");
+	write_file(TRACEFS "/events/lock/contention_end/enable", on ? "1" : "0");
+	write_file(TRACEFS "/tracing_on", on ? "1" : "0");
+}
+
+/*
+ * Count the spinning-lock contentions tracefs saw (flags SPIN, SPIN|READ
+ * or SPIN|WRITE: what ntkl records), per workload thread and in all.
+ * Returns -1 if tracefs lost events.
+ */
+static long tracefs_count(unsigned int per_pid[MAX_PIDS])
+{
+	FILE *f = fopen(TRACEFS "/trace", "r");
+	char line[512];
+	long total = 0;
+
+	if (!f)
+		return -1;
+	memset(per_pid, 0, MAX_PIDS * sizeof(*per_pid));
+	while (fgets(line, sizeof(line), f)) {
+		char *ev = strstr(line, "contention_begin:"), *flags, *dash;
+		int idx;
+
+		if (strstr(line, "LOST") && strstr(line, "EVENTS")) {
+			fclose(f);
+			return -1;
+		}
+		if (!ev || line[0] == '#')
+			continue;
+		flags = strstr(ev, "flags=");
+		if (!flags || (strncmp(flags, "flags=SPIN)", 11) && strncmp(flags, "flags=SPIN|READ)", 16) &&
+			       strncmp(flags, "flags=SPIN|WRITE)", 17)))
+			continue;
+		total++;
+		/* "   comm-pid   [cpu] ...": the pid ends the first field */
+		dash = strchr(line, '[');
+		while (dash && dash > line && *dash != '-')
+			dash--;
+		idx = dash ? pid_index(atoi(dash + 1)) : -1;
+		if (idx >= 0)
+			per_pid[idx]++;
+	}
+	fclose(f);
+	return total;
+}
+
+/* Does addr fall inside a kernel function per /proc/kallsyms? */
+static bool resolves(uint64_t addr)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	unsigned long long best = 0, a;
+	char type, name[256];
+
+	if (!f)
+		return false;
+	while (fscanf(f, "%llx %c %255s%*[^\n]", &a, &type, name) == 3)
+		if ((type == 't' || type == 'T') && a <= addr && a > best)
+			best = a;
+	fclose(f);
+	/* no kernel function is longer than 1 MiB */
+	return best && addr - best < (1 << 20);
+}
+
+static void spin_census_of(struct capture *c, struct spin_census *s, bool check_callers)
+{
+	struct etl_record_cursor rc;
+	struct etl_error err;
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_record r;
+	struct etl_file f;
+
+	memset(s, 0, sizeof(*s));
+	if (etl_open_memory(&f, "spin", c->data, c->size, &err))
+		return;
+	etl_buffers_begin(&f, &bc);
+	while (etl_next_buffer(&f, &bc, &b, &err) == 1) {
+		etl_records_begin(&b, &rc);
+		while (etl_next_record(&b, &rc, &r, &err) == 1) {
+			const struct wmi_spinlock *sl = (const void *)r.payload;
+			int idx;
+
+			if (r.hook_id != ETW_HOOK_SPINLOCK || r.payload_len != sizeof(*sl))
+				continue;
+			s->records++;
+			idx = pid_index(sl->thread_id);
+			if (idx >= 0)
+				s->per_pid[idx]++;
+			s->bad_depth += sl->acquire_depth < 1;
+			s->bad_wait += sl->wait_time_in_cycles == 0 ||
+				       sl->release_time != sl->acquire_time;
+			s->bad_caller += !sl->caller_address;
+			s->raw_looking += sl->spin_lock_address > 0xffffffffULL;
+			if (!s->first_caller)
+				s->first_caller = sl->caller_address;
+			/* resolving is slow: the first few records say enough */
+			if (check_callers && s->records <= 20 && !resolves(sl->caller_address))
+				s->unresolved++;
+		}
+	}
+	etl_close(&f);
+}
+
+static int set_config(int fd, uint32_t spin, uint32_t acquire, uint32_t contention,
+		      uint32_t hold)
+{
+	struct ntkl_spinlock_config c = {
+		.size = sizeof(c),
+		.spin_threshold = spin,
+		.acquire_sample_rate = acquire,
+		.contention_sample_rate = contention,
+		.hold_threshold = hold,
+	};
+
+	return ntkl_ctl(fd, NTKL_IOC_SET_SPINLOCK_CONFIG, &c);
+}
+
+/* Record the workload with tracefs and one SPINLOCK logger; drain it. */
+static int record(int ctl, struct capture *c, unsigned int per_pid[MAX_PIDS], long *total)
+{
+	struct ntkl_properties p, q = { .size = sizeof(q) };
+	int rd = ntkl_open(), ret;
+
+	write_file(TRACEFS "/trace", "");
+	tracefs_lock_events(true);
+	props_init(&p, "selftest spin", 0);
+	perf_group_set((struct perfinfo_groupmask *)p.group_masks, PERF_SPINLOCK);
+	ret = ntkl_ctl(ctl, NTKL_IOC_START, &p);
+	if (!ret)
+		ret = ntkl_bind_id(rd, p.logger_id);
+	if (!ret) {
+		run_workload();
+		ret = ntkl_stop_name(ctl, "selftest spin");
+	}
+	tracefs_lock_events(false);
+	if (!ret)
+		ret = capture_drain(rd, p.buffer_size_kb * 1024, c, 0);
+	if (!ret)
+		ret = ntkl_ctl(rd, NTKL_IOC_QUERY, &q);
+	if (!ret && q.events_lost)
+		ret = -ENOBUFS;
+	close(rd);
+	*total = tracefs_count(per_pid);
+	return ret;
+}
+
+FIXTURE(spin) {
+	int fd;
+};
+
+FIXTURE_SETUP(spin)
+{
+	self->fd = ntkl_open();
+	ASSERT_GE(self->fd, 0);
+	write_file("/proc/sys/kernel/kptr_restrict", "1");
+}
+
+FIXTURE_TEARDOWN(spin)
+{
+	set_config(self->fd, 0, 0, 0, 0);
+	write_file("/proc/sys/kernel/kptr_restrict", "0");
+	close(self->fd);
+}
+
+TEST_F(spin, config_bounds)
+{
+	struct ntkl_spinlock_config c = { .size = sizeof(c) };
+
+	ASSERT_EQ(0, set_config(self->fd, 0, 0, 0, 0));
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_GET_SPINLOCK_CONFIG, &c));
+	EXPECT_EQ(1, c.spin_threshold);
+	EXPECT_EQ(1000, c.acquire_sample_rate);
+	EXPECT_EQ(1, c.contention_sample_rate);
+	EXPECT_EQ(1000000, c.hold_threshold);
+
+	EXPECT_EQ(-EINVAL, set_config(self->fd, 0, 1000, 1, 1000000));	/* spin < 1 */
+	EXPECT_EQ(-EINVAL, set_config(self->fd, 1, 999, 1, 1000000));	/* acquire < 1000 */
+	EXPECT_EQ(-EINVAL, set_config(self->fd, 1, 1000, 0, 1000000));	/* contention < 1 */
+	EXPECT_EQ(-EINVAL, set_config(self->fd, 1, 1000, 1, 999999));	/* hold below 1e6 */
+	c.size = sizeof(c);
+	c.__reserved0 = 1;
+	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_SET_SPINLOCK_CONFIG, &c));
+
+	ASSERT_EQ(0, set_config(self->fd, 2, 5000, 7, 0));		/* hold 0: off */
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_GET_SPINLOCK_CONFIG, &c));
+	EXPECT_EQ(2, c.spin_threshold);
+	EXPECT_EQ(5000, c.acquire_sample_rate);
+	EXPECT_EQ(7, c.contention_sample_rate);
+	EXPECT_EQ(0, c.hold_threshold);
+}
+
+/* Rate 1: every contended spin acquisition of the workload is a record. */
+TEST_F(spin, every_contention)
+{
+	unsigned int traced[MAX_PIDS], i, workload = 0;
+	struct capture c = { 0 };
+	struct spin_census s;
+	long total;
+
+	ASSERT_EQ(0, set_config(self->fd, 1, 1000, 1, 1000000));
+	ASSERT_EQ(0, record(self->fd, &c, traced, &total));
+	ASSERT_GE(total, 0) TH_LOG("tracefs lost events");
+	spin_census_of(&c, &s, true);
+
+	for (i = 0; i < npids; i++) {
+		EXPECT_EQ(traced[i], s.per_pid[i]) TH_LOG("thread %d", pids[i]);
+		workload += traced[i];
+	}
+	TH_LOG("%u records, %ld contentions in tracefs, %u by the workload", s.records, total,
+	       workload);
+	EXPECT_GT(workload, 10);
+	EXPECT_EQ(0, s.bad_depth);
+	EXPECT_EQ(0, s.bad_wait);
+	EXPECT_EQ(0, s.bad_caller);
+	EXPECT_EQ(0, s.unresolved) TH_LOG("first caller 0x%llx",
+					  (unsigned long long)s.first_caller);
+	capture_free(&c);
+}
+
+/* Rate N: about one record for every N contentions, per CPU. */
+TEST_F(spin, sampled_contention)
+{
+	const unsigned int rate = 4;
+	unsigned int traced[MAX_PIDS];
+	struct capture c = { 0 };
+	struct spin_census s;
+	long total, expect, cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	ASSERT_EQ(0, set_config(self->fd, 1, 1000, rate, 1000000));
+	ASSERT_EQ(0, record(self->fd, &c, traced, &total));
+	ASSERT_GE(total, 0) TH_LOG("tracefs lost events");
+	spin_census_of(&c, &s, false);
+
+	/* each CPU records its first contention, then every rate-th */
+	expect = total / rate;
+	TH_LOG("%u records for %ld contentions at rate %u", s.records, total, rate);
+	EXPECT_GE(s.records + 2, expect);
+	EXPECT_LE(s.records, expect + cpus + 2);
+	EXPECT_GT(s.records, 0);
+	capture_free(&c);
+}
+
+static int drop_cap_syslog(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	d[CAP_SYSLOG / 32].effective &= ~(1u << (CAP_SYSLOG % 32));
+	d[CAP_SYSLOG / 32].permitted &= ~(1u << (CAP_SYSLOG % 32));
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+/* Raw addresses only for a reader who may read them in /proc/kallsyms. */
+TEST_F(spin, addresses_hashed_unless_allowed)
+{
+	unsigned int traced[MAX_PIDS];
+	struct capture c = { 0 };
+	struct spin_census s;
+	long total;
+	pid_t pid;
+	int status;
+
+	/* kptr_restrict 1 and CAP_SYSLOG (root): raw, as every_contention saw */
+	ASSERT_EQ(0, record(self->fd, &c, traced, &total));
+	spin_census_of(&c, &s, false);
+	EXPECT_GT(s.records, 0);
+	EXPECT_EQ(s.records, s.raw_looking);
+	capture_free(&c);
+
+	/* kptr_restrict 2: hashed even for root */
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/kptr_restrict", "2"));
+	ASSERT_EQ(0, record(self->fd, &c, traced, &total));
+	spin_census_of(&c, &s, false);
+	EXPECT_GT(s.records, 0);
+	EXPECT_EQ(0, s.raw_looking);
+	capture_free(&c);
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/kptr_restrict", "1"));
+
+	/* a reader without CAP_SYSLOG: hashed */
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		if (drop_cap_syslog() || record(self->fd, &c, traced, &total))
+			_exit(2);
+		spin_census_of(&c, &s, false);
+		_exit(s.records > 0 && s.raw_looking == 0 ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN
