@@ -86,12 +86,33 @@ static void stop_again(int fd, const struct ntkl_properties *started)
 /* The background writer                                                   */
 /* ---------------------------------------------------------------------- */
 
-static volatile sig_atomic_t writer_terminated;
+static volatile sig_atomic_t writer_terminated, stop_returned;
 
-static void on_sigterm(int sig)
+static void on_signal(int sig)
 {
-	(void)sig;
-	writer_terminated = 1;
+	if (sig == SIGTERM)
+		writer_terminated = 1;
+	else
+		stop_returned = 1;
+}
+
+/*
+ * The module's read() can say "end of data" before the STOP ioctl has
+ * closed the last buffers: it marks the logger stopped first, then waits
+ * for an RCU grace period, then flushes (module/logger.c stop_locked()).
+ * Buffers closed by that flush come after our end of data. So at the end,
+ * wait until ntkl stop says its STOP returned (SIGUSR1), or a while if
+ * someone else stopped the logger, and read again.
+ */
+#define STOP_WAIT_MS	2000
+
+static void wait_for_stop(const sigset_t *during_wait)
+{
+	struct timespec ts = { STOP_WAIT_MS / 1000, (STOP_WAIT_MS % 1000) * 1000000L };
+
+	while (!stop_returned && !writer_terminated)
+		if (ppoll(NULL, 0, &ts, during_wait) == 0)
+			break;		/* timed out */
 }
 
 /*
@@ -102,17 +123,21 @@ static void on_sigterm(int sig)
 static int run_writer(int in_fd, int out_fd, int state_fd, int ready_fd,
 		      uint32_t buffer_size, struct ntkl_writer_state *st)
 {
-	struct sigaction sa = { .sa_handler = on_sigterm };
+	struct sigaction sa = { .sa_handler = on_signal };
 	struct ntkl_properties final;
 	struct etl_writer w;
 	sigset_t block, during_poll;
 	int ret;
 
+	/* taken in ppoll only, so none slips in between a check and the wait */
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &block, &during_poll);
 	sigdelset(&during_poll, SIGTERM);
+	sigdelset(&during_poll, SIGUSR1);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
@@ -151,6 +176,8 @@ static int run_writer(int in_fd, int out_fd, int state_fd, int ready_fd,
 		if (ret <= 0)
 			break;
 	}
+	if (ret == 0)
+		wait_for_stop(&during_poll);
 
 	ret = etl_writer_end(&w, ret, &final);
 	st->buffers = w.buffers;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -148,6 +149,13 @@ int cmd_stop(int argc, char **argv)
 
 	ntkl_state_path(path, sizeof(path), p.logger_id, p.instance_guid);
 	ntkl_state_read(path, &st);
+	/*
+	 * Tell the writer our STOP returned, so every buffer is closed now
+	 * (see wait_for_stop() in cmd_start.c). Only while it holds its lock:
+	 * then the pid is surely still the writer's.
+	 */
+	if (st.pid > 0 && ntkl_state_busy(path))
+		kill((pid_t)st.pid, SIGUSR1);
 	ret = ntkl_state_wait(path, WRITER_TIMEOUT_MS, WRITER_PATIENCE_MS, say_waiting, &st);
 	if (ret == -ENOENT) {
 		print_stopped(&p);
