@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ntkl dump [--events] [--check] FILE
+ * ntkl dump --stats FILE
+ * ntkl dump --switches FILE
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -13,14 +15,35 @@ void cmd_dump_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ntkl dump [--events] [--check] FILE\n"
+		"       ntkl dump --stats FILE\n"
+		"       ntkl dump --switches FILE\n"
 		"\n"
 		"Print an ETL file like tracerpt's summary: the logfile header, one\n"
 		"line per buffer and the number of events of each type.\n"
 		"\n"
 		"  -e, --events  also print every event, with its fields where the\n"
-		"                payload layout is known\n"
+		"                payload layout is known; each context switch, a\n"
+		"                CSwitch event or a packet of a CompCS batch, also\n"
+		"                gets one line in a form common to both:\n"
+		"                  switch cpu=C time=T old=TID new=TID state=S\n"
+		"                         reason=R prio=P wait=W\n"
+		"                (\"-\" where the compact form has no value: new for\n"
+		"                a CPU's last compact switch; state, reason, prio\n"
+		"                and wait when the idle thread (0) switches out;\n"
+		"                reason unless Waiting; wait \"0-1\" for 0 or 1 tick)\n"
 		"  -c, --check   run the strict reader checks instead of the summary:\n"
 		"                print every violation and exit 1, or one OK line\n"
+		"  -s, --stats   instead of the summary, the context switches: per CPU\n"
+		"                and in total, for CSwitch events and CompCS batches\n"
+		"                apart, the switches, records, bytes (headers and\n"
+		"                padding included) and bytes per switch; ReadyThread\n"
+		"                events per CPU\n"
+		"      --switches\n"
+		"                instead of the summary, every context switch, for\n"
+		"                scripts: a line \"# cpu time old new clock=CLOCKTYPE\n"
+		"                freq=PERFFREQ\", then \"CPU TIME OLD_TID NEW_TID\" per\n"
+		"                switch in decimal, sorted by CPU then time, TIME in\n"
+		"                raw clock units, \"-\" for an unknown NEW_TID\n"
 		"  -h, --help    this text\n"
 		"\n"
 		"Exit status: 0 OK, 1 unreadable file or failed check, 2 usage error.\n"
@@ -32,6 +55,8 @@ int cmd_dump(int argc, char **argv)
 	static const struct option options[] = {
 		{ "events", no_argument, NULL, 'e' },
 		{ "check", no_argument, NULL, 'c' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "switches", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -41,13 +66,19 @@ int cmd_dump(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;	/* our own message, with the command's name */
-	while ((opt = getopt_long(argc, argv, "ech", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "echs", options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			flags |= ETL_DUMP_EVENTS;
 			break;
 		case 'c':
 			flags |= ETL_DUMP_CHECK;
+			break;
+		case 's':
+			flags |= ETL_DUMP_STATS;
+			break;
+		case 'S':
+			flags |= ETL_DUMP_SWITCHES;
 			break;
 		case 'h':
 			cmd_dump_usage(stdout);
@@ -58,6 +89,13 @@ int cmd_dump(int argc, char **argv)
 			cmd_dump_usage(stderr);
 			return EXIT_USAGE;
 		}
+	}
+	/* --stats and --switches replace the summary: nothing else goes with them. */
+	if ((flags & (ETL_DUMP_STATS | ETL_DUMP_SWITCHES)) &&
+	    (flags & ~ETL_DUMP_STATS) && (flags & ~ETL_DUMP_SWITCHES)) {
+		fprintf(stderr, "ntkl dump: --stats and --switches go with no other option\n");
+		cmd_dump_usage(stderr);
+		return EXIT_USAGE;
 	}
 	if (argc - optind != 1) {
 		fprintf(stderr, "ntkl dump: %s\n",

@@ -9,6 +9,7 @@
 #include "etl_check.h"
 #include "etl_dump.h"
 #include "etl_reader.h"
+#include "etl_switches.h"
 #include "etw_decode.h"
 #include "etw_names.h"
 
@@ -172,6 +173,13 @@ struct dump {
 	bool quiet;			/* errors are the check's to report */
 	unsigned long records;
 	int status;
+	/* ETL_DUMP_EVENTS: the switches, printed next to their records */
+	struct etl_switches sw;
+	bool sw_ok;
+	struct etl_error sw_err;	/* why they could not be read */
+	bool sw_err_reported;		/* the walk said it already */
+	size_t *sw_order;		/* indices into sw.v in file order */
+	size_t sw_pos;
 };
 
 static void print_time_line(FILE *out, const char *label, int64_t ft)
@@ -225,6 +233,23 @@ static void print_header(struct dump *d)
 	fprintf(out, "%-20s %d min\n", "TimeZoneBias:", h->time_zone.bias);
 }
 
+/* The switches r recorded (a CSwitch event, or a CompCS batch's packets). */
+static void print_switches_of(struct dump *d, const struct etl_record *r)
+{
+	const struct etl_switches *s = &d->sw;
+	char line[256];
+
+	if (!d->sw_order)
+		return;
+	while (d->sw_pos < s->n &&
+	       s->v[d->sw_order[d->sw_pos]].file_offset < r->file_offset)
+		d->sw_pos++;
+	for (; d->sw_pos < s->n &&
+	       s->v[d->sw_order[d->sw_pos]].file_offset == r->file_offset; d->sw_pos++)
+		fprintf(d->out, "    %s\n",
+			etl_switch_format(&s->v[d->sw_order[d->sw_pos]], line, sizeof(line)));
+}
+
 static void print_event(struct dump *d, const struct etl_record *r)
 {
 	FILE *out = d->out;
@@ -261,6 +286,7 @@ static void print_event(struct dump *d, const struct etl_record *r)
 	}
 	if (!etw_decode_record(out, "    ", d->f, r) && r->payload_len)
 		fprintf(out, "    payload: %u bytes, layout not decoded\n", r->payload_len);
+	print_switches_of(d, r);
 }
 
 static void print_buffers(struct dump *d)
@@ -339,6 +365,8 @@ static void report(struct dump *d, const char *msg)
 	if (!d->quiet)
 		fprintf(d->err, "%s%s\n", d->prefix, msg);
 	d->status = 1;
+	if (!d->sw_ok && !strcmp(msg, d->sw_err.msg))
+		d->sw_err_reported = true;
 }
 
 static int add_buffer(struct dump *d, const struct etl_buffer *b,
@@ -413,6 +441,9 @@ static void walk(struct dump *d)
 			 d->nbufs, d->f->header.buffers_written);
 		report(d, msg);
 	}
+	/* A malformed batch the walk itself could not see. */
+	if ((d->flags & ETL_DUMP_EVENTS) && !d->sw_ok && !d->sw_err_reported)
+		report(d, d->sw_err.msg);
 }
 
 struct check_ctx {
@@ -448,6 +479,109 @@ static void run_check(struct dump *d)
 	d->status = 1;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Context switches: --stats and --switches                                */
+/* ---------------------------------------------------------------------- */
+
+static void print_bytes_per_switch(FILE *out, const struct etl_switch_count *c)
+{
+	if (c->switches)
+		fprintf(out, " %13.2f\n", (double)c->bytes / (double)c->switches);
+	else
+		fprintf(out, " %13s\n", "-");
+}
+
+static void print_source(FILE *out, const struct etl_switches *s, bool compact)
+{
+	const struct etl_switch_count *t = compact ? &s->total.compact : &s->total.full;
+
+	if (compact)
+		fprintf(out, "\nCompCS (0x0525): compact batches, the thread switched in is the next switch's old thread\n");
+	else
+		fprintf(out, "\nCSwitch (0x0524): one event per switch\n");
+	if (!t->records) {
+		fprintf(out, "  none\n");
+		return;
+	}
+	fprintf(out, "%6s %10s %10s %12s %13s\n", "cpu", "switches",
+		compact ? "batches" : "events", "bytes", "bytes/switch");
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		const struct etl_switch_count *c = compact ? &s->cpu[i].compact : &s->cpu[i].full;
+
+		fprintf(out, "%6u %10lu %10lu %12" PRIu64, i, c->switches, c->records, c->bytes);
+		print_bytes_per_switch(out, c);
+	}
+	fprintf(out, "%6s %10lu %10lu %12" PRIu64, "total", t->switches, t->records, t->bytes);
+	print_bytes_per_switch(out, t);
+}
+
+static void print_stats(struct dump *d, const struct etl_switches *s)
+{
+	const struct trace_logfile_header *h = &d->f->header;
+	const char *clock = etw_clock_type_name(h->reserved_flags);
+	FILE *out = d->out;
+
+	fprintf(out, "File: %s\n", d->f->path);
+	fprintf(out, "Clock: %u (%s), PerfFreq %" PRId64 "\n", h->reserved_flags,
+		clock ? clock : "unknown", (int64_t)h->perf_freq);
+	fprintf(out, "Context switches: %lu (CSwitch %lu, CompCS %lu)\n",
+		s->total.full.switches + s->total.compact.switches,
+		s->total.full.switches, s->total.compact.switches);
+	print_source(out, s, false);
+	print_source(out, s, true);
+
+	fprintf(out, "\nReadyThread (0x0532)\n");
+	if (!s->total.ready_threads) {
+		fprintf(out, "  none\n");
+	} else {
+		fprintf(out, "%6s %10s\n", "cpu", "events");
+		for (uint32_t i = 0; i < s->ncpus; i++)
+			fprintf(out, "%6u %10lu\n", i, s->cpu[i].ready_threads);
+		fprintf(out, "%6s %10lu\n", "total", s->total.ready_threads);
+	}
+	/* Signs of lost events or a confused producer; silent when clean. */
+	if (s->total.chain_breaks)
+		fprintf(out, "\nCSwitch events whose NewThreadId is not the next switch's OldThreadId on the CPU: %lu\n",
+			s->total.chain_breaks);
+	if (s->total.batch_overlaps)
+		fprintf(out, "\nCompCS batches starting before the previous batch of the CPU ended: %lu\n",
+			s->total.batch_overlaps);
+}
+
+static void print_switch_list(struct dump *d, const struct etl_switches *s)
+{
+	const struct trace_logfile_header *h = &d->f->header;
+	FILE *out = d->out;
+
+	fprintf(out, "# cpu time old new clock=%u freq=%" PRId64 "\n",
+		h->reserved_flags, (int64_t)h->perf_freq);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct etl_switch *sw = &s->v[i];
+
+		fprintf(out, "%u %" PRId64 " %u ", sw->cpu, sw->time, sw->old_tid);
+		if (sw->known & ETL_SWITCH_HAS_NEW)
+			fprintf(out, "%u\n", sw->new_tid);
+		else
+			fputs("-\n", out);
+	}
+}
+
+static void dump_switches(struct dump *d)
+{
+	struct etl_switches s;
+	struct etl_error e;
+
+	if (etl_switches_read(d->f, &s, &e)) {
+		report(d, e.msg);
+		return;
+	}
+	if (d->flags & ETL_DUMP_SWITCHES)
+		print_switch_list(d, &s);
+	else
+		print_stats(d, &s);
+	etl_switches_free(&s);
+}
+
 static int dump_file(const struct etl_file *f, unsigned int flags, FILE *out,
 		     FILE *err, const char *prefix)
 {
@@ -455,6 +589,16 @@ static int dump_file(const struct etl_file *f, unsigned int flags, FILE *out,
 		.f = f, .flags = flags, .out = out, .err = err, .prefix = prefix,
 	};
 	struct etl_error e;
+
+	if (flags & (ETL_DUMP_STATS | ETL_DUMP_SWITCHES)) {
+		dump_switches(&d);
+		goto out;
+	}
+	if (flags & ETL_DUMP_EVENTS) {
+		d.sw_ok = !etl_switches_read(f, &d.sw, &d.sw_err);
+		if (d.sw_ok && d.sw.n && !(d.sw_order = etl_switches_file_order(&d.sw)))
+			report(&d, "out of memory");
+	}
 
 	if (flags & ETL_DUMP_CHECK) {
 		if (flags & ETL_DUMP_EVENTS) {
@@ -481,6 +625,8 @@ static int dump_file(const struct etl_file *f, unsigned int flags, FILE *out,
 out:
 	table_free(&d.types);
 	free(d.bufs);
+	free(d.sw_order);
+	etl_switches_free(&d.sw);
 	fflush(out);
 	return d.status;
 }

@@ -2,7 +2,10 @@
 /*
  * The report `ntkl dump` prints: the header's fields, one line per buffer,
  * counts per event type, and with ETL_DUMP_EVENTS every event with its
- * decoded fields. In the library so the tests run the very same code.
+ * decoded fields (and each context switch, CSwitch or CompCS packet, as a
+ * "switch ..." line). ETL_DUMP_STATS and ETL_DUMP_SWITCHES print only the
+ * context-switch statistics or list instead. In the library so the tests
+ * run the very same code.
  */
 #ifndef NTKL_ETL_DUMP_H
 #define NTKL_ETL_DUMP_H
@@ -13,6 +16,13 @@
 enum etl_dump_flags {
 	ETL_DUMP_EVENTS	= 1 << 0,	/* every event, decoded */
 	ETL_DUMP_CHECK	= 1 << 1,	/* strict checks instead of the summary */
+	ETL_DUMP_STATS	= 1 << 2,	/* switches per CPU, bytes per switch, ReadyThread */
+	/*
+	 * Only the switches, for scripts: "# cpu time old new clock=C freq=F",
+	 * then "<cpu> <time> <old_tid> <new_tid>" per switch in decimal,
+	 * sorted by cpu then time, "-" for an unknown new_tid.
+	 */
+	ETL_DUMP_SWITCHES = 1 << 3,
 };
 
 /*
