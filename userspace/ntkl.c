@@ -28,7 +28,7 @@ static const struct ntkl_cmd commands[] = {
 	  cmd_update, cmd_update_usage },
 	{ "save", "write a buffering-mode logger's snapshot to FILE",
 	  cmd_save, cmd_save_usage },
-	{ "dump", "print an ETL file: header, buffers, event counts, events; --check",
+	{ "dump", "print an ETL file: header, buffers, events; --check, --stats, --switches",
 	  cmd_dump, cmd_dump_usage },
 };
 
