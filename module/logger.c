@@ -310,11 +310,14 @@ unlock:
 	return ret;
 }
 
-/* Stop a logger; the table's reference is dropped. Table mutex held. */
+/*
+ * Stop a logger; the table's reference is dropped. Table mutex held.
+ * Readers see STOPPED only once the last buffers are closed, or one
+ * blocked in read() could take end of data for the last word.
+ */
 static void stop_locked(struct ntkl_logger *lg)
 {
 	ntkl_rundown(lg, true);
-	lg->status = NTKL_STATUS_STOPPED;
 	table[ID_TO_SLOT(lg->id)] = NULL;
 	/* never fails when shrinking the set to nothing; else keep going */
 	if (publish_locked())
@@ -322,6 +325,7 @@ static void stop_locked(struct ntkl_logger *lg)
 	cancel_delayed_work_sync(&lg->flush_work);
 	WRITE_ONCE(lg->accept, 0);
 	ntkl_flush_cpus(lg);
+	smp_store_release(&lg->status, NTKL_STATUS_STOPPED);
 	wake_up_all(&lg->wait);
 	ntkl_logger_put(lg);
 }

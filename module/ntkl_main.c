@@ -127,7 +127,8 @@ static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t
 	addresses = ntkl_reader_sees_addresses();
 
 	for (;;) {
-		bool stopped = READ_ONCE(lg->status) == NTKL_STATUS_STOPPED;
+		/* STOPPED is set after the last flush: what follows is all */
+		bool stopped = smp_load_acquire(&lg->status) == NTKL_STATUS_STOPPED;
 
 		mutex_lock(&lg->lock);
 		/* reading a buffering-mode logger saves a snapshot of it */

@@ -55,9 +55,21 @@ static struct ntkl_spinlock_config config = {
 	.contention_sample_rate = NTKL_CONTENTION_SAMPLE_RATE_MIN,
 	.hold_threshold = NTKL_HOLD_THRESHOLD_MIN,
 };
+
 static DEFINE_MUTEX(config_lock);
 
 static u32 spins_per_cycle_mult;	/* 2^32 / cycles of one cpu_relax() */
+
+/*
+ * SpinCount, derived: Linux does not count spins, so the wait over the
+ * cost of one cpu_relax(). At least 1: contention_begin fires only after
+ * the fast path failed, and the slow path tests the lock again before it
+ * gets it.
+ */
+static u32 spin_count(u64 wait)
+{
+	return clamp_t(u64, mul_u64_u32_shr(wait, spins_per_cycle_mult, 32), 1, U32_MAX);
+}
 
 static u64 cycles(void)
 {
@@ -156,7 +168,7 @@ static void write_record(struct spin_cpu *sc, const struct spin_wait *w, u64 now
 		.acquire_time = now,
 		.release_time = now,
 		.wait_time_in_cycles = min_t(u64, wait, U32_MAX),
-		.spin_count = min_t(u64, mul_u64_u32_shr(wait, spins_per_cycle_mult, 32), U32_MAX),
+		.spin_count = spin_count(wait),
 		.thread_id = is_idle_task(current) ? 0 : task_pid_nr(current),
 		.interrupt_count = sc->hardirqs - w->hardirqs,
 		.irql = nt_irql(),
@@ -189,21 +201,19 @@ static void write_record(struct spin_cpu *sc, const struct spin_wait *w, u64 now
  */
 static bool sampled(struct spin_cpu *sc, u64 wait)
 {
-	u32 spins = min_t(u64, mul_u64_u32_shr(wait, spins_per_cycle_mult, 32), U32_MAX);
-
 	if (sc->contention_countdown > 1) {
 		sc->contention_countdown--;
 		return false;
 	}
 	sc->contention_countdown = READ_ONCE(config.contention_sample_rate);
-	return spins >= READ_ONCE(config.spin_threshold);
+	return spin_count(wait) >= READ_ONCE(config.spin_threshold);
 }
 
 void ntkl_probe_contention_end(void *data, void *lock, int ret)
 {
 	struct spin_cpu *sc = this_cpu_ptr(&spin_cpu);
 	unsigned int depth = READ_ONCE(sc->depth);
-	unsigned int top = min(depth, (unsigned int)SPIN_NEST_MAX);
+	unsigned int top = min_t(unsigned int, depth, SPIN_NEST_MAX);
 	struct spin_wait w;
 	u64 now;
 	int i;
@@ -276,7 +286,7 @@ void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c)
 	c->size = sizeof(*c);
 }
 
-/* SpinCount: Linux does not count spins, so wait cycles over one cpu_relax(). */
+/* Calibrate SpinCount: the cost of one cpu_relax(). */
 void ntkl_spinlock_init(void)
 {
 	u64 start, took;
