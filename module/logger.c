@@ -325,6 +325,7 @@ static void stop_locked(struct ntkl_logger *lg)
 	cancel_delayed_work_sync(&lg->flush_work);
 	WRITE_ONCE(lg->accept, 0);
 	ntkl_flush_cpus(lg);
+	/* pairs with ntkl_read(): a reader seeing STOPPED sees the flush */
 	smp_store_release(&lg->status, NTKL_STATUS_STOPPED);
 	wake_up_all(&lg->wait);
 	ntkl_logger_put(lg);

@@ -127,7 +127,7 @@ static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t
 	addresses = ntkl_reader_sees_addresses();
 
 	for (;;) {
-		/* STOPPED is set after the last flush: what follows is all */
+		/* pairs with stop_locked(): STOPPED comes after the last flush */
 		bool stopped = smp_load_acquire(&lg->status) == NTKL_STATUS_STOPPED;
 
 		mutex_lock(&lg->lock);
