@@ -28,6 +28,8 @@ static const struct ntkl_cmd commands[] = {
 	  cmd_update, cmd_update_usage },
 	{ "save", "write a buffering-mode logger's snapshot to FILE",
 	  cmd_save, cmd_save_usage },
+	{ "spinlock-config", "spin lock sampling: spin=N acquire=N contention=N hold=N",
+	  cmd_spinlock_config, cmd_spinlock_config_usage },
 	{ "dump", "print an ETL file: header, buffers, events; --check, --stats, --switches",
 	  cmd_dump, cmd_dump_usage },
 };

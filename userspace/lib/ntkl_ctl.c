@@ -147,3 +147,15 @@ int ntkl_bind(int fd, const char *name, uint32_t id)
 	}
 	return do_ioctl(fd, NTKL_IOC_BIND, &b);
 }
+
+int ntkl_get_spinlock_config(int fd, struct ntkl_spinlock_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	return ioctl(fd, NTKL_IOC_GET_SPINLOCK_CONFIG, c) ? -errno : 0;
+}
+
+int ntkl_set_spinlock_config(int fd, const struct ntkl_spinlock_config *c)
+{
+	return ioctl(fd, NTKL_IOC_SET_SPINLOCK_CONFIG, c) ? -errno : 0;
+}

@@ -44,4 +44,8 @@ int ntkl_list(int fd, struct ntkl_properties **out, uint32_t *count);
 /* Make fd the reader of the logger named name (if not empty) or id. */
 int ntkl_bind(int fd, const char *name, uint32_t id);
 
+/* Spin lock sampling (kernel-wide): 0 or -errno. */
+int ntkl_get_spinlock_config(int fd, struct ntkl_spinlock_config *c);
+int ntkl_set_spinlock_config(int fd, const struct ntkl_spinlock_config *c);
+
 #endif /* NTKL_CTL_H */

@@ -191,6 +191,10 @@ const char *ntkl_error_advice(const struct ntkl_error_ctx *ctx, int err,
 			start_einval(&t, ctx->asked);
 		else if (ctx->op == NTKL_OP_UPDATE)
 			update_einval(&t, ctx->asked, ctx->current);
+		else if (ctx->op == NTKL_OP_SPINLOCK)
+			add(&t, "spin=N needs N >= %d, acquire=N >= %d, contention=N >= %d, hold=N 0 or >= %d",
+			    NTKL_SPIN_THRESHOLD_MIN, NTKL_ACQUIRE_SAMPLE_RATE_MIN,
+			    NTKL_CONTENTION_SAMPLE_RATE_MIN, NTKL_HOLD_THRESHOLD_MIN);
 		else
 			add(&t, "the module refused the request as malformed: the ntkl module and this tool may not match (rebuild both)");
 		break;

@@ -28,6 +28,7 @@ enum ntkl_op {
 	NTKL_OP_LIST,
 	NTKL_OP_BIND,
 	NTKL_OP_READ,		/* read() on a bound descriptor */
+	NTKL_OP_SPINLOCK,	/* spin lock sampling settings */
 };
 
 struct ntkl_error_ctx {

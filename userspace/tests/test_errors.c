@@ -98,6 +98,14 @@ static void test_lines(void)
 	CHECK_HAS(line(&ctx, "x", ENOENT), "no such logger is running");
 	test_end();
 
+	test_begin("spinlock_bounds");
+	ctx.cmd = "spinlock-config";
+	ctx.op = NTKL_OP_SPINLOCK;
+	CHECK_STR(line(&ctx, "cannot set the spin lock settings", EINVAL),
+		  "ntkl spinlock-config: cannot set the spin lock settings: Invalid argument (ERROR_INVALID_PARAMETER): spin=N needs N >= 1, acquire=N >= 1000, contention=N >= 1, hold=N 0 or >= 1000000");
+	ctx.cmd = "save";
+	test_end();
+
 	test_begin("truncated_line");
 	{
 		char small[20];

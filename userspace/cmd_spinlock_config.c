@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl spinlock-config [spin=N] [acquire=N] [contention=N] [hold=N] [-defaults]
+ *
+ * Spin lock sampling, as `xperf -setspinlocksample` sets Windows'
+ * EVENT_TRACE_SPINLOCK_INFORMATION: kernel-wide, for every SPINLOCK
+ * logger. Without arguments it prints the settings; values not given
+ * stay as they are.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "lib/ntkl_ctl.h"
+#include "lib/ntkl_errors.h"
+
+void cmd_spinlock_config_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ntkl spinlock-config [spin=N] [acquire=N] [contention=N] [hold=N]\n"
+		"       ntkl spinlock-config -defaults\n"
+		"\n"
+		"Set how SPINLOCK loggers sample contended spin locks (kernel-wide, like\n"
+		"xperf -setspinlocksample); without arguments, show the settings.\n"
+		"\n"
+		"  spin=N        record acquisitions that spun at least N times (>= %d, default 1)\n"
+		"  contention=N  record every Nth contended acquisition per CPU (>= %d, default 1)\n"
+		"  acquire=N     every Nth uncontended one (>= %d, default 1000; Linux has no\n"
+		"                tracepoint for those, so it records none)\n"
+		"  hold=N        acquisitions held over N cycles (0 or >= %d, default 1000000;\n"
+		"                Linux has no release tracepoint, so it records none)\n"
+		"  -defaults     Windows' defaults: spin=1 acquire=1000 contention=1 hold=1000000\n"
+		"\n"
+		"Exit status: 0 done, 1 failed, 2 usage error.\n",
+		NTKL_SPIN_THRESHOLD_MIN, NTKL_CONTENTION_SAMPLE_RATE_MIN,
+		NTKL_ACQUIRE_SAMPLE_RATE_MIN, NTKL_HOLD_THRESHOLD_MIN);
+}
+
+static void show(const struct ntkl_spinlock_config *c)
+{
+	printf("SpinLockSpinThreshold:        %u\n", c->spin_threshold);
+	printf("SpinLockContentionSampleRate: %u\n", c->contention_sample_rate);
+	printf("SpinLockAcquireSampleRate:    %u\n", c->acquire_sample_rate);
+	printf("SpinLockHoldThreshold:        %u%s\n", c->hold_threshold,
+	       c->hold_threshold ? "" : " (off)");
+}
+
+/* "name=N" into *value; 0, or -1 if arg is not that setting. */
+static int setting(const char *arg, const char *name, uint32_t *value, const char **bad)
+{
+	size_t len = strlen(name);
+	unsigned long v;
+	char *end;
+
+	if (strncmp(arg, name, len) || arg[len] != '=')
+		return -1;
+	errno = 0;
+	v = strtoul(arg + len + 1, &end, 0);
+	if (errno || end == arg + len + 1 || *end || v > UINT32_MAX || arg[len + 1] == '-')
+		*bad = arg;
+	else
+		*value = v;
+	return 0;
+}
+
+/* The module's bounds, checked here too so the message can name the value. */
+static const char *out_of_bounds(const struct ntkl_spinlock_config *c)
+{
+	if (c->spin_threshold < NTKL_SPIN_THRESHOLD_MIN)
+		return "spin=N needs N >= 1";
+	if (c->acquire_sample_rate < NTKL_ACQUIRE_SAMPLE_RATE_MIN)
+		return "acquire=N needs N >= 1000";
+	if (c->contention_sample_rate < NTKL_CONTENTION_SAMPLE_RATE_MIN)
+		return "contention=N needs N >= 1";
+	if (c->hold_threshold && c->hold_threshold < NTKL_HOLD_THRESHOLD_MIN)
+		return "hold=N needs N = 0 or N >= 1000000";
+	return NULL;
+}
+
+int cmd_spinlock_config(int argc, char **argv)
+{
+	struct ntkl_error_ctx ctx = { .cmd = "spinlock-config", .op = NTKL_OP_SPINLOCK };
+	struct ntkl_spinlock_config c;
+	const char *bad = NULL, *bound;
+	bool defaults = false;
+	int fd, ret, i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			cmd_spinlock_config_usage(stdout);
+			return 0;
+		}
+	fd = ntkl_open_device("spinlock-config");
+	if (fd < 0)
+		return 1;
+	ret = ntkl_get_spinlock_config(fd, &c);
+	if (ret) {
+		ntkl_error_print(stderr, &ctx, "cannot read the spin lock settings", ret);
+		close(fd);
+		return 1;
+	}
+	for (i = 1; i < argc && !bad; i++) {
+		if (!strcmp(argv[i], "-defaults")) {
+			defaults = true;
+			continue;
+		}
+		if (setting(argv[i], "spin", &c.spin_threshold, &bad) &&
+		    setting(argv[i], "acquire", &c.acquire_sample_rate, &bad) &&
+		    setting(argv[i], "contention", &c.contention_sample_rate, &bad) &&
+		    setting(argv[i], "hold", &c.hold_threshold, &bad))
+			bad = argv[i];
+	}
+	if (bad) {
+		fprintf(stderr, "ntkl spinlock-config: %s: not spin=N, acquire=N, contention=N, hold=N or -defaults\n",
+			bad);
+		cmd_spinlock_config_usage(stderr);
+		close(fd);
+		return EXIT_USAGE;
+	}
+	if (argc > 1) {
+		if (defaults) {
+			/* all zero asks the module for Windows' defaults */
+			memset(&c, 0, sizeof(c));
+			c.size = sizeof(c);
+		} else if ((bound = out_of_bounds(&c))) {
+			fprintf(stderr, "ntkl spinlock-config: %s\n", bound);
+			close(fd);
+			return EXIT_USAGE;
+		}
+		ret = ntkl_set_spinlock_config(fd, &c);
+		if (!ret)
+			ret = ntkl_get_spinlock_config(fd, &c);
+		if (ret) {
+			ntkl_error_print(stderr, &ctx, "cannot set the spin lock settings", ret);
+			close(fd);
+			return 1;
+		}
+	}
+	close(fd);
+	show(&c);
+	return 0;
+}
