@@ -1,0 +1,169 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# ntkl-bench: the guest side of scripts/bench (run by scripts/vm-run in the
+# test VM, busybox sh). What does recording context switches cost?
+#
+#   ntkl-bench [ROUNDS [PINGPONG_TRIPS [THREADS STEPS [MAX_TRIPS]]]]
+#
+# Each round runs the same workloads (pingpong pinned to CPU 1, then
+# threadmix) under each recorder in turn, so that slow drifts of the host
+# hit every recorder alike:
+#
+#   none       no tracing
+#   cswitch    ntkl start -on CSWITCH (a CSwitch event per switch)
+#   compact    ntkl start -on COMPACT_CSWITCH (CompCS batches)
+#   tracecmd   trace-cmd record -C mono -e sched:sched_switch
+#
+# ntkl writes with its background writer and trace-cmd with its per-CPU
+# readers, both into /tmp (tmpfs), both with default buffers. Then, per
+# recorder, a pingpong pinned to every CPU at once: the highest switch rate
+# these workloads reach, to count lost events.
+#
+# Output, one fact per line, for scripts/bench to tabulate:
+#   W round=R mode=M <the workload's own summary line>
+#   F round=R mode=M switches=N evbytes=N filebytes=N rawbytes=N lost=N
+#   X mode=M <workload summary lines...> then F for the max-rate run
+# evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
+# trace-cmd, its per-CPU data before compression. switches: in the file
+# (ntkl dump --stats; trace-cmd: entries + read events of its CPU stats).
+set -eu
+
+rounds=${1:-5}
+trips=${2:-20000}
+threads=${3:-6}
+steps=${4:-300}
+max_trips=${5:-10000}
+
+T=/sys/kernel/tracing
+W=/tmp/ntkl-bench
+LOGGER=ntkl-bench
+MODES="none cswitch compact tracecmd"
+mkdir -p "$W"
+
+die() {
+	echo "ntkl-bench: $*" >&2
+	exit 1
+}
+
+# trace-cmd may only get SIGINT once it catches it (a background job of a
+# non-interactive shell starts with SIGINT ignored) and has turned the
+# event on: its "Hit Ctrl^C" line only reaches a file when it exits.
+tc_ready() {
+	local cgt last
+
+	cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) || return 1
+	last=${cgt#"${cgt%?}"}
+	case $last in
+	2|3|6|7|a|b|e|f) ;;
+	*) return 1 ;;
+	esac
+	[ "$(cat $T/tracing_on)" = 1 ] &&
+		[ "$(cat $T/events/sched/sched_switch/enable)" = 1 ]
+}
+
+tc_start() {
+	local i=0
+
+	rm -f "$W/tc.dat"
+	trace-cmd record -C mono -e sched:sched_switch -o "$W/tc.dat" > "$W/tc.log" 2>&1 &
+	tc_pid=$!
+	until tc_ready "$tc_pid"; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || die "trace-cmd record did not start: $(cat "$W/tc.log")"
+		kill -0 "$tc_pid" 2>/dev/null || die "trace-cmd record died: $(cat "$W/tc.log")"
+		sleep 0.1
+	done
+}
+
+# The F line of a trace-cmd run: its CPU statistics count what the ring
+# buffer took (entries left + read) and lost (overrun, dropped).
+tc_stop() {
+	kill -INT "$tc_pid"
+	wait "$tc_pid" || die "trace-cmd record failed: $(cat "$W/tc.log")"
+	trace-cmd report --stat -i "$W/tc.dat" 2>&1 | awk -v file="$(wc -c < "$W/tc.dat")" \
+		-v raw="$(sed -n 's/.*(\([0-9]*\) uncompressed).*/\1/p' "$W/tc.log" |
+			awk '{ s += $1 } END { print s + 0 }')" '
+		/^entries:/ || /^read events:/ { n += $NF }
+		/^overrun:/ || /^commit overrun:/ || /^dropped events:/ { lost += $NF }
+		/^CPU:/ { cpus++ }
+		END {
+			if (!cpus)
+				exit 1
+			printf "switches=%d evbytes=0 filebytes=%d rawbytes=%d lost=%d\n",
+				n, file, raw, lost
+		}' || die "no CPU statistics in trace-cmd report --stat"
+}
+
+ntkl_start() {
+	rm -f "$W/ntkl.etl"
+	ntkl start "$LOGGER" -on "$1" -f "$W/ntkl.etl" > /dev/null
+}
+
+# The F line of an ntkl run, from ntkl stop's counters and the "total" row
+# of ntkl dump --stats (the CSwitch or the CompCS table, whichever is used).
+ntkl_stop() {
+	local lost
+
+	lost=$(ntkl stop "$LOGGER" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
+	[ -n "$lost" ] || die "ntkl stop printed no Events Lost"
+	ntkl dump --stats "$W/ntkl.etl" | awk -v file="$(wc -c < "$W/ntkl.etl")" -v lost="$lost" '
+		$1 == "total" && $2 > 0 { n += $2; b += $4 }
+		END { printf "switches=%d evbytes=%d filebytes=%d rawbytes=0 lost=%d\n", n, b, file, lost }'
+}
+
+start() {
+	case $1 in
+	none) ;;
+	cswitch) ntkl_start CSWITCH ;;
+	compact) ntkl_start COMPACT_CSWITCH ;;
+	tracecmd) tc_start ;;
+	esac
+}
+
+# Prints what the recorder kept (nothing for none).
+stop() {
+	case $1 in
+	none) ;;
+	cswitch|compact) ntkl_stop ;;
+	tracecmd) tc_stop ;;
+	esac
+}
+
+# Leftovers of an earlier run would skew everything.
+ntkl stop "$LOGGER" > /dev/null 2>&1 || true
+
+echo "# ntkl-bench: $(uname -r), $(nproc) CPUs, rounds=$rounds trips=$trips threads=$threads steps=$steps max_trips=$max_trips"
+r=1
+while [ $r -le "$rounds" ]; do
+	for m in $MODES; do
+		start "$m"
+		w1=$(pingpong -c 1 "$trips")
+		w2=$(threadmix "$threads" "$steps")
+		# not in $(...): only this shell may wait for trace-cmd
+		stop "$m" > "$W/f"
+		echo "W round=$r mode=$m $w1"
+		echo "W round=$r mode=$m $w2"
+		[ ! -s "$W/f" ] || echo "F round=$r mode=$m $(cat "$W/f")"
+	done
+	r=$((r + 1))
+done
+
+# The highest rate: one pinned pingpong per CPU, all at once.
+for m in cswitch compact tracecmd; do
+	start "$m"
+	pids=
+	c=0
+	while [ $c -lt "$(nproc)" ]; do
+		pingpong -c $c "$max_trips" > "$W/max.$c" &
+		pids="$pids $!"
+		c=$((c + 1))
+	done
+	for p in $pids; do
+		wait "$p" || die "pingpong failed"
+	done
+	stop "$m" > "$W/f"
+	echo "X mode=$m $(cat "$W"/max.* | tr '\n' ' ')"
+	echo "F round=max mode=$m $(cat "$W/f")"
+done
+echo "# ntkl-bench: done"
