@@ -78,30 +78,10 @@ static void flush_timer_fn(struct work_struct *work)
 		schedule_delayed_work(&lg->flush_work, flush_interval(lg));
 }
 
-/* EnableFlags bits that stand for group masks beyond Masks[0] (GC-GM). */
-static const struct {
-	u32 flag;
-	u32 group;
-} flag_groups[] = {
-	{ EVENT_TRACE_FLAG_CSWITCH, PERF_CONTEXT_SWITCH },
-	{ EVENT_TRACE_FLAG_DPC, PERF_DPC },
-	{ EVENT_TRACE_FLAG_INTERRUPT, PERF_INTERRUPT },
-	{ EVENT_TRACE_FLAG_SYSTEMCALL, PERF_SYSCALL },
-	{ EVENT_TRACE_FLAG_DISPATCHER, PERF_DISPATCHER },
-	{ EVENT_TRACE_FLAG_VIRTUAL_ALLOC, PERF_VIRTUAL_ALLOC },
-	{ EVENT_TRACE_FLAG_DRIVER, PERF_DRIVERS },
-	{ EVENT_TRACE_FLAG_PROFILE, PERF_PROFILE },
-};
-
 static void groups_from(struct perfinfo_groupmask *gm, const struct ntkl_properties *p)
 {
-	unsigned int i;
-
 	memcpy(gm->masks, p->group_masks, sizeof(gm->masks));
-	gm->masks[0] |= p->enable_flags;
-	for (i = 0; i < ARRAY_SIZE(flag_groups); i++)
-		if (p->enable_flags & flag_groups[i].flag)
-			perf_group_set(gm, flag_groups[i].group);
+	etw_groups_add_enable_flags(gm, p->enable_flags);
 }
 
 static void groups_store(struct ntkl_logger *lg, const struct perfinfo_groupmask *gm)

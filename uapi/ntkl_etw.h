@@ -480,6 +480,45 @@ static inline void perf_group_clear(struct perfinfo_groupmask *gm, __u32 group)
 #define EVENT_TRACE_FLAG_FORWARD_WMI		0x40000000u
 #define EVENT_TRACE_FLAG_EXTENSION		0x80000000u
 
+/*
+ * The group an EnableFlags bit also stands for beyond Masks[0] (GC-GM), or
+ * 0: EVENT_TRACE_FLAG_CSWITCH is PERF_CONTEXT_SWITCH, and so on.
+ */
+static inline __u32 etw_enable_flag_group(__u32 flag)
+{
+	switch (flag) {
+	case EVENT_TRACE_FLAG_CSWITCH:
+		return PERF_CONTEXT_SWITCH;
+	case EVENT_TRACE_FLAG_DPC:
+		return PERF_DPC;
+	case EVENT_TRACE_FLAG_INTERRUPT:
+		return PERF_INTERRUPT;
+	case EVENT_TRACE_FLAG_SYSTEMCALL:
+		return PERF_SYSCALL;
+	case EVENT_TRACE_FLAG_DISPATCHER:
+		return PERF_DISPATCHER;
+	case EVENT_TRACE_FLAG_VIRTUAL_ALLOC:
+		return PERF_VIRTUAL_ALLOC;
+	case EVENT_TRACE_FLAG_DRIVER:
+		return PERF_DRIVERS;
+	case EVENT_TRACE_FLAG_PROFILE:
+		return PERF_PROFILE;
+	default:
+		return 0;
+	}
+}
+
+/* Add EnableFlags to a group mask: Masks[0] and the groups they stand for. */
+static inline void etw_groups_add_enable_flags(struct perfinfo_groupmask *gm, __u32 flags)
+{
+	__u32 bit;
+
+	gm->masks[0] |= flags;
+	for (bit = 1; bit; bit <<= 1)
+		if ((flags & bit) && etw_enable_flag_group(bit))
+			perf_group_set(gm, etw_enable_flag_group(bit));
+}
+
 /* ---------------------------------------------------------------------- */
 /* Logger modes, clock types, logger names                                 */
 /* ---------------------------------------------------------------------- */

@@ -11,7 +11,6 @@
 
 #include "ntkl_flags.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /*
  * Order matters for ntkl_flags_format(): a name that covers several bits
@@ -69,23 +68,6 @@ const struct etw_flag_name ntkl_enable_flag_names[] = {
 	{ 0, NULL },
 };
 
-/*
- * EnableFlags bits that also stand for a group beyond Masks[0] (the
- * module ORs the group in at START and UPDATE, as Windows does).
- */
-static const struct {
-	uint32_t flag;
-	uint32_t group;
-} flag_mirrors[] = {
-	{ EVENT_TRACE_FLAG_CSWITCH, PERF_CONTEXT_SWITCH },
-	{ EVENT_TRACE_FLAG_DPC, PERF_DPC },
-	{ EVENT_TRACE_FLAG_INTERRUPT, PERF_INTERRUPT },
-	{ EVENT_TRACE_FLAG_SYSTEMCALL, PERF_SYSCALL },
-	{ EVENT_TRACE_FLAG_DISPATCHER, PERF_DISPATCHER },
-	{ EVENT_TRACE_FLAG_VIRTUAL_ALLOC, PERF_VIRTUAL_ALLOC },
-	{ EVENT_TRACE_FLAG_DRIVER, PERF_DRIVERS },
-	{ EVENT_TRACE_FLAG_PROFILE, PERF_PROFILE },
-};
 
 static void group_set(uint32_t masks[PERF_NUM_MASKS], uint32_t group)
 {
@@ -231,9 +213,10 @@ const char *ntkl_flags_format(const struct ntkl_flags *f, char *buf, size_t size
 	buf[0] = '\0';
 	memcpy(m, f->group_masks, sizeof(m));
 	m[0] |= f->enable_flags;
-	for (size_t i = 0; i < ARRAY_SIZE(flag_mirrors); i++)
-		if (m[0] & flag_mirrors[i].flag)
-			group_clear(m, flag_mirrors[i].group);
+	/* the groups EnableFlags bits stand for need no name of their own */
+	for (uint32_t bit = 1; bit; bit <<= 1)
+		if ((m[0] & bit) && etw_enable_flag_group(bit))
+			group_clear(m, etw_enable_flag_group(bit));
 
 	for (const struct ntkl_flag_keyword *k = ntkl_flag_keywords; k->name; k++) {
 		if ((m[0] & k->enable_flags) != k->enable_flags ||
