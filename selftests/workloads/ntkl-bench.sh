@@ -4,10 +4,11 @@
 # ntkl-bench: the guest side of scripts/bench (run by scripts/vm-run in the
 # test VM, busybox sh). What does recording context switches cost?
 #
-#   ntkl-bench [ROUNDS [PINGPONG_TRIPS [THREADS STEPS [MAX_TRIPS]]]]
+#   ntkl-bench [ROUNDS [REPS [PINGPONG_TRIPS [THREADS STEPS [MAX_TRIPS]]]]]
 #
 # Each round runs the same workloads (pingpong pinned to CPU 1, then
-# threadmix) under each recorder in turn, so that slow drifts of the host
+# threadmix, REPS times each) under each recorder in turn, starting with
+# the next one each round, so that slow drifts of the host and the order
 # hit every recorder alike:
 #
 #   none       no tracing
@@ -21,7 +22,7 @@
 # these workloads reach, to count lost events.
 #
 # Output, one fact per line, for scripts/bench to tabulate:
-#   W round=R mode=M <the workload's own summary line>
+#   W round=R mode=M rep=N <the workload's own summary line>
 #   F round=R mode=M switches=N evbytes=N filebytes=N rawbytes=N lost=N
 #   X mode=M <workload summary lines...> then F for the max-rate run
 # evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
@@ -30,10 +31,11 @@
 set -eu
 
 rounds=${1:-5}
-trips=${2:-20000}
-threads=${3:-6}
-steps=${4:-300}
-max_trips=${5:-10000}
+reps=${2:-6}
+trips=${3:-4000}
+threads=${4:-6}
+steps=${5:-300}
+max_trips=${6:-10000}
 
 T=/sys/kernel/tracing
 W=/tmp/ntkl-bench
@@ -133,17 +135,37 @@ stop() {
 # Leftovers of an earlier run would skew everything.
 ntkl stop "$LOGGER" > /dev/null 2>&1 || true
 
-echo "# ntkl-bench: $(uname -r), $(nproc) CPUs, rounds=$rounds trips=$trips threads=$threads steps=$steps max_trips=$max_trips"
+cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
+echo "# ntkl-bench: $(uname -r), $(nproc) CPUs, clocksource $cs, rounds=$rounds reps=$reps trips=$trips threads=$threads steps=$steps max_trips=$max_trips"
+# Each round starts with the next recorder: none of them always runs first.
+rotate() {
+	local n=$1
+
+	shift
+	while [ "$n" -gt 0 ]; do
+		set -- "$@" "$1"
+		shift
+		n=$((n - 1))
+	done
+	echo "$@"
+}
+
 r=1
 while [ $r -le "$rounds" ]; do
-	for m in $MODES; do
+	for m in $(rotate $(((r - 1) % 4)) $MODES); do
 		start "$m"
-		w1=$(pingpong -c 1 "$trips")
-		w2=$(threadmix "$threads" "$steps")
+		: > "$W/w"
+		i=1
+		while [ $i -le "$reps" ]; do
+			w=$(pingpong -c 1 "$trips")
+			echo "W round=$r mode=$m rep=$i $w" >> "$W/w"
+			w=$(threadmix "$threads" "$steps")
+			echo "W round=$r mode=$m rep=$i $w" >> "$W/w"
+			i=$((i + 1))
+		done
 		# not in $(...): only this shell may wait for trace-cmd
 		stop "$m" > "$W/f"
-		echo "W round=$r mode=$m $w1"
-		echo "W round=$r mode=$m $w2"
+		cat "$W/w"
 		[ ! -s "$W/f" ] || echo "F round=$r mode=$m $(cat "$W/f")"
 	done
 	r=$((r + 1))
