@@ -4,6 +4,7 @@
 #   make               module for the newest installed kernel headers + userspace tools
 #   make modules-all   module for every installed kernel (and the debug kernel) with W=1
 #   make check         every test: builds, checkpatch, sparse, unit tests, VM tests
+#   make bench         the cost of recording context switches, in one test VM boot
 #   make install       install ntkl.ko for KVER and the ntkl command
 
 BUILD     := $(CURDIR)/build
@@ -13,7 +14,7 @@ KDIR      ?= $(shell scripts/kernels --dir $(KVER))
 PREFIX    ?= /usr/local
 
 .PHONY: all module modules-all userspace selftests check unit-test vm-test \
-	checkpatch sparse install uninstall clean debug-kernel kernel-tools
+	checkpatch sparse install uninstall clean debug-kernel kernel-tools bench
 
 all: module userspace
 
@@ -45,6 +46,9 @@ unit-test: userspace
 
 check:
 	scripts/check
+
+bench:
+	scripts/bench
 
 install: module userspace
 	install -D -m 0644 $(BUILD)/ko/$(KVER)/ntkl.ko \
