@@ -172,10 +172,16 @@ static void count_lost(struct ntkl_cpu_ring *ring)
  * Reserve size bytes (a multiple of 8) on this CPU's current buffer; the
  * caller has preemption disabled. Returns where to write the record and
  * the clock value to put in it, or NULL if the event is lost (counted).
+ * With at, *clock comes in as the time the caller took (one reading shared
+ * by several records, as a switch's CSwitch and CompCS); it is raised to
+ * the ring's last record time if a nested writer got in since, so records
+ * in a buffer stay in time order. Without at, the clock is read here.
  */
-void *ntkl_reserve(struct ntkl_logger *lg, unsigned int size,
-		   struct ntkl_buffer **bufp, u64 *clock)
+static void *reserve(struct ntkl_logger *lg, unsigned int size,
+		     struct ntkl_buffer **bufp, u64 *clock, bool at)
 {
+	u64 given = *clock;
+
 	struct ntkl_cpu_ring *ring = &lg->rings[smp_processor_id()];
 	struct ntkl_buffer *buf;
 	unsigned long h;
@@ -204,14 +210,27 @@ void *ntkl_reserve(struct ntkl_logger *lg, unsigned int size,
 				break;
 			continue;
 		}
-		*clock = ntkl_clock(lg->clock_type);
+		*clock = at ? max(given, READ_ONCE(ring->last_clock)) : ntkl_clock(lg->clock_type);
 		if (local_cmpxchg(&buf->fill, fill, fill + size) == fill) {
+			WRITE_ONCE(ring->last_clock, *clock);
 			*bufp = buf;
 			return buf->data + fill;
 		}
 	}
 	count_lost(ring);
 	return NULL;
+}
+
+void *ntkl_reserve(struct ntkl_logger *lg, unsigned int size,
+		   struct ntkl_buffer **bufp, u64 *clock)
+{
+	return reserve(lg, size, bufp, clock, false);
+}
+
+void *ntkl_reserve_at(struct ntkl_logger *lg, unsigned int size,
+		      struct ntkl_buffer **bufp, u64 *clock)
+{
+	return reserve(lg, size, bufp, clock, true);
 }
 
 void ntkl_commit(struct ntkl_buffer *buf, unsigned int size)

@@ -67,13 +67,14 @@ static void emit_batch(struct ntkl_logger **loggers, unsigned int n,
 	ccswap_reset(b);
 }
 
-static void write_cswitch(struct ntkl_logger *lg, const struct wmi_contextswap *cs)
+static void write_cswitch(struct ntkl_logger *lg, const struct wmi_contextswap *cs,
+			  u64 clock)
 {
 	struct ntkl_record rec;
 	u8 *p;
 
-	p = ntkl_record_begin(lg, &rec, ETW_HEADER_TYPE_PERFINFO64, ETW_HOOK_CSWITCH,
-			      ETW_VERSION_CSWITCH, sizeof(*cs));
+	p = ntkl_record_begin_at(lg, &rec, ETW_HEADER_TYPE_PERFINFO64, ETW_HOOK_CSWITCH,
+				 ETW_VERSION_CSWITCH, sizeof(*cs), clock);
 	if (!p)
 		return;
 	memcpy(p, cs, sizeof(*cs));
@@ -110,9 +111,9 @@ void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 {
 	struct ntkl_logger **loggers;
 	unsigned int i, n = ntkl_active_loggers(&loggers);
-	unsigned int compact_clocks = 0;
+	unsigned int compact_clocks = 0, full_clocks = 0;
+	u64 now[NTKL_CLOCK_CYCLE + 1];
 	struct nt_switch_out out;
-	bool full = false;
 	u32 wait_ticks;
 	u32 clock;
 
@@ -120,21 +121,25 @@ void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 		if (wants_compact(loggers[i]))
 			compact_clocks |= BIT(loggers[i]->clock_type);
 		else if (wants_cswitch(loggers[i]))
-			full = true;
+			full_clocks |= BIT(loggers[i]->clock_type);
 	}
-	if (!full && !compact_clocks)
+	if (!full_clocks && !compact_clocks)
 		return;
+	/* one reading per clock: a switch has the same time in both forms */
+	for (clock = NTKL_CLOCK_QPC; clock <= NTKL_CLOCK_CYCLE; clock++)
+		if ((full_clocks | compact_clocks) & BIT(clock))
+			now[clock] = ntkl_clock(clock);
 
 	ntkl_nt_switch_out(prev, preempt, prev_state, &out);
 	wait_ticks = ntkl_nt_wait_ticks(next);
 
-	if (full) {
+	if (full_clocks) {
 		struct wmi_contextswap cs;
 
 		fill_cswitch(&cs, prev, next, &out, wait_ticks);
 		for (i = 0; i < n; i++)
 			if (wants_cswitch(loggers[i]))
-				write_cswitch(loggers[i], &cs);
+				write_cswitch(loggers[i], &cs, now[loggers[i]->clock_type]);
 	}
 
 	for (clock = NTKL_CLOCK_QPC; clock <= NTKL_CLOCK_CYCLE; clock++) {
@@ -150,7 +155,7 @@ void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 
 		if (!(compact_clocks & BIT(clock)))
 			continue;
-		sw.time = ntkl_clock(clock);
+		sw.time = now[clock];
 		if (ccswap_add(b, &sw, get_jiffies_64()) != CCSWAP_ADDED) {
 			emit_batch(loggers, n, b, clock);
 			ccswap_add(b, &sw, get_jiffies_64());

@@ -52,6 +52,7 @@ struct ntkl_cpu_ring {
 	local_t tail;
 	local_t lost_pending;		/* mark the next buffer EVENTS_LOST */
 	local_t events_lost;
+	u64 last_clock;			/* of the last record reserved here */
 };
 
 struct ntkl_logger {
@@ -120,6 +121,8 @@ int ntkl_buffers_alloc(struct ntkl_logger *lg);
 void ntkl_buffers_free(struct ntkl_logger *lg);
 void *ntkl_reserve(struct ntkl_logger *lg, unsigned int size,
 		   struct ntkl_buffer **bufp, u64 *clock);
+void *ntkl_reserve_at(struct ntkl_logger *lg, unsigned int size,
+		      struct ntkl_buffer **bufp, u64 *clock);
 void ntkl_commit(struct ntkl_buffer *buf, unsigned int size);
 void ntkl_flush_cpus(struct ntkl_logger *lg);
 u64 ntkl_events_lost(struct ntkl_logger *lg);

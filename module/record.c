@@ -12,14 +12,14 @@
  * Reserve a record of header_size + payload bytes and fill the header;
  * returns the payload or NULL (the loss is counted). Preemption is off.
  */
-u8 *ntkl_record_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
-		      u8 header_type, u16 hook, u16 version, size_t payload)
+static u8 *record_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
+			u8 header_type, u16 hook, u16 version, size_t payload,
+			u64 clock, bool at)
 {
 	size_t header_size = header_type == ETW_HEADER_TYPE_SYSTEM64 ?
 			     sizeof(struct system_trace_header) :
 			     sizeof(struct perfinfo_trace_header);
 	size_t size = header_size + payload;
-	u64 clock;
 	u8 *p;
 
 	if (size > ETW_MAX_EVENT_SIZE) {
@@ -27,7 +27,8 @@ u8 *ntkl_record_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
 		return NULL;
 	}
 	rec->size = ALIGN(size, ETW_RECORD_ALIGN);
-	p = ntkl_reserve(lg, rec->size, &rec->buf, &clock);
+	p = at ? ntkl_reserve_at(lg, rec->size, &rec->buf, &clock) :
+		 ntkl_reserve(lg, rec->size, &rec->buf, &clock);
 	if (!p)
 		return NULL;
 	/* the padding must not show what the buffer held before */
@@ -53,6 +54,19 @@ u8 *ntkl_record_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
 		h->timestamp = clock;
 	}
 	return p + header_size;
+}
+
+u8 *ntkl_record_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
+		      u8 header_type, u16 hook, u16 version, size_t payload)
+{
+	return record_begin(lg, rec, header_type, hook, version, payload, 0, false);
+}
+
+u8 *ntkl_record_begin_at(struct ntkl_logger *lg, struct ntkl_record *rec,
+			 u8 header_type, u16 hook, u16 version, size_t payload,
+			 u64 clock)
+{
+	return record_begin(lg, rec, header_type, hook, version, payload, clock, true);
 }
 
 void ntkl_record_end(struct ntkl_record *rec)

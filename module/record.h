@@ -20,6 +20,10 @@ struct ntkl_record {
  */
 u8 *ntkl_record_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
 		      u8 header_type, u16 hook, u16 version, size_t payload);
+/* The same, stamped with a time the caller read (see ntkl_reserve_at()). */
+u8 *ntkl_record_begin_at(struct ntkl_logger *lg, struct ntkl_record *rec,
+			 u8 header_type, u16 hook, u16 version, size_t payload,
+			 u64 clock);
 void ntkl_record_end(struct ntkl_record *rec);
 
 #endif /* _NTKL_RECORD_H */
