@@ -217,6 +217,8 @@ void ntkl_logger_fill(struct ntkl_logger *lg, struct ntkl_properties *p)
 	p->logger_status = READ_ONCE(lg->status);
 	p->accept_new_events = READ_ONCE(lg->accept);
 	p->readers = atomic_read(&lg->readers);
+	p->flags = NTKL_LOGGER_FLAG_KERNEL_TRACE |
+		   (p->readers ? NTKL_LOGGER_FLAG_REAL_TIME : 0);
 }
 
 static int logger_start(struct ntkl_properties *p)

@@ -57,6 +57,7 @@ TEST_F(ctl, start_query_stop)
 	EXPECT_GE(p.number_of_buffers, 2 * p.number_of_processors);
 	EXPECT_EQ(p.enable_flags & 3, 3);
 	EXPECT_NE(0, p.start_time);
+	EXPECT_EQ(NTKL_LOGGER_FLAG_KERNEL_TRACE, p.flags);
 
 	/* names compare case-insensitively; ids select too */
 	props_select(&q, "SELFTEST BASIC");

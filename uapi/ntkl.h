@@ -59,6 +59,10 @@
 #define NTKL_CLOCK_SYSTEM	2	/* FILETIME, 100 ns since 1601 */
 #define NTKL_CLOCK_CYCLE	3	/* TSC-like local_clock() in ns on non-x86 */
 
+/* Flags: WMI_LOGGER_CONTEXT.Flags bits that mean something here */
+#define NTKL_LOGGER_FLAG_REAL_TIME	0x00000008u	/* a reader is bound */
+#define NTKL_LOGGER_FLAG_KERNEL_TRACE	0x00000020u	/* every ntkl logger */
+
 /* LoggerStatus */
 #define NTKL_STATUS_RUNNING	1
 #define NTKL_STATUS_STOPPED	2
@@ -99,7 +103,7 @@ struct ntkl_properties {
 	__u64 boot_time;		/* FILETIME */
 	__u32 logger_status;		/* NTKL_STATUS_* */
 	__u32 accept_new_events;
-	__u32 flags;			/* WMI_LOGGER_CONTEXT.Flags bits */
+	__u32 flags;			/* NTKL_LOGGER_FLAG_* */
 	__u32 readers;			/* bound reader file descriptors */
 };
 
