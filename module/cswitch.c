@@ -81,29 +81,65 @@ static void write_cswitch(struct ntkl_logger *lg, const struct wmi_contextswap *
 	ntkl_record_end(&rec);
 }
 
+/* What both forms need of one switch, worked out once. */
+struct switch_info {
+	struct nt_switch_out out;
+	u32 old_tid;
+	s8 old_priority;
+	u32 wait_ticks;
+};
+
 static void fill_cswitch(struct wmi_contextswap *cs, struct task_struct *prev,
-			 struct task_struct *next, const struct nt_switch_out *out,
-			 u32 wait_ticks)
+			 struct task_struct *next, const struct switch_info *si)
 {
-	s8 boost = ntkl_nt_priority(next) - ntkl_nt_base_priority(next);
+	s8 new_priority = ntkl_nt_priority(next);
+	s8 boost = new_priority - ntkl_nt_base_priority(next);
 
 	cs->new_thread_id = thread_id(next);
-	cs->old_thread_id = thread_id(prev);
-	cs->new_thread_priority = ntkl_nt_priority(next);
-	cs->old_thread_priority = ntkl_nt_priority(prev);
+	cs->old_thread_id = si->old_tid;
+	cs->new_thread_priority = new_priority;
+	cs->old_thread_priority = si->old_priority;
 	/* the C-state the CPU leaves, when the idle thread switches out */
-	cs->previous_c_state = is_idle_task(prev) ? __this_cpu_read(cswitch_cpu.cstate) : 0;
+	cs->previous_c_state = si->old_tid ? 0 : __this_cpu_read(cswitch_cpu.cstate);
 	/* NewThreadPriorityDecrement: the boost the new thread will lose (PI) */
 	cs->spare_byte = max_t(s8, boost, 0);
-	cs->old_thread_wait_reason = out->wait_reason;
+	cs->old_thread_wait_reason = si->out.wait_reason;
 	/* version 4: bit 0 of this byte is OldThreadWaitMode */
-	cs->old_thread_wait_mode = out->wait_mode;
-	cs->old_thread_state = out->state;
+	cs->old_thread_wait_mode = si->out.wait_mode;
+	cs->old_thread_state = si->out.state;
 	/* Linux's nearest thing to an ideal processor: where it wakes */
 	cs->old_thread_ideal_processor = READ_ONCE(prev->wake_cpu);
-	cs->new_thread_wait_time = wait_ticks;
-	cs->old_thread_remaining_quantum = is_idle_task(prev) ? 0 :
-					   ntkl_nt_remaining_quantum(prev);
+	cs->new_thread_wait_time = si->wait_ticks;
+	cs->old_thread_remaining_quantum = si->old_tid ? ntkl_nt_remaining_quantum(prev) : 0;
+}
+
+static void write_compact(struct ntkl_logger **loggers, unsigned int n,
+			  unsigned int clocks, const u64 *now,
+			  struct task_struct *prev, const struct switch_info *si)
+{
+	struct ccswap_switch sw = {
+		.old_tid = si->old_tid,
+		.old_state = si->out.state,
+		.old_wait_reason = si->out.wait_reason,
+		.old_priority = si->old_priority,
+		.old_base_priority = ntkl_nt_base_priority(prev),
+		.new_wait_ticks = si->wait_ticks,
+	};
+	u64 tick = get_jiffies_64();
+	u32 clock;
+
+	for (clock = NTKL_CLOCK_QPC; clock <= NTKL_CLOCK_CYCLE; clock++) {
+		struct ccswap_batch *b;
+
+		if (!(clocks & BIT(clock)))
+			continue;
+		b = this_cpu_ptr(&cswitch_cpu.batch[clock]);
+		sw.time = now[clock];
+		if (ccswap_add(b, &sw, tick) != CCSWAP_ADDED) {
+			emit_batch(loggers, n, b, clock);
+			ccswap_add(b, &sw, tick);
+		}
+	}
 }
 
 void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
@@ -113,8 +149,7 @@ void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	unsigned int i, n = ntkl_active_loggers(&loggers);
 	unsigned int compact_clocks = 0, full_clocks = 0;
 	u64 now[NTKL_CLOCK_CYCLE + 1];
-	struct nt_switch_out out;
-	u32 wait_ticks;
+	struct switch_info si;
 	u32 clock;
 
 	for (i = 0; i < n; i++) {
@@ -130,37 +165,21 @@ void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 		if ((full_clocks | compact_clocks) & BIT(clock))
 			now[clock] = ntkl_clock(clock);
 
-	ntkl_nt_switch_out(prev, preempt, prev_state, &out);
-	wait_ticks = ntkl_nt_wait_ticks(next);
+	ntkl_nt_switch_out(prev, preempt, prev_state, &si.out);
+	si.old_tid = thread_id(prev);
+	si.old_priority = ntkl_nt_priority(prev);
+	si.wait_ticks = ntkl_nt_wait_ticks(next);
 
 	if (full_clocks) {
 		struct wmi_contextswap cs;
 
-		fill_cswitch(&cs, prev, next, &out, wait_ticks);
+		fill_cswitch(&cs, prev, next, &si);
 		for (i = 0; i < n; i++)
 			if (wants_cswitch(loggers[i]))
 				write_cswitch(loggers[i], &cs, now[loggers[i]->clock_type]);
 	}
-
-	for (clock = NTKL_CLOCK_QPC; clock <= NTKL_CLOCK_CYCLE; clock++) {
-		struct ccswap_batch *b = this_cpu_ptr(&cswitch_cpu.batch[clock]);
-		struct ccswap_switch sw = {
-			.old_tid = thread_id(prev),
-			.old_state = out.state,
-			.old_wait_reason = out.wait_reason,
-			.old_priority = ntkl_nt_priority(prev),
-			.old_base_priority = ntkl_nt_base_priority(prev),
-			.new_wait_ticks = wait_ticks,
-		};
-
-		if (!(compact_clocks & BIT(clock)))
-			continue;
-		sw.time = now[clock];
-		if (ccswap_add(b, &sw, get_jiffies_64()) != CCSWAP_ADDED) {
-			emit_batch(loggers, n, b, clock);
-			ccswap_add(b, &sw, get_jiffies_64());
-		}
-	}
+	if (compact_clocks)
+		write_compact(loggers, n, compact_clocks, now, prev, &si);
 }
 
 void ntkl_probe_cpu_idle(void *data, unsigned int state, unsigned int cpu)
