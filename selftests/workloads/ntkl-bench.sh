@@ -188,4 +188,49 @@ for m in cswitch compact tracecmd; do
 	echo "X mode=$m $(cat "$W"/max.* | tr '\n' ' ')"
 	echo "F round=max mode=$m $(cat "$W/f")"
 done
+# Spin locks: contend under no tracing, an ntkl SPINLOCK logger, and
+# trace-cmd recording lock:contention_begin/end, alternating, rounds times.
+#   S round=R mode=M <contend's summary> records=N lost=N
+spin_threads=8
+spin_steps=2000
+r=1
+while [ $r -le "$rounds" ]; do
+	for m in $(rotate $(((r - 1) % 3)) none spinlock tracecmd); do
+		records=0
+		lost=0
+		case $m in
+		spinlock)
+			rm -f "$W/spin.etl"
+			ntkl start "$LOGGER" -on SPINLOCK -maxbuffers 256 -f "$W/spin.etl" > /dev/null
+			;;
+		tracecmd)
+			rm -f "$W/tcl.dat"
+			trace-cmd record -C mono -e lock:contention_begin -e lock:contention_end \
+				-o "$W/tcl.dat" > "$W/tcl.log" 2>&1 &
+			tc_pid=$!
+			i=0
+			until [ "$(cat $T/events/lock/contention_begin/enable)" = 1 ] &&
+			      grep -q '^SigCgt:.*[2367abef]$' "/proc/$tc_pid/status"; do
+				i=$((i + 1))
+				[ $i -lt 600 ] || die "trace-cmd record (lock) did not start"
+				sleep 0.1
+			done
+			;;
+		esac
+		w=$(contend "$spin_threads" "$spin_steps")
+		case $m in
+		spinlock)
+			lost=$(ntkl stop "$LOGGER" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
+			records=$(ntkl dump "$W/spin.etl" | awk '$4 == "0x0529" { print $1 }')
+			;;
+		tracecmd)
+			kill -INT "$tc_pid"
+			wait "$tc_pid" || die "trace-cmd record (lock) failed"
+			records=$(trace-cmd report -i "$W/tcl.dat" 2>/dev/null | grep -c 'contention_begin:.*flags=SPIN[|)]' || true)
+			;;
+		esac
+		echo "S round=$r mode=$m $w records=${records:-0} lost=${lost:-0}"
+	done
+	r=$((r + 1))
+done
 echo "# ntkl-bench: done"
