@@ -98,11 +98,28 @@ static int write_file(const char *path, const char *text)
 	return ok ? 0 : -EIO;
 }
 
+/*
+ * Per-CPU trace buffer size while the test counts: a contention storm on a
+ * single-threaded TCG guest writes a few MB per CPU, more than the default
+ * buffer holds, and tracefs would overwrite the oldest events.
+ */
+#define TRACEFS_BUFFER_KB	"16384"
+
+static char saved_buffer_kb[32];
+
 static void tracefs_lock_events(bool on)
 {
 	/* the logger's QPC time base; setting it also empties the trace */
-	if (on)
+	if (on) {
+		int fd = open(TRACEFS "/buffer_size_kb", O_RDONLY);
+		ssize_t n = fd >= 0 ? read(fd, saved_buffer_kb, sizeof(saved_buffer_kb) - 1) : -1;
+
+		saved_buffer_kb[n > 0 ? n : 0] = 0;
+		if (fd >= 0)
+			close(fd);
+		write_file(TRACEFS "/buffer_size_kb", TRACEFS_BUFFER_KB);
 		write_file(TRACEFS "/trace_clock", "mono");
+	}
 	write_file(TRACEFS "/events/lock/contention_begin/enable", on ? "1" : "0");
 	write_file(TRACEFS "/events/lock/contention_end/enable", on ? "1" : "0");
 	write_file(TRACEFS "/tracing_on", on ? "1" : "0");
@@ -137,11 +154,12 @@ static void mark(const char *text, uint64_t *when)
 /*
  * Count the spinning-lock contentions tracefs saw in the window (flags
  * SPIN, SPIN|READ or SPIN|WRITE: what ntkl records), per workload thread
- * and in all. Returns -1 if tracefs lost events.
+ * and in all. Returns -1 if tracefs lost or overwrote events.
  */
 static long tracefs_count(unsigned int per_pid[MAX_PIDS])
 {
 	FILE *f = fopen(TRACEFS "/trace", "r");
+	unsigned long kept, written;
 	char line[512];
 	long total = 0;
 
@@ -154,6 +172,12 @@ static long tracefs_count(unsigned int per_pid[MAX_PIDS])
 		int idx;
 
 		if (strstr(line, "LOST") && strstr(line, "EVENTS")) {
+			fclose(f);
+			return -1;
+		}
+		/* fewer entries kept than written: the oldest were overwritten */
+		if (sscanf(line, "# entries-in-buffer/entries-written: %lu/%lu",
+			   &kept, &written) == 2 && kept != written) {
 			fclose(f);
 			return -1;
 		}
@@ -306,6 +330,8 @@ static int record(int ctl, struct capture *c, unsigned int per_pid[MAX_PIDS], lo
 		ret = -ENOBUFS;
 	close(rd);
 	*total = tracefs_count(per_pid);
+	if (saved_buffer_kb[0])
+		write_file(TRACEFS "/buffer_size_kb", saved_buffer_kb);
 	return ret;
 }
 
