@@ -343,8 +343,10 @@ static int logger_update(struct ntkl_logger *lg, struct ntkl_properties *p)
 	if (p->maximum_buffers)
 		lg->max_buffers = max(p->maximum_buffers, lg->min_buffers);
 	if (p->flush_timer) {
+		/* no flush by the old timer once UPDATE returns, not even one running */
+		cancel_delayed_work_sync(&lg->flush_work);
 		lg->flush_timer = p->flush_timer;
-		mod_delayed_work(system_wq, &lg->flush_work, flush_interval(lg));
+		schedule_delayed_work(&lg->flush_work, flush_interval(lg));
 	}
 	return 0;
 }
