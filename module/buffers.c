@@ -233,12 +233,6 @@ void *ntkl_reserve_at(struct ntkl_logger *lg, unsigned int size,
 	return reserve(lg, size, bufp, clock, true);
 }
 
-void ntkl_commit(struct ntkl_buffer *buf, unsigned int size)
-{
-	smp_wmb();	/* the record's bytes before the count that publishes them */
-	local_add(size, &buf->committed);
-}
-
 /* Close this CPU's current buffer if it holds anything. */
 static void flush_ring(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring)
 {

@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The three ETW clock types. Every reading is NMI-safe and comparable
- * across CPUs, so tools can merge per-CPU buffers by time.
- *
- *   QPC (1)     CLOCK_MONOTONIC in 100 ns ticks: PerfFreq 10 MHz, as Windows
- *   SYSTEM (2)  FILETIME: 100 ns units since 1601 (can jump, like Windows)
- *   CYCLE (3)   the TSC on x86 (PerfFreq = tsc_khz), nanoseconds elsewhere
+ * The clocks' slow paths and the QPC anchor (clock.h says what each clock
+ * is).
  */
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/timekeeping.h>
-#include <linux/sched/clock.h>
 #ifdef CONFIG_X86
 #include <asm/tsc.h>
 #endif
@@ -28,20 +23,64 @@ static inline u64 ns_to_100ns(u64 ns)
 	return mul_u64_u64_shr(ns, NS_TO_100NS_MULT, 64);
 }
 
-u64 ntkl_clock(u32 clock_type)
+struct ntkl_qpc_latch ntkl_qpc = {
+	.seq = SEQCNT_LATCH_ZERO(ntkl_qpc.seq),
+};
+
+u64 ntkl_qpc_slow(void)
 {
-	switch (clock_type) {
-	case NTKL_CLOCK_SYSTEM:
-		return ns_to_100ns(ktime_get_real_fast_ns()) + ETW_FILETIME_UNIX_EPOCH;
-	case NTKL_CLOCK_CYCLE:
+	return ns_to_100ns(ktime_get_mono_fast_ns());
+}
+
+/* 2^64 * 10^4 / khz: 100 ns units per cycle of a khz clock, as 0.64 fixed point. */
+static u64 qpc_mult(u32 khz)
+{
+	u32 rem;
+	u64 hi = div_u64_rem(10000ULL << 32, khz, &rem);
+
+	return hi << 32 | div_u64((u64)rem << 32, khz);
+}
+
+static void qpc_set(const struct ntkl_qpc_scale *s)
+{
+	/* odd: readers use copy 1 while copy 0 changes, then the reverse */
+	raw_write_seqcount_latch(&ntkl_qpc.seq);
+	ntkl_qpc.scale[0] = *s;
+	raw_write_seqcount_latch(&ntkl_qpc.seq);
+	ntkl_qpc.scale[1] = *s;
+}
+
+/*
+ * (Re)anchor QPC on the TSC: at load, and when a QPC logger starts while no
+ * other runs (so no running capture ever sees a step). Re-anchoring picks
+ * up the kernel's refined tsc_khz and keeps QPC near CLOCK_MONOTONIC: in a
+ * capture the two part only by NTP's slewing of CLOCK_MONOTONIC (none
+ * without NTP) and the rounding of the kernel's TSC scale (about 0.1 ppm).
+ * Only while the kernel trusts its TSC (it marks it unstable if it drifts
+ * between CPUs or against another clocksource); else, and on other
+ * architectures, QPC is ktime_get_mono_fast_ns().
+ */
+void ntkl_clock_anchor(void)
+{
+	struct ntkl_qpc_scale s = { };
 #ifdef CONFIG_X86
-		return rdtsc_ordered();
-#else
-		return ktime_get_mono_fast_ns();
-#endif
-	default:
-		return ns_to_100ns(ktime_get_mono_fast_ns());
+	unsigned long flags;
+
+	if (boot_cpu_has(X86_FEATURE_TSC) && !check_tsc_unstable() && tsc_khz > 10000) {
+		s.mult = qpc_mult(tsc_khz);
+		/* both readings close together: no interrupt between them */
+		local_irq_save(flags);
+		s.qpc = ntkl_qpc_slow();
+		s.tsc = rdtsc_ordered();
+		local_irq_restore(flags);
 	}
+#endif
+	qpc_set(&s);
+}
+
+u64 ntkl_clock_system(void)
+{
+	return ns_to_100ns(ktime_get_real_fast_ns()) + ETW_FILETIME_UNIX_EPOCH;
 }
 
 u64 ntkl_clock_freq(u32 clock_type)

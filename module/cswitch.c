@@ -16,6 +16,7 @@
 #include <linux/smp.h>
 #include <trace/events/power.h>
 
+#include "ntsched.h"
 #include "record.h"
 #include "uapi/ntkl_ccswap.h"
 
@@ -26,35 +27,17 @@ struct cswitch_cpu {
 
 static DEFINE_PER_CPU(struct cswitch_cpu, cswitch_cpu);
 
-static bool wants_compact(struct ntkl_logger *lg)
-{
-	return perf_group_is_on(&lg->groups, PERF_CONTEXT_SWITCH) &&
-	       perf_group_is_on(&lg->groups, PERF_COMPACT_CSWITCH);
-}
-
-static bool wants_cswitch(struct ntkl_logger *lg)
-{
-	return perf_group_is_on(&lg->groups, PERF_CONTEXT_SWITCH) &&
-	       !perf_group_is_on(&lg->groups, PERF_COMPACT_CSWITCH);
-}
-
-static u32 thread_id(struct task_struct *t)
-{
-	return is_idle_task(t) ? 0 : task_pid_nr(t);
-}
-
 /* Write a batch to every compact logger on its clock, and start anew. */
-static void emit_batch(struct ntkl_logger **loggers, unsigned int n,
-		       struct ccswap_batch *b, u32 clock)
+static void emit_batch(const struct ntkl_active_set *set, struct ccswap_batch *b, u32 clock)
 {
 	struct ntkl_record rec;
 	unsigned int i;
 	u8 *p;
 
-	for (i = 0; i < n; i++) {
-		struct ntkl_logger *lg = loggers[i];
+	for (i = 0; i < set->n_compact; i++) {
+		struct ntkl_logger *lg = set->compact[i];
 
-		if (!wants_compact(lg) || lg->clock_type != clock)
+		if (lg->clock_type != clock)
 			continue;
 		p = ntkl_record_begin(lg, &rec, ETW_HEADER_TYPE_PERFINFO64,
 				      ETW_HOOK_COMPACT_CSWITCH, ETW_VERSION_COMPACT_CSWITCH,
@@ -95,7 +78,7 @@ static void fill_cswitch(struct wmi_contextswap *cs, struct task_struct *prev,
 	s8 new_priority = ntkl_nt_priority(next);
 	s8 boost = new_priority - ntkl_nt_base_priority(next);
 
-	cs->new_thread_id = thread_id(next);
+	cs->new_thread_id = ntkl_thread_id(next);
 	cs->old_thread_id = si->old_tid;
 	cs->new_thread_priority = new_priority;
 	cs->old_thread_priority = si->old_priority;
@@ -113,8 +96,7 @@ static void fill_cswitch(struct wmi_contextswap *cs, struct task_struct *prev,
 	cs->old_thread_remaining_quantum = si->old_tid ? ntkl_nt_remaining_quantum(prev) : 0;
 }
 
-static void write_compact(struct ntkl_logger **loggers, unsigned int n,
-			  unsigned int clocks, const u64 *now,
+static void write_compact(const struct ntkl_active_set *set, const u64 *now,
 			  struct task_struct *prev, const struct switch_info *si)
 {
 	struct ccswap_switch sw = {
@@ -126,60 +108,56 @@ static void write_compact(struct ntkl_logger **loggers, unsigned int n,
 		.new_wait_ticks = si->wait_ticks,
 	};
 	u64 tick = get_jiffies_64();
-	u32 clock;
+	unsigned long clocks = set->compact_clocks;
+	unsigned int clock;
 
-	for (clock = NTKL_CLOCK_QPC; clock <= NTKL_CLOCK_CYCLE; clock++) {
-		struct ccswap_batch *b;
+	for_each_set_bit(clock, &clocks, NTKL_CLOCK_CYCLE + 1) {
+		struct ccswap_batch *b = this_cpu_ptr(&cswitch_cpu.batch[clock]);
 
-		if (!(clocks & BIT(clock)))
-			continue;
-		b = this_cpu_ptr(&cswitch_cpu.batch[clock]);
 		sw.time = now[clock];
-		if (ccswap_add(b, &sw, tick) != CCSWAP_ADDED) {
-			emit_batch(loggers, n, b, clock);
-			ccswap_add(b, &sw, tick);
-		}
+		/* a full (or old...) batch goes out; an empty one takes the switch */
+		while (ccswap_add(b, &sw, tick) != CCSWAP_ADDED)
+			emit_batch(set, b, clock);
 	}
+}
+
+/* Read each clock in clocks once: a switch has the same time in both forms. */
+static __always_inline void read_clocks(u32 clocks, u64 *now)
+{
+	if (clocks & BIT(NTKL_CLOCK_QPC))
+		now[NTKL_CLOCK_QPC] = ntkl_clock(NTKL_CLOCK_QPC);
+	if (clocks & BIT(NTKL_CLOCK_SYSTEM))
+		now[NTKL_CLOCK_SYSTEM] = ntkl_clock(NTKL_CLOCK_SYSTEM);
+	if (clocks & BIT(NTKL_CLOCK_CYCLE))
+		now[NTKL_CLOCK_CYCLE] = ntkl_clock(NTKL_CLOCK_CYCLE);
 }
 
 void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 			     struct task_struct *next, unsigned int prev_state)
 {
-	struct ntkl_logger **loggers;
-	unsigned int i, n = ntkl_active_loggers(&loggers);
-	unsigned int compact_clocks = 0, full_clocks = 0;
+	struct ntkl_active_set *set = ntkl_active_set();
 	u64 now[NTKL_CLOCK_CYCLE + 1];
 	struct switch_info si;
-	u32 clock;
+	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		if (wants_compact(loggers[i]))
-			compact_clocks |= BIT(loggers[i]->clock_type);
-		else if (wants_cswitch(loggers[i]))
-			full_clocks |= BIT(loggers[i]->clock_type);
-	}
-	if (!full_clocks && !compact_clocks)
+	if (!set || !(set->cswitch_clocks | set->compact_clocks))
 		return;
-	/* one reading per clock: a switch has the same time in both forms */
-	for (clock = NTKL_CLOCK_QPC; clock <= NTKL_CLOCK_CYCLE; clock++)
-		if ((full_clocks | compact_clocks) & BIT(clock))
-			now[clock] = ntkl_clock(clock);
+	read_clocks(set->cswitch_clocks | set->compact_clocks, now);
 
 	ntkl_nt_switch_out(prev, preempt, prev_state, &si.out);
-	si.old_tid = thread_id(prev);
+	si.old_tid = ntkl_thread_id(prev);
 	si.old_priority = ntkl_nt_priority(prev);
 	si.wait_ticks = ntkl_nt_wait_ticks(next);
 
-	if (full_clocks) {
+	if (set->n_cswitch) {
 		struct wmi_contextswap cs;
 
 		fill_cswitch(&cs, prev, next, &si);
-		for (i = 0; i < n; i++)
-			if (wants_cswitch(loggers[i]))
-				write_cswitch(loggers[i], &cs, now[loggers[i]->clock_type]);
+		for (i = 0; i < set->n_cswitch; i++)
+			write_cswitch(set->cswitch[i], &cs, now[set->cswitch[i]->clock_type]);
 	}
-	if (compact_clocks)
-		write_compact(loggers, n, compact_clocks, now, prev, &si);
+	if (set->compact_clocks)
+		write_compact(set, now, prev, &si);
 }
 
 void ntkl_probe_cpu_idle(void *data, unsigned int state, unsigned int cpu)
@@ -191,13 +169,17 @@ void ntkl_probe_cpu_idle(void *data, unsigned int state, unsigned int cpu)
 static void flush_this_cpu(void *unused)
 {
 	struct cswitch_cpu *cc = this_cpu_ptr(&cswitch_cpu);
-	struct ntkl_logger **loggers;
-	unsigned int n = ntkl_active_loggers(&loggers);
+	struct ntkl_active_set *set = ntkl_active_set();
 	u32 clock;
 
-	for (clock = NTKL_CLOCK_QPC; clock <= NTKL_CLOCK_CYCLE; clock++)
-		if (!ccswap_empty(&cc->batch[clock]))
-			emit_batch(loggers, n, &cc->batch[clock], clock);
+	for (clock = NTKL_CLOCK_QPC; clock <= NTKL_CLOCK_CYCLE; clock++) {
+		if (ccswap_empty(&cc->batch[clock]))
+			continue;
+		if (set)
+			emit_batch(set, &cc->batch[clock], clock);
+		else
+			ccswap_reset(&cc->batch[clock]);
+	}
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <linux/string.h>
 
 #include "ntkl.h"
+#include "ntsched.h"
 #include "record.h"
 #include "utf16.h"
 
@@ -29,16 +30,6 @@ static void read_comm(char *comm, struct task_struct *t)
 {
 	memcpy(comm, t->comm, TASK_COMM_LEN);
 	comm[TASK_COMM_LEN - 1] = 0;
-}
-
-static u32 thread_id(struct task_struct *t)
-{
-	return is_idle_task(t) ? 0 : task_pid_nr(t);
-}
-
-static u32 process_id(struct task_struct *t)
-{
-	return is_idle_task(t) ? 0 : task_tgid_nr(t);
 }
 
 /*
@@ -65,8 +56,8 @@ void ntkl_write_process(struct ntkl_logger *lg, u16 hook, struct task_struct *t,
 		return;
 
 	proc = (void *)p;
-	proc->unique_process_key = process_id(t);
-	proc->process_id = process_id(t);
+	proc->unique_process_key = ntkl_process_id(t);
+	proc->process_id = ntkl_process_id(t);
 	rcu_read_lock();
 	proc->parent_id = is_idle_task(t) ? 0 : task_tgid_nr(rcu_dereference(t->real_parent));
 	rcu_read_unlock();
@@ -114,8 +105,8 @@ void ntkl_write_thread(struct ntkl_logger *lg, u16 hook, struct task_struct *t)
 		return;
 	th = (void *)p;
 	memset(th, 0, sizeof(*th));
-	th->process_id = process_id(t);
-	th->thread_id = thread_id(t);
+	th->process_id = ntkl_process_id(t);
+	th->thread_id = ntkl_thread_id(t);
 	th->affinity = cpumask_bits(t->cpus_ptr)[0];
 	th->base_priority = ntkl_nt_base_priority(t);
 	th->page_priority = 5;		/* MEMORY_PRIORITY_NORMAL */

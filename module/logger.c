@@ -51,6 +51,17 @@ static int publish_locked(void)
 	return ntkl_probes_publish(running, n);
 }
 
+/* Does a logger on the QPC clock run? (Then QPC must not be re-anchored.) */
+static bool qpc_logger_running_locked(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NTKL_MAX_LOGGERS; i++)
+		if (table[i] && table[i]->clock_type == NTKL_CLOCK_QPC)
+			return true;
+	return false;
+}
+
 static void wake_readers(struct irq_work *work)
 {
 	struct ntkl_logger *lg = container_of(work, struct ntkl_logger, wake_work);
@@ -267,6 +278,8 @@ static int logger_start(struct ntkl_properties *p)
 		kfree(lg);
 		goto unlock;
 	}
+	if (lg->clock_type == NTKL_CLOCK_QPC && !qpc_logger_running_locked())
+		ntkl_clock_anchor();
 	lg->perf_freq = ntkl_clock_freq(lg->clock_type);
 	lg->boot_time = ntkl_filetime_boot();
 	lg->start_time = ntkl_filetime_now();
@@ -339,7 +352,18 @@ static int logger_update(struct ntkl_logger *lg, struct ntkl_properties *p)
 		return -EINVAL;
 
 	groups_from(&gm, p);
-	groups_store(lg, &gm);
+	if (memcmp(&gm, &lg->groups, sizeof(gm))) {
+		struct perfinfo_groupmask old = lg->groups;
+		int ret;
+
+		/* the probes' set says who takes which switch events: renew it */
+		groups_store(lg, &gm);
+		ret = publish_locked();
+		if (ret) {
+			groups_store(lg, &old);
+			return ret;
+		}
+	}
 	if (p->maximum_buffers)
 		lg->max_buffers = max(p->maximum_buffers, lg->min_buffers);
 	if (p->flush_timer) {

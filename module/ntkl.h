@@ -18,6 +18,7 @@
 
 #include "uapi/ntkl.h"
 #include "uapi/ntkl_etw.h"
+#include "clock.h"
 
 struct file;
 struct task_struct;
@@ -109,13 +110,6 @@ struct ntkl_logger *ntkl_logger_get_by_name(const char *name);
 void ntkl_logger_fill(struct ntkl_logger *lg, struct ntkl_properties *p);
 void ntkl_logger_stop_all(void);
 
-/* clock.c */
-u64 ntkl_clock(u32 clock_type);
-u64 ntkl_clock_freq(u32 clock_type);
-u64 ntkl_filetime_now(void);
-u64 ntkl_filetime_boot(void);
-u32 ntkl_cpu_mhz(void);
-
 /* buffers.c */
 int ntkl_buffers_alloc(struct ntkl_logger *lg);
 void ntkl_buffers_free(struct ntkl_logger *lg);
@@ -123,8 +117,15 @@ void *ntkl_reserve(struct ntkl_logger *lg, unsigned int size,
 		   struct ntkl_buffer **bufp, u64 *clock);
 void *ntkl_reserve_at(struct ntkl_logger *lg, unsigned int size,
 		      struct ntkl_buffer **bufp, u64 *clock);
-void ntkl_commit(struct ntkl_buffer *buf, unsigned int size);
 void ntkl_flush_cpus(struct ntkl_logger *lg);
+
+/* A record reserved on buf is written: let the reader have it. */
+static inline void ntkl_commit(struct ntkl_buffer *buf, unsigned int size)
+{
+	smp_wmb();	/* the record's bytes before the count that publishes them */
+	local_add(size, &buf->committed);
+}
+
 u64 ntkl_events_lost(struct ntkl_logger *lg);
 u32 ntkl_free_buffers(struct ntkl_logger *lg);
 ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
@@ -147,9 +148,37 @@ void ntkl_rundown(struct ntkl_logger *lg, bool end);
 struct ntkl_active_set {
 	unsigned int n;
 	struct ntkl_logger *loggers[NTKL_MAX_LOGGERS];
+	/*
+	 * Worked out once here, not on every switch (cswitch.c): the loggers
+	 * that take CSwitch events and those that take CompCS batches
+	 * instead, and the clocks (BIT(clock type)) each kind uses.
+	 */
+	unsigned int n_cswitch, n_compact;
+	struct ntkl_logger *cswitch[NTKL_MAX_LOGGERS];
+	struct ntkl_logger *compact[NTKL_MAX_LOGGERS];
+	u32 cswitch_clocks;
+	u32 compact_clocks;
 };
 
+/* The group mask bits that choose CSwitch (CSWITCH) or CompCS (both). */
+static inline bool ntkl_wants_compact(const struct ntkl_logger *lg)
+{
+	return perf_group_is_on(&lg->groups, PERF_CONTEXT_SWITCH) &&
+	       perf_group_is_on(&lg->groups, PERF_COMPACT_CSWITCH);
+}
+
+static inline bool ntkl_wants_cswitch(const struct ntkl_logger *lg)
+{
+	return perf_group_is_on(&lg->groups, PERF_CONTEXT_SWITCH) &&
+	       !perf_group_is_on(&lg->groups, PERF_COMPACT_CSWITCH);
+}
+
 extern struct ntkl_active_set __rcu *ntkl_active;
+
+static inline struct ntkl_active_set *ntkl_active_set(void)
+{
+	return rcu_dereference_sched(ntkl_active);
+}
 
 /* The running loggers, for a probe (which runs with preemption off). */
 static inline unsigned int ntkl_active_loggers(struct ntkl_logger ***loggers)
@@ -184,20 +213,5 @@ int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c);
 void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c);
 bool ntkl_reader_sees_addresses(void);
 void ntkl_spinlock_hide_addresses(u8 *data, u32 filled);
-
-/* ntsched.c: Linux scheduling state in NT terms */
-struct nt_switch_out {
-	u8 state;			/* KTHREAD_STATE */
-	u8 wait_reason;			/* KWAIT_REASON */
-	u8 wait_mode;			/* KPROCESSOR_MODE */
-};
-
-void ntkl_sched_init(void);
-s8 ntkl_nt_priority(struct task_struct *p);
-s8 ntkl_nt_base_priority(struct task_struct *p);
-void ntkl_nt_switch_out(struct task_struct *prev, bool preempt, unsigned int prev_state,
-			struct nt_switch_out *out);
-u32 ntkl_nt_wait_ticks(struct task_struct *next);
-s32 ntkl_nt_remaining_quantum(struct task_struct *prev);
 
 #endif /* _NTKL_H */

@@ -18,6 +18,7 @@
 #include <linux/uaccess.h>
 
 #include "ntkl.h"
+#include "ntsched.h"
 
 static int ntkl_bind(struct file *file, void __user *arg)
 {
@@ -213,6 +214,7 @@ static int __init ntkl_init(void)
 {
 	int ret;
 
+	ntkl_clock_anchor();
 	ntkl_sched_init();
 	ntkl_spinlock_init();
 	ret = ntkl_probes_register();

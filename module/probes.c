@@ -20,12 +20,14 @@
 struct ntkl_active_set __rcu *ntkl_active;
 
 /*
- * Publish the loggers that accept events. Called with the table mutex held;
- * once it returns no probe sees a logger left out of the new set.
+ * Publish the loggers that accept events, again whenever one's group masks
+ * change. Called with the table mutex held; once it returns no probe sees
+ * a logger left out of the new set.
  */
 int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
 {
 	struct ntkl_active_set *set = NULL, *old;
+	unsigned int i;
 
 	if (n) {
 		set = kzalloc(sizeof(*set), GFP_KERNEL);
@@ -33,6 +35,15 @@ int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
 			return -ENOMEM;
 		set->n = n;
 		memcpy(set->loggers, loggers, n * sizeof(*loggers));
+		for (i = 0; i < n; i++) {
+			if (ntkl_wants_cswitch(loggers[i])) {
+				set->cswitch[set->n_cswitch++] = loggers[i];
+				set->cswitch_clocks |= BIT(loggers[i]->clock_type);
+			} else if (ntkl_wants_compact(loggers[i])) {
+				set->compact[set->n_compact++] = loggers[i];
+				set->compact_clocks |= BIT(loggers[i]->clock_type);
+			}
+		}
 	}
 	/* a batch of compact switches goes to the loggers it was made for */
 	ntkl_cswitch_flush();

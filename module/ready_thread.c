@@ -11,6 +11,7 @@
 #include <linux/preempt.h>
 #include <linux/sched.h>
 
+#include "ntsched.h"
 #include "record.h"
 
 void ntkl_probe_sched_waking(void *data, struct task_struct *p)
@@ -28,7 +29,7 @@ void ntkl_probe_sched_waking(void *data, struct task_struct *p)
 					       ETW_VERSION_READY_THREAD, sizeof(*rt));
 		if (!rt)
 			continue;
-		rt->thread_id = is_idle_task(p) ? 0 : task_pid_nr(p);
+		rt->thread_id = ntkl_thread_id(p);
 		rt->adjust_reason = ETW_ADJUST_NONE;
 		rt->adjust_increment = 0;
 		rt->flag = in_hardirq() || in_serving_softirq() ?

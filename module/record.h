@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Writing one ETW record into a logger's per-CPU buffer: reserve, fill the
- * kernel record header (SYSTEM64 or PERFINFO64), write the payload, commit.
+ * kernel record header (SYSTEM64 for process and thread events, PERFINFO64
+ * for the performance events), write the payload, commit.
+ *
+ * Inline: every caller passes a constant header type, hook and usually
+ * size, so a probe's record comes down to the reservation and a few stores.
  */
 #ifndef _NTKL_RECORD_H
 #define _NTKL_RECORD_H
+
+#include <linux/align.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/string.h>
 
 #include "ntkl.h"
 
@@ -13,17 +22,76 @@ struct ntkl_record {
 	unsigned int size;
 };
 
+static __always_inline u8 *ntkl_record_begin_common(struct ntkl_logger *lg,
+						    struct ntkl_record *rec,
+						    u8 header_type, u16 hook,
+						    u16 version, size_t payload,
+						    u64 clock, bool at)
+{
+	size_t header_size = header_type == ETW_HEADER_TYPE_SYSTEM64 ?
+			     sizeof(struct system_trace_header) :
+			     sizeof(struct perfinfo_trace_header);
+	size_t size = header_size + payload;
+	u8 *p;
+
+	if (size > ETW_MAX_EVENT_SIZE) {
+		atomic64_inc(&lg->events_lost_extra);
+		return NULL;
+	}
+	rec->size = ALIGN(size, ETW_RECORD_ALIGN);
+	p = at ? ntkl_reserve_at(lg, rec->size, &rec->buf, &clock) :
+		 ntkl_reserve(lg, rec->size, &rec->buf, &clock);
+	if (!p)
+		return NULL;
+	/* the padding must not show what the buffer held before */
+	if (rec->size != size)
+		memset(p + size, 0, rec->size - size);
+
+	if (header_type == ETW_HEADER_TYPE_SYSTEM64) {
+		struct system_trace_header *h = (void *)p;
+
+		h->marker = ETW_MARKER_SYSTEM64(version);
+		h->size = size;
+		h->hook_id = hook;
+		h->thread_id = in_task() ? task_pid_nr(current) : 0;
+		h->process_id = in_task() ? task_tgid_nr(current) : 0;
+		h->system_time = clock;
+		h->kernel_time = 0;
+		h->user_time = 0;
+	} else {
+		struct perfinfo_trace_header *h = (void *)p;
+
+		h->marker = ETW_MARKER_PERFINFO64(version);
+		h->size = size;
+		h->hook_id = hook;
+		h->timestamp = clock;
+	}
+	return p + header_size;
+}
+
 /*
  * Reserve a record of header + payload bytes and fill the header; returns
  * where the payload goes, or NULL if the event is lost (and counted).
  * Preemption must be off until ntkl_record_end().
  */
-u8 *ntkl_record_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
-		      u8 header_type, u16 hook, u16 version, size_t payload);
+static __always_inline u8 *ntkl_record_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
+					     u8 header_type, u16 hook, u16 version,
+					     size_t payload)
+{
+	return ntkl_record_begin_common(lg, rec, header_type, hook, version, payload, 0, false);
+}
+
 /* The same, stamped with a time the caller read (see ntkl_reserve_at()). */
-u8 *ntkl_record_begin_at(struct ntkl_logger *lg, struct ntkl_record *rec,
-			 u8 header_type, u16 hook, u16 version, size_t payload,
-			 u64 clock);
-void ntkl_record_end(struct ntkl_record *rec);
+static __always_inline u8 *ntkl_record_begin_at(struct ntkl_logger *lg, struct ntkl_record *rec,
+						u8 header_type, u16 hook, u16 version,
+						size_t payload, u64 clock)
+{
+	return ntkl_record_begin_common(lg, rec, header_type, hook, version, payload, clock, true);
+}
+
+static __always_inline void ntkl_record_end(struct ntkl_record *rec)
+{
+	ntkl_commit(rec->buf, rec->size);
+}
 
 #endif /* _NTKL_RECORD_H */

@@ -25,6 +25,7 @@
 #include <linux/stacktrace.h>
 #include <trace/events/lock.h>
 
+#include "ntsched.h"
 #include "record.h"
 
 #define SPIN_NEST_MAX	8	/* Windows tracks nesting to a depth of 8 */
@@ -169,7 +170,7 @@ static void write_record(struct spin_cpu *sc, const struct spin_wait *w, u64 now
 		.release_time = now,
 		.wait_time_in_cycles = min_t(u64, wait, U32_MAX),
 		.spin_count = spin_count(wait),
-		.thread_id = is_idle_task(current) ? 0 : task_pid_nr(current),
+		.thread_id = ntkl_thread_id(current),
 		.interrupt_count = sc->hardirqs - w->hardirqs,
 		.irql = nt_irql(),
 		.acquire_depth = acquire_depth(),

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Linux scheduling state in NT terms (ntsched.c has the map): the helpers
+ * the sched_switch probe calls on every switch, inline so that a switch
+ * costs loads and a table lookup, not calls.
+ */
+#ifndef _NTKL_NTSCHED_H
+#define _NTKL_NTSCHED_H
+
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/prio.h>
+#include <linux/sched/rt.h>
+
+#include "compat.h"
+#include "uapi/ntkl_etw.h"
+
+struct nt_switch_out {
+	u8 state;			/* KTHREAD_STATE */
+	u8 wait_reason;			/* KWAIT_REASON */
+	u8 wait_mode;			/* KPROCESSOR_MODE */
+};
+
+extern s8 ntkl_nt_prio_table[MAX_PRIO];	/* Linux prio -> NT priority */
+extern u64 ntkl_ns_to_ticks_mult;		/* 2^64 / TICK_NSEC */
+extern u32 ntkl_ns_to_quantum_mult;		/* ns to units of 1024 cycles */
+
+void ntkl_sched_init(void);
+
+/* NT thread and process ids: the idle tasks are thread 0 of process 0. */
+static inline u32 ntkl_thread_id(struct task_struct *t)
+{
+	return is_idle_task(t) ? 0 : task_pid_nr(t);
+}
+
+static inline u32 ntkl_process_id(struct task_struct *t)
+{
+	return is_idle_task(t) ? 0 : task_tgid_nr(t);
+}
+
+static inline s8 ntkl_nt_prio(struct task_struct *p, int prio)
+{
+	if (is_idle_task(p))
+		return 0;
+	if (prio < 0)		/* SCHED_DEADLINE */
+		return 31;
+	if (prio >= MAX_RT_PRIO && p->policy == SCHED_IDLE)
+		return 1;
+	return ntkl_nt_prio_table[min(prio, MAX_PRIO - 1)];
+}
+
+/* Current priority: prio includes priority inheritance. */
+static inline s8 ntkl_nt_priority(struct task_struct *p)
+{
+	return ntkl_nt_prio(p, READ_ONCE(p->prio));
+}
+
+static inline s8 ntkl_nt_base_priority(struct task_struct *p)
+{
+	return ntkl_nt_prio(p, READ_ONCE(p->normal_prio));
+}
+
+/*
+ * How long next has been runnable, in ticks (jiffies; the header's
+ * TimerResolution says how long one is): from when it was queued on a run
+ * queue (sched_info.last_queued, still set when sched_switch fires) to
+ * when it was picked. Every scheduling class stamps se.exec_start with the
+ * run queue's clock when it picks a task, before sched_switch, so no clock
+ * is read here. (That is rq_clock_task, which lags rq_clock by the time
+ * spent in interrupts only with IRQ_TIME_ACCOUNTING, which Debian's
+ * kernels do not set: a wait then reads short, never long.)
+ */
+static inline u32 ntkl_nt_wait_ticks(struct task_struct *next)
+{
+#ifdef CONFIG_SCHED_INFO
+	u64 queued = READ_ONCE(next->sched_info.last_queued);
+	u64 picked = READ_ONCE(next->se.exec_start);
+
+	if (!queued || picked <= queued || is_idle_task(next))
+		return 0;
+	return min_t(u64, mul_u64_u64_shr(picked - queued, ntkl_ns_to_ticks_mult, 64),
+		     U32_MAX);
+#else
+	/* without CONFIG_SCHED_INFO the kernel keeps no enqueue time */
+	return 0;
+#endif
+}
+
+/*
+ * OldThreadRemainingQuantum is NT's QuantumTarget - CycleTime over 1024:
+ * the cycles left of the time slice, in units of 1024 cycles.
+ */
+static inline s32 ntkl_nt_remaining_quantum(struct task_struct *prev)
+{
+	u64 units = mul_u64_u32_shr(ntkl_remaining_slice_ns(prev), ntkl_ns_to_quantum_mult, 32);
+
+	return min_t(u64, units, S32_MAX);
+}
+
+/*
+ * The thread switched out: NT state, wait reason and wait mode.
+ *
+ *   preempted (still runnable)      Ready,      WrPreempted
+ *   yielded (runnable, not preempt) Ready,      WrYieldExecution
+ *   TASK_INTERRUPTIBLE, user task   Waiting,    UserRequest, UserMode
+ *   TASK_INTERRUPTIBLE, kthread     Waiting,    WrQueue (a worker waiting for work)
+ *   TASK_UNINTERRUPTIBLE            Waiting,    Executive (I/O and kernel waits)
+ *   stopped, traced, frozen, parked Waiting,    Suspended
+ *   dead or exiting                 Terminated, WrTerminated
+ *   the idle task                   Ready,      Executive
+ */
+static inline void ntkl_nt_switch_out(struct task_struct *prev, bool preempt,
+				     unsigned int prev_state, struct nt_switch_out *out)
+{
+	bool kthread = prev->flags & PF_KTHREAD;
+
+	out->wait_mode = ETW_KERNEL_MODE;
+	out->wait_reason = ETW_KWAIT_EXECUTIVE;
+	if (is_idle_task(prev)) {
+		out->state = ETW_KTHREAD_READY;
+	} else if (preempt || !(prev_state & TASK_REPORT)) {
+		out->state = ETW_KTHREAD_READY;
+		out->wait_reason = preempt ? ETW_KWAIT_WR_PREEMPTED : ETW_KWAIT_WR_YIELD_EXECUTION;
+	} else if (prev_state & (TASK_DEAD | EXIT_DEAD | EXIT_ZOMBIE)) {
+		out->state = ETW_KTHREAD_TERMINATED;
+		out->wait_reason = ETW_KWAIT_WR_TERMINATED;
+	} else if (prev_state & (__TASK_STOPPED | __TASK_TRACED | TASK_PARKED | TASK_FROZEN)) {
+		out->state = ETW_KTHREAD_WAITING;
+		out->wait_reason = ETW_KWAIT_SUSPENDED;
+	} else if (prev_state & TASK_INTERRUPTIBLE) {
+		out->state = ETW_KTHREAD_WAITING;
+		out->wait_reason = kthread ? ETW_KWAIT_WR_QUEUE : ETW_KWAIT_USER_REQUEST;
+		out->wait_mode = kthread ? ETW_KERNEL_MODE : ETW_USER_MODE;
+	} else {
+		out->state = ETW_KTHREAD_WAITING;
+	}
+}
+
+#endif /* _NTKL_NTSCHED_H */
