@@ -41,6 +41,7 @@
 #define NTKL_DEFAULT_BUFFER_KB	64
 /* Buffers: at least 2 per CPU; a ceiling keeps one logger from taking all memory. */
 #define NTKL_MIN_BUFFERS_PER_CPU 2
+#define NTKL_DEFAULT_BUFFERS_PER_CPU 8	/* maximum_buffers 0 */
 #define NTKL_MAX_BUFFERS	4096
 #define NTKL_MAX_FLUSH_TIMER	3600	/* seconds */
 
@@ -78,7 +79,7 @@ struct ntkl_properties {
 	char logger_name[NTKL_NAME_MAX];	/* NUL-terminated, case-insensitive */
 	__u32 buffer_size_kb;		/* 0: default */
 	__u32 minimum_buffers;		/* 0: default (2 per CPU) */
-	__u32 maximum_buffers;		/* 0: default */
+	__u32 maximum_buffers;		/* 0: default (8 per CPU) */
 	__u32 log_file_mode;		/* NTKL_MODE_* */
 	__u32 clock_type;		/* NTKL_CLOCK_*; 0: QPC */
 	__u32 flush_timer;		/* seconds (ms with NTKL_MODE_MS_FLUSH_TIMER); 0: none */
