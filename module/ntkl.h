@@ -158,6 +158,7 @@ struct ntkl_active_set {
 	struct ntkl_logger *compact[NTKL_MAX_LOGGERS];
 	u32 cswitch_clocks;
 	u32 compact_clocks;
+	bool spinlock;			/* a logger takes spin lock records */
 };
 
 /* The group mask bits that choose CSwitch (CSWITCH) or CompCS (both). */

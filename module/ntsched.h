@@ -112,7 +112,7 @@ static inline s32 ntkl_nt_remaining_quantum(struct task_struct *prev)
  *   the idle task                   Ready,      Executive
  */
 static inline void ntkl_nt_switch_out(struct task_struct *prev, bool preempt,
-				     unsigned int prev_state, struct nt_switch_out *out)
+				      unsigned int prev_state, struct nt_switch_out *out)
 {
 	bool kthread = prev->flags & PF_KTHREAD;
 

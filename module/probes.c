@@ -36,6 +36,8 @@ int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
 		set->n = n;
 		memcpy(set->loggers, loggers, n * sizeof(*loggers));
 		for (i = 0; i < n; i++) {
+			if (perf_group_is_on(&loggers[i]->groups, PERF_SPINLOCK))
+				set->spinlock = true;
 			if (ntkl_wants_cswitch(loggers[i])) {
 				set->cswitch[set->n_cswitch++] = loggers[i];
 				set->cswitch_clocks |= BIT(loggers[i]->clock_type);

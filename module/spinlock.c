@@ -24,12 +24,15 @@
 #include <linux/spinlock.h>
 #include <linux/stacktrace.h>
 #include <trace/events/lock.h>
+#ifdef CONFIG_X86
+#include <asm/unwind.h>
+#endif
 
 #include "ntsched.h"
 #include "record.h"
 
 #define SPIN_NEST_MAX	8	/* Windows tracks nesting to a depth of 8 */
-#define CALLER_FRAMES	16
+#define CALLER_FRAMES	8	/* the caller is 4th to 6th: deeper costs, finds nothing */
 
 struct spin_wait {
 	void *lock;
@@ -83,12 +86,21 @@ static bool traced_kind(unsigned int flags)
 	return (flags & LCB_F_SPIN) && !(flags & (LCB_F_MUTEX | LCB_F_RT | LCB_F_PERCPU));
 }
 
+/* Does a running logger take spin lock records? */
+static bool spinlock_traced(void)
+{
+	struct ntkl_active_set *set = ntkl_active_set();
+
+	return set && set->spinlock;
+}
+
 void ntkl_probe_contention_begin(void *data, void *lock, unsigned int flags)
 {
 	struct spin_cpu *sc = this_cpu_ptr(&spin_cpu);
 	unsigned int depth = READ_ONCE(sc->depth);
 
-	if (!traced_kind(flags))
+	/* no SPINLOCK logger: nothing to do, and nothing pushed to pop later */
+	if (!traced_kind(flags) || !spinlock_traced())
 		return;
 	if (depth < SPIN_NEST_MAX) {
 		struct spin_wait *w = &sc->stack[depth];
@@ -116,26 +128,69 @@ static u8 nt_irql(void)
 
 /*
  * The first return address outside the locking code: the frame after the
- * last lock-section frame (in_lock_functions()) of this acquisition. One
- * frame outside the section may sit inside the chain (DEBUG_SPINLOCK's
- * do_raw_spin_lock()); two in a row end it, so the frames of a task this
- * interrupt interrupted, deeper down, are never taken for the caller.
+ * last lock-section frame (in_lock_functions()) of this acquisition. With
+ * DEBUG_SPINLOCK one frame outside the section sits inside the chain
+ * (do_raw_spin_lock()), so the frame after a candidate must confirm it;
+ * otherwise the first frame out is the caller. Either way the frames of a
+ * task an interrupt interrupted, deeper down, are never taken for it.
  * 0 if the stack shows no locking code.
+ *
+ * The walk stops there, and starts at the probe (this is inlined into
+ * it): each frame the unwinder steps over costs hundreds of instructions,
+ * most of a record's price (make bench).
  */
-static u64 caller_address(void)
-{
-	unsigned long entries[CALLER_FRAMES];
-	int n, i, last = -1;
+struct caller_scan {
+	unsigned long candidate;
+	bool in_lock;
+};
 
-	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	for (i = 0; i < n; i++) {
-		if (in_lock_functions(entries[i]))
-			last = i;
-		else if (last >= 0 && i - last >= 2)
+/* Take the next frame outwards; true once the caller is known. */
+static __always_inline bool caller_scan_step(struct caller_scan *cs, unsigned long addr)
+{
+	if (in_lock_functions(addr)) {
+		cs->in_lock = true;
+		cs->candidate = 0;
+		return false;
+	}
+	if (!cs->in_lock)
+		return false;		/* ntkl's own frames, below the lock code */
+	if (cs->candidate)
+		return true;		/* confirmed by a second frame outside */
+	cs->candidate = addr;
+	return !IS_ENABLED(CONFIG_DEBUG_SPINLOCK);
+}
+
+#ifdef CONFIG_X86
+static __always_inline u64 caller_address(void)
+{
+	struct caller_scan cs = { };
+	struct unwind_state state;
+	unsigned int frames = 0;
+	unsigned long addr;
+
+	for (unwind_start(&state, current, NULL, NULL);
+	     !unwind_done(&state) && frames++ < CALLER_FRAMES;
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr || caller_scan_step(&cs, addr))
 			break;
 	}
-	return last >= 0 && last + 1 < n ? entries[last + 1] : 0;
+	return cs.candidate;
 }
+#else
+static __always_inline u64 caller_address(void)
+{
+	unsigned long entries[CALLER_FRAMES];
+	struct caller_scan cs = { };
+	unsigned int n, i;
+
+	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	for (i = 0; i < n; i++)
+		if (caller_scan_step(&cs, entries[i]))
+			break;
+	return cs.candidate;
+}
+#endif
 
 static u8 acquire_mode(u32 flags)
 {
@@ -158,7 +213,8 @@ static u8 acquire_depth(void)
 	return clamp(held > 1 ? held - 1 : 1, 1U, 255U);
 }
 
-static void write_record(struct spin_cpu *sc, const struct spin_wait *w, u64 now)
+static __always_inline void write_record(struct spin_cpu *sc, const struct spin_wait *w,
+					 u64 now)
 {
 	struct ntkl_logger **loggers;
 	unsigned int i, n = ntkl_active_loggers(&loggers);
@@ -219,6 +275,9 @@ void ntkl_probe_contention_end(void *data, void *lock, int ret)
 	u64 now;
 	int i;
 
+	/* nothing pushed (even if a logger stopped since, pop what was) */
+	if (!depth)
+		return;
 	/* find the wait this ends: the innermost one on this lock */
 	for (i = top - 1; i >= 0; i--)
 		if (sc->stack[i].lock == lock)
