@@ -25,6 +25,7 @@
 #   W round=R mode=M rep=N <the workload's own summary line>
 #   F round=R mode=M switches=N evbytes=N filebytes=N rawbytes=N lost=N
 #   X mode=M <workload summary lines...> then F for the max-rate run
+#   L and S lines: spin locks (see the spin lock section below)
 # evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
 # trace-cmd, its per-CPU data before compression. switches: in the file
 # (ntkl dump --stats; trace-cmd: entries + read events of its CPU stats).
@@ -188,49 +189,77 @@ for m in cswitch compact tracecmd; do
 	echo "X mode=$m $(cat "$W"/max.* | tr '\n' ' ')"
 	echo "F round=max mode=$m $(cat "$W/f")"
 done
-# Spin locks: contend under no tracing, an ntkl SPINLOCK logger, and
-# trace-cmd recording lock:contention_begin/end, alternating, rounds times.
+# Spin locks: under no tracing, an ntkl SPINLOCK logger, and trace-cmd
+# recording lock:contention_begin/end, alternating, rounds times, two
+# workloads:
+#   - ntkl_lockbench (a helper module): LB_ROUNDS rounds of exactly one
+#     traced contention each, so a recorder's cost per contention shows;
+#   - contend, spin_threads x spin_steps: the selftest's kind of workload,
+#     whose contentions vary from run to run.
+#   L round=R mode=M rounds=N ns=T records=N lost=N
 #   S round=R mode=M <contend's summary> records=N lost=N
 spin_threads=8
 spin_steps=2000
+LB_ROUNDS=2000
+
+spin_start() {
+	local i=0
+
+	case $1 in
+	spinlock)
+		rm -f "$W/spin.etl"
+		ntkl start "$LOGGER" -on SPINLOCK -maxbuffers 256 -f "$W/spin.etl" > /dev/null
+		;;
+	tracecmd)
+		rm -f "$W/tcl.dat"
+		trace-cmd record -C mono -e lock:contention_begin -e lock:contention_end \
+			-o "$W/tcl.dat" > "$W/tcl.log" 2>&1 &
+		tc_pid=$!
+		until [ "$(cat $T/events/lock/contention_begin/enable)" = 1 ] &&
+		      grep -q '^SigCgt:.*[2367abef]$' "/proc/$tc_pid/status"; do
+			i=$((i + 1))
+			[ $i -lt 600 ] || die "trace-cmd record (lock) did not start"
+			sleep 0.1
+		done
+		;;
+	esac
+}
+
+# Sets spin_result to "records=N lost=N": spin lock records (trace-cmd:
+# spinning contentions). Not in a subshell: trace-cmd is this shell's child.
+spin_stop() {
+	local records=0 lost=0
+
+	case $1 in
+	spinlock)
+		lost=$(ntkl stop "$LOGGER" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
+		records=$(ntkl dump "$W/spin.etl" | awk '$4 == "0x0529" { print $1 }')
+		;;
+	tracecmd)
+		kill -INT "$tc_pid"
+		wait "$tc_pid" || die "trace-cmd record (lock) failed"
+		records=$(trace-cmd report -i "$W/tcl.dat" 2>/dev/null |
+			  grep -c 'contention_begin:.*flags=SPIN[|)]' || true)
+		;;
+	esac
+	spin_result="records=${records:-0} lost=${lost:-0}"
+}
+
+insmod /lib/modules/ntkl_lockbench.ko || die "cannot load ntkl_lockbench.ko"
 r=1
 while [ $r -le "$rounds" ]; do
 	for m in $(rotate $(((r - 1) % 3)) none spinlock tracecmd); do
-		records=0
-		lost=0
-		case $m in
-		spinlock)
-			rm -f "$W/spin.etl"
-			ntkl start "$LOGGER" -on SPINLOCK -maxbuffers 256 -f "$W/spin.etl" > /dev/null
-			;;
-		tracecmd)
-			rm -f "$W/tcl.dat"
-			trace-cmd record -C mono -e lock:contention_begin -e lock:contention_end \
-				-o "$W/tcl.dat" > "$W/tcl.log" 2>&1 &
-			tc_pid=$!
-			i=0
-			until [ "$(cat $T/events/lock/contention_begin/enable)" = 1 ] &&
-			      grep -q '^SigCgt:.*[2367abef]$' "/proc/$tc_pid/status"; do
-				i=$((i + 1))
-				[ $i -lt 600 ] || die "trace-cmd record (lock) did not start"
-				sleep 0.1
-			done
-			;;
-		esac
+		spin_start "$m"
+		echo "$LB_ROUNDS" > /proc/ntkl_lockbench || die "ntkl_lockbench failed"
+		w=$(cat /proc/ntkl_lockbench)
+		spin_stop "$m"
+		echo "L round=$r mode=$m $w $spin_result"
+		spin_start "$m"
 		w=$(contend "$spin_threads" "$spin_steps")
-		case $m in
-		spinlock)
-			lost=$(ntkl stop "$LOGGER" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
-			records=$(ntkl dump "$W/spin.etl" | awk '$4 == "0x0529" { print $1 }')
-			;;
-		tracecmd)
-			kill -INT "$tc_pid"
-			wait "$tc_pid" || die "trace-cmd record (lock) failed"
-			records=$(trace-cmd report -i "$W/tcl.dat" 2>/dev/null | grep -c 'contention_begin:.*flags=SPIN[|)]' || true)
-			;;
-		esac
-		echo "S round=$r mode=$m $w records=${records:-0} lost=${lost:-0}"
+		spin_stop "$m"
+		echo "S round=$r mode=$m $w $spin_result"
 	done
 	r=$((r + 1))
 done
+rmmod ntkl_lockbench
 echo "# ntkl-bench: done"
