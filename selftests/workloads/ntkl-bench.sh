@@ -52,6 +52,7 @@ die() {
 # trace-cmd may only get SIGINT once it catches it (a background job of a
 # non-interactive shell starts with SIGINT ignored) and has turned the
 # event on: its "Hit Ctrl^C" line only reaches a file when it exits.
+# tc_ready PID EVENT (as under events/, e.g. sched/sched_switch)
 tc_ready() {
 	local cgt last
 
@@ -62,7 +63,7 @@ tc_ready() {
 	*) return 1 ;;
 	esac
 	[ "$(cat $T/tracing_on)" = 1 ] &&
-		[ "$(cat $T/events/sched/sched_switch/enable)" = 1 ]
+		[ "$(cat "$T/events/$2/enable")" = 1 ]
 }
 
 tc_start() {
@@ -71,7 +72,7 @@ tc_start() {
 	rm -f "$W/tc.dat"
 	trace-cmd record -C mono -e sched:sched_switch -o "$W/tc.dat" > "$W/tc.log" 2>&1 &
 	tc_pid=$!
-	until tc_ready "$tc_pid"; do
+	until tc_ready "$tc_pid" sched/sched_switch; do
 		i=$((i + 1))
 		[ $i -lt 600 ] || die "trace-cmd record did not start: $(cat "$W/tc.log")"
 		kill -0 "$tc_pid" 2>/dev/null || die "trace-cmd record died: $(cat "$W/tc.log")"
@@ -215,8 +216,7 @@ spin_start() {
 		trace-cmd record -C mono -e lock:contention_begin -e lock:contention_end \
 			-o "$W/tcl.dat" > "$W/tcl.log" 2>&1 &
 		tc_pid=$!
-		until [ "$(cat $T/events/lock/contention_begin/enable)" = 1 ] &&
-		      grep -q '^SigCgt:.*[2367abef]$' "/proc/$tc_pid/status"; do
+		until tc_ready "$tc_pid" lock/contention_begin; do
 			i=$((i + 1))
 			[ $i -lt 600 ] || die "trace-cmd record (lock) did not start"
 			sleep 0.1
