@@ -18,7 +18,7 @@
 
 #include "uapi/ntkl.h"
 #include "uapi/ntkl_etw.h"
-#include "clock.h"
+#include "transport/clock.h"
 
 struct file;
 struct task_struct;
@@ -138,13 +138,18 @@ void ntkl_buffers_resume(struct ntkl_logger *lg);
 /* header.c */
 void ntkl_header_build(struct ntkl_logger *lg);
 
-/* events.c: process and thread events, rundown */
+/* producers/process.c: process and thread events, rundown */
 void ntkl_write_process(struct ntkl_logger *lg, u16 hook, struct task_struct *t,
 			const char *name);
 void ntkl_write_thread(struct ntkl_logger *lg, u16 hook, struct task_struct *t);
 void ntkl_rundown(struct ntkl_logger *lg, bool end);
+struct linux_binprm;
+void ntkl_probe_fork(void *data, struct task_struct *parent, struct task_struct *child);
+void ntkl_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+		     struct linux_binprm *bprm);
+void ntkl_probe_exit(void *data, struct task_struct *p);
 
-/* probes.c: tracepoints and the loggers they write to */
+/* control/active_set.c: the running loggers, as probes see them */
 struct ntkl_active_set {
 	unsigned int n;
 	struct ntkl_logger *loggers[NTKL_MAX_LOGGERS];
@@ -192,9 +197,14 @@ static inline unsigned int ntkl_active_loggers(struct ntkl_logger ***loggers)
 	return set->n;
 }
 
+int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n);
+
+/* wrapper/tracepoints.c: every producer's probes on their tracepoints */
 int ntkl_probes_register(void);
 void ntkl_probes_unregister(void);
-int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n);
+
+/* control/ioctl.c */
+long ntkl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* cswitch.c, ready_thread.c: the scheduler's events */
 void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ntkl_capture_test: what a logger records. A capture is read back with
- * the ntkl reader library (userspace/lib) and its strict checker, and must
+ * the ntkl reader library (userspace/etl) and its strict checker, and must
  * agree with the module's own counters:
  *
  *  - rundown and process/thread events: every thread seen has a process

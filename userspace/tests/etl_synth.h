@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/etl_reader.h"
+#include "etl/etl_reader.h"
 #include "uapi/ntkl_etw.h"
 
 #define SYNTH_START_CLOCK	1000

@@ -14,8 +14,8 @@
 
 #include "test.h"
 #include "etl_synth.h"
-#include "lib/etl_reader.h"
-#include "lib/etl_switches.h"
+#include "etl/etl_reader.h"
+#include "etl/etl_switches.h"
 #include "uapi/ntkl_ccswap.h"
 
 #define MAX_CPUS	4

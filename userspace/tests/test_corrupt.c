@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "lib/etl_check.h"
-#include "lib/etl_dump.h"
-#include "lib/etl_reader.h"
-#include "lib/etw_decode.h"
+#include "etl/etl_check.h"
+#include "etl/etl_dump.h"
+#include "etl/etl_reader.h"
+#include "etl/etw_decode.h"
 
 #define SPDL	"airbus-etl-parser__ShutdownPerfDiagLogger.etl"
 #define LXCORE	"airbus-etl-parser__lxcore_kernel.etl"

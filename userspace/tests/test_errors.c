@@ -7,8 +7,8 @@
 #include <errno.h>
 
 #include "test.h"
-#include "lib/ntkl_ctl.h"
-#include "lib/ntkl_errors.h"
+#include "ctl/ntkl_ctl.h"
+#include "ctl/ntkl_errors.h"
 
 static const char *line(const struct ntkl_error_ctx *ctx, const char *what, int err)
 {

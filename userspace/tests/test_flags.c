@@ -5,7 +5,7 @@
  * must parse to the same flags again.
  */
 #include "test.h"
-#include "lib/ntkl_flags.h"
+#include "ctl/ntkl_flags.h"
 
 static struct ntkl_flags parse_ok(const char *spec)
 {

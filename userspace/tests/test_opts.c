@@ -4,8 +4,8 @@
  * values as the next argument or after '=', and the refusals.
  */
 #include "test.h"
-#include "lib/ntkl_ctl.h"
-#include "lib/ntkl_opts.h"
+#include "ctl/ntkl_ctl.h"
+#include "ctl/ntkl_opts.h"
 
 #define ALL	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 		 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_BUFFERING | \

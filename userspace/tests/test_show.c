@@ -4,8 +4,8 @@
  * flags and group masks by name, and where the events go.
  */
 #include "test.h"
-#include "lib/ntkl_ctl.h"
-#include "lib/ntkl_show.h"
+#include "ctl/ntkl_ctl.h"
+#include "ctl/ntkl_show.h"
 #include "uapi/ntkl_etw.h"
 
 /* A logger as QUERY returns it: PROC_THREAD+CSWITCH+SPINLOCK, to a file. */

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "lib/ntkl_state.h"
+#include "ctl/ntkl_state.h"
 
 static char dir[PATH_MAX / 2];
 

@@ -11,9 +11,9 @@
 
 #include "test.h"
 #include "etl_synth.h"
-#include "lib/etl_dump.h"
-#include "lib/etl_reader.h"
-#include "lib/etl_switches.h"
+#include "etl/etl_dump.h"
+#include "etl/etl_reader.h"
+#include "etl/etl_switches.h"
 
 /* ---------------------------------------------------------------------- */
 /* Building events by hand                                                 */

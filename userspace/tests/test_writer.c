@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "lib/etl_check.h"
-#include "lib/etl_dump.h"
-#include "lib/etl_reader.h"
-#include "lib/etl_writer.h"
+#include "etl/etl_check.h"
+#include "etl/etl_dump.h"
+#include "etl/etl_reader.h"
+#include "ctl/etl_writer.h"
 
 #define BUF_SIZE	4096
 #define START_CLOCK	1000000

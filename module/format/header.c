@@ -12,7 +12,7 @@
 #include <linux/utsname.h>
 
 #include "ntkl.h"
-#include "utf16.h"
+#include "format/utf16.h"
 
 #define HDR_SIZE	sizeof(struct wmi_buffer_header)
 

@@ -16,8 +16,8 @@
 #include <linux/smp.h>
 #include <trace/events/power.h>
 
-#include "ntsched.h"
-#include "record.h"
+#include "producers/ntsched.h"
+#include "format/record.h"
 #include "uapi/ntkl_ccswap.h"
 
 struct cswitch_cpu {

@@ -10,6 +10,7 @@
  * is given as the SID S-1-22-1-<uid> (Samba's mapping of Unix users), its
  * image name as the group leader's comm.
  */
+#include <linux/binfmts.h>
 #include <linux/cred.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -17,9 +18,9 @@
 #include <linux/string.h>
 
 #include "ntkl.h"
-#include "ntsched.h"
-#include "record.h"
-#include "utf16.h"
+#include "producers/ntsched.h"
+#include "format/record.h"
+#include "format/utf16.h"
 
 /* S-1-22-1-<uid>: revision 1, two sub-authorities, authority 22. */
 #define UNIX_USER_SID_SIZE	(sizeof(struct etw_sid) + 2 * sizeof(u32))
@@ -159,4 +160,68 @@ void ntkl_rundown(struct ntkl_logger *lg, bool end)
 		}
 	}
 	rcu_read_unlock();
+}
+
+/* Process and thread Start/End as they happen (PERF_PROCESS, PERF_THREAD). */
+void ntkl_probe_fork(void *data, struct task_struct *parent, struct task_struct *child)
+{
+	struct ntkl_logger **loggers, *lg;
+	unsigned int i, n = ntkl_active_loggers(&loggers);
+	char comm[TASK_COMM_LEN];
+
+	read_comm(comm, child);
+	for (i = 0; i < n; i++) {
+		lg = loggers[i];
+		if (thread_group_leader(child) && perf_group_is_on(&lg->groups, PERF_PROCESS))
+			ntkl_write_process(lg, ETW_HOOK_PROCESS_START, child, comm);
+		if (perf_group_is_on(&lg->groups, PERF_THREAD))
+			ntkl_write_thread(lg, ETW_HOOK_THREAD_START, child);
+	}
+}
+
+/*
+ * NT has no exec: the old image's process ends and a new one starts with
+ * the same id, so tools show the new program's name from here on.
+ */
+void ntkl_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+		     struct linux_binprm *bprm)
+{
+	struct ntkl_logger **loggers, *lg;
+	unsigned int i, n = ntkl_active_loggers(&loggers);
+	char comm[TASK_COMM_LEN];
+
+	read_comm(comm, p);
+	for (i = 0; i < n; i++) {
+		bool proc, thread;
+
+		lg = loggers[i];
+		proc = perf_group_is_on(&lg->groups, PERF_PROCESS);
+		thread = perf_group_is_on(&lg->groups, PERF_THREAD);
+		if (thread)
+			ntkl_write_thread(lg, ETW_HOOK_THREAD_END, p);
+		if (proc) {
+			ntkl_write_process(lg, ETW_HOOK_PROCESS_END, p, comm);
+			ntkl_write_process(lg, ETW_HOOK_PROCESS_START, p, comm);
+		}
+		if (thread)
+			ntkl_write_thread(lg, ETW_HOOK_THREAD_START, p);
+	}
+}
+
+void ntkl_probe_exit(void *data, struct task_struct *p)
+{
+	/* do_exit() has already counted this thread out of signal->live */
+	bool group_dead = !atomic_read(&p->signal->live);
+	struct ntkl_logger **loggers, *lg;
+	unsigned int i, n = ntkl_active_loggers(&loggers);
+	char comm[TASK_COMM_LEN];
+
+	read_comm(comm, p);
+	for (i = 0; i < n; i++) {
+		lg = loggers[i];
+		if (perf_group_is_on(&lg->groups, PERF_THREAD))
+			ntkl_write_thread(lg, ETW_HOOK_THREAD_END, p);
+		if (group_dead && perf_group_is_on(&lg->groups, PERF_PROCESS))
+			ntkl_write_process(lg, ETW_HOOK_PROCESS_END, p, comm);
+	}
 }

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "lib/ntkl_ctl.h"
-#include "lib/ntkl_errors.h"
+#include "ctl/ntkl_ctl.h"
+#include "ctl/ntkl_errors.h"
 
 void cmd_spinlock_config_usage(FILE *out)
 {

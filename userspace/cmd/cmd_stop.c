@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "lib/etl_writer.h"
-#include "lib/ntkl_ctl.h"
-#include "lib/ntkl_errors.h"
-#include "lib/ntkl_state.h"
+#include "ctl/etl_writer.h"
+#include "ctl/ntkl_ctl.h"
+#include "ctl/ntkl_errors.h"
+#include "ctl/ntkl_state.h"
 
 /* Draining is quick; a writer this slow is stuck. */
 #define WRITER_TIMEOUT_MS	(10 * 60 * 1000)

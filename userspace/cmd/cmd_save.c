@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "lib/etl_writer.h"
-#include "lib/ntkl_ctl.h"
-#include "lib/ntkl_errors.h"
+#include "ctl/etl_writer.h"
+#include "ctl/ntkl_ctl.h"
+#include "ctl/ntkl_errors.h"
 
 void cmd_save_usage(FILE *out)
 {

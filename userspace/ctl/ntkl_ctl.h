@@ -2,7 +2,7 @@
 /*
  * Thin wrappers around the /dev/ntkl ioctls (uapi/ntkl.h). Each returns 0
  * or a negative errno and never prints: the caller decides what to say
- * (lib/ntkl_errors.h turns the errno into the ETW error and advice).
+ * (ctl/ntkl_errors.h turns the errno into the ETW error and advice).
  *
  * A logger is selected by name (case-insensitive, as ETW) when the name
  * is not empty, else by id.

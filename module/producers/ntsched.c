@@ -22,7 +22,7 @@
 #include <linux/sched/rt.h>
 
 #include "ntkl.h"
-#include "ntsched.h"
+#include "producers/ntsched.h"
 
 s8 ntkl_nt_prio_table[MAX_PRIO];
 u64 ntkl_ns_to_ticks_mult;

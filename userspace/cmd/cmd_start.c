@@ -22,12 +22,12 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "lib/etl_writer.h"
-#include "lib/ntkl_ctl.h"
-#include "lib/ntkl_errors.h"
-#include "lib/ntkl_opts.h"
-#include "lib/ntkl_show.h"
-#include "lib/ntkl_state.h"
+#include "ctl/etl_writer.h"
+#include "ctl/ntkl_ctl.h"
+#include "ctl/ntkl_errors.h"
+#include "ctl/ntkl_opts.h"
+#include "ctl/ntkl_show.h"
+#include "ctl/ntkl_state.h"
 
 #define START_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_BUFFERING | \
@@ -99,7 +99,7 @@ static void on_signal(int sig)
 /*
  * The module's read() can say "end of data" before the STOP ioctl has
  * closed the last buffers: it marks the logger stopped first, then waits
- * for an RCU grace period, then flushes (module/logger.c stop_locked()).
+ * for an RCU grace period, then flushes (module/control/logger.c stop_locked()).
  * Buffers closed by that flush come after our end of data. So at the end,
  * wait until ntkl stop says its STOP returned (SIGUSR1), or a while if
  * someone else stopped the logger, and read again.

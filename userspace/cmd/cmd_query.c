@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "lib/ntkl_ctl.h"
-#include "lib/ntkl_errors.h"
-#include "lib/ntkl_show.h"
-#include "lib/ntkl_state.h"
+#include "ctl/ntkl_ctl.h"
+#include "ctl/ntkl_errors.h"
+#include "ctl/ntkl_show.h"
+#include "ctl/ntkl_state.h"
 
 void cmd_query_usage(FILE *out)
 {

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "etw_names.h"
+#include "etl/etw_names.h"
 #include "uapi/ntkl_etw.h"
 
 struct ntkl_flags {

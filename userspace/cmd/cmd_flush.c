@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "lib/ntkl_ctl.h"
-#include "lib/ntkl_errors.h"
+#include "ctl/ntkl_ctl.h"
+#include "ctl/ntkl_errors.h"
 
 void cmd_flush_usage(FILE *out)
 {

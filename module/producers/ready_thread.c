@@ -11,8 +11,8 @@
 #include <linux/preempt.h>
 #include <linux/sched.h>
 
-#include "ntsched.h"
-#include "record.h"
+#include "producers/ntsched.h"
+#include "format/record.h"
 
 void ntkl_probe_sched_waking(void *data, struct task_struct *p)
 {

@@ -28,8 +28,8 @@
 #include <asm/unwind.h>
 #endif
 
-#include "ntsched.h"
-#include "record.h"
+#include "producers/ntsched.h"
+#include "format/record.h"
 
 #define SPIN_NEST_MAX	8	/* Windows tracks nesting to a depth of 8 */
 #define CALLER_FRAMES	8	/* the caller is 4th to 6th: deeper costs, finds nothing */

@@ -26,10 +26,10 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "lib/etl_writer.h"
-#include "lib/ntkl_ctl.h"
-#include "lib/ntkl_errors.h"
-#include "lib/ntkl_opts.h"
+#include "ctl/etl_writer.h"
+#include "ctl/ntkl_ctl.h"
+#include "ctl/ntkl_errors.h"
+#include "ctl/ntkl_opts.h"
 
 #define RECORD_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_FLUSHTIMER | \

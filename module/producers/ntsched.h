@@ -14,7 +14,7 @@
 #include <linux/sched/prio.h>
 #include <linux/sched/rt.h>
 
-#include "compat.h"
+#include "wrapper/compat.h"
 #include "uapi/ntkl_etw.h"
 
 struct nt_switch_out {

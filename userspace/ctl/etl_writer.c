@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "etl_reader.h"
+#include "etl/etl_reader.h"
 #include "etl_writer.h"
-#include "ntkl_ctl.h"
+#include "ctl/ntkl_ctl.h"
 
 /* The Header event: first record of buffer 0, a SYSTEM64 header, then this. */
 #define HEADER_EVENT_OFFSET	ETL_BUFFER_HEADER_SIZE

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "lib/etl_dump.h"
+#include "etl/etl_dump.h"
 
 void cmd_dump_usage(FILE *out)
 {

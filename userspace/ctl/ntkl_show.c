@@ -5,8 +5,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "etw_decode.h"
-#include "etw_names.h"
+#include "etl/etw_decode.h"
+#include "etl/etw_names.h"
 #include "ntkl_flags.h"
 #include "ntkl_opts.h"
 #include "ntkl_show.h"

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The set of running loggers that probes write to.
+ *
+ * Probes find the loggers through one RCU-published array, so an event
+ * costs one pointer load when nothing runs and a mask test per running
+ * logger otherwise.
+ */
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "ntkl.h"
+
+struct ntkl_active_set __rcu *ntkl_active;
+
+/*
+ * Publish the loggers that accept events, again whenever one's group masks
+ * change. Called with the table mutex held; once it returns no probe sees
+ * a logger left out of the new set.
+ */
+int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
+{
+	struct ntkl_active_set *set = NULL, *old;
+	unsigned int i;
+
+	if (n) {
+		set = kzalloc(sizeof(*set), GFP_KERNEL);
+		if (!set)
+			return -ENOMEM;
+		set->n = n;
+		memcpy(set->loggers, loggers, n * sizeof(*loggers));
+		for (i = 0; i < n; i++) {
+			if (perf_group_is_on(&loggers[i]->groups, PERF_SPINLOCK))
+				set->spinlock = true;
+			if (ntkl_wants_cswitch(loggers[i])) {
+				set->cswitch[set->n_cswitch++] = loggers[i];
+				set->cswitch_clocks |= BIT(loggers[i]->clock_type);
+			} else if (ntkl_wants_compact(loggers[i])) {
+				set->compact[set->n_compact++] = loggers[i];
+				set->compact_clocks |= BIT(loggers[i]->clock_type);
+			}
+		}
+	}
+	/* a batch of compact switches goes to the loggers it was made for */
+	ntkl_cswitch_flush();
+	old = rcu_replace_pointer(ntkl_active, set, true);
+	/* tracepoint probes run with preemption off: this waits for them */
+	synchronize_rcu();
+	kfree(old);
+	return 0;
+}
