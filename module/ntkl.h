@@ -18,6 +18,7 @@
 
 #include "uapi/ntkl.h"
 #include "uapi/ntkl_etw.h"
+#include "uapi/ntkl_events.h"
 #include "transport/clock.h"
 
 struct file;
@@ -139,9 +140,9 @@ void ntkl_buffers_resume(struct ntkl_logger *lg);
 void ntkl_header_build(struct ntkl_logger *lg);
 
 /* producers/process.c: process and thread events, rundown */
-void ntkl_write_process(struct ntkl_logger *lg, u16 hook, struct task_struct *t,
+void ntkl_write_process(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t,
 			const char *name);
-void ntkl_write_thread(struct ntkl_logger *lg, u16 hook, struct task_struct *t);
+void ntkl_write_thread(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t);
 void ntkl_rundown(struct ntkl_logger *lg, bool end);
 struct linux_binprm;
 void ntkl_probe_fork(void *data, struct task_struct *parent, struct task_struct *child);
@@ -165,6 +166,12 @@ struct ntkl_active_set {
 	u32 compact_clocks;
 	bool spinlock;			/* a logger takes spin lock records */
 };
+
+/* Does lg take event id? Its descriptor names the group mask that turns it on. */
+static inline bool ntkl_event_on(const struct ntkl_logger *lg, enum etw_event_id id)
+{
+	return perf_group_is_on(&lg->groups, etw_event_mask(id));
+}
 
 /* The group mask bits that choose CSwitch (CSWITCH) or CompCS (both). */
 static inline bool ntkl_wants_compact(const struct ntkl_logger *lg)
@@ -222,7 +229,9 @@ void ntkl_probe_irq_handler_entry(void *data, int irq, struct irqaction *action)
 void ntkl_probe_softirq_entry(void *data, unsigned int vec);
 int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c);
 void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c);
+
+/* format/redact.c: kernel addresses in records, hashed for most readers */
 bool ntkl_reader_sees_addresses(void);
-void ntkl_spinlock_hide_addresses(u8 *data, u32 filled);
+void ntkl_redact_addresses(u8 *data, u32 filled);
 
 #endif /* _NTKL_H */

@@ -131,7 +131,7 @@ static int take_census(struct capture *cap, struct census *c)
 	while (etl_next_buffer(&f, &bc, &b, &err) == 1) {
 		etl_records_begin(&b, &rc);
 		while (etl_next_record(&b, &rc, &r, &err) == 1)
-			if (r.hook_id >= ETW_HOOK_THREAD_START && r.hook_id <= ETW_HOOK_THREAD_DC_END)
+			if (r.hook_id >= ETW_EVENT_THREAD_START_HOOK && r.hook_id <= ETW_EVENT_THREAD_DC_END_HOOK)
 				census_thread(c, &r);
 	}
 	etl_check(&f, false, on_violation, c, NULL);
@@ -449,13 +449,13 @@ TEST_F(cap, independent_loggers)
 	ASSERT_EQ(0, capture_drain(rb, pb.buffer_size_kb * 1024, &cb, 0));
 	close(rb);
 
-	EXPECT_GE(count_hook(&ca, ETW_HOOK_PROCESS_START), 5);
-	EXPECT_EQ(0, count_hook(&ca, ETW_HOOK_THREAD_START));
-	EXPECT_GE(count_hook(&cb, ETW_HOOK_THREAD_START), 5);
-	EXPECT_EQ(0, count_hook(&cb, ETW_HOOK_PROCESS_START));
+	EXPECT_GE(count_hook(&ca, ETW_EVENT_PROCESS_START_HOOK), 5);
+	EXPECT_EQ(0, count_hook(&ca, ETW_EVENT_THREAD_START_HOOK));
+	EXPECT_GE(count_hook(&cb, ETW_EVENT_THREAD_START_HOOK), 5);
+	EXPECT_EQ(0, count_hook(&cb, ETW_EVENT_PROCESS_START_HOOK));
 	/* both got their own rundown */
-	EXPECT_GT(count_hook(&ca, ETW_HOOK_PROCESS_DC_START), 1);
-	EXPECT_GT(count_hook(&cb, ETW_HOOK_PROCESS_DC_START), 1);
+	EXPECT_GT(count_hook(&ca, ETW_EVENT_PROCESS_DC_START_HOOK), 1);
+	EXPECT_GT(count_hook(&cb, ETW_EVENT_PROCESS_DC_START_HOOK), 1);
 	capture_free(&ca);
 	capture_free(&cb);
 }

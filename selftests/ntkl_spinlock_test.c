@@ -239,7 +239,7 @@ static void spin_census_of(struct capture *c, struct spin_census *s, bool check_
 			const struct wmi_spinlock *sl = (const void *)r.payload;
 			int idx;
 
-			if (r.hook_id != ETW_HOOK_SPINLOCK || r.payload_len != sizeof(*sl))
+			if (r.hook_id != ETW_EVENT_SPINLOCK_HOOK || r.payload_len != sizeof(*sl))
 				continue;
 			if ((uint64_t)r.timestamp * 100 < window_begin ||
 			    (uint64_t)r.timestamp * 100 > window_end)

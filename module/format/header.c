@@ -16,16 +16,20 @@
 
 #define HDR_SIZE	sizeof(struct wmi_buffer_header)
 
-/* Start a SYSTEM64 record of payload bytes at *pos; returns the payload. */
-static u8 *put_system_record(struct ntkl_logger *lg, u8 **pos, u16 hook,
-			     u16 version, size_t payload)
+/*
+ * Start a record of event id with payload bytes at *pos; returns the
+ * payload. The header buffer's events are SYSTEM64 ones (the event table
+ * says so, and userspace/tests/test_events.c checks it).
+ */
+static u8 *put_system_record(struct ntkl_logger *lg, u8 **pos, enum etw_event_id id,
+			     size_t payload)
 {
 	struct system_trace_header *h = (struct system_trace_header *)*pos;
 	size_t size = sizeof(*h) + payload;
 
-	h->marker = ETW_MARKER_SYSTEM64(version);
+	h->marker = ETW_MARKER_SYSTEM64(etw_event_version(id));
 	h->size = size;
-	h->hook_id = hook;
+	h->hook_id = etw_event_hook(id);
 	h->thread_id = 0;
 	h->process_id = 0;
 	h->system_time = lg->start_clock;
@@ -42,8 +46,7 @@ static void put_logfile_header(struct ntkl_logger *lg, u8 **pos)
 	u8 *p;
 
 	/* payload: the header, the logger name, an empty log file name */
-	p = put_system_record(lg, pos, ETW_HOOK_HEADER, ETW_VERSION_HEADER,
-			      sizeof(*t) + name_bytes + 2);
+	p = put_system_record(lg, pos, ETW_EVENT_HEADER, sizeof(*t) + name_bytes + 2);
 	t = (struct trace_logfile_header *)p;
 	t->buffer_size = lg->buffer_size;
 	t->version = ETW_LOGFILE_VERSION;
@@ -74,8 +77,7 @@ static void put_header_extension(struct ntkl_logger *lg, u8 **pos)
 {
 	struct etw_header_extension *ext;
 
-	ext = (void *)put_system_record(lg, pos, ETW_HOOK_HEADER_EXTENSION,
-					ETW_VERSION_HEADER, sizeof(*ext));
+	ext = (void *)put_system_record(lg, pos, ETW_EVENT_HEADER_EXTENSION, sizeof(*ext));
 	ext->group_masks = lg->groups;
 	ext->kernel_event_version = ETW_NTKL_KERNEL_EVENT_VERSION;
 }
@@ -86,8 +88,7 @@ static void put_config_cpu(struct ntkl_logger *lg, u8 **pos)
 	struct sysinfo si;
 
 	si_meminfo(&si);
-	c = (void *)put_system_record(lg, pos, ETW_HOOK_CONFIG_CPU,
-				      ETW_VERSION_CONFIG_CPU, ETW_CONFIG_CPU_SIZE);
+	c = (void *)put_system_record(lg, pos, ETW_EVENT_CONFIG_CPU, ETW_CONFIG_CPU_SIZE);
 	c->mhz = ntkl_cpu_mhz();
 	c->number_of_processors = num_possible_cpus();
 	c->mem_size = (si.totalram * si.mem_unit) >> 20;

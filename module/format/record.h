@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Writing one ETW record into a logger's per-CPU buffer: reserve, fill the
- * kernel record header (SYSTEM64 for process and thread events, PERFINFO64
- * for the performance events), write the payload, commit.
+ * kernel record header (the type, hook and version the event's descriptor
+ * gives: uapi/ntkl_events.h), write the payload, commit.
  *
- * Inline: every caller passes a constant header type, hook and usually
- * size, so a probe's record comes down to the reservation and a few stores.
+ * Inline: a probe passes a constant event id and usually size, so its
+ * record comes down to the reservation and a few stores.
  */
 #ifndef _NTKL_RECORD_H
 #define _NTKL_RECORD_H
@@ -70,23 +70,25 @@ static __always_inline u8 *ntkl_record_begin_common(struct ntkl_logger *lg,
 }
 
 /*
- * Reserve a record of header + payload bytes and fill the header; returns
- * where the payload goes, or NULL if the event is lost (and counted).
- * Preemption must be off until ntkl_record_end().
+ * Reserve a record of event id (ETW_EVENT_*, uapi/ntkl_events.h) with
+ * payload bytes and fill its header (type, hook and version come from the
+ * event's one definition); returns where the payload goes, or NULL if the
+ * event is lost (and counted). Preemption must be off until
+ * ntkl_record_end().
  */
 static __always_inline u8 *ntkl_record_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
-					     u8 header_type, u16 hook, u16 version,
-					     size_t payload)
+					     enum etw_event_id id, size_t payload)
 {
-	return ntkl_record_begin_common(lg, rec, header_type, hook, version, payload, 0, false);
+	return ntkl_record_begin_common(lg, rec, etw_event_header_type(id), etw_event_hook(id),
+					etw_event_version(id), payload, 0, false);
 }
 
 /* The same, stamped with a time the caller read (see ntkl_reserve_at()). */
 static __always_inline u8 *ntkl_record_begin_at(struct ntkl_logger *lg, struct ntkl_record *rec,
-						u8 header_type, u16 hook, u16 version,
-						size_t payload, u64 clock)
+						enum etw_event_id id, size_t payload, u64 clock)
 {
-	return ntkl_record_begin_common(lg, rec, header_type, hook, version, payload, clock, true);
+	return ntkl_record_begin_common(lg, rec, etw_event_header_type(id), etw_event_hook(id),
+					etw_event_version(id), payload, clock, true);
 }
 
 static __always_inline void ntkl_record_end(struct ntkl_record *rec)

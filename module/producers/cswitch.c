@@ -39,9 +39,7 @@ static void emit_batch(const struct ntkl_active_set *set, struct ccswap_batch *b
 
 		if (lg->clock_type != clock)
 			continue;
-		p = ntkl_record_begin(lg, &rec, ETW_HEADER_TYPE_PERFINFO64,
-				      ETW_HOOK_COMPACT_CSWITCH, ETW_VERSION_COMPACT_CSWITCH,
-				      ccswap_payload_size(b));
+		p = ntkl_record_begin(lg, &rec, ETW_EVENT_COMPACT_CSWITCH, ccswap_payload_size(b));
 		if (!p)
 			continue;
 		memcpy(p, &b->hdr, ccswap_payload_size(b));
@@ -56,8 +54,7 @@ static void write_cswitch(struct ntkl_logger *lg, const struct wmi_contextswap *
 	struct ntkl_record rec;
 	u8 *p;
 
-	p = ntkl_record_begin_at(lg, &rec, ETW_HEADER_TYPE_PERFINFO64, ETW_HOOK_CSWITCH,
-				 ETW_VERSION_CSWITCH, sizeof(*cs), clock);
+	p = ntkl_record_begin_at(lg, &rec, ETW_EVENT_CSWITCH, sizeof(*cs), clock);
 	if (!p)
 		return;
 	memcpy(p, cs, sizeof(*cs));

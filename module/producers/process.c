@@ -37,10 +37,9 @@ static void read_comm(char *comm, struct task_struct *t)
  * Process Start/End (SYSTEM64) and DCStart/DCEnd (PERFINFO64), version 4,
  * as in the real files. name is the image name to log.
  */
-void ntkl_write_process(struct ntkl_logger *lg, u16 hook, struct task_struct *t,
+void ntkl_write_process(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t,
 			const char *name)
 {
-	bool rundown = hook == ETW_HOOK_PROCESS_DC_START || hook == ETW_HOOK_PROCESS_DC_END;
 	size_t name_len = strnlen(name, TASK_COMM_LEN);
 	struct etw_process_v4 *proc;
 	struct etw_sid_header *sidh;
@@ -48,9 +47,7 @@ void ntkl_write_process(struct ntkl_logger *lg, u16 hook, struct task_struct *t,
 	struct ntkl_record rec;
 	u8 *p;
 
-	p = ntkl_record_begin(lg, &rec,
-			      rundown ? ETW_HEADER_TYPE_PERFINFO64 : ETW_HEADER_TYPE_SYSTEM64,
-			      hook, ETW_VERSION_PROCESS,
+	p = ntkl_record_begin(lg, &rec, id,
 			      ETW_PROCESS_V4_FIXED_SIZE + sizeof(*sidh) + UNIX_USER_SID_SIZE +
 			      name_len + 1 + 3 * 2);
 	if (!p)
@@ -63,7 +60,7 @@ void ntkl_write_process(struct ntkl_logger *lg, u16 hook, struct task_struct *t,
 	proc->parent_id = is_idle_task(t) ? 0 : task_tgid_nr(rcu_dereference(t->real_parent));
 	rcu_read_unlock();
 	proc->session_id = is_idle_task(t) ? 0 : task_session_nr_ns(t, &init_pid_ns);
-	proc->exit_status = hook == ETW_HOOK_PROCESS_END ? t->exit_code : 0;
+	proc->exit_status = id == ETW_EVENT_PROCESS_END ? t->exit_code : 0;
 	proc->directory_table_base = 0;
 	proc->flags = 0;
 	p += ETW_PROCESS_V4_FIXED_SIZE;
@@ -92,7 +89,7 @@ void ntkl_write_process(struct ntkl_logger *lg, u16 hook, struct task_struct *t,
 }
 
 /* Thread Start/End/DCStart/DCEnd, SYSTEM64 version 3, with the comm as name. */
-void ntkl_write_thread(struct ntkl_logger *lg, u16 hook, struct task_struct *t)
+void ntkl_write_thread(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t)
 {
 	char comm[TASK_COMM_LEN];
 	struct etw_thread_v3 *th;
@@ -100,7 +97,7 @@ void ntkl_write_thread(struct ntkl_logger *lg, u16 hook, struct task_struct *t)
 	u8 *p;
 
 	read_comm(comm, t);
-	p = ntkl_record_begin(lg, &rec, ETW_HEADER_TYPE_SYSTEM64, hook, ETW_VERSION_THREAD,
+	p = ntkl_record_begin(lg, &rec, id,
 			      sizeof(*th) + (ntkl_utf16_len(comm, sizeof(comm)) + 1) * 2);
 	if (!p)
 		return;
@@ -124,10 +121,10 @@ static void rundown_idle(struct ntkl_logger *lg, bool end)
 {
 	unsigned int cpu;
 
-	ntkl_write_process(lg, end ? ETW_HOOK_PROCESS_DC_END : ETW_HOOK_PROCESS_DC_START,
+	ntkl_write_process(lg, end ? ETW_EVENT_PROCESS_DC_END : ETW_EVENT_PROCESS_DC_START,
 			   &init_task, "Idle");
 	for_each_possible_cpu(cpu)
-		ntkl_write_thread(lg, end ? ETW_HOOK_THREAD_DC_END : ETW_HOOK_THREAD_DC_START,
+		ntkl_write_thread(lg, end ? ETW_EVENT_THREAD_DC_END : ETW_EVENT_THREAD_DC_START,
 				  &init_task);
 }
 
@@ -138,8 +135,8 @@ static void rundown_idle(struct ntkl_logger *lg, bool end)
  */
 void ntkl_rundown(struct ntkl_logger *lg, bool end)
 {
-	u16 proc_hook = end ? ETW_HOOK_PROCESS_DC_END : ETW_HOOK_PROCESS_DC_START;
-	u16 thread_hook = end ? ETW_HOOK_THREAD_DC_END : ETW_HOOK_THREAD_DC_START;
+	enum etw_event_id proc_ev = end ? ETW_EVENT_PROCESS_DC_END : ETW_EVENT_PROCESS_DC_START;
+	enum etw_event_id thread_ev = end ? ETW_EVENT_THREAD_DC_END : ETW_EVENT_THREAD_DC_START;
 	struct task_struct *g, *t;
 	char comm[TASK_COMM_LEN];
 
@@ -151,11 +148,11 @@ void ntkl_rundown(struct ntkl_logger *lg, bool end)
 	for_each_process(g) {
 		preempt_disable();
 		read_comm(comm, g);
-		ntkl_write_process(lg, proc_hook, g, comm);
+		ntkl_write_process(lg, proc_ev, g, comm);
 		preempt_enable();
 		for_each_thread(g, t) {
 			preempt_disable();
-			ntkl_write_thread(lg, thread_hook, t);
+			ntkl_write_thread(lg, thread_ev, t);
 			preempt_enable();
 		}
 	}
@@ -172,10 +169,10 @@ void ntkl_probe_fork(void *data, struct task_struct *parent, struct task_struct 
 	read_comm(comm, child);
 	for (i = 0; i < n; i++) {
 		lg = loggers[i];
-		if (thread_group_leader(child) && perf_group_is_on(&lg->groups, PERF_PROCESS))
-			ntkl_write_process(lg, ETW_HOOK_PROCESS_START, child, comm);
-		if (perf_group_is_on(&lg->groups, PERF_THREAD))
-			ntkl_write_thread(lg, ETW_HOOK_THREAD_START, child);
+		if (thread_group_leader(child) && ntkl_event_on(lg, ETW_EVENT_PROCESS_START))
+			ntkl_write_process(lg, ETW_EVENT_PROCESS_START, child, comm);
+		if (ntkl_event_on(lg, ETW_EVENT_THREAD_START))
+			ntkl_write_thread(lg, ETW_EVENT_THREAD_START, child);
 	}
 }
 
@@ -195,16 +192,16 @@ void ntkl_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 		bool proc, thread;
 
 		lg = loggers[i];
-		proc = perf_group_is_on(&lg->groups, PERF_PROCESS);
-		thread = perf_group_is_on(&lg->groups, PERF_THREAD);
+		proc = ntkl_event_on(lg, ETW_EVENT_PROCESS_START);
+		thread = ntkl_event_on(lg, ETW_EVENT_THREAD_START);
 		if (thread)
-			ntkl_write_thread(lg, ETW_HOOK_THREAD_END, p);
+			ntkl_write_thread(lg, ETW_EVENT_THREAD_END, p);
 		if (proc) {
-			ntkl_write_process(lg, ETW_HOOK_PROCESS_END, p, comm);
-			ntkl_write_process(lg, ETW_HOOK_PROCESS_START, p, comm);
+			ntkl_write_process(lg, ETW_EVENT_PROCESS_END, p, comm);
+			ntkl_write_process(lg, ETW_EVENT_PROCESS_START, p, comm);
 		}
 		if (thread)
-			ntkl_write_thread(lg, ETW_HOOK_THREAD_START, p);
+			ntkl_write_thread(lg, ETW_EVENT_THREAD_START, p);
 	}
 }
 
@@ -219,9 +216,9 @@ void ntkl_probe_exit(void *data, struct task_struct *p)
 	read_comm(comm, p);
 	for (i = 0; i < n; i++) {
 		lg = loggers[i];
-		if (perf_group_is_on(&lg->groups, PERF_THREAD))
-			ntkl_write_thread(lg, ETW_HOOK_THREAD_END, p);
-		if (group_dead && perf_group_is_on(&lg->groups, PERF_PROCESS))
-			ntkl_write_process(lg, ETW_HOOK_PROCESS_END, p, comm);
+		if (ntkl_event_on(lg, ETW_EVENT_THREAD_END))
+			ntkl_write_thread(lg, ETW_EVENT_THREAD_END, p);
+		if (group_dead && ntkl_event_on(lg, ETW_EVENT_PROCESS_END))
+			ntkl_write_process(lg, ETW_EVENT_PROCESS_END, p, comm);
 	}
 }

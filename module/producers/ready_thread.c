@@ -22,11 +22,10 @@ void ntkl_probe_sched_waking(void *data, struct task_struct *p)
 	struct ntkl_record rec;
 
 	for (i = 0; i < n; i++) {
-		if (!perf_group_is_on(&loggers[i]->groups, PERF_DISPATCHER))
+		if (!ntkl_event_on(loggers[i], ETW_EVENT_READY_THREAD))
 			continue;
-		rt = (void *)ntkl_record_begin(loggers[i], &rec, ETW_HEADER_TYPE_PERFINFO64,
-					       ETW_HOOK_READY_THREAD,
-					       ETW_VERSION_READY_THREAD, sizeof(*rt));
+		rt = (void *)ntkl_record_begin(loggers[i], &rec, ETW_EVENT_READY_THREAD,
+					       sizeof(*rt));
 		if (!rt)
 			continue;
 		rt->thread_id = ntkl_thread_id(p);

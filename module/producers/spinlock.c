@@ -238,10 +238,9 @@ static __always_inline void write_record(struct spin_cpu *sc, const struct spin_
 	u8 *p;
 
 	for (i = 0; i < n; i++) {
-		if (!perf_group_is_on(&loggers[i]->groups, PERF_SPINLOCK))
+		if (!ntkl_event_on(loggers[i], ETW_EVENT_SPINLOCK))
 			continue;
-		p = ntkl_record_begin(loggers[i], &r, ETW_HEADER_TYPE_PERFINFO64,
-				      ETW_HOOK_SPINLOCK, ETW_VERSION_SPINLOCK, sizeof(rec));
+		p = ntkl_record_begin(loggers[i], &r, ETW_EVENT_SPINLOCK, sizeof(rec));
 		if (!p)
 			continue;
 		memcpy(p, &rec, sizeof(rec));
@@ -357,50 +356,4 @@ void ntkl_spinlock_init(void)
 		cpu_relax();
 	took = max_t(u64, div_u64(cycles() - start, 1000), 1);
 	spins_per_cycle_mult = div64_u64(1ULL << 32, took);
-}
-
-/*
- * May this reader see kernel addresses? The rule of /proc/kallsyms: it
- * needs CAP_SYSLOG, and kptr_restrict must allow it, which %pK applies in
- * the reader's context (it prints zeros when kptr_restrict forbids).
- */
-bool ntkl_reader_sees_addresses(void)
-{
-	char buf[24];
-
-	if (!has_capability_noaudit(current, CAP_SYSLOG))
-		return false;
-	snprintf(buf, sizeof(buf), "%pK", &config);
-	return strspn(buf, "0") != strlen(buf);
-}
-
-/* The value %p prints for an address: the kernel's own keyed hash. */
-static u64 hashed(u64 addr)
-{
-	char buf[24];
-	u64 v;
-
-	snprintf(buf, sizeof(buf), "%p", (void *)(unsigned long)addr);
-	return kstrtou64(buf, 16, &v) ? 0 : v;
-}
-
-/* Replace the addresses in a buffer's spin lock records by their hashes. */
-void ntkl_spinlock_hide_addresses(u8 *data, u32 filled)
-{
-	u32 off = sizeof(struct wmi_buffer_header);
-
-	while (off + sizeof(struct perfinfo_trace_header) <= filled) {
-		struct perfinfo_trace_header *h = (void *)(data + off);
-
-		if (h->size < sizeof(*h))
-			break;
-		if (h->hook_id == ETW_HOOK_SPINLOCK &&
-		    h->size == sizeof(*h) + sizeof(struct wmi_spinlock)) {
-			struct wmi_spinlock *s = (void *)(h + 1);
-
-			s->spin_lock_address = hashed(s->spin_lock_address);
-			s->caller_address = hashed(s->caller_address);
-		}
-		off += ALIGN(h->size, ETW_RECORD_ALIGN);
-	}
 }

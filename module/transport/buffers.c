@@ -431,8 +431,7 @@ ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
 	buf = ring_buffer(ring, tail);
 	buffer_finish(lg, ring, buf);
 	if (!addresses)
-		ntkl_spinlock_hide_addresses(buf->data,
-					     local_read(&buf->fill) & ~NTKL_FILL_CLOSED);
+		ntkl_redact_addresses(buf->data, local_read(&buf->fill) & ~NTKL_FILL_CLOSED);
 	if (copy_to_user(ubuf, buf->data, lg->buffer_size))
 		return -EFAULT;
 	buffer_reset(buf);

@@ -201,7 +201,7 @@ int etl_header_patch_mem(uint8_t *data, size_t len,
 	}
 	memcpy(&ev, data + HEADER_EVENT_OFFSET, sizeof(ev));
 	if (((ev.marker >> 16) & 0xFF) != ETW_HEADER_TYPE_SYSTEM64 ||
-	    ev.hook_id != ETW_HOOK_HEADER ||
+	    ev.hook_id != ETW_EVENT_HEADER_HOOK ||
 	    ev.size < sizeof(ev) + sizeof(h)) {
 		snprintf(err, err_size,
 			 "buffer 0 does not start with the Header event (marker 0x%08x, hook 0x%04x, size 0x%x)",

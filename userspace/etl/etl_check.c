@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "etl_check.h"
+#include "etw_events.h"
 #include "etw_names.h"
 
 struct checker {
@@ -123,65 +124,28 @@ static bool check_buffer_header(struct checker *c, const struct etl_buffer *b)
 }
 
 /*
- * Payload sizes of the layouts uapi/ntkl_etw.h knows: a Size that a
- * flipped byte made larger can still land on a record boundary, but not
- * on the size the event's layout has. Every sample record obeys these.
+ * Payload sizes of the layouts the event table knows (uapi/ntkl_events.h):
+ * a Size that a flipped byte made larger can still land on a record
+ * boundary, but not on the size the event's layout has. Every sample
+ * record obeys these.
  */
-struct payload_rule {
-	uint16_t hook_id;
-	int version;			/* -1: any */
-	uint32_t min, max;
-};
-
-static const struct payload_rule payload_rules[] = {
-	{ ETW_HOOK_HEADER, -1, sizeof(struct trace_logfile_header) + 4, ETW_MAX_EVENT_SIZE },
-	{ ETW_HOOK_HEADER_EXTENSION, -1, sizeof(struct etw_header_extension),
-	  sizeof(struct etw_header_extension) },
-	{ ETW_HOOK_GROUP_MASKS_END, -1, sizeof(struct etw_header_extension),
-	  sizeof(struct etw_header_extension) },
-	{ ETW_HOOK_RUNDOWN_COMPLETE, -1, 0, 0 },
-	{ ETW_HOOK_THREAD_START, ETW_VERSION_THREAD, sizeof(struct etw_thread_v3) + 2, ETW_MAX_EVENT_SIZE },
-	{ ETW_HOOK_THREAD_END, ETW_VERSION_THREAD, sizeof(struct etw_thread_v3) + 2, ETW_MAX_EVENT_SIZE },
-	{ ETW_HOOK_THREAD_DC_START, ETW_VERSION_THREAD, sizeof(struct etw_thread_v3) + 2, ETW_MAX_EVENT_SIZE },
-	{ ETW_HOOK_THREAD_DC_END, ETW_VERSION_THREAD, sizeof(struct etw_thread_v3) + 2, ETW_MAX_EVENT_SIZE },
-	{ ETW_HOOK_PROCESS_START, ETW_VERSION_PROCESS, ETW_PROCESS_V4_FIXED_SIZE + 4, ETW_MAX_EVENT_SIZE },
-	{ ETW_HOOK_PROCESS_END, ETW_VERSION_PROCESS, ETW_PROCESS_V4_FIXED_SIZE + 4, ETW_MAX_EVENT_SIZE },
-	{ ETW_HOOK_PROCESS_DC_START, ETW_VERSION_PROCESS, ETW_PROCESS_V4_FIXED_SIZE + 4, ETW_MAX_EVENT_SIZE },
-	{ ETW_HOOK_PROCESS_DC_END, ETW_VERSION_PROCESS, ETW_PROCESS_V4_FIXED_SIZE + 4, ETW_MAX_EVENT_SIZE },
-	{ ETW_HOOK_CSWITCH, -1, sizeof(struct wmi_contextswap), sizeof(struct wmi_contextswap) },
-	/* The 0x400 batch limit may or may not count the 0x58 header. */
-	{ ETW_HOOK_COMPACT_CSWITCH, -1, sizeof(struct perfinfo_ccswap_buffer),
-	  sizeof(struct perfinfo_ccswap_buffer) + PERFINFO_CCSWAP_BATCH_SIZE },
-	{ ETW_HOOK_SPINLOCK, -1, sizeof(struct wmi_spinlock), sizeof(struct wmi_spinlock) },
-	{ ETW_HOOK_READY_THREAD, -1, sizeof(struct etw_ready_thread), sizeof(struct etw_ready_thread) },
-	{ ETW_HOOK_CONFIG_CPU, ETW_VERSION_CONFIG_CPU, ETW_CONFIG_CPU_SIZE, ETW_CONFIG_CPU_SIZE },
-};
-
 static bool check_payload_size(struct checker *c, const struct etl_buffer *b,
 			       const struct etl_record *r)
 {
+	const struct etw_layout *l;
 	char hook[64];
 
 	if (r->kind != ETL_KIND_KERNEL)
 		return false;
-	for (size_t i = 0; i < sizeof(payload_rules) / sizeof(payload_rules[0]); i++) {
-		const struct payload_rule *p = &payload_rules[i];
-
-		if (p->hook_id != r->hook_id ||
-		    (p->version >= 0 && p->version != (r->version & 0xFF)))
-			continue;
-		if (r->payload_len >= p->min && r->payload_len <= p->max)
-			return false;
-		etw_hook_label(r->hook_id, hook, sizeof(hook));
-		if (p->min == p->max)
-			return violation(c, REC_FMT "%s payload is 0x%x bytes, its layout has 0x%x (Size 0x%x)",
-					 REC_ARGS(b, r), hook, r->payload_len,
-					 p->min, r->size);
-		return violation(c, REC_FMT "%s payload is 0x%x bytes, its layout needs 0x%x to 0x%x (Size 0x%x)",
-				 REC_ARGS(b, r), hook, r->payload_len, p->min,
-				 p->max, r->size);
-	}
-	return false;
+	l = etw_event_layout(r->hook_id, (uint8_t)r->version);
+	if (!l || (r->payload_len >= l->min && r->payload_len <= l->max))
+		return false;
+	etw_hook_label(r->hook_id, hook, sizeof(hook));
+	if (l->min == l->max)
+		return violation(c, REC_FMT "%s payload is 0x%x bytes, its layout has 0x%x (Size 0x%x)",
+				 REC_ARGS(b, r), hook, r->payload_len, l->min, r->size);
+	return violation(c, REC_FMT "%s payload is 0x%x bytes, its layout needs 0x%x to 0x%x (Size 0x%x)",
+			 REC_ARGS(b, r), hook, r->payload_len, l->min, l->max, r->size);
 }
 
 /* One record; true to stop. */
@@ -207,8 +171,8 @@ static bool check_record(struct checker *c, const struct etl_buffer *b,
 
 	if (b->index == 0 && first &&
 	    (r->header_type != ETW_HEADER_TYPE_SYSTEM64 ||
-	     r->hook_id != ETW_HOOK_HEADER ||
-	     (r->version & 0xFF) != ETW_VERSION_HEADER) &&
+	     r->hook_id != ETW_EVENT_HEADER_HOOK ||
+	     (r->version & 0xFF) != ETW_EVENT_HEADER_VERSION) &&
 	    violation(c, REC_FMT "the first record must be the Header event (SYSTEM64, group 0, type 0, version 2), not %s hook 0x%04x version %u",
 		      REC_ARGS(b, r), type_label(r->header_type), r->hook_id,
 		      r->version & 0xFF))
@@ -221,7 +185,7 @@ static bool check_record(struct checker *c, const struct etl_buffer *b,
 	if (b->index == 0 &&
 	    (r->kind != ETL_KIND_KERNEL ||
 	     (ETW_HOOK_GROUP(r->hook_id) != ETW_GROUP_HEADER &&
-	      r->hook_id != ETW_HOOK_CONFIG_CPU)) &&
+	      r->hook_id != ETW_EVENT_CONFIG_CPU_HOOK)) &&
 	    violation(c, REC_FMT "the header buffer holds only group-0 (EventTrace) and SystemConfig CPU events, not %s %s",
 		      REC_ARGS(b, r), type_label(r->header_type),
 		      r->kind == ETL_KIND_KERNEL ?

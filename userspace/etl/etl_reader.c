@@ -414,7 +414,7 @@ static int read_header(struct etl_file *f, struct etl_error *err)
 	if (ret == 0)
 		return etl_error_set(err,
 			"buffer 0 (file offset 0x0): no record: the Header event is missing");
-	if (r.kind != ETL_KIND_KERNEL || r.hook_id != ETW_HOOK_HEADER)
+	if (r.kind != ETL_KIND_KERNEL || r.hook_id != ETW_EVENT_HEADER_HOOK)
 		return etl_error_set(err,
 			"buffer 0 (file offset 0x0): record at +0x%x: the first record is not the Header event (%s, hook 0x%04x)",
 			r.buffer_offset, header_type_label(r.header_type),

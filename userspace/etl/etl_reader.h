@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "uapi/ntkl_etw.h"
+#include "uapi/ntkl_events.h"
 
 #define ETL_BUFFER_HEADER_SIZE	((uint32_t)sizeof(struct wmi_buffer_header))
 

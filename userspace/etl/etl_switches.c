@@ -176,15 +176,15 @@ static int collect(const struct etl_file *f, struct reader *rd)
 			if (r.kind != ETL_KIND_KERNEL)
 				continue;
 			switch (r.hook_id) {
-			case ETW_HOOK_CSWITCH:
+			case ETW_EVENT_CSWITCH_HOOK:
 				if (add_cswitch(rd, &r, &b))
 					return -1;
 				break;
-			case ETW_HOOK_COMPACT_CSWITCH:
+			case ETW_EVENT_COMPACT_CSWITCH_HOOK:
 				if (add_batch(rd, &r, &b))
 					return -1;
 				break;
-			case ETW_HOOK_READY_THREAD:
+			case ETW_EVENT_READY_THREAD_HOOK:
 				c = cpu_stats(rd, r.processor);
 				if (!c)
 					return oom(rd);

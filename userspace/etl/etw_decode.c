@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "etw_decode.h"
+#include "etw_events.h"
 #include "etw_names.h"
 #include "utf16.h"
 
@@ -100,8 +101,6 @@ static uint64_t dec_peek(struct dec *d, uint32_t off, uint32_t n, const char *na
 
 #define FIELD_OFF(type, field)	((uint32_t)offsetof(type, field))
 #define FIELD_LEN(type, field)	((uint32_t)sizeof(((type *)0)->field))
-#define DEC(d, type, field, name, fmt) \
-	dec_int(d, FIELD_OFF(type, field), FIELD_LEN(type, field), name, fmt)
 
 /* A NUL-terminated UTF-16 string at the cursor. */
 static void dec_wstr(struct dec *d, const char *name)
@@ -251,114 +250,107 @@ bool etw_sid_to_string(const uint8_t *p, uint32_t len, char *buf, size_t size,
 }
 
 /* ---------------------------------------------------------------------- */
-/* Group 0: the logger's own events                                        */
+/* Fixed fields, as the event table lists them                             */
 /* ---------------------------------------------------------------------- */
 
-void etw_decode_logfile_header(FILE *out, const char *indent,
-			       const uint8_t *p, uint32_t len)
+static void print_name(FILE *out, const char *name)
 {
-	typedef struct trace_logfile_header H;
+	if (name)
+		fprintf(out, "(%s)", name);
+}
+
+/* The group masks of a HeaderExtension, kept for the names after them. */
+struct dec_state {
+	struct perfinfo_groupmask gm;
+};
+
+static void dec_group_masks(struct dec *d, const struct etw_field *f, struct dec_state *st)
+{
+	fprintf(d->out, " %s=", f->name);
+	for (int i = 0; i < PERF_NUM_MASKS; i++) {
+		st->gm.masks[i] = (uint32_t)dec_peek(d, f->offset + 4 * (uint32_t)i, 4, f->name);
+		if (d->is_short)
+			break;
+		fprintf(d->out, "%s%08x", i ? ":" : "", st->gm.masks[i]);
+	}
+}
+
+static void dec_spinlock_flags(struct dec *d, const struct etw_field *f)
+{
+	uint64_t flags = dec_peek(d, f->offset, f->size, f->name);
+	uint8_t mode = (uint8_t)(flags & WMI_SPINLOCK_ACQUIRE_MODE_MASK);
+
+	if (d->is_short)
+		return;
+	fprintf(d->out, " AcquireMode=%u", mode);
+	print_name(d->out, etw_spinlock_mode_name(mode));
+	fprintf(d->out, " ExecuteDpc=%d ExecuteIsr=%d",
+		!!(flags & WMI_SPINLOCK_EXECUTE_DPC), !!(flags & WMI_SPINLOCK_EXECUTE_ISR));
+}
+
+static void dec_field(struct dec *d, const struct etw_field *f, struct dec_state *st)
+{
 	char mode[512];
-	struct dec d;
 	uint64_t v;
 
-	dec_begin(&d, out, indent, "Header", p, len);
-	DEC(&d, H, buffer_size, "BufferSize", FMT_DEC);
-	DEC(&d, H, version, "Version", FMT_HEX);
-	DEC(&d, H, provider_version, "ProviderVersion", FMT_DEC);
-	DEC(&d, H, number_of_processors, "NumberOfProcessors", FMT_DEC);
-	DEC(&d, H, end_time, "EndTime", FMT_SIGNED);
-	DEC(&d, H, timer_resolution, "TimerResolution", FMT_DEC);
-	DEC(&d, H, maximum_file_size, "MaximumFileSize", FMT_DEC);
-	v = DEC(&d, H, log_file_mode, "LogFileMode", FMT_HEX);
-	if (!d.is_short)
-		fprintf(out, "(%s)", etw_flags_str(etw_logfile_mode_names,
-						  (uint32_t)v, mode, sizeof(mode)));
-	DEC(&d, H, buffers_written, "BuffersWritten", FMT_DEC);
-	DEC(&d, H, start_buffers, "StartBuffers", FMT_DEC);
-	DEC(&d, H, pointer_size, "PointerSize", FMT_DEC);
-	DEC(&d, H, events_lost, "EventsLost", FMT_DEC);
-	DEC(&d, H, cpu_speed_in_mhz, "CpuSpeedInMHz", FMT_DEC);
-	DEC(&d, H, time_zone.bias, "TimeZoneBias", FMT_SIGNED);
-	DEC(&d, H, boot_time, "BootTime", FMT_SIGNED);
-	DEC(&d, H, perf_freq, "PerfFreq", FMT_SIGNED);
-	DEC(&d, H, start_time, "StartTime", FMT_SIGNED);
-	DEC(&d, H, reserved_flags, "ReservedFlags", FMT_DEC);
-	DEC(&d, H, buffers_lost, "BuffersLost", FMT_DEC);
-	d.pos = sizeof(H);
-	dec_wstr(&d, "LoggerName");
-	dec_wstr(&d, "LogFileName");
-	/* The zone names are in the middle: count them as decoded. */
-	if (!d.is_short && d.used < d.pos)
-		d.used = d.pos;
-	dec_end(&d);
-}
-
-void etw_decode_header_extension(FILE *out, const char *indent,
-				 const uint8_t *p, uint32_t len)
-{
-	typedef struct etw_header_extension X;
-	struct perfinfo_groupmask gm;
-	struct dec d;
-
-	dec_begin(&d, out, indent, "GroupMasks", p, len);
-	fprintf(out, " Masks=");
-	for (int i = 0; i < PERF_NUM_MASKS; i++) {
-		uint32_t off = FIELD_OFF(X, group_masks.masks[0]) + 4 * (uint32_t)i;
-
-		gm.masks[i] = (uint32_t)dec_peek(&d, off, 4, "GroupMasks");
-		if (d.is_short)
-			break;
-		fprintf(out, "%s%08x", i ? ":" : "", gm.masks[i]);
+	switch ((enum etw_field_kind)f->kind) {
+	case ETW_FIELD_UINT:
+		dec_int(d, f->offset, f->size, f->name, FMT_DEC);
+		break;
+	case ETW_FIELD_INT:
+		dec_int(d, f->offset, f->size, f->name, FMT_SIGNED);
+		break;
+	case ETW_FIELD_HEX:
+	case ETW_FIELD_KADDR:
+		dec_int(d, f->offset, f->size, f->name, FMT_HEX);
+		break;
+	case ETW_FIELD_WAIT_REASON:
+		v = dec_int(d, f->offset, f->size, f->name, FMT_DEC);
+		if (!d->is_short)
+			print_name(d->out, etw_kwait_reason_name((uint8_t)v));
+		break;
+	case ETW_FIELD_THREAD_STATE:
+		v = dec_int(d, f->offset, f->size, f->name, FMT_DEC);
+		if (!d->is_short)
+			print_name(d->out, etw_kthread_state_name((uint8_t)v));
+		break;
+	case ETW_FIELD_ADJUST_REASON:
+		v = dec_int(d, f->offset, f->size, f->name, FMT_SIGNED);
+		if (!d->is_short)
+			print_name(d->out, etw_ready_adjust_reason_name((int8_t)v));
+		break;
+	case ETW_FIELD_READY_FLAGS:
+		v = dec_int(d, f->offset, f->size, f->name, FMT_HEX);
+		if (!d->is_short && v)
+			fprintf(d->out, "(%s%s%s)",
+				v & ETW_READY_THREAD_READIED_FROM_DPC ? " ReadiedFromDPC" : "",
+				v & ETW_READY_THREAD_KERNEL_STACK_SWAPPED ? " KernelStackSwapped" : "",
+				v & ETW_READY_THREAD_PROCESS_SWAPPED ? " ProcessSwapped" : "");
+		break;
+	case ETW_FIELD_SPINLOCK_FLAGS:
+		dec_spinlock_flags(d, f);
+		break;
+	case ETW_FIELD_LOGFILE_MODE:
+		v = dec_int(d, f->offset, f->size, f->name, FMT_HEX);
+		if (!d->is_short)
+			fprintf(d->out, "(%s)", etw_flags_str(etw_logfile_mode_names,
+							      (uint32_t)v, mode, sizeof(mode)));
+		break;
+	case ETW_FIELD_GROUP_MASKS:
+		dec_group_masks(d, f, st);
+		break;
+	case ETW_FIELD_WSTR_ARRAY:
+		dec_wstr_fixed(d, f->offset, f->size, f->name);
+		break;
+	case ETW_FIELD_RESERVED:
+		dec_have(d, f->offset, f->size, f->name);
+		break;
 	}
-	DEC(&d, X, kernel_event_version, "KernelEventVersion", FMT_DEC);
-	if (!d.is_short) {
-		const struct etw_flag_name *g;
-		bool any = false;
-
-		fprintf(out, " On=");
-		for (g = etw_perf_group_names; g->name; g++) {
-			if (!perf_group_is_on(&gm, g->value))
-				continue;
-			fprintf(out, "%s%s", any ? "|" : "", g->name);
-			any = true;
-		}
-		if (!any)
-			fprintf(out, "none");
-	}
-	dec_end(&d);
 }
 
 /* ---------------------------------------------------------------------- */
-/* Thread and Process                                                      */
+/* What follows the fixed fields                                           */
 /* ---------------------------------------------------------------------- */
-
-void etw_decode_thread_v3(FILE *out, const char *indent,
-			  const uint8_t *p, uint32_t len)
-{
-	typedef struct etw_thread_v3 T;
-	struct dec d;
-
-	dec_begin(&d, out, indent, "Thread", p, len);
-	DEC(&d, T, process_id, "ProcessId", FMT_DEC);
-	DEC(&d, T, thread_id, "TThreadId", FMT_DEC);
-	DEC(&d, T, stack_base, "StackBase", FMT_HEX);
-	DEC(&d, T, stack_limit, "StackLimit", FMT_HEX);
-	DEC(&d, T, user_stack_base, "UserStackBase", FMT_HEX);
-	DEC(&d, T, user_stack_limit, "UserStackLimit", FMT_HEX);
-	DEC(&d, T, affinity, "Affinity", FMT_HEX);
-	DEC(&d, T, win32_start_addr, "Win32StartAddr", FMT_HEX);
-	DEC(&d, T, teb_base, "TebBase", FMT_HEX);
-	DEC(&d, T, sub_process_tag, "SubProcessTag", FMT_HEX);
-	DEC(&d, T, base_priority, "BasePriority", FMT_DEC);
-	DEC(&d, T, page_priority, "PagePriority", FMT_DEC);
-	DEC(&d, T, io_priority, "IoPriority", FMT_DEC);
-	DEC(&d, T, thread_flags, "ThreadFlags", FMT_HEX);
-	/* Version 3 as Windows 10 and 11 log it: a name, a lone NUL if none. */
-	d.pos = sizeof(T);
-	dec_wstr(&d, "ThreadName");
-	dec_end(&d);
-}
 
 /*
  * The TOKEN_USER block at the cursor: struct etw_sid_header then a SID.
@@ -392,66 +384,6 @@ static void dec_sid(struct dec *d, const char *name)
 	d->pos += hdr + sid_len;
 }
 
-void etw_decode_process_v4(FILE *out, const char *indent,
-			   const uint8_t *p, uint32_t len)
-{
-	typedef struct etw_process_v4 P;
-	struct dec d;
-
-	dec_begin(&d, out, indent, "Process", p, len);
-	DEC(&d, P, unique_process_key, "UniqueProcessKey", FMT_HEX);
-	DEC(&d, P, process_id, "ProcessId", FMT_DEC);
-	DEC(&d, P, parent_id, "ParentId", FMT_DEC);
-	DEC(&d, P, session_id, "SessionId", FMT_DEC);
-	DEC(&d, P, exit_status, "ExitStatus", FMT_SIGNED);
-	DEC(&d, P, directory_table_base, "DirectoryTableBase", FMT_HEX);
-	DEC(&d, P, flags, "Flags", FMT_HEX);
-	d.pos = ETW_PROCESS_V4_FIXED_SIZE;
-	dec_sid(&d, "UserSID");
-	dec_astr(&d, "ImageFileName");
-	dec_wstr(&d, "CommandLine");
-	dec_wstr(&d, "PackageFullName");
-	dec_wstr(&d, "ApplicationId");
-	dec_end(&d);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Scheduling: CSwitch, CompCS, SpinLock, ReadyThread                      */
-/* ---------------------------------------------------------------------- */
-
-static void print_name(FILE *out, const char *name)
-{
-	if (name)
-		fprintf(out, "(%s)", name);
-}
-
-void etw_decode_cswitch(FILE *out, const char *indent,
-			const uint8_t *p, uint32_t len)
-{
-	typedef struct wmi_contextswap C;
-	struct dec d;
-	uint64_t v;
-
-	dec_begin(&d, out, indent, "CSwitch", p, len);
-	DEC(&d, C, new_thread_id, "NewThreadId", FMT_DEC);
-	DEC(&d, C, old_thread_id, "OldThreadId", FMT_DEC);
-	DEC(&d, C, new_thread_priority, "NewThreadPriority", FMT_SIGNED);
-	DEC(&d, C, old_thread_priority, "OldThreadPriority", FMT_SIGNED);
-	DEC(&d, C, previous_c_state, "PreviousCState", FMT_DEC);
-	DEC(&d, C, spare_byte, "SpareByte", FMT_SIGNED);
-	v = DEC(&d, C, old_thread_wait_reason, "OldThreadWaitReason", FMT_DEC);
-	if (!d.is_short)
-		print_name(out, etw_kwait_reason_name((uint8_t)v));
-	DEC(&d, C, old_thread_wait_mode, "OldThreadWaitMode", FMT_SIGNED);
-	v = DEC(&d, C, old_thread_state, "OldThreadState", FMT_DEC);
-	if (!d.is_short)
-		print_name(out, etw_kthread_state_name((uint8_t)v));
-	DEC(&d, C, old_thread_ideal_processor, "OldThreadWaitIdealProcessor", FMT_DEC);
-	DEC(&d, C, new_thread_wait_time, "NewThreadWaitTime", FMT_DEC);
-	DEC(&d, C, old_thread_remaining_quantum, "Reserved", FMT_SIGNED);
-	dec_end(&d);
-}
-
 /* OldThreadStateWr: a wait reason below MaximumWaitReason, else a State. */
 static void print_state_wr(FILE *out, uint8_t state_wr)
 {
@@ -469,8 +401,8 @@ static void print_state_wr(FILE *out, uint8_t state_wr)
 	}
 }
 
-void etw_decode_compact_cswitch(FILE *out, const char *indent,
-				const uint8_t *p, uint32_t len)
+/* CompCS: the TidTable, then one line per packet (ends the record's line itself). */
+static void dec_ccswap_packets(struct dec *d, const char *indent)
 {
 	typedef struct perfinfo_ccswap_buffer B;
 	static const char *const type_names[] = {
@@ -482,24 +414,24 @@ void etw_decode_compact_cswitch(FILE *out, const char *indent,
 	uint32_t tids[PERFINFO_CCSWAP_MAX_TID];
 	int8_t base_pri[PERFINFO_CCSWAP_MAX_TID];
 	struct perfinfo_ccswap_packet pkt;
+	FILE *out = d->out;
+	const uint8_t *p = d->p;
+	uint32_t pos, n, len = d->len, count = 0;
 	uint64_t time;
-	uint32_t pos, n, count = 0;
-	struct dec d;
 
-	dec_begin(&d, out, indent, "CompCS", p, len);
-	time = DEC(&d, B, first_timestamp, "FirstTimeStamp", FMT_DEC);
-	if (!dec_have(&d, 0, sizeof(B), "TidTable")) {
-		dec_end(&d);
+	if (!dec_have(d, 0, sizeof(B), "TidTable")) {
+		dec_end(d);
 		return;
 	}
+	time = dec_load(d, FIELD_OFF(B, first_timestamp), FIELD_LEN(B, first_timestamp));
 	fprintf(out, " TidTable=");
 	for (int i = 0; i < PERFINFO_CCSWAP_MAX_TID; i++) {
 		tids[i] = etl_le32(p + FIELD_OFF(B, tid_table) + 4 * (uint32_t)i);
 		base_pri[i] = (int8_t)p[FIELD_OFF(B, thread_base_priority) + (uint32_t)i];
 		fprintf(out, "%s%u/%d", i ? "," : "", tids[i], base_pri[i]);
 	}
-	d.used = d.len;		/* the packets are printed below */
-	dec_end(&d);
+	d->used = d->len;	/* the packets are printed below */
+	dec_end(d);
 
 	/* Packets back to back; each takes at least 2 bytes, so this ends. */
 	for (pos = sizeof(B); pos < len; pos += n) {
@@ -533,91 +465,73 @@ void etw_decode_compact_cswitch(FILE *out, const char *indent,
 	}
 }
 
-void etw_decode_spinlock(FILE *out, const char *indent,
-			 const uint8_t *p, uint32_t len)
+/* The groups a HeaderExtension's masks turn on, by name. */
+static void dec_group_names(struct dec *d, const struct dec_state *st)
 {
-	typedef struct wmi_spinlock S;
-	struct dec d;
-	uint64_t flags;
+	const struct etw_flag_name *g;
+	bool any = false;
 
-	dec_begin(&d, out, indent, "SpinLock", p, len);
-	DEC(&d, S, spin_lock_address, "SpinLockAddress", FMT_HEX);
-	DEC(&d, S, caller_address, "CallerAddress", FMT_HEX);
-	DEC(&d, S, acquire_time, "AcquireTime", FMT_DEC);
-	DEC(&d, S, release_time, "ReleaseTime", FMT_DEC);
-	DEC(&d, S, wait_time_in_cycles, "WaitTimeInCycles", FMT_DEC);
-	DEC(&d, S, spin_count, "SpinCount", FMT_DEC);
-	DEC(&d, S, thread_id, "ThreadId", FMT_DEC);
-	DEC(&d, S, interrupt_count, "InterruptCount", FMT_DEC);
-	DEC(&d, S, irql, "Irql", FMT_DEC);
-	DEC(&d, S, acquire_depth, "AcquireDepth", FMT_DEC);
-	flags = dec_peek(&d, FIELD_OFF(S, flags), FIELD_LEN(S, flags), "Flags");
-	if (!d.is_short) {
-		uint8_t mode = (uint8_t)(flags & WMI_SPINLOCK_ACQUIRE_MODE_MASK);
-
-		fprintf(out, " AcquireMode=%u", mode);
-		print_name(out, etw_spinlock_mode_name(mode));
-		fprintf(out, " ExecuteDpc=%d ExecuteIsr=%d",
-			!!(flags & WMI_SPINLOCK_EXECUTE_DPC),
-			!!(flags & WMI_SPINLOCK_EXECUTE_ISR));
+	if (d->is_short)
+		return;
+	fprintf(d->out, " On=");
+	for (g = etw_perf_group_names; g->name; g++) {
+		if (!perf_group_is_on(&st->gm, g->value))
+			continue;
+		fprintf(d->out, "%s%s", any ? "|" : "", g->name);
+		any = true;
 	}
-	dec_have(&d, FIELD_OFF(S, reserved), FIELD_LEN(S, reserved), "Reserved");
-	dec_end(&d);
+	if (!any)
+		fprintf(d->out, "none");
 }
 
-void etw_decode_ready_thread(FILE *out, const char *indent,
-			     const uint8_t *p, uint32_t len)
+/* Decode what follows the fixed fields; ends the line unless the tail does. */
+static void dec_tail(struct dec *d, const char *indent, const struct etw_layout *l,
+		     const struct dec_state *st)
 {
-	typedef struct etw_ready_thread R;
-	struct dec d;
-	uint64_t v;
-
-	dec_begin(&d, out, indent, "ReadyThread", p, len);
-	DEC(&d, R, thread_id, "TThreadId", FMT_DEC);
-	v = DEC(&d, R, adjust_reason, "AdjustReason", FMT_SIGNED);
-	if (!d.is_short)
-		print_name(out, etw_ready_adjust_reason_name((int8_t)v));
-	DEC(&d, R, adjust_increment, "AdjustIncrement", FMT_SIGNED);
-	v = DEC(&d, R, flag, "Flag", FMT_HEX);
-	if (!d.is_short && v) {
-		fprintf(out, "(%s%s%s)",
-			v & ETW_READY_THREAD_READIED_FROM_DPC ? " ReadiedFromDPC" : "",
-			v & ETW_READY_THREAD_KERNEL_STACK_SWAPPED ? " KernelStackSwapped" : "",
-			v & ETW_READY_THREAD_PROCESS_SWAPPED ? " ProcessSwapped" : "");
+	d->pos = l->fixed;
+	switch ((enum etw_tail)l->tail) {
+	case ETW_TAIL_NONE:
+		break;
+	case ETW_TAIL_LOGFILE_NAMES:
+		dec_wstr(d, "LoggerName");
+		dec_wstr(d, "LogFileName");
+		/* The zone names are in the middle: count them as decoded. */
+		if (!d->is_short && d->used < d->pos)
+			d->used = d->pos;
+		break;
+	case ETW_TAIL_GROUP_NAMES:
+		dec_group_names(d, st);
+		break;
+	case ETW_TAIL_THREAD_NAME:
+		/* Version 3 as Windows 10 and 11 log it: a name, a lone NUL if none. */
+		dec_wstr(d, "ThreadName");
+		break;
+	case ETW_TAIL_PROCESS:
+		dec_sid(d, "UserSID");
+		dec_astr(d, "ImageFileName");
+		dec_wstr(d, "CommandLine");
+		dec_wstr(d, "PackageFullName");
+		dec_wstr(d, "ApplicationId");
+		break;
+	case ETW_TAIL_CCSWAP_PACKETS:
+		dec_ccswap_packets(d, indent);
+		return;
 	}
-	DEC(&d, R, reserved, "Reserved", FMT_SIGNED);
-	dec_end(&d);
+	dec_end(d);
 }
 
-/* ---------------------------------------------------------------------- */
-/* SystemConfig                                                            */
-/* ---------------------------------------------------------------------- */
-
-void etw_decode_config_cpu(FILE *out, const char *indent,
-			   const uint8_t *p, uint32_t len)
+void etw_decode_layout(FILE *out, const char *indent, enum etw_layout_id layout,
+		       const uint8_t *p, uint32_t len)
 {
-	typedef struct etw_config_cpu C;
+	const struct etw_layout *l = &etw_layouts[layout];
+	struct dec_state st;
 	struct dec d;
 
-	dec_begin(&d, out, indent, "CPU", p, len);
-	DEC(&d, C, mhz, "MHz", FMT_DEC);
-	DEC(&d, C, number_of_processors, "NumberOfProcessors", FMT_DEC);
-	DEC(&d, C, mem_size, "MemSize", FMT_DEC);
-	DEC(&d, C, page_size, "PageSize", FMT_DEC);
-	DEC(&d, C, allocation_granularity, "AllocationGranularity", FMT_DEC);
-	dec_wstr_fixed(&d, FIELD_OFF(C, computer_name), FIELD_LEN(C, computer_name),
-		       "ComputerName");
-	dec_wstr_fixed(&d, FIELD_OFF(C, domain_name), FIELD_LEN(C, domain_name),
-		       "DomainName");
-	DEC(&d, C, hyper_threading_flag, "HyperThreadingFlag", FMT_HEX);
-	DEC(&d, C, highest_user_address, "HighestUserAddress", FMT_HEX);
-	DEC(&d, C, processor_architecture, "ProcessorArchitecture", FMT_DEC);
-	DEC(&d, C, processor_level, "ProcessorLevel", FMT_DEC);
-	DEC(&d, C, processor_revision, "ProcessorRevision", FMT_HEX);
-	DEC(&d, C, pae_enabled, "PaeEnabled", FMT_DEC);
-	DEC(&d, C, nx_enabled, "NxEnabled", FMT_DEC);
-	DEC(&d, C, memory_speed, "MemorySpeed", FMT_DEC);
-	dec_end(&d);
+	memset(&st, 0, sizeof(st));
+	dec_begin(&d, out, indent, l->title, p, len);
+	for (const struct etw_field *f = l->fields; f < l->fields + l->nr_fields; f++)
+		dec_field(&d, f, &st);
+	dec_tail(&d, indent, l, &st);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -658,13 +572,13 @@ void etw_decode_ext_items(FILE *out, const char *indent,
 }
 
 /* ---------------------------------------------------------------------- */
-/* Dispatch                                                                */
+/* Dispatch: the event table says which layout a record has                */
 /* ---------------------------------------------------------------------- */
 
 bool etw_decode_record(FILE *out, const char *indent, const struct etl_file *f,
 		       const struct etl_record *r)
 {
-	uint8_t version = (uint8_t)r->version;	/* without the ext-item bits */
+	const struct etw_layout *l;
 
 	(void)f;
 	if (r->kind == ETL_KIND_EVENT) {
@@ -675,50 +589,11 @@ bool etw_decode_record(FILE *out, const char *indent, const struct etl_file *f,
 	}
 	if (r->kind != ETL_KIND_KERNEL)
 		return false;
-
-	switch (r->hook_id) {
-	case ETW_HOOK_HEADER:
-		etw_decode_logfile_header(out, indent, r->payload, r->payload_len);
-		return true;
-	case ETW_HOOK_HEADER_EXTENSION:
-	case ETW_HOOK_GROUP_MASKS_END:
-		etw_decode_header_extension(out, indent, r->payload, r->payload_len);
-		return true;
-	case ETW_HOOK_THREAD_START:
-	case ETW_HOOK_THREAD_END:
-	case ETW_HOOK_THREAD_DC_START:
-	case ETW_HOOK_THREAD_DC_END:
-		if (version != ETW_VERSION_THREAD)
-			return false;
-		etw_decode_thread_v3(out, indent, r->payload, r->payload_len);
-		return true;
-	case ETW_HOOK_PROCESS_START:
-	case ETW_HOOK_PROCESS_END:
-	case ETW_HOOK_PROCESS_DC_START:
-	case ETW_HOOK_PROCESS_DC_END:
-	case ETW_HOOK_PROCESS_DEFUNCT:
-		if (version != ETW_VERSION_PROCESS)
-			return false;
-		etw_decode_process_v4(out, indent, r->payload, r->payload_len);
-		return true;
-	case ETW_HOOK_CSWITCH:
-		etw_decode_cswitch(out, indent, r->payload, r->payload_len);
-		return true;
-	case ETW_HOOK_COMPACT_CSWITCH:
-		etw_decode_compact_cswitch(out, indent, r->payload, r->payload_len);
-		return true;
-	case ETW_HOOK_SPINLOCK:
-		etw_decode_spinlock(out, indent, r->payload, r->payload_len);
-		return true;
-	case ETW_HOOK_READY_THREAD:
-		etw_decode_ready_thread(out, indent, r->payload, r->payload_len);
-		return true;
-	case ETW_HOOK_CONFIG_CPU:
-		if (version != ETW_VERSION_CONFIG_CPU)
-			return false;
-		etw_decode_config_cpu(out, indent, r->payload, r->payload_len);
-		return true;
-	default:
+	/* the version without the ext-item bits */
+	l = etw_event_layout(r->hook_id, (uint8_t)r->version);
+	if (!l || l == &etw_layouts[ETW_LAYOUT_EMPTY])
 		return false;
-	}
+	etw_decode_layout(out, indent, (enum etw_layout_id)(l - etw_layouts),
+			  r->payload, r->payload_len);
+	return true;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Field-level decoders for the event payloads whose layout is known (the
- * uapi structs). Each prints one "Name=value ..." line (CompCS adds one
- * line per packet) and reads only inside [payload, payload + len): a short
- * payload prints the fields that fit and says what is missing.
+ * Field-level decoding of the event payloads whose layout the event table
+ * (uapi/ntkl_events.h) gives. Each prints one "Name=value ..." line
+ * (CompCS adds one line per packet) and reads only inside
+ * [payload, payload + len): a short payload prints the fields that fit and
+ * says what is missing.
  */
 #ifndef NTKL_ETW_DECODE_H
 #define NTKL_ETW_DECODE_H
@@ -13,6 +14,7 @@
 #include <stdio.h>
 
 #include "etl_reader.h"
+#include "uapi/ntkl_events.h"
 
 /*
  * Decode r's payload if its hook and version have a known layout; returns
@@ -22,25 +24,13 @@
 bool etw_decode_record(FILE *out, const char *indent, const struct etl_file *f,
 		       const struct etl_record *r);
 
-/* One decoder per layout; the payload only, no record header. */
-void etw_decode_logfile_header(FILE *out, const char *indent,
-			       const uint8_t *p, uint32_t len);
-void etw_decode_header_extension(FILE *out, const char *indent,
-				 const uint8_t *p, uint32_t len);
-void etw_decode_thread_v3(FILE *out, const char *indent,
-			  const uint8_t *p, uint32_t len);
-void etw_decode_process_v4(FILE *out, const char *indent,
-			   const uint8_t *p, uint32_t len);
-void etw_decode_cswitch(FILE *out, const char *indent,
-			const uint8_t *p, uint32_t len);
-void etw_decode_compact_cswitch(FILE *out, const char *indent,
-				const uint8_t *p, uint32_t len);
-void etw_decode_spinlock(FILE *out, const char *indent,
-			 const uint8_t *p, uint32_t len);
-void etw_decode_ready_thread(FILE *out, const char *indent,
-			     const uint8_t *p, uint32_t len);
-void etw_decode_config_cpu(FILE *out, const char *indent,
-			   const uint8_t *p, uint32_t len);
+/*
+ * Decode a payload (no record header) of a layout of the event table
+ * (uapi/ntkl_events.h): its fixed fields as listed there, then what
+ * follows them.
+ */
+void etw_decode_layout(FILE *out, const char *indent, enum etw_layout_id layout,
+		       const uint8_t *p, uint32_t len);
 /* EVENT_HEADER extended data items (r->ext); one line. */
 void etw_decode_ext_items(FILE *out, const char *indent,
 			  const uint8_t *p, uint32_t len);

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Names for ETW numbers. Sources: the constants' names in
- * uapi/ntkl_etw.h; group 0 events from shared/docs/etl-format.md §3;
- * opcode names from the Microsoft Learn MOF classes (Process_V2_TypeGroup1:
- * 1-4 and 39 Defunct; Image_Load: 10 Load, 2 UnLoad, 3 DCStart, 4 DCEnd;
- * Thread_V2_TypeGroup1 1-4, CSwitch 36, ReadyThread 50; PerfInfo: 46, 51,
- * 52, 66-69; SystemConfig: the EVENT_TRACE_TYPE_CONFIG_* types); generic
- * opcodes 10 Load and 11 Terminate from evntrace.h.
+ * uapi/ntkl_etw.h; opcode names come from the event table
+ * (uapi/ntkl_events.h), whose labels are the Microsoft Learn MOF classes'
+ * (Process_V2_TypeGroup1: 1-4 and 39 Defunct; Image_Load: 10 Load,
+ * 2 UnLoad, 3 DCStart, 4 DCEnd; Thread_V2_TypeGroup1 1-4, CSwitch 36,
+ * ReadyThread 50; PerfInfo: 46, 51, 52, 66-69; SystemConfig: the
+ * EVENT_TRACE_TYPE_CONFIG_* types), group 0's from
+ * shared/docs/etl-format.md §3.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "etw_events.h"
 #include "etw_names.h"
 #include "uapi/ntkl_etw.h"
 
@@ -55,87 +57,12 @@ const char *etw_group_name(uint8_t group)
 	return group < ARRAY_SIZE(group_names) ? group_names[group] : NULL;
 }
 
-struct hook_name {
-	uint16_t hook_id;
-	const char *name;
-};
-
-static const struct hook_name hook_names[] = {
-	{ ETW_HOOK_HEADER,			"Header" },
-	{ ETW_HOOK_HEADER_EXTENSION,		"Extension" },
-	{ ETW_HOOK_RUNDOWN_COMPLETE,		"RundownComplete" },
-	{ ETW_HOOK_GROUP_MASKS_END,		"GroupMasksEnd" },
-	{ ETW_HOOK_PARTITION_INFO,		"PartitionInfo" },
-
-	{ ETW_HOOK_PROCESS_START,		"Start" },
-	{ ETW_HOOK_PROCESS_END,			"End" },
-	{ ETW_HOOK_PROCESS_DC_START,		"DCStart" },
-	{ ETW_HOOK_PROCESS_DC_END,		"DCEnd" },
-	{ ETW_HOOK_PROCESS_LOAD,		"Load" },
-	{ ETW_HOOK_PROCESS_TERMINATE,		"Terminate" },
-	{ ETW_HOOK_PROCESS_DEFUNCT,		"Defunct" },
-
-	{ ETW_HOOK_THREAD_START,		"Start" },
-	{ ETW_HOOK_THREAD_END,			"End" },
-	{ ETW_HOOK_THREAD_DC_START,		"DCStart" },
-	{ ETW_HOOK_THREAD_DC_END,		"DCEnd" },
-	{ ETW_HOOK_CSWITCH,			"CSwitch" },
-	{ ETW_HOOK_COMPACT_CSWITCH,		"CompCS" },
-	{ ETW_HOOK_SPINLOCK,			"SpinLock" },
-	{ ETW_HOOK_READY_THREAD,		"ReadyThread" },
-
-	{ ETW_HOOK_IMAGE_LOAD,			"Load" },
-	{ ETW_HOOK_IMAGE_UNLOAD,		"UnLoad" },
-	{ ETW_HOOK_IMAGE_DC_START,		"DCStart" },
-	{ ETW_HOOK_IMAGE_DC_END,		"DCEnd" },
-	{ ETW_HOOK_IMAGE_KERNEL_BASE,		"KernelBase" },
-	{ ETW_HOOK_IMAGE_HYPERCALL_PAGE,	"HypercallPage" },
-
-	{ ETW_HOOK_PERFINFO_SAMPLED_PROFILE,	"SampleProf" },
-	{ ETW_HOOK_PERFINFO_SYSCALL_ENTER,	"SysClEnter" },
-	{ ETW_HOOK_PERFINFO_SYSCALL_EXIT,	"SysClExit" },
-	{ ETW_HOOK_PERFINFO_THREADED_DPC,	"ThreadedDPC" },
-	{ ETW_HOOK_PERFINFO_ISR,		"ISR" },
-	{ ETW_HOOK_PERFINFO_DPC,		"DPC" },
-	{ ETW_HOOK_PERFINFO_TIMER_DPC,		"TimerDPC" },
-
-#define CONFIG(type, name) { ETW_HOOK(ETW_GROUP_CONFIG, EVENT_TRACE_TYPE_CONFIG_##type), name }
-	CONFIG(CPU,		"CPU"),
-	CONFIG(PHYSICALDISK,	"PhyDisk"),
-	CONFIG(LOGICALDISK,	"LogDisk"),
-	CONFIG(NIC,		"NIC"),
-	CONFIG(VIDEO,		"Video"),
-	CONFIG(SERVICES,	"Services"),
-	CONFIG(POWER,		"Power"),
-	CONFIG(NETINFO,		"Network"),
-	CONFIG(OPTICALMEDIA,	"OpticalMedia"),
-	CONFIG(PHYSICALDISK_EX,	"PhyDiskEx"),
-	CONFIG(IRQ,		"IRQ"),
-	CONFIG(PNP,		"PnP"),
-	CONFIG(IDECHANNEL,	"IDEChannel"),
-	CONFIG(NUMANODE,	"NumaNode"),
-	CONFIG(PLATFORM,	"Platform"),
-	CONFIG(PROCESSORGROUP,	"ProcessorGroup"),
-	CONFIG(PROCESSORNUMBER,	"ProcessorNumber"),
-	CONFIG(DPI,		"DPI"),
-	CONFIG(CI_INFO,		"CodeIntegrity"),
-	CONFIG(MACHINEID,	"MachineId"),
-	CONFIG(DEFRAG,		"Defrag"),
-	CONFIG(MOBILEPLATFORM,	"MobilePlatform"),
-	CONFIG(DEVICEFAMILY,	"DeviceFamily"),
-	CONFIG(FLIGHTID,	"FlightId"),
-	CONFIG(PROCESSOR,	"Processor"),
-	CONFIG(VIRTUALIZATION,	"Virtualization"),
-	CONFIG(BOOT,		"Boot"),
-#undef CONFIG
-};
-
+/* The opcode name, as the event table gives it (uapi/ntkl_events.h). */
 const char *etw_hook_name(uint16_t hook_id)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(hook_names); i++)
-		if (hook_names[i].hook_id == hook_id)
-			return hook_names[i].name;
-	return NULL;
+	const struct etw_event_desc *ev = etw_event_find(hook_id);
+
+	return ev ? ev->label : NULL;
 }
 
 const char *etw_hook_label(uint16_t hook_id, char *buf, size_t size)

@@ -10,7 +10,7 @@
  *
  *	synth_begin(&s, 4096, 2);
  *	synth_buffer(&s, 1);
- *	synth_record(&s, ETW_HOOK_CSWITCH, ETW_VERSION_CSWITCH, t, &cs, sizeof(cs));
+ *	synth_record(&s, ETW_EVENT_CSWITCH_HOOK, ETW_EVENT_CSWITCH_VERSION, t, &cs, sizeof(cs));
  *	...
  *	img = synth_end(&s, &size);	   (an exactly-sized malloc)
  */
@@ -176,11 +176,11 @@ static inline void synth_begin(struct synth *s, uint32_t buffer_size, uint32_t n
 	memset(s, 0, sizeof(*s));
 	s->buffer_size = buffer_size;
 	synth_buffer(s, 0);
-	synth_system_record(s, ETW_HOOK_HEADER, ETW_VERSION_HEADER,
+	synth_system_record(s, ETW_EVENT_HEADER_HOOK, ETW_EVENT_HEADER_VERSION,
 			    SYNTH_START_CLOCK, &hdr, sizeof(hdr));
 	ext.group_masks.masks[1] = PERF_GET_MASK_GROUP(PERF_CONTEXT_SWITCH) |
 				   PERF_GET_MASK_GROUP(PERF_COMPACT_CSWITCH);
-	synth_system_record(s, ETW_HOOK_HEADER_EXTENSION, ETW_VERSION_HEADER,
+	synth_system_record(s, ETW_EVENT_HEADER_EXTENSION_HOOK, ETW_EVENT_HEADER_VERSION,
 			    SYNTH_START_CLOCK, &ext, sizeof(ext));
 }
 

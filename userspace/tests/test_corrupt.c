@@ -515,7 +515,7 @@ static void test_records(void)
 
 	test_begin("first_record_not_header");
 	img = test_copy(spdl, spdl_size);
-	put_le16(img + 0x48 + 6, ETW_HOOK_HEADER_EXTENSION);
+	put_le16(img + 0x48 + 6, ETW_EVENT_HEADER_EXTENSION_HOOK);
 	expect_open_error(img, spdl_size,
 		"buffer 0 (file offset 0x0): record at +0x48: the first record is not the Header event (SYSTEM64, hook 0x0005)");
 	free(img);
@@ -531,7 +531,7 @@ static void test_records(void)
 
 	test_begin("non_group0_in_header_buffer");
 	img = test_copy(spdl, spdl_size);
-	put_le16(img + 0x218 + 6, ETW_HOOK_THREAD_START);	/* the Extension event */
+	put_le16(img + 0x218 + 6, ETW_EVENT_THREAD_START_HOOK);	/* the Extension event */
 	expect_strict(img, spdl_size,
 		"buffer 0 (file offset 0x0): record at +0x218: the header buffer holds only group-0 (EventTrace) and SystemConfig CPU events, not SYSTEM64 Thread/Start");
 	free(img);
@@ -589,17 +589,14 @@ static void test_records(void)
 /* Decoders on short and synthetic payloads                                */
 /* ---------------------------------------------------------------------- */
 
-typedef void (*decoder_fn)(FILE *out, const char *indent, const uint8_t *p,
-			   uint32_t len);
-
-static char *run_decoder(decoder_fn fn, const uint8_t *p, uint32_t len)
+static char *run_decoder(enum etw_layout_id layout, const uint8_t *p, uint32_t len)
 {
 	uint8_t *copy = test_copy(p, len);
 	char *text = NULL;
 	size_t n;
 	FILE *m = open_memstream(&text, &n);
 
-	fn(m, "", copy, len);
+	etw_decode_layout(m, "", layout, copy, len);
 	fclose(m);
 	free(copy);
 	return text;
@@ -610,12 +607,12 @@ static char *run_decoder(decoder_fn fn, const uint8_t *p, uint32_t len)
  * string cut in the middle may say "unterminated" instead). A CompCS batch
  * cut between two packets is a valid shorter batch: boundaries lists those.
  */
-static void all_prefixes(const char *name, decoder_fn fn, const uint8_t *p,
+static void all_prefixes(const char *name, enum etw_layout_id layout, const uint8_t *p,
 			 uint32_t full, bool strings, const uint32_t *boundaries)
 {
 	test_begin("decoder_short_%s", name);
 	for (uint32_t len = 0; len <= full; len++) {
-		char *s = run_decoder(fn, p, len);
+		char *s = run_decoder(layout, p, len);
 		bool boundary = false;
 
 		for (const uint32_t *b = boundaries; b && *b; b++)
@@ -722,37 +719,37 @@ static void test_decoders(void)
 	uint32_t len = 0;
 	char *s;
 
-	pl = find_payload(spdl, spdl_size, ETW_HOOK_HEADER, &len);
+	pl = find_payload(spdl, spdl_size, ETW_EVENT_HEADER_HOOK, &len);
 	CHECK(pl != NULL);
 	if (pl)
-		all_prefixes("logfile_header", etw_decode_logfile_header, pl, len, true, NULL);
-	pl = find_payload(spdl, spdl_size, ETW_HOOK_HEADER_EXTENSION, &len);
+		all_prefixes("logfile_header", ETW_LAYOUT_LOGFILE_HEADER, pl, len, true, NULL);
+	pl = find_payload(spdl, spdl_size, ETW_EVENT_HEADER_EXTENSION_HOOK, &len);
 	if (pl)
-		all_prefixes("header_extension", etw_decode_header_extension, pl, len, false, NULL);
-	pl = find_payload(spdl, spdl_size, ETW_HOOK_THREAD_DC_START, &len);
+		all_prefixes("header_extension", ETW_LAYOUT_HEADER_EXTENSION, pl, len, false, NULL);
+	pl = find_payload(spdl, spdl_size, ETW_EVENT_THREAD_DC_START_HOOK, &len);
 	if (pl)
-		all_prefixes("thread_v3", etw_decode_thread_v3, pl, len, true, NULL);
-	pl = find_payload(spdl, spdl_size, ETW_HOOK_PROCESS_DC_START, &len);
+		all_prefixes("thread_v3", ETW_LAYOUT_THREAD_V3, pl, len, true, NULL);
+	pl = find_payload(spdl, spdl_size, ETW_EVENT_PROCESS_DC_START_HOOK, &len);
 	if (pl)
-		all_prefixes("process_v4", etw_decode_process_v4, pl, len, true, NULL);
+		all_prefixes("process_v4", ETW_LAYOUT_PROCESS_V4, pl, len, true, NULL);
 
 	build_cswitch(buf);
-	all_prefixes("cswitch", etw_decode_cswitch, buf, sizeof(struct wmi_contextswap), false, NULL);
+	all_prefixes("cswitch", ETW_LAYOUT_CSWITCH, buf, sizeof(struct wmi_contextswap), false, NULL);
 	build_spinlock(buf);
-	all_prefixes("spinlock", etw_decode_spinlock, buf, sizeof(struct wmi_spinlock), false, NULL);
+	all_prefixes("spinlock", ETW_LAYOUT_SPINLOCK, buf, sizeof(struct wmi_spinlock), false, NULL);
 	memset(buf, 0, 8);
 	put_le32(buf, 77);
 	buf[4] = ETW_ADJUST_UNWAIT;
 	buf[5] = 2;
 	buf[6] = ETW_READY_THREAD_READIED_FROM_DPC;
-	all_prefixes("ready_thread", etw_decode_ready_thread, buf, sizeof(struct etw_ready_thread), false, NULL);
+	all_prefixes("ready_thread", ETW_LAYOUT_READY_THREAD, buf, sizeof(struct etw_ready_thread), false, NULL);
 	len = build_compcs(buf);
 	{
 		static const uint32_t packet_ends[] = {
 			0x58, 0x5A, 0x5E, 0x66, 0
 		};
 
-		all_prefixes("compact_cswitch", etw_decode_compact_cswitch, buf,
+		all_prefixes("compact_cswitch", ETW_LAYOUT_COMPACT_CSWITCH, buf,
 			     len, false, packet_ends);
 	}
 
@@ -763,11 +760,11 @@ static void test_decoders(void)
 	buf[20] = 'v';
 	buf[22] = 'm';
 	put_le16(buf + 816, ETW_PROCESSOR_ARCHITECTURE_AMD64);
-	all_prefixes("config_cpu", etw_decode_config_cpu, buf, ETW_CONFIG_CPU_SIZE, false, NULL);
+	all_prefixes("config_cpu", ETW_LAYOUT_CONFIG_CPU, buf, ETW_CONFIG_CPU_SIZE, false, NULL);
 
 	test_begin("decoder_values_cswitch");
 	build_cswitch(buf);
-	s = run_decoder(etw_decode_cswitch, buf, sizeof(struct wmi_contextswap));
+	s = run_decoder(ETW_LAYOUT_CSWITCH, buf, sizeof(struct wmi_contextswap));
 	CHECK_HAS(s, "NewThreadId=1234 OldThreadId=5678 NewThreadPriority=9 OldThreadPriority=8");
 	CHECK_HAS(s, "OldThreadWaitReason=15(WrQueue) OldThreadWaitMode=1 OldThreadState=5(Waiting)");
 	CHECK_HAS(s, "NewThreadWaitTime=42");
@@ -776,7 +773,7 @@ static void test_decoders(void)
 
 	test_begin("decoder_values_spinlock");
 	build_spinlock(buf);
-	s = run_decoder(etw_decode_spinlock, buf, sizeof(struct wmi_spinlock));
+	s = run_decoder(ETW_LAYOUT_SPINLOCK, buf, sizeof(struct wmi_spinlock));
 	CHECK_HAS(s, "SpinLockAddress=0xffff800012345678 CallerAddress=0xffffffff81000000");
 	CHECK_HAS(s, "Irql=2 AcquireDepth=1 AcquireMode=1(queued) ExecuteDpc=1 ExecuteIsr=0");
 	CHECK(!strstr(s, "not decoded"));
@@ -789,7 +786,7 @@ static void test_decoders(void)
 	buf[4] = ETW_ADJUST_UNWAIT;
 	buf[5] = 2;
 	buf[6] = ETW_READY_THREAD_READIED_FROM_DPC;
-	s = run_decoder(etw_decode_ready_thread, buf, 8);
+	s = run_decoder(ETW_LAYOUT_READY_THREAD, buf, 8);
 	CHECK_HAS(s, "TThreadId=77 AdjustReason=1(Unwait) AdjustIncrement=2 Flag=0x1( ReadiedFromDPC)");
 	free(s);
 	test_end();
@@ -797,7 +794,7 @@ static void test_decoders(void)
 	test_begin("decoder_values_compact_cswitch");
 	len = build_compcs(buf);
 	CHECK_EQ(len, 0x58 + 2 + 4 + 8 + 4);
-	s = run_decoder(etw_decode_compact_cswitch, buf, len);
+	s = run_decoder(ETW_LAYOUT_COMPACT_CSWITCH, buf, len);
 	CHECK_HAS(s, "FirstTimeStamp=1000 TidTable=100/8,200/10,0/0");
 	CHECK_HAS(s, "packet 0 at +0x58: IDLE_SHORT TimeDelta=5 Time=1005 OldThread=0(idle)");
 	CHECK_HAS(s, "packet 1 at +0x5a: LITE TimeDelta=10 Time=1015 OldThread=200(TidTable[1]) State=Waiting WaitReason=15(WrQueue) Priority=12(base 10 + 2)");
@@ -805,7 +802,7 @@ static void test_decoders(void)
 	CHECK_HAS(s, "packet 3 at +0x66: IDLE TimeDelta=20000 Time=21115");
 	free(s);
 	/* Cut inside the FULL packet: the packets before print, then the cut. */
-	s = run_decoder(etw_decode_compact_cswitch, buf, 0x58 + 2 + 4 + 5);
+	s = run_decoder(ETW_LAYOUT_COMPACT_CSWITCH, buf, 0x58 + 2 + 4 + 5);
 	CHECK_HAS(s, "packet 1 at +0x5a: LITE");
 	CHECK_HAS(s, "packet 2 at +0x5e: truncated: 5 bytes left, a FULL packet needs 8");
 	free(s);
@@ -818,7 +815,7 @@ static void test_decoders(void)
 	buf[20] = 'v';
 	buf[22] = 'm';
 	put_le16(buf + 816, ETW_PROCESSOR_ARCHITECTURE_AMD64);
-	s = run_decoder(etw_decode_config_cpu, buf, ETW_CONFIG_CPU_SIZE);
+	s = run_decoder(ETW_LAYOUT_CONFIG_CPU, buf, ETW_CONFIG_CPU_SIZE);
 	CHECK_HAS(s, "MHz=2400 NumberOfProcessors=4 ");
 	CHECK_HAS(s, "ComputerName=\"vm\" DomainName=\"\"");
 	CHECK_HAS(s, "ProcessorArchitecture=9 ");

@@ -62,19 +62,19 @@ static void put_cswitch(struct synth *s, int64_t t, uint32_t old, uint32_t new,
 		.new_thread_wait_time = wait,
 	};
 
-	synth_record(s, ETW_HOOK_CSWITCH, ETW_VERSION_CSWITCH, t, &c, sizeof(c));
+	synth_record(s, ETW_EVENT_CSWITCH_HOOK, ETW_EVENT_CSWITCH_VERSION, t, &c, sizeof(c));
 }
 
 static void put_ready(struct synth *s, int64_t t, uint32_t tid)
 {
 	struct etw_ready_thread rt = { .thread_id = tid, .adjust_reason = ETW_ADJUST_UNWAIT };
 
-	synth_record(s, ETW_HOOK_READY_THREAD, ETW_VERSION_READY_THREAD, t, &rt, sizeof(rt));
+	synth_record(s, ETW_EVENT_READY_THREAD_HOOK, ETW_EVENT_READY_THREAD_VERSION, t, &rt, sizeof(rt));
 }
 
 static void put_batch(struct synth *s, int64_t t, const struct hand_batch *b)
 {
-	synth_record(s, ETW_HOOK_COMPACT_CSWITCH, ETW_VERSION_COMPACT_CSWITCH, t, b->p, b->len);
+	synth_record(s, ETW_EVENT_COMPACT_CSWITCH_HOOK, ETW_EVENT_COMPACT_CSWITCH_VERSION, t, b->p, b->len);
 }
 
 #define WR(state)	((uint8_t)(ETW_MAXIMUM_WAIT_REASON + (state)))
@@ -315,7 +315,7 @@ static void test_mixed(void)
 	CHECK_EQ(rc, 0);
 	CHECK_STR(errs, "");
 	/* after the CSwitch event's fields */
-	CHECK_HAS(out, "OldThreadWaitIdealProcessor=0 NewThreadWaitTime=3 Reserved=0\n"
+	CHECK_HAS(out, "OldThreadWaitIdealProcessor=0 NewThreadWaitTime=3 OldThreadRemainingQuantum=0\n"
 		       "    switch cpu=0 time=150 old=10 new=20 state=Waiting reason=UserRequest prio=9 wait=3\n");
 	/* after B2's packets, with new from B3 and the next packet */
 	CHECK_HAS(out, "Priority=11 NewThreadWaitTime=131071\n"
@@ -471,7 +471,7 @@ static void test_malformed(void)
 	hb_begin(&b, 1000, tids, bases, 2);
 	hb_add(&b, PERF_CSWAP_LITE, 0, 0, 6, 0, 0);
 	hb_add(&b, PERF_CSWAP_FULL, 3, 1, 6, 8, 9);
-	img = one_event(ETW_HOOK_COMPACT_CSWITCH, b.p, b.len - 3, &size);
+	img = one_event(ETW_EVENT_COMPACT_CSWITCH_HOOK, b.p, b.len - 3, &size);
 	expect_error("packet_past_record", img, size,
 		     "buffer 1 (file offset 0x1000): record at +0x48: CompCS packet 1 at payload +0x5c: runs past the record: 5 bytes left, a packet of type 3 needs 8");
 	free(img);
@@ -480,7 +480,7 @@ static void test_malformed(void)
 	hb_begin(&b, 1000, tids, bases, 2);
 	hb_add(&b, PERF_CSWAP_IDLE_SHORT, 0, 0, 0, 0, 0);
 	b.p[b.len++] = 0x01;
-	img = one_event(ETW_HOOK_COMPACT_CSWITCH, b.p, b.len, &size);
+	img = one_event(ETW_EVENT_COMPACT_CSWITCH_HOOK, b.p, b.len, &size);
 	expect_error("one_byte_left", img, size,
 		     "buffer 1 (file offset 0x1000): record at +0x48: CompCS packet 1 at payload +0x5a: runs past the record: 1 byte left, a packet of type 1 needs 4");
 	free(img);
@@ -489,7 +489,7 @@ static void test_malformed(void)
 	hb_begin(&b, 1000, tids, bases, 2);
 	hb_add(&b, PERF_CSWAP_IDLE, 20000, 0, 0, 0, 0);
 	hb_add(&b, PERF_CSWAP_LITE, 1, 2, 6, 0, 0);
-	img = one_event(ETW_HOOK_COMPACT_CSWITCH, b.p, b.len, &size);
+	img = one_event(ETW_EVENT_COMPACT_CSWITCH_HOOK, b.p, b.len, &size);
 	expect_error("unused_tid_slot", img, size,
 		     "buffer 1 (file offset 0x1000): record at +0x48: CompCS packet 1 at payload +0x5c: OldThreadIdIndex 2 points at an unused TidTable slot (0)");
 	free(img);
@@ -498,23 +498,23 @@ static void test_malformed(void)
 	hb_begin(&b, INT64_MAX - 5, tids, bases, 2);
 	hb_add(&b, PERF_CSWAP_IDLE_SHORT, 0, 0, 0, 0, 0);
 	hb_add(&b, PERF_CSWAP_IDLE_SHORT, 10, 0, 0, 0, 0);
-	img = one_event(ETW_HOOK_COMPACT_CSWITCH, b.p, b.len, &size);
+	img = one_event(ETW_EVENT_COMPACT_CSWITCH_HOOK, b.p, b.len, &size);
 	expect_error("time_overflow", img, size,
 		     "buffer 1 (file offset 0x1000): record at +0x48: CompCS packet 1 at payload +0x5a: the time overflows 64 bits");
 	free(img);
 
-	img = one_event(ETW_HOOK_COMPACT_CSWITCH, b.p, 0x57, &size);
+	img = one_event(ETW_EVENT_COMPACT_CSWITCH_HOOK, b.p, 0x57, &size);
 	expect_error("compcs_short_header", img, size,
 		     "buffer 1 (file offset 0x1000): record at +0x48: CompCS payload is 0x57 bytes, PERFINFO_CCSWAP_BUFFER needs 0x58");
 	free(img);
 
-	img = one_event(ETW_HOOK_CSWITCH, b.p, 0x17, &size);
+	img = one_event(ETW_EVENT_CSWITCH_HOOK, b.p, 0x17, &size);
 	expect_error("cswitch_short", img, size,
 		     "buffer 1 (file offset 0x1000): record at +0x48: CSwitch payload is 0x17 bytes, WMI_CONTEXTSWAP needs 0x18");
 	free(img);
 
 	/* a reader error (Size past the buffer's end) stops the read too */
-	img = one_event(ETW_HOOK_CSWITCH, b.p, 0x18, &size);
+	img = one_event(ETW_EVENT_CSWITCH_HOOK, b.p, 0x18, &size);
 	if (img) {
 		img[0x1000 + 0x48 + 4] = 0xF0;	/* Size 0xF028 */
 		img[0x1000 + 0x48 + 5] = 0xF0;
@@ -550,7 +550,7 @@ static void test_slots_any_order(void)
 	hb_begin(&b, 1000, tids, bases, 3);
 	hb_add(&b, PERF_CSWAP_LITE, 0, 2, 6, 3, 0);
 	hb_add(&b, PERF_CSWAP_LITE, 1, 0, 6, 0, 0);
-	img = one_event(ETW_HOOK_COMPACT_CSWITCH, b.p, b.len, &size);
+	img = one_event(ETW_EVENT_COMPACT_CSWITCH_HOOK, b.p, b.len, &size);
 	test_begin("tid_slots_any_order");
 	CHECK_EQ(read_switches(img, size, &s, &err), 0);
 	CHECK_EQ(s.n, 2);

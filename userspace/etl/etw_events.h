@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Lookups in the event table (uapi/ntkl_events.h): the one definition of
+ * every kernel event's hook, header, version, name and payload layout that
+ * the names, the checker and the decoder are driven by.
+ */
+#ifndef NTKL_ETW_EVENTS_H
+#define NTKL_ETW_EVENTS_H
+
+#include <stdint.h>
+
+#include "uapi/ntkl_events.h"
+
+/* The event of a hook id; NULL if the table lacks it. */
+const struct etw_event_desc *etw_event_find(uint16_t hook_id);
+
+/*
+ * The payload layout of a kernel record of this hook and version; NULL if
+ * the table has none for it (an unknown hook, a version the layout does
+ * not describe, or an event whose payload ntkl does not know).
+ */
+const struct etw_layout *etw_event_layout(uint16_t hook_id, uint8_t version);
+
+#endif /* NTKL_ETW_EVENTS_H */
