@@ -129,9 +129,10 @@ static void rundown_idle(struct ntkl_logger *lg, bool end)
 }
 
 /*
- * DCStart (at start) or DCEnd (at stop) for every process and thread. Runs
- * in process context; each record is written with preemption off, as the
- * per-CPU buffers require.
+ * DCStart (at start) or DCEnd (at stop) for every process and thread,
+ * closed by RundownComplete as Windows closes each rundown. Runs in process
+ * context; each record is written with preemption off, as the per-CPU
+ * buffers require.
  */
 void ntkl_rundown(struct ntkl_logger *lg, bool end)
 {
@@ -139,6 +140,7 @@ void ntkl_rundown(struct ntkl_logger *lg, bool end)
 	enum etw_event_id thread_ev = end ? ETW_EVENT_THREAD_DC_END : ETW_EVENT_THREAD_DC_START;
 	struct task_struct *g, *t;
 	char comm[TASK_COMM_LEN];
+	struct ntkl_record rec;
 
 	preempt_disable();
 	rundown_idle(lg, end);
@@ -157,6 +159,11 @@ void ntkl_rundown(struct ntkl_logger *lg, bool end)
 		}
 	}
 	rcu_read_unlock();
+
+	preempt_disable();
+	if (ntkl_record_begin(lg, &rec, ETW_EVENT_RUNDOWN_COMPLETE, 0))
+		ntkl_record_end(&rec);
+	preempt_enable();
 }
 
 /* Process and thread Start/End as they happen (PERF_PROCESS, PERF_THREAD). */
