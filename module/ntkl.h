@@ -167,12 +167,6 @@ struct ntkl_active_set {
 	bool spinlock;			/* a logger takes spin lock records */
 };
 
-/* Does lg take event id? Its descriptor names the group mask that turns it on. */
-static inline bool ntkl_event_on(const struct ntkl_logger *lg, enum etw_event_id id)
-{
-	return perf_group_is_on(&lg->groups, etw_event_mask(id));
-}
-
 /* The group mask bits that choose CSwitch (CSWITCH) or CompCS (both). */
 static inline bool ntkl_wants_compact(const struct ntkl_logger *lg)
 {

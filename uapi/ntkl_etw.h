@@ -577,7 +577,10 @@ struct trace_logfile_header {
 	__u32 cpu_speed_in_mhz;
 	__u64 logger_name;		/* was a pointer; 0 */
 	__u64 log_file_name;		/* was a pointer; 0 */
-	struct etw_time_zone_information time_zone;
+	union {
+		struct etw_time_zone_information time_zone;
+		__s32 time_zone_bias;	/* time_zone.bias, for the event list */
+	};
 	__u32 pad;
 	__s64 boot_time;		/* FILETIME */
 	__s64 perf_freq;		/* clock ticks per second */

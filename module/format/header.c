@@ -12,6 +12,7 @@
 #include <linux/utsname.h>
 
 #include "ntkl.h"
+#include "format/events.h"
 #include "format/utf16.h"
 
 #define HDR_SIZE	sizeof(struct wmi_buffer_header)
@@ -27,9 +28,9 @@ static u8 *put_system_record(struct ntkl_logger *lg, u8 **pos, enum etw_event_id
 	struct system_trace_header *h = (struct system_trace_header *)*pos;
 	size_t size = sizeof(*h) + payload;
 
-	h->marker = ETW_MARKER_SYSTEM64(etw_event_version(id));
+	h->marker = ETW_MARKER_SYSTEM64(etw_events[id].version);
 	h->size = size;
-	h->hook_id = etw_event_hook(id);
+	h->hook_id = etw_events[id].hook_id;
 	h->thread_id = 0;
 	h->process_id = 0;
 	h->system_time = lg->start_clock;

@@ -16,6 +16,7 @@
 #include <linux/string.h>
 
 #include "ntkl.h"
+#include "format/events.h"
 
 struct ntkl_record {
 	struct ntkl_buffer *buf;
@@ -79,16 +80,20 @@ static __always_inline u8 *ntkl_record_begin_common(struct ntkl_logger *lg,
 static __always_inline u8 *ntkl_record_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
 					     enum etw_event_id id, size_t payload)
 {
-	return ntkl_record_begin_common(lg, rec, etw_event_header_type(id), etw_event_hook(id),
-					etw_event_version(id), payload, 0, false);
+	const struct etw_event_desc *ev = &etw_events[id];
+
+	return ntkl_record_begin_common(lg, rec, ev->header_type, ev->hook_id, ev->version,
+					payload, 0, false);
 }
 
 /* The same, stamped with a time the caller read (see ntkl_reserve_at()). */
 static __always_inline u8 *ntkl_record_begin_at(struct ntkl_logger *lg, struct ntkl_record *rec,
 						enum etw_event_id id, size_t payload, u64 clock)
 {
-	return ntkl_record_begin_common(lg, rec, etw_event_header_type(id), etw_event_hook(id),
-					etw_event_version(id), payload, clock, true);
+	const struct etw_event_desc *ev = &etw_events[id];
+
+	return ntkl_record_begin_common(lg, rec, ev->header_type, ev->hook_id, ev->version,
+					payload, clock, true);
 }
 
 static __always_inline void ntkl_record_end(struct ntkl_record *rec)

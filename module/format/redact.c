@@ -13,6 +13,7 @@
 #include <linux/string.h>
 
 #include "ntkl.h"
+#include "format/events.h"
 
 /*
  * May this reader see kernel addresses? The rule of /proc/kallsyms: it
@@ -59,7 +60,7 @@ static void redact_record(u8 *payload, u32 len, const struct etw_layout *l)
 
 	u64 addr;
 
-	for (f = l->fields; f < l->fields + l->nr_fields; f++) {
+	for (f = l->fields; etw_field_in_layout(f); f++) {
 		if (f->kind != ETW_FIELD_KADDR || f->size != sizeof(addr) ||
 		    f->offset + f->size > len)
 			continue;

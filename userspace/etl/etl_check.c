@@ -172,7 +172,7 @@ static bool check_record(struct checker *c, const struct etl_buffer *b,
 	if (b->index == 0 && first &&
 	    (r->header_type != ETW_HEADER_TYPE_SYSTEM64 ||
 	     r->hook_id != ETW_EVENT_HEADER_HOOK ||
-	     (r->version & 0xFF) != ETW_EVENT_HEADER_VERSION) &&
+	     (r->version & 0xFF) != etw_events[ETW_EVENT_HEADER].version) &&
 	    violation(c, REC_FMT "the first record must be the Header event (SYSTEM64, group 0, type 0, version 2), not %s hook 0x%04x version %u",
 		      REC_ARGS(b, r), type_label(r->header_type), r->hook_id,
 		      r->version & 0xFF))

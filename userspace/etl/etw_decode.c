@@ -345,6 +345,8 @@ static void dec_field(struct dec *d, const struct etw_field *f, struct dec_state
 	case ETW_FIELD_RESERVED:
 		dec_have(d, f->offset, f->size, f->name);
 		break;
+	case ETW_FIELD_LAYOUT:
+		break;		/* a layout's first row, never one of its fields */
 	}
 }
 
@@ -529,7 +531,7 @@ void etw_decode_layout(FILE *out, const char *indent, enum etw_layout_id layout,
 
 	memset(&st, 0, sizeof(st));
 	dec_begin(&d, out, indent, l->title, p, len);
-	for (const struct etw_field *f = l->fields; f < l->fields + l->nr_fields; f++)
+	for (const struct etw_field *f = l->fields; etw_field_in_layout(f); f++)
 		dec_field(&d, f, &st);
 	dec_tail(&d, indent, l, &st);
 }

@@ -6,6 +6,9 @@
 #include <stddef.h>
 
 #include "etw_events.h"
+
+/* one definition each, with external linkage, for every userspace file */
+#define NTKL_TABLE_STORAGE
 #include "uapi/ntkl_event_table.h"
 
 const struct etw_event_desc *etw_event_find(uint16_t hook_id)

@@ -10,7 +10,7 @@
  *
  *	synth_begin(&s, 4096, 2);
  *	synth_buffer(&s, 1);
- *	synth_record(&s, ETW_EVENT_CSWITCH_HOOK, ETW_EVENT_CSWITCH_VERSION, t, &cs, sizeof(cs));
+ *	synth_record(&s, ETW_EVENT_CSWITCH_HOOK, etw_events[ETW_EVENT_CSWITCH].version, t, &cs, sizeof(cs));
  *	...
  *	img = synth_end(&s, &size);	   (an exactly-sized malloc)
  */
@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "etl/etl_reader.h"
+#include "etl/etw_events.h"
 #include "uapi/ntkl_etw.h"
 
 #define SYNTH_START_CLOCK	1000
@@ -176,11 +177,11 @@ static inline void synth_begin(struct synth *s, uint32_t buffer_size, uint32_t n
 	memset(s, 0, sizeof(*s));
 	s->buffer_size = buffer_size;
 	synth_buffer(s, 0);
-	synth_system_record(s, ETW_EVENT_HEADER_HOOK, ETW_EVENT_HEADER_VERSION,
+	synth_system_record(s, ETW_EVENT_HEADER_HOOK, etw_events[ETW_EVENT_HEADER].version,
 			    SYNTH_START_CLOCK, &hdr, sizeof(hdr));
 	ext.group_masks.masks[1] = PERF_GET_MASK_GROUP(PERF_CONTEXT_SWITCH) |
 				   PERF_GET_MASK_GROUP(PERF_COMPACT_CSWITCH);
-	synth_system_record(s, ETW_EVENT_HEADER_EXTENSION_HOOK, ETW_EVENT_HEADER_VERSION,
+	synth_system_record(s, ETW_EVENT_HEADER_EXTENSION_HOOK, etw_events[ETW_EVENT_HEADER].version,
 			    SYNTH_START_CLOCK, &ext, sizeof(ext));
 }
 

@@ -238,7 +238,7 @@ static uint8_t *run_file(const struct run *r, uint64_t seed, size_t *size)
 			synth_buffer(&s, cpu);
 			cur = cpu;
 		}
-		synth_record(&s, ETW_EVENT_COMPACT_CSWITCH_HOOK, ETW_EVENT_COMPACT_CSWITCH_VERSION,
+		synth_record(&s, ETW_EVENT_COMPACT_CSWITCH_HOOK, etw_events[ETW_EVENT_COMPACT_CSWITCH].version,
 			     o->last_time, o->payload, o->len);
 	}
 	return synth_end(&s, size);

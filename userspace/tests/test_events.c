@@ -27,8 +27,10 @@ static void test_hooks_unique(void)
 	for (int i = 0; i < ETW_EVENT_COUNT; i++) {
 		const struct etw_event_desc *ev = &etw_events[i];
 
-		if (etw_event_by_hook(ev->hook_id) != (enum etw_event_id)i)
-			test_fail("%s: hook 0x%04x leads to another entry", ev->id, ev->hook_id);
+		/* lookups search: the list stays in hook order */
+		if (i && etw_events[i - 1].hook_id >= ev->hook_id)
+			test_fail("%s: hook 0x%04x is not after 0x%04x", ev->id, ev->hook_id,
+				  etw_events[i - 1].hook_id);
 		if (etw_event_find(ev->hook_id) != ev)
 			test_fail("%s: etw_event_find misses it", ev->id);
 		if (!ev->label || !ev->label[0] || !ev->id)
@@ -58,25 +60,30 @@ static void test_written_events(void)
 			test_fail("%s: its own version does not find its layout", ev->id);
 	}
 	/* What the seeds and the Windows samples give (shared/docs/windows-event-catalogue.md). */
-	CHECK_EQ(ETW_EVENT_CSWITCH_VERSION, 4);
-	CHECK_EQ(ETW_EVENT_CSWITCH_HEADER, ETW_HEADER_TYPE_PERFINFO64);
-	CHECK_EQ(ETW_EVENT_COMPACT_CSWITCH_VERSION, 2);
-	CHECK_EQ(ETW_EVENT_SPINLOCK_VERSION, 2);
-	CHECK_EQ(ETW_EVENT_READY_THREAD_VERSION, 2);
-	CHECK_EQ(ETW_EVENT_PROCESS_START_HEADER, ETW_HEADER_TYPE_SYSTEM64);
-	CHECK_EQ(ETW_EVENT_PROCESS_DC_START_HEADER, ETW_HEADER_TYPE_PERFINFO64);
-	CHECK_EQ(ETW_EVENT_PROCESS_DC_START_VERSION, 4);
-	CHECK_EQ(ETW_EVENT_THREAD_DC_START_HEADER, ETW_HEADER_TYPE_SYSTEM64);
-	CHECK_EQ(ETW_EVENT_THREAD_DC_START_VERSION, 3);
-	CHECK_EQ(ETW_EVENT_CONFIG_CPU_VERSION, 3);
+	CHECK_EQ(etw_events[ETW_EVENT_CSWITCH].hook_id, 0x0524);
+	CHECK_EQ(etw_events[ETW_EVENT_COMPACT_CSWITCH].hook_id, 0x0525);
+	CHECK_EQ(etw_events[ETW_EVENT_SPINLOCK].hook_id, 0x0529);
+	CHECK_EQ(etw_events[ETW_EVENT_READY_THREAD].hook_id, 0x0532);
+	CHECK_EQ(etw_events[ETW_EVENT_CSWITCH].version, 4);
+	CHECK_EQ(etw_events[ETW_EVENT_CSWITCH].header_type, ETW_HEADER_TYPE_PERFINFO64);
+	CHECK_EQ(etw_events[ETW_EVENT_COMPACT_CSWITCH].version, 2);
+	CHECK_EQ(etw_events[ETW_EVENT_SPINLOCK].version, 2);
+	CHECK_EQ(etw_events[ETW_EVENT_READY_THREAD].version, 2);
+	CHECK_EQ(etw_events[ETW_EVENT_PROCESS_START].header_type, ETW_HEADER_TYPE_SYSTEM64);
+	CHECK_EQ(etw_events[ETW_EVENT_PROCESS_DC_START].header_type, ETW_HEADER_TYPE_PERFINFO64);
+	CHECK_EQ(etw_events[ETW_EVENT_PROCESS_DC_START].version, 4);
+	CHECK_EQ(etw_events[ETW_EVENT_THREAD_DC_START].header_type, ETW_HEADER_TYPE_SYSTEM64);
+	CHECK_EQ(etw_events[ETW_EVENT_THREAD_DC_START].version, 3);
+	CHECK_EQ(etw_events[ETW_EVENT_CONFIG_CPU].version, 3);
+	CHECK_EQ(etw_events[ETW_EVENT_RUNDOWN_COMPLETE].header_type, ETW_HEADER_TYPE_PERFINFO64);
 	/* module/format/header.c writes the header buffer's events as SYSTEM64 */
-	CHECK_EQ(ETW_EVENT_HEADER_HEADER, ETW_HEADER_TYPE_SYSTEM64);
-	CHECK_EQ(ETW_EVENT_HEADER_EXTENSION_HEADER, ETW_HEADER_TYPE_SYSTEM64);
-	CHECK_EQ(ETW_EVENT_CONFIG_CPU_HEADER, ETW_HEADER_TYPE_SYSTEM64);
-	CHECK_EQ(etw_event_mask(ETW_EVENT_CSWITCH), PERF_CONTEXT_SWITCH);
-	CHECK_EQ(etw_event_mask(ETW_EVENT_READY_THREAD), PERF_DISPATCHER);
-	CHECK_EQ(etw_event_mask(ETW_EVENT_SPINLOCK), PERF_SPINLOCK);
-	CHECK_EQ(etw_event_mask(ETW_EVENT_PROCESS_DC_START), 0);
+	CHECK_EQ(etw_events[ETW_EVENT_HEADER].header_type, ETW_HEADER_TYPE_SYSTEM64);
+	CHECK_EQ(etw_events[ETW_EVENT_HEADER_EXTENSION].header_type, ETW_HEADER_TYPE_SYSTEM64);
+	CHECK_EQ(etw_events[ETW_EVENT_CONFIG_CPU].header_type, ETW_HEADER_TYPE_SYSTEM64);
+	CHECK_EQ(etw_events[ETW_EVENT_CSWITCH].mask, PERF_CONTEXT_SWITCH);
+	CHECK_EQ(etw_events[ETW_EVENT_READY_THREAD].mask, PERF_DISPATCHER);
+	CHECK_EQ(etw_events[ETW_EVENT_SPINLOCK].mask, PERF_SPINLOCK);
+	CHECK_EQ(etw_events[ETW_EVENT_PROCESS_DC_START].mask, 0);
 	test_end();
 }
 
@@ -90,7 +97,7 @@ static void test_layouts(void)
 		CHECK(l->fixed <= l->min);
 		CHECK(l->min <= l->max);
 		CHECK(l->max <= ETW_MAX_EVENT_SIZE);
-		for (const struct etw_field *f = l->fields; f < l->fields + l->nr_fields; f++) {
+		for (const struct etw_field *f = l->fields; etw_field_in_layout(f); f++) {
 			if (!f->name || !f->size)
 				test_fail("a field without a name or size");
 			else if (f->offset < end)
@@ -106,6 +113,23 @@ static void test_layouts(void)
 		}
 		test_end();
 	}
+}
+
+/* Every field's width in the list is its member's size. */
+static void test_widths(void)
+{
+	test_begin("field_widths");
+#define NTKL_EVENT(...)
+#define NTKL_LAYOUT(...)
+#define NTKL_FIELD(layout, type, member, width, name, kind) \
+	if (sizeof(((type *)0)->member) != (width)) \
+		test_fail("%s.%s: width %d, the member has %zu", #layout, #member, \
+			  (width), sizeof(((type *)0)->member));
+#include "uapi/ntkl_event_list.h"
+#undef NTKL_EVENT
+#undef NTKL_LAYOUT
+#undef NTKL_FIELD
+	test_end();
 }
 
 /* "Group/Label" for every event: the names come from the table. */
@@ -164,7 +188,7 @@ static void test_decoder_follows_table(void)
 		if (l->tail != ETW_TAIL_PROCESS)
 			CHECK(!strstr(s, "short"));
 		CHECK(!strncmp(s, l->title, strlen(l->title)));
-		for (const struct etw_field *f = l->fields; f < l->fields + l->nr_fields; f++) {
+		for (const struct etw_field *f = l->fields; etw_field_in_layout(f); f++) {
 			char name[80];
 
 			if (f->kind == ETW_FIELD_RESERVED || f->kind == ETW_FIELD_SPINLOCK_FLAGS)
@@ -188,6 +212,7 @@ int main(void)
 	test_hooks_unique();
 	test_written_events();
 	test_layouts();
+	test_widths();
 	test_names();
 	test_decoder_follows_table();
 	return test_exit();

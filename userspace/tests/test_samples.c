@@ -16,6 +16,7 @@
 #include "etl/etl_check.h"
 #include "etl/etl_dump.h"
 #include "etl/etl_reader.h"
+#include "etl/etw_events.h"
 #include "etl/etw_decode.h"
 
 #define SPDL	"airbus-etl-parser__ShutdownPerfDiagLogger.etl"
@@ -352,7 +353,7 @@ static void test_spdl(void)
 	CHECK(s && !strstr(s, "[payload short"));
 	CHECK(s && !strstr(s, "not decoded"));
 	CHECK_EQ(r.header_type, ETW_HEADER_TYPE_PERFINFO64);
-	CHECK_EQ(r.version, ETW_EVENT_PROCESS_START_VERSION);
+	CHECK_EQ(r.version, etw_events[ETW_EVENT_PROCESS_START].version);
 	CHECK_EQ(r.buffer_index, 1);
 	free(s);
 	s = decode_nth(&f, ETW_EVENT_PROCESS_DC_START_HOOK, 1, NULL);
@@ -544,7 +545,7 @@ static void test_tlt(void)
 	test_begin("tlt_config_cpu");
 	s = decode_nth(&f, ETW_EVENT_CONFIG_CPU_HOOK, 0, &r);
 	CHECK_EQ(r.payload_len, ETW_CONFIG_CPU_SIZE);
-	CHECK_EQ(r.version, ETW_EVENT_CONFIG_CPU_VERSION);
+	CHECK_EQ(r.version, etw_events[ETW_EVENT_CONFIG_CPU].version);
 	CHECK_HAS(s, "MHz=3494 ");
 	CHECK_HAS(s, "NumberOfProcessors=20 ");
 	CHECK_HAS(s, "MemSize=65349 ");

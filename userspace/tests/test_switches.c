@@ -62,19 +62,19 @@ static void put_cswitch(struct synth *s, int64_t t, uint32_t old, uint32_t new,
 		.new_thread_wait_time = wait,
 	};
 
-	synth_record(s, ETW_EVENT_CSWITCH_HOOK, ETW_EVENT_CSWITCH_VERSION, t, &c, sizeof(c));
+	synth_record(s, ETW_EVENT_CSWITCH_HOOK, etw_events[ETW_EVENT_CSWITCH].version, t, &c, sizeof(c));
 }
 
 static void put_ready(struct synth *s, int64_t t, uint32_t tid)
 {
 	struct etw_ready_thread rt = { .thread_id = tid, .adjust_reason = ETW_ADJUST_UNWAIT };
 
-	synth_record(s, ETW_EVENT_READY_THREAD_HOOK, ETW_EVENT_READY_THREAD_VERSION, t, &rt, sizeof(rt));
+	synth_record(s, ETW_EVENT_READY_THREAD_HOOK, etw_events[ETW_EVENT_READY_THREAD].version, t, &rt, sizeof(rt));
 }
 
 static void put_batch(struct synth *s, int64_t t, const struct hand_batch *b)
 {
-	synth_record(s, ETW_EVENT_COMPACT_CSWITCH_HOOK, ETW_EVENT_COMPACT_CSWITCH_VERSION, t, b->p, b->len);
+	synth_record(s, ETW_EVENT_COMPACT_CSWITCH_HOOK, etw_events[ETW_EVENT_COMPACT_CSWITCH].version, t, b->p, b->len);
 }
 
 #define WR(state)	((uint8_t)(ETW_MAXIMUM_WAIT_REASON + (state)))

@@ -20,6 +20,7 @@
 #include "etl/etl_check.h"
 #include "etl/etl_dump.h"
 #include "etl/etl_reader.h"
+#include "etl/etw_events.h"
 #include "ctl/etl_writer.h"
 
 #define BUF_SIZE	4096
@@ -89,12 +90,12 @@ static void build_header_buffer(uint8_t *buf)
 	uint32_t pos = ETL_BUFFER_HEADER_SIZE;
 	uint8_t *p;
 
-	p = put_record(buf, &pos, ETW_EVENT_HEADER_HOOK, ETW_EVENT_HEADER_VERSION,
+	p = put_record(buf, &pos, ETW_EVENT_HEADER_HOOK, etw_events[ETW_EVENT_HEADER].version,
 		       sizeof(t) + sizeof(names), START_CLOCK);
 	memcpy(p, &t, sizeof(t));
 	memcpy(p + sizeof(t), names, sizeof(names));
 	ext.group_masks.masks[0] = PERF_PROCESS | PERF_THREAD;
-	p = put_record(buf, &pos, ETW_EVENT_HEADER_EXTENSION_HOOK, ETW_EVENT_HEADER_VERSION,
+	p = put_record(buf, &pos, ETW_EVENT_HEADER_EXTENSION_HOOK, etw_events[ETW_EVENT_HEADER].version,
 		       sizeof(ext), START_CLOCK);
 	memcpy(p, &ext, sizeof(ext));
 	finish_buffer(buf, pos, 0, ETW_BUFFER_TYPE_HEADER,
@@ -109,7 +110,7 @@ static void build_data_buffer(uint8_t *buf, int64_t seq, int n, uint16_t cpu)
 	for (int i = 0; i < n; i++) {
 		struct etw_thread_v3 th = { .process_id = 1, .thread_id = (uint32_t)(i + 1) };
 		uint8_t *p = put_record(buf, &pos, ETW_EVENT_THREAD_DC_START_HOOK,
-					ETW_EVENT_THREAD_START_VERSION, sizeof(th) + 2,
+					etw_events[ETW_EVENT_THREAD_START].version, sizeof(th) + 2,
 					START_CLOCK + seq * 1000 + i);
 
 		memcpy(p, &th, sizeof(th));

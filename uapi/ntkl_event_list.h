@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Every kernel event ntkl knows, every payload layout, every fixed field:
+ * the one list that the module's writers and address redaction and
+ * userspace's names, checker and decoder are all driven by. As with
+ * <asm-generic/unistd.h> and its __SYSCALL() lines, this file has no
+ * include guard: ntkl_events.h and ntkl_event_table.h include it once per
+ * pass, with NTKL_EVENT(), NTKL_LAYOUT() and NTKL_FIELD() defined to what
+ * that pass makes of each line (an enum, a table row, a test).
+ *
+ * NTKL_EVENT(id, header, version, versions, mask, label, layout)
+ *   id        ETW_EVENT_<id>; its hook is ETW_EVENT_<id>_HOOK, defined
+ *             just before it
+ *   header    the record header ntkl writes it with (ETW_HEADER_TYPE_<header>);
+ *             ANY for events ntkl only reads
+ *   version   the version ntkl writes, and the one its layout describes
+ *   versions  EXACT: the layout holds for that version only; ANY: for every
+ *             version (the payload did not change across Windows builds)
+ *   mask      the group mask (PERF_*) that turns it on; 0 if it is always
+ *             written (rundown, header buffer) or never written by ntkl
+ *   label     the opcode name Windows tools print ("CSwitch": Thread/CSwitch)
+ *   layout    ETW_LAYOUT_<layout>: the payload's fields and size rule
+ * Events stay in hook order (lookups search the table; a unit test checks).
+ *
+ * NTKL_LAYOUT(layout, title, fixed, min, max, tail)
+ *   title     what the decoder calls it ("CSwitch: NewThreadId=...")
+ *   fixed     bytes of fixed fields, listed by the NTKL_FIELD lines after it
+ *   min, max  the payload sizes a record of this layout may have
+ *   tail      what follows the fixed fields (ETW_TAIL_*), decoded by hand
+ *
+ * NTKL_FIELD(layout, type, member, width, name, kind)
+ *   one fixed field, in payload order: its struct and member (the offset),
+ *   its width in bytes (userspace/tests/test_events.c checks it against the
+ *   member), the name tools print, and ETW_FIELD_<kind>; KADDR marks a
+ *   kernel address, which the module hashes for readers that may not see
+ *   kernel addresses.
+ *
+ * Adding an event: its hook and NTKL_EVENT line here (and its layout and
+ * fields if the payload is new), its producer in module/producers/, a test
+ * (docs/design.md, "Adding an event").
+ */
+
+/* ---------------------------------------------------------------------- */
+/* Events                                                                  */
+/* ---------------------------------------------------------------------- */
+/* EventTrace: the logger's own events */
+#define ETW_EVENT_HEADER_HOOK	ETW_HOOK(ETW_GROUP_HEADER, 0x00)
+NTKL_EVENT(HEADER, SYSTEM64, 2, ANY, 0, "Header", LOGFILE_HEADER)
+#define ETW_EVENT_HEADER_EXTENSION_HOOK	ETW_HOOK(ETW_GROUP_HEADER, 0x05)
+NTKL_EVENT(HEADER_EXTENSION, SYSTEM64, 2, ANY, 0, "Extension", HEADER_EXTENSION)
+#define ETW_EVENT_RUNDOWN_COMPLETE_HOOK	ETW_HOOK(ETW_GROUP_HEADER, 0x08)
+NTKL_EVENT(RUNDOWN_COMPLETE, PERFINFO64, 2, ANY, 0, "RundownComplete", EMPTY)
+#define ETW_EVENT_GROUP_MASKS_END_HOOK	ETW_HOOK(ETW_GROUP_HEADER, 0x20)
+NTKL_EVENT(GROUP_MASKS_END, PERFINFO64, 2, ANY, 0, "GroupMasksEnd", HEADER_EXTENSION)
+#define ETW_EVENT_PARTITION_INFO_HOOK	ETW_HOOK(ETW_GROUP_HEADER, 0x50)
+NTKL_EVENT(PARTITION_INFO, ANY, 0, ANY, 0, "PartitionInfo", NONE)
+
+/* Process */
+#define ETW_EVENT_PROCESS_START_HOOK	ETW_HOOK(ETW_GROUP_PROCESS, 0x01)
+NTKL_EVENT(PROCESS_START, SYSTEM64, 4, EXACT, PERF_PROCESS, "Start", PROCESS_V4)
+#define ETW_EVENT_PROCESS_END_HOOK	ETW_HOOK(ETW_GROUP_PROCESS, 0x02)
+NTKL_EVENT(PROCESS_END, SYSTEM64, 4, EXACT, PERF_PROCESS, "End", PROCESS_V4)
+#define ETW_EVENT_PROCESS_DC_START_HOOK	ETW_HOOK(ETW_GROUP_PROCESS, 0x03)
+NTKL_EVENT(PROCESS_DC_START, PERFINFO64, 4, EXACT, 0, "DCStart", PROCESS_V4)
+#define ETW_EVENT_PROCESS_DC_END_HOOK	ETW_HOOK(ETW_GROUP_PROCESS, 0x04)
+NTKL_EVENT(PROCESS_DC_END, PERFINFO64, 4, EXACT, 0, "DCEnd", PROCESS_V4)
+#define ETW_EVENT_PROCESS_LOAD_HOOK	ETW_HOOK(ETW_GROUP_PROCESS, 0x0A)
+NTKL_EVENT(PROCESS_LOAD, ANY, 0, ANY, 0, "Load", NONE)
+#define ETW_EVENT_PROCESS_TERMINATE_HOOK	ETW_HOOK(ETW_GROUP_PROCESS, 0x0B)
+NTKL_EVENT(PROCESS_TERMINATE, ANY, 0, ANY, 0, "Terminate", NONE)
+#define ETW_EVENT_PROCESS_DEFUNCT_HOOK	ETW_HOOK(ETW_GROUP_PROCESS, 0x27)
+NTKL_EVENT(PROCESS_DEFUNCT, PERFINFO64, 4, EXACT, 0, "Defunct", PROCESS_V4)
+
+/* Thread */
+#define ETW_EVENT_THREAD_START_HOOK	ETW_HOOK(ETW_GROUP_THREAD, 0x01)
+NTKL_EVENT(THREAD_START, SYSTEM64, 3, EXACT, PERF_THREAD, "Start", THREAD_V3)
+#define ETW_EVENT_THREAD_END_HOOK	ETW_HOOK(ETW_GROUP_THREAD, 0x02)
+NTKL_EVENT(THREAD_END, SYSTEM64, 3, EXACT, PERF_THREAD, "End", THREAD_V3)
+#define ETW_EVENT_THREAD_DC_START_HOOK	ETW_HOOK(ETW_GROUP_THREAD, 0x03)
+NTKL_EVENT(THREAD_DC_START, SYSTEM64, 3, EXACT, 0, "DCStart", THREAD_V3)
+#define ETW_EVENT_THREAD_DC_END_HOOK	ETW_HOOK(ETW_GROUP_THREAD, 0x04)
+NTKL_EVENT(THREAD_DC_END, SYSTEM64, 3, EXACT, 0, "DCEnd", THREAD_V3)
+#define ETW_EVENT_CSWITCH_HOOK	ETW_HOOK(ETW_GROUP_THREAD, 0x24)
+NTKL_EVENT(CSWITCH, PERFINFO64, 4, ANY, PERF_CONTEXT_SWITCH, "CSwitch", CSWITCH)
+#define ETW_EVENT_COMPACT_CSWITCH_HOOK	ETW_HOOK(ETW_GROUP_THREAD, 0x25)
+NTKL_EVENT(COMPACT_CSWITCH, PERFINFO64, 2, ANY, PERF_COMPACT_CSWITCH, "CompCS", COMPACT_CSWITCH)
+#define ETW_EVENT_SPINLOCK_HOOK	ETW_HOOK(ETW_GROUP_THREAD, 0x29)
+NTKL_EVENT(SPINLOCK, PERFINFO64, 2, ANY, PERF_SPINLOCK, "SpinLock", SPINLOCK)
+#define ETW_EVENT_READY_THREAD_HOOK	ETW_HOOK(ETW_GROUP_THREAD, 0x32)
+NTKL_EVENT(READY_THREAD, PERFINFO64, 2, ANY, PERF_DISPATCHER, "ReadyThread", READY_THREAD)
+#define ETW_EVENT_THREAD_SET_NAME_HOOK	ETW_HOOK(ETW_GROUP_THREAD, 0x48)
+NTKL_EVENT(THREAD_SET_NAME, ANY, 0, ANY, 0, "SetName", NONE)
+
+/* SystemConfig (EVENT_TRACE_TYPE_CONFIG_*) */
+#define ETW_EVENT_CONFIG_CPU_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0A)
+NTKL_EVENT(CONFIG_CPU, SYSTEM64, 3, EXACT, 0, "CPU", CONFIG_CPU)
+#define ETW_EVENT_CONFIG_PHYSICALDISK_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0B)
+NTKL_EVENT(CONFIG_PHYSICALDISK, ANY, 0, ANY, 0, "PhyDisk", NONE)
+#define ETW_EVENT_CONFIG_LOGICALDISK_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0C)
+NTKL_EVENT(CONFIG_LOGICALDISK, ANY, 0, ANY, 0, "LogDisk", NONE)
+#define ETW_EVENT_CONFIG_NIC_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0D)
+NTKL_EVENT(CONFIG_NIC, ANY, 0, ANY, 0, "NIC", NONE)
+#define ETW_EVENT_CONFIG_VIDEO_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0E)
+NTKL_EVENT(CONFIG_VIDEO, ANY, 0, ANY, 0, "Video", NONE)
+#define ETW_EVENT_CONFIG_SERVICES_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0F)
+NTKL_EVENT(CONFIG_SERVICES, ANY, 0, ANY, 0, "Services", NONE)
+#define ETW_EVENT_CONFIG_POWER_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x10)
+NTKL_EVENT(CONFIG_POWER, ANY, 0, ANY, 0, "Power", NONE)
+#define ETW_EVENT_CONFIG_NETINFO_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x11)
+NTKL_EVENT(CONFIG_NETINFO, ANY, 0, ANY, 0, "Network", NONE)
+#define ETW_EVENT_CONFIG_OPTICALMEDIA_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x12)
+NTKL_EVENT(CONFIG_OPTICALMEDIA, ANY, 0, ANY, 0, "OpticalMedia", NONE)
+#define ETW_EVENT_CONFIG_PHYSICALDISK_EX_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x13)
+NTKL_EVENT(CONFIG_PHYSICALDISK_EX, ANY, 0, ANY, 0, "PhyDiskEx", NONE)
+#define ETW_EVENT_CONFIG_IRQ_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x15)
+NTKL_EVENT(CONFIG_IRQ, ANY, 0, ANY, 0, "IRQ", NONE)
+#define ETW_EVENT_CONFIG_PNP_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x16)
+NTKL_EVENT(CONFIG_PNP, ANY, 0, ANY, 0, "PnP", NONE)
+#define ETW_EVENT_CONFIG_IDECHANNEL_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x17)
+NTKL_EVENT(CONFIG_IDECHANNEL, ANY, 0, ANY, 0, "IDEChannel", NONE)
+#define ETW_EVENT_CONFIG_NUMANODE_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x18)
+NTKL_EVENT(CONFIG_NUMANODE, ANY, 0, ANY, 0, "NumaNode", NONE)
+#define ETW_EVENT_CONFIG_PLATFORM_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x19)
+NTKL_EVENT(CONFIG_PLATFORM, ANY, 0, ANY, 0, "Platform", NONE)
+#define ETW_EVENT_CONFIG_PROCESSORGROUP_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x1A)
+NTKL_EVENT(CONFIG_PROCESSORGROUP, ANY, 0, ANY, 0, "ProcessorGroup", NONE)
+#define ETW_EVENT_CONFIG_PROCESSORNUMBER_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x1B)
+NTKL_EVENT(CONFIG_PROCESSORNUMBER, ANY, 0, ANY, 0, "ProcessorNumber", NONE)
+#define ETW_EVENT_CONFIG_DPI_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x1C)
+NTKL_EVENT(CONFIG_DPI, ANY, 0, ANY, 0, "DPI", NONE)
+#define ETW_EVENT_CONFIG_CI_INFO_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x1D)
+NTKL_EVENT(CONFIG_CI_INFO, ANY, 0, ANY, 0, "CodeIntegrity", NONE)
+#define ETW_EVENT_CONFIG_MACHINEID_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x1E)
+NTKL_EVENT(CONFIG_MACHINEID, ANY, 0, ANY, 0, "MachineId", NONE)
+#define ETW_EVENT_CONFIG_DEFRAG_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x1F)
+NTKL_EVENT(CONFIG_DEFRAG, ANY, 0, ANY, 0, "Defrag", NONE)
+#define ETW_EVENT_CONFIG_MOBILEPLATFORM_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x20)
+NTKL_EVENT(CONFIG_MOBILEPLATFORM, ANY, 0, ANY, 0, "MobilePlatform", NONE)
+#define ETW_EVENT_CONFIG_DEVICEFAMILY_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x21)
+NTKL_EVENT(CONFIG_DEVICEFAMILY, ANY, 0, ANY, 0, "DeviceFamily", NONE)
+#define ETW_EVENT_CONFIG_FLIGHTID_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x22)
+NTKL_EVENT(CONFIG_FLIGHTID, ANY, 0, ANY, 0, "FlightId", NONE)
+#define ETW_EVENT_CONFIG_PROCESSOR_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x23)
+NTKL_EVENT(CONFIG_PROCESSOR, ANY, 0, ANY, 0, "Processor", NONE)
+#define ETW_EVENT_CONFIG_VIRTUALIZATION_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x24)
+NTKL_EVENT(CONFIG_VIRTUALIZATION, ANY, 0, ANY, 0, "Virtualization", NONE)
+#define ETW_EVENT_CONFIG_BOOT_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x25)
+NTKL_EVENT(CONFIG_BOOT, ANY, 0, ANY, 0, "Boot", NONE)
+
+/* PerfInfo */
+#define ETW_EVENT_SAMPLED_PROFILE_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 46)
+NTKL_EVENT(SAMPLED_PROFILE, ANY, 0, ANY, 0, "SampleProf", NONE)
+#define ETW_EVENT_ISR_MSI_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 50)
+NTKL_EVENT(ISR_MSI, ANY, 0, ANY, 0, "ISR-MSI", NONE)
+#define ETW_EVENT_SYSCALL_ENTER_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 51)
+NTKL_EVENT(SYSCALL_ENTER, ANY, 0, ANY, 0, "SysClEnter", NONE)
+#define ETW_EVENT_SYSCALL_EXIT_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 52)
+NTKL_EVENT(SYSCALL_EXIT, ANY, 0, ANY, 0, "SysClExit", NONE)
+#define ETW_EVENT_THREADED_DPC_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 66)
+NTKL_EVENT(THREADED_DPC, ANY, 0, ANY, 0, "ThreadedDPC", NONE)
+#define ETW_EVENT_ISR_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 67)
+NTKL_EVENT(ISR, ANY, 0, ANY, 0, "ISR", NONE)
+#define ETW_EVENT_DPC_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 68)
+NTKL_EVENT(DPC, ANY, 0, ANY, 0, "DPC", NONE)
+#define ETW_EVENT_TIMER_DPC_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 69)
+NTKL_EVENT(TIMER_DPC, ANY, 0, ANY, 0, "TimerDPC", NONE)
+#define ETW_EVENT_PROFILE_SET_INTERVAL_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 72)
+NTKL_EVENT(PROFILE_SET_INTERVAL, ANY, 0, ANY, 0, "SetInterval", NONE)
+#define ETW_EVENT_PROFILE_COLLECTION_START_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 73)
+NTKL_EVENT(PROFILE_COLLECTION_START, ANY, 0, ANY, 0, "CollectionStart", NONE)
+#define ETW_EVENT_PROFILE_COLLECTION_END_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 74)
+NTKL_EVENT(PROFILE_COLLECTION_END, ANY, 0, ANY, 0, "CollectionEnd", NONE)
+
+/* Image */
+#define ETW_EVENT_IMAGE_UNLOAD_HOOK	ETW_HOOK(ETW_GROUP_IMAGE, 0x02)
+NTKL_EVENT(IMAGE_UNLOAD, ANY, 0, ANY, 0, "UnLoad", NONE)
+#define ETW_EVENT_IMAGE_DC_START_HOOK	ETW_HOOK(ETW_GROUP_IMAGE, 0x03)
+NTKL_EVENT(IMAGE_DC_START, ANY, 0, ANY, 0, "DCStart", NONE)
+#define ETW_EVENT_IMAGE_DC_END_HOOK	ETW_HOOK(ETW_GROUP_IMAGE, 0x04)
+NTKL_EVENT(IMAGE_DC_END, ANY, 0, ANY, 0, "DCEnd", NONE)
+#define ETW_EVENT_IMAGE_LOAD_HOOK	ETW_HOOK(ETW_GROUP_IMAGE, 0x0A)
+NTKL_EVENT(IMAGE_LOAD, ANY, 0, ANY, 0, "Load", NONE)
+#define ETW_EVENT_IMAGE_KERNEL_BASE_HOOK	ETW_HOOK(ETW_GROUP_IMAGE, 0x21)
+NTKL_EVENT(IMAGE_KERNEL_BASE, ANY, 0, ANY, 0, "KernelBase", NONE)
+#define ETW_EVENT_IMAGE_HYPERCALL_PAGE_HOOK	ETW_HOOK(ETW_GROUP_IMAGE, 0x22)
+NTKL_EVENT(IMAGE_HYPERCALL_PAGE, ANY, 0, ANY, 0, "HypercallPage", NONE)
+
+/* StackWalk */
+#define ETW_EVENT_STACK_WALK_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x20)
+NTKL_EVENT(STACK_WALK, ANY, 0, ANY, 0, "Stack", NONE)
+#define ETW_EVENT_STACK_KEY_DELETE_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x23)
+NTKL_EVENT(STACK_KEY_DELETE, ANY, 0, ANY, 0, "KeyDelete", NONE)
+#define ETW_EVENT_STACK_KEY_RUNDOWN_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x24)
+NTKL_EVENT(STACK_KEY_RUNDOWN, ANY, 0, ANY, 0, "KeyRundown", NONE)
+#define ETW_EVENT_STACK_KEY_KERNEL_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x25)
+NTKL_EVENT(STACK_KEY_KERNEL, ANY, 0, ANY, 0, "StackKeyKernel", NONE)
+#define ETW_EVENT_STACK_KEY_USER_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x26)
+NTKL_EVENT(STACK_KEY_USER, ANY, 0, ANY, 0, "StackKeyUser", NONE)
+
+/* ---------------------------------------------------------------------- */
+/* Payload layouts and their fixed fields                                  */
+/* ---------------------------------------------------------------------- */
+
+NTKL_LAYOUT(NONE, "", 0, 0, ETW_MAX_EVENT_SIZE, NONE)
+
+NTKL_LAYOUT(EMPTY, "", 0, 0, 0, NONE)
+
+NTKL_LAYOUT(LOGFILE_HEADER, "Header", sizeof(struct trace_logfile_header),
+	    sizeof(struct trace_logfile_header) + 4, ETW_MAX_EVENT_SIZE, LOGFILE_NAMES)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, buffer_size, 4, "BufferSize", UINT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, version, 4, "Version", HEX)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, provider_version, 4,
+	   "ProviderVersion", UINT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, number_of_processors, 4,
+	   "NumberOfProcessors", UINT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, end_time, 8, "EndTime", INT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, timer_resolution, 4,
+	   "TimerResolution", UINT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, maximum_file_size, 4,
+	   "MaximumFileSize", UINT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, log_file_mode, 4,
+	   "LogFileMode", LOGFILE_MODE)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, buffers_written, 4, "BuffersWritten", UINT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, start_buffers, 4, "StartBuffers", UINT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, pointer_size, 4, "PointerSize", UINT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, events_lost, 4, "EventsLost", UINT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, cpu_speed_in_mhz, 4, "CpuSpeedInMHz", UINT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, time_zone_bias, 4, "TimeZoneBias", INT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, boot_time, 8, "BootTime", INT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, perf_freq, 8, "PerfFreq", INT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, start_time, 8, "StartTime", INT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, reserved_flags, 4, "ReservedFlags", UINT)
+NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, buffers_lost, 4, "BuffersLost", UINT)
+
+NTKL_LAYOUT(HEADER_EXTENSION, "GroupMasks", sizeof(struct etw_header_extension),
+	    sizeof(struct etw_header_extension), sizeof(struct etw_header_extension), GROUP_NAMES)
+NTKL_FIELD(HEADER_EXTENSION, struct etw_header_extension, group_masks, 32, "Masks", GROUP_MASKS)
+NTKL_FIELD(HEADER_EXTENSION, struct etw_header_extension, kernel_event_version, 4,
+	   "KernelEventVersion", UINT)
+
+NTKL_LAYOUT(THREAD_V3, "Thread", sizeof(struct etw_thread_v3), sizeof(struct etw_thread_v3) + 2,
+	    ETW_MAX_EVENT_SIZE, THREAD_NAME)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, process_id, 4, "ProcessId", UINT)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, thread_id, 4, "TThreadId", UINT)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, stack_base, 8, "StackBase", KADDR)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, stack_limit, 8, "StackLimit", KADDR)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, user_stack_base, 8, "UserStackBase", HEX)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, user_stack_limit, 8, "UserStackLimit", HEX)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, affinity, 8, "Affinity", HEX)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, win32_start_addr, 8, "Win32StartAddr", HEX)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, teb_base, 8, "TebBase", HEX)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, sub_process_tag, 4, "SubProcessTag", HEX)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, base_priority, 1, "BasePriority", UINT)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, page_priority, 1, "PagePriority", UINT)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, io_priority, 1, "IoPriority", UINT)
+NTKL_FIELD(THREAD_V3, struct etw_thread_v3, thread_flags, 1, "ThreadFlags", HEX)
+
+NTKL_LAYOUT(PROCESS_V4, "Process", ETW_PROCESS_V4_FIXED_SIZE, ETW_PROCESS_V4_FIXED_SIZE + 4,
+	    ETW_MAX_EVENT_SIZE, PROCESS)
+NTKL_FIELD(PROCESS_V4, struct etw_process_v4, unique_process_key, 8, "UniqueProcessKey", HEX)
+NTKL_FIELD(PROCESS_V4, struct etw_process_v4, process_id, 4, "ProcessId", UINT)
+NTKL_FIELD(PROCESS_V4, struct etw_process_v4, parent_id, 4, "ParentId", UINT)
+NTKL_FIELD(PROCESS_V4, struct etw_process_v4, session_id, 4, "SessionId", UINT)
+NTKL_FIELD(PROCESS_V4, struct etw_process_v4, exit_status, 4, "ExitStatus", INT)
+NTKL_FIELD(PROCESS_V4, struct etw_process_v4, directory_table_base, 8, "DirectoryTableBase", KADDR)
+NTKL_FIELD(PROCESS_V4, struct etw_process_v4, flags, 4, "Flags", HEX)
+
+/* The 0x400 batch limit may or may not count the 0x58 header. */
+/*
+ * The last field: OldThreadRemainingQuantum in the seed (WMI_CONTEXTSWAP,
+ * QuantumTarget less CycleTime over 1024); TraceEvent and the MOF class
+ * call it Reserved. Version 4 (Windows 10 1709 to 2004): byte 0x0D is a
+ * flags byte whose bit 0 is OldThreadWaitMode.
+ */
+NTKL_LAYOUT(CSWITCH, "CSwitch", sizeof(struct wmi_contextswap), sizeof(struct wmi_contextswap),
+	    sizeof(struct wmi_contextswap), NONE)
+NTKL_FIELD(CSWITCH, struct wmi_contextswap, new_thread_id, 4, "NewThreadId", UINT)
+NTKL_FIELD(CSWITCH, struct wmi_contextswap, old_thread_id, 4, "OldThreadId", UINT)
+NTKL_FIELD(CSWITCH, struct wmi_contextswap, new_thread_priority, 1, "NewThreadPriority", INT)
+NTKL_FIELD(CSWITCH, struct wmi_contextswap, old_thread_priority, 1, "OldThreadPriority", INT)
+NTKL_FIELD(CSWITCH, struct wmi_contextswap, previous_c_state, 1, "PreviousCState", UINT)
+NTKL_FIELD(CSWITCH, struct wmi_contextswap, spare_byte, 1, "SpareByte", INT)
+NTKL_FIELD(CSWITCH, struct wmi_contextswap, old_thread_wait_reason, 1,
+	   "OldThreadWaitReason", WAIT_REASON)
+NTKL_FIELD(CSWITCH, struct wmi_contextswap, old_thread_wait_mode, 1, "OldThreadWaitMode", INT)
+NTKL_FIELD(CSWITCH, struct wmi_contextswap, old_thread_state, 1, "OldThreadState", THREAD_STATE)
+NTKL_FIELD(CSWITCH, struct wmi_contextswap, old_thread_ideal_processor, 1,
+	   "OldThreadWaitIdealProcessor", UINT)
+NTKL_FIELD(CSWITCH, struct wmi_contextswap, new_thread_wait_time, 4, "NewThreadWaitTime", UINT)
+NTKL_FIELD(CSWITCH, struct wmi_contextswap, old_thread_remaining_quantum, 4,
+	   "OldThreadRemainingQuantum", INT)
+
+NTKL_LAYOUT(COMPACT_CSWITCH, "CompCS", sizeof(struct perfinfo_ccswap_buffer),
+	    sizeof(struct perfinfo_ccswap_buffer),
+	    sizeof(struct perfinfo_ccswap_buffer) + PERFINFO_CCSWAP_BATCH_SIZE, CCSWAP_PACKETS)
+NTKL_FIELD(COMPACT_CSWITCH, struct perfinfo_ccswap_buffer, first_timestamp, 8,
+	   "FirstTimeStamp", UINT)
+
+NTKL_LAYOUT(SPINLOCK, "SpinLock", sizeof(struct wmi_spinlock), sizeof(struct wmi_spinlock),
+	    sizeof(struct wmi_spinlock), NONE)
+NTKL_FIELD(SPINLOCK, struct wmi_spinlock, spin_lock_address, 8, "SpinLockAddress", KADDR)
+NTKL_FIELD(SPINLOCK, struct wmi_spinlock, caller_address, 8, "CallerAddress", KADDR)
+NTKL_FIELD(SPINLOCK, struct wmi_spinlock, acquire_time, 8, "AcquireTime", UINT)
+NTKL_FIELD(SPINLOCK, struct wmi_spinlock, release_time, 8, "ReleaseTime", UINT)
+NTKL_FIELD(SPINLOCK, struct wmi_spinlock, wait_time_in_cycles, 4, "WaitTimeInCycles", UINT)
+NTKL_FIELD(SPINLOCK, struct wmi_spinlock, spin_count, 4, "SpinCount", UINT)
+NTKL_FIELD(SPINLOCK, struct wmi_spinlock, thread_id, 4, "ThreadId", UINT)
+NTKL_FIELD(SPINLOCK, struct wmi_spinlock, interrupt_count, 4, "InterruptCount", UINT)
+NTKL_FIELD(SPINLOCK, struct wmi_spinlock, irql, 1, "Irql", UINT)
+NTKL_FIELD(SPINLOCK, struct wmi_spinlock, acquire_depth, 1, "AcquireDepth", UINT)
+NTKL_FIELD(SPINLOCK, struct wmi_spinlock, flags, 1, "Flags", SPINLOCK_FLAGS)
+NTKL_FIELD(SPINLOCK, struct wmi_spinlock, reserved, 5, "Reserved", RESERVED)
+
+NTKL_LAYOUT(READY_THREAD, "ReadyThread", sizeof(struct etw_ready_thread),
+	    sizeof(struct etw_ready_thread), sizeof(struct etw_ready_thread), NONE)
+NTKL_FIELD(READY_THREAD, struct etw_ready_thread, thread_id, 4, "TThreadId", UINT)
+NTKL_FIELD(READY_THREAD, struct etw_ready_thread, adjust_reason, 1, "AdjustReason", ADJUST_REASON)
+NTKL_FIELD(READY_THREAD, struct etw_ready_thread, adjust_increment, 1, "AdjustIncrement", INT)
+NTKL_FIELD(READY_THREAD, struct etw_ready_thread, flag, 1, "Flag", READY_FLAGS)
+NTKL_FIELD(READY_THREAD, struct etw_ready_thread, reserved, 1, "Reserved", INT)
+
+NTKL_LAYOUT(CONFIG_CPU, "CPU", ETW_CONFIG_CPU_SIZE, ETW_CONFIG_CPU_SIZE, ETW_CONFIG_CPU_SIZE, NONE)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, mhz, 4, "MHz", UINT)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, number_of_processors, 4, "NumberOfProcessors", UINT)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, mem_size, 4, "MemSize", UINT)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, page_size, 4, "PageSize", UINT)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, allocation_granularity, 4,
+	   "AllocationGranularity", UINT)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, computer_name, 512, "ComputerName", WSTR_ARRAY)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, domain_name, 268, "DomainName", WSTR_ARRAY)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, hyper_threading_flag, 8, "HyperThreadingFlag", HEX)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, highest_user_address, 8, "HighestUserAddress", HEX)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, processor_architecture, 2,
+	   "ProcessorArchitecture", UINT)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, processor_level, 2, "ProcessorLevel", UINT)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, processor_revision, 2, "ProcessorRevision", HEX)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, pae_enabled, 1, "PaeEnabled", UINT)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, nx_enabled, 1, "NxEnabled", UINT)
+NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, memory_speed, 4, "MemorySpeed", UINT)
