@@ -13,7 +13,8 @@
  *   SCHED_IDLE                1
  *
  * Base priority comes from normal_prio, current priority from prio (which
- * includes priority inheritance). A table keeps division out of probes.
+ * includes priority inheritance). A table of ntkl_nt_prio_of() (ntstate.h)
+ * keeps division out of probes.
  */
 #include <linux/math.h>
 #include <linux/math64.h>
@@ -33,17 +34,8 @@ void ntkl_sched_init(void)
 	s8 *table = ntkl_nt_prio_table;
 	int prio;
 
-	for (prio = 0; prio < MAX_PRIO; prio++) {
-		if (prio < MAX_RT_PRIO) {
-			int rt_priority = MAX_RT_PRIO - 1 - prio;	/* 1..99 */
-
-			table[prio] = 16 + (max(rt_priority, 1) - 1) * 15 / 98;
-		} else {
-			int nice = PRIO_TO_NICE(prio);
-
-			table[prio] = clamp(DIV_ROUND_CLOSEST(160 - 7 * nice, 20), 1, 15);
-		}
-	}
+	for (prio = 0; prio < MAX_PRIO; prio++)
+		table[prio] = ntkl_nt_prio_of(prio);
 	ntkl_ns_to_ticks_mult = div64_u64(U64_MAX, TICK_NSEC) + 1;
 	ntkl_ns_to_quantum_mult = div_u64((u64)ntkl_cpu_mhz() << 32, 1024000);
 }

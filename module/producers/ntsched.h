@@ -16,12 +16,7 @@
 
 #include "wrapper/compat.h"
 #include "uapi/ntkl_etw.h"
-
-struct nt_switch_out {
-	u8 state;			/* KTHREAD_STATE */
-	u8 wait_reason;			/* KWAIT_REASON */
-	u8 wait_mode;			/* KPROCESSOR_MODE */
-};
+#include "producers/ntstate.h"
 
 extern s8 ntkl_nt_prio_table[MAX_PRIO];	/* Linux prio -> NT priority */
 extern u64 ntkl_ns_to_ticks_mult;		/* 2^64 / TICK_NSEC */
@@ -99,43 +94,11 @@ static inline s32 ntkl_nt_remaining_quantum(struct task_struct *prev)
 	return min_t(u64, units, S32_MAX);
 }
 
-/*
- * The thread switched out: NT state, wait reason and wait mode.
- *
- *   preempted (still runnable)      Ready,      WrPreempted
- *   yielded (runnable, not preempt) Ready,      WrYieldExecution
- *   TASK_INTERRUPTIBLE, user task   Waiting,    UserRequest, UserMode
- *   TASK_INTERRUPTIBLE, kthread     Waiting,    WrQueue (a worker waiting for work)
- *   TASK_UNINTERRUPTIBLE            Waiting,    Executive (I/O and kernel waits)
- *   stopped, traced, frozen, parked Waiting,    Suspended
- *   dead or exiting                 Terminated, WrTerminated
- *   the idle task                   Ready,      Executive
- */
+/* The thread switched out, in NT terms (ntstate.h has the map). */
 static inline void ntkl_nt_switch_out(struct task_struct *prev, bool preempt,
 				      unsigned int prev_state, struct nt_switch_out *out)
 {
-	bool kthread = prev->flags & PF_KTHREAD;
-
-	out->wait_mode = ETW_KERNEL_MODE;
-	out->wait_reason = ETW_KWAIT_EXECUTIVE;
-	if (is_idle_task(prev)) {
-		out->state = ETW_KTHREAD_READY;
-	} else if (preempt || !(prev_state & TASK_REPORT)) {
-		out->state = ETW_KTHREAD_READY;
-		out->wait_reason = preempt ? ETW_KWAIT_WR_PREEMPTED : ETW_KWAIT_WR_YIELD_EXECUTION;
-	} else if (prev_state & (TASK_DEAD | EXIT_DEAD | EXIT_ZOMBIE)) {
-		out->state = ETW_KTHREAD_TERMINATED;
-		out->wait_reason = ETW_KWAIT_WR_TERMINATED;
-	} else if (prev_state & (__TASK_STOPPED | __TASK_TRACED | TASK_PARKED | TASK_FROZEN)) {
-		out->state = ETW_KTHREAD_WAITING;
-		out->wait_reason = ETW_KWAIT_SUSPENDED;
-	} else if (prev_state & TASK_INTERRUPTIBLE) {
-		out->state = ETW_KTHREAD_WAITING;
-		out->wait_reason = kthread ? ETW_KWAIT_WR_QUEUE : ETW_KWAIT_USER_REQUEST;
-		out->wait_mode = kthread ? ETW_KERNEL_MODE : ETW_USER_MODE;
-	} else {
-		out->state = ETW_KTHREAD_WAITING;
-	}
+	ntkl_nt_state(is_idle_task(prev), prev->flags & PF_KTHREAD, preempt, prev_state, out);
 }
 
 #endif /* _NTKL_NTSCHED_H */
