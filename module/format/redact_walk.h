@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The walk over a buffer's records that replaces each kernel address (a
+ * layout field of kind KADDR in uapi/ntkl_event_list.h) by hash(address).
+ * Pure: format/redact.c runs it with the kernel's %p hash, and
+ * userspace/tests/test_redact.c compiles this same file to check it.
+ *
+ * The includer provides u8/u16/u32/u64, memcpy, and the event tables with
+ * etw_event_by_hook() (uapi/ntkl_event_table.h).
+ */
+#ifndef _NTKL_REDACT_WALK_H
+#define _NTKL_REDACT_WALK_H
+
+/* The header size of a kernel record, from its marker; 0 if not one ntkl writes. */
+static inline u32 ntkl_record_header_size(u32 marker)
+{
+	switch ((marker >> 16) & 0xFF) {
+	case ETW_HEADER_TYPE_SYSTEM64:
+		return sizeof(struct system_trace_header);
+	case ETW_HEADER_TYPE_PERFINFO64:
+		return sizeof(struct perfinfo_trace_header);
+	default:
+		return 0;
+	}
+}
+
+static inline void ntkl_redact_record(u8 *payload, u32 len, const struct etw_layout *l,
+				      u64 (*hash)(u64))
+{
+	const struct etw_field *f;
+	u64 addr;
+
+	for (f = l->fields; etw_field_in_layout(f); f++) {
+		if (f->kind != ETW_FIELD_KADDR || f->size != sizeof(addr) ||
+		    f->offset + f->size > len)
+			continue;
+		memcpy(&addr, payload + f->offset, sizeof(addr));
+		addr = hash(addr);
+		memcpy(payload + f->offset, &addr, sizeof(addr));
+	}
+}
+
+/*
+ * Every record of a buffer filled to filled (its WMI_BUFFER_HEADER
+ * included); stops at the first record whose Size does not fit.
+ */
+static inline void ntkl_redact_walk(u8 *data, u32 filled, u64 (*hash)(u64))
+{
+	u32 off = sizeof(struct wmi_buffer_header);
+
+	while (off + sizeof(struct perfinfo_trace_header) <= filled) {
+		struct perfinfo_trace_header *h = (void *)(data + off);
+		u32 hsize = ntkl_record_header_size(h->marker);
+		enum etw_event_id id;
+
+		if (h->size < sizeof(*h) || h->size > filled - off)
+			break;
+		id = etw_event_by_hook(h->hook_id);
+		if (hsize && h->size >= hsize && id < ETW_EVENT_COUNT &&
+		    etw_event_layout_applies(&etw_events[id], h->marker & 0xFF))
+			ntkl_redact_record(data + off + hsize, h->size - hsize,
+					   &etw_layouts[etw_events[id].layout], hash);
+		off += (h->size + ETW_RECORD_ALIGN - 1) & ~(u32)(ETW_RECORD_ALIGN - 1);
+	}
+}
+
+#endif /* _NTKL_REDACT_WALK_H */

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module's address redaction walk (module/format/redact_walk.h),
+ * compiled here from the same file: in a buffer of records it changes
+ * exactly the fields the event list marks KADDR (SpinLock's two
+ * addresses, Thread's kernel stack bounds, Process's DirectoryTableBase),
+ * in SYSTEM64 and PERFINFO64 records alike, and nothing else; a record
+ * whose Size runs past the buffer ends the walk.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "test.h"
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+
+#include "uapi/ntkl_event_table.h"
+#include "module/format/redact_walk.h"
+
+#define BUF_SIZE	4096
+#define HASH_XOR	0x5a5a5a5a5a5a5a5aULL
+
+static u64 hash(u64 addr)
+{
+	return addr ^ HASH_XOR;
+}
+
+static u8 buf[BUF_SIZE];
+static u32 fill;
+
+static u8 *put(u16 hook, u8 header_type, u8 version, u32 payload)
+{
+	u32 hsize = ntkl_record_header_size(ETW_MARKER(header_type, version));
+	struct perfinfo_trace_header *h = (void *)(buf + fill);
+	u8 *p = buf + fill + hsize;
+
+	memset(buf + fill, 0, hsize);
+	h->marker = ETW_MARKER(header_type, version);
+	h->size = (u16)(hsize + payload);
+	h->hook_id = hook;
+	fill += (hsize + payload + 7) & ~7u;
+	return p;
+}
+
+static u64 get64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static void set64(u8 *p, u64 v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static void test_walk(void)
+{
+	struct wmi_spinlock sl = { 0 };
+	struct wmi_contextswap cs;
+	struct etw_thread_v3 th = { 0 };
+	u8 *s, *t, *t1, *c, *cut, *copy;
+	u64 lock = 0xffff888012345678ULL, caller = 0xffffffff81234567ULL;
+
+	test_begin("kaddr_fields_only");
+	memset(buf, 0xEE, sizeof(buf));
+	fill = sizeof(struct wmi_buffer_header);
+
+	sl.spin_lock_address = lock;
+	sl.caller_address = caller;
+	sl.acquire_time = 1234;
+	sl.thread_id = 42;
+	s = put(ETW_EVENT_SPINLOCK_HOOK, ETW_HEADER_TYPE_PERFINFO64, 2, sizeof(sl));
+	memcpy(s, &sl, sizeof(sl));
+
+	th.process_id = 7;
+	th.stack_base = 0xffffc90000010000ULL;
+	th.stack_limit = 0xffffc9000000c000ULL;
+	th.user_stack_base = 0x7ffd00000000ULL;
+	t = put(ETW_EVENT_THREAD_DC_START_HOOK, ETW_HEADER_TYPE_SYSTEM64, 3, sizeof(th) + 2);
+	memcpy(t, &th, sizeof(th));
+	t[sizeof(th)] = t[sizeof(th) + 1] = 0;
+	t1 = t;
+
+	memset(&cs, 0x11, sizeof(cs));
+	c = put(ETW_EVENT_CSWITCH_HOOK, ETW_HEADER_TYPE_PERFINFO64, 4, sizeof(cs));
+	memcpy(c, &cs, sizeof(cs));
+
+	/* a Thread record of another version: its layout does not apply */
+	t = put(ETW_EVENT_THREAD_DC_START_HOOK, ETW_HEADER_TYPE_SYSTEM64, 2, sizeof(th));
+	memcpy(t, &th, sizeof(th));
+
+	copy = malloc(fill);
+	memcpy(copy, buf, fill);
+	ntkl_redact_walk(buf, fill, hash);
+
+	CHECK_EQ(get64(s + offsetof(struct wmi_spinlock, spin_lock_address)), lock ^ HASH_XOR);
+	CHECK_EQ(get64(s + offsetof(struct wmi_spinlock, caller_address)), caller ^ HASH_XOR);
+	/* undo the expected changes: then nothing else may differ */
+	set64(s + offsetof(struct wmi_spinlock, spin_lock_address), lock);
+	set64(s + offsetof(struct wmi_spinlock, caller_address), caller);
+	t = t1;
+	CHECK_EQ(get64(t + offsetof(struct etw_thread_v3, stack_base)),
+		 0xffffc90000010000ULL ^ HASH_XOR);
+	CHECK_EQ(get64(t + offsetof(struct etw_thread_v3, stack_limit)),
+		 0xffffc9000000c000ULL ^ HASH_XOR);
+	set64(t + offsetof(struct etw_thread_v3, stack_base), 0xffffc90000010000ULL);
+	set64(t + offsetof(struct etw_thread_v3, stack_limit), 0xffffc9000000c000ULL);
+	CHECK(!memcmp(copy, buf, fill));
+	free(copy);
+	test_end();
+
+	test_begin("walk_stops_at_a_bad_size");
+	memset(buf, 0, sizeof(buf));
+	fill = sizeof(struct wmi_buffer_header);
+	s = put(ETW_EVENT_SPINLOCK_HOOK, ETW_HEADER_TYPE_PERFINFO64, 2, sizeof(sl));
+	memcpy(s, &sl, sizeof(sl));
+	cut = buf + fill;
+	s = put(ETW_EVENT_SPINLOCK_HOOK, ETW_HEADER_TYPE_PERFINFO64, 2, sizeof(sl));
+	memcpy(s, &sl, sizeof(sl));
+	/* the second record claims more than the buffer holds */
+	((struct perfinfo_trace_header *)cut)->size = 0xFFFF;
+	ntkl_redact_walk(buf, fill, hash);
+	CHECK_EQ(get64(buf + sizeof(struct wmi_buffer_header) + 0x10), lock ^ HASH_XOR);
+	CHECK_EQ(get64(s), lock);
+	/* a short SpinLock (its size says 8 bytes of payload) keeps the rest */
+	memset(buf, 0, sizeof(buf));
+	fill = sizeof(struct wmi_buffer_header);
+	s = put(ETW_EVENT_SPINLOCK_HOOK, ETW_HEADER_TYPE_PERFINFO64, 2, 8);
+	set64(s, lock);
+	set64(s + 8, caller);
+	ntkl_redact_walk(buf, fill, hash);
+	CHECK_EQ(get64(s), lock ^ HASH_XOR);
+	CHECK_EQ(get64(s + 8), caller);
+	test_end();
+}
+
+int main(void)
+{
+	test_walk();
+	return test_exit();
+}
