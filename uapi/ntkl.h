@@ -58,7 +58,7 @@
 /* Clock types (WNODE_HEADER.ClientContext). */
 #define NTKL_CLOCK_QPC		1	/* CLOCK_MONOTONIC ticks at 10 MHz */
 #define NTKL_CLOCK_SYSTEM	2	/* FILETIME, 100 ns since 1601 */
-#define NTKL_CLOCK_CYCLE	3	/* TSC-like local_clock() in ns on non-x86 */
+#define NTKL_CLOCK_CYCLE	3	/* the TSC on x86; CLOCK_MONOTONIC ns elsewhere */
 
 /* Flags: WMI_LOGGER_CONTEXT.Flags bits that mean something here */
 #define NTKL_LOGGER_FLAG_REAL_TIME	0x00000008u	/* a reader is bound */

@@ -27,7 +27,7 @@ const struct ntkl_flag_keyword ntkl_flag_keywords[] = {
 	{ "CSWITCH", EVENT_TRACE_FLAG_CSWITCH, 0, "context switches (CSwitch)" },
 	{ "DISPATCHER", EVENT_TRACE_FLAG_DISPATCHER, 0,
 	  "threads made ready (ReadyThread)" },
-	{ "SPINLOCK", 0, PERF_SPINLOCK, "spin lock hold times (SpinLock)" },
+	{ "SPINLOCK", 0, PERF_SPINLOCK, "sampled spin lock contentions (SpinLock)" },
 	{ NULL, 0, 0, NULL },
 };
 
