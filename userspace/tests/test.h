@@ -15,7 +15,8 @@
  *	return test_exit();
  *
  * The first failed check of a case gives its reason; the case goes on, so
- * a crash in it still shows as a missing PASS and a failed run.
+ * a crash in it still shows as a missing PASS and a failed run. A case
+ * that cannot run here (test_skip()) prints "SKIP: unit <file> <case>: why".
  */
 #ifndef NTKL_TEST_H
 #define NTKL_TEST_H
@@ -95,6 +96,22 @@ static void test_end_(const char *file)
 	}
 	fflush(stdout);
 	test_state_.in_case = false;
+}
+
+/* A case that cannot run on this machine: one SKIP line saying why and what to do. */
+#define test_skip(name, ...)	test_skip_(TEST_FILE, name, __VA_ARGS__)
+
+__attribute__((format(printf, 3, 4), unused))
+static void test_skip_(const char *file, const char *name, const char *fmt, ...)
+{
+	char why[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	printf("SKIP: unit %s %s: %s\n", file, name, why);
+	fflush(stdout);
 }
 
 __attribute__((unused))
@@ -203,6 +220,30 @@ static const char *test_samples_out_dir(void)
 		dir = NTKL_DEFAULT_SAMPLES_OUT;
 #endif
 	return dir ? dir : "build/samples";
+}
+
+/*
+ * Are the third-party Windows samples (shared/etl-samples) here? A clone
+ * that does not sit beside shared/ has none: its sample tests skip, each
+ * file with one line saying where to put them.
+ */
+#define test_samples_here(what)	test_samples_here_(TEST_FILE, what)
+
+__attribute__((unused))
+static bool test_samples_here_(const char *file, const char *what)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/README.md", test_samples_dir());
+	f = fopen(path, "r");
+	if (f) {
+		fclose(f);
+		return true;
+	}
+	test_skip_(file, what, "the Windows ETL samples are not in %s: put shared/etl-samples "
+		   "beside the clone, or run make SAMPLES=DIR", test_samples_dir());
+	return false;
 }
 
 __attribute__((unused))

@@ -603,6 +603,8 @@ static void test_net_compressed(void)
 
 int main(void)
 {
+	if (!test_samples_here("samples"))
+		return test_exit();
 	test_every_file();
 	test_spdl();
 	test_lxcore();
