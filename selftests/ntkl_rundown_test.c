@@ -8,9 +8,17 @@
  * "the rundown is whole".
  *
  * This is also the cost of a new event in ntkl (docs/design.md): its line
- * in uapi/ntkl_events.h, its producer (module/producers/process.c), and
- * this test.
+ * in uapi/ntkl_event_list.h, its producer (module/producers/process.c),
+ * and this test.
+ *
+ * The rundown's records carry what Windows' do (the samples): a Thread
+ * DCStart/DCEnd header names the thread it lists, each CPU's idle thread
+ * is on its own CPU, a live process's ExitStatus is STILL_ACTIVE (259),
+ * and Process End carries the exit status.
  */
+#include <signal.h>
+#include <sys/wait.h>
+
 #include "kselftest_harness.h"
 #include "ntkl_util.h"
 #include "etl_check.h"
@@ -18,6 +26,12 @@
 
 struct rundown_view {
 	unsigned int complete;			/* RundownComplete events */
+	unsigned int dc_threads, dc_thread_header_mismatch;
+	uint64_t idle_affinity;			/* OR of idle threads' Affinity, DCStart */
+	unsigned int idle_threads, idle_named_by_cpu;
+	unsigned int dc_processes, dc_process_not_active;
+	int32_t end_status[2];			/* Process End of the two children */
+	uint32_t child[2];
 	int64_t complete_time[4];
 	int64_t last_dcstart, first_dcend, last_dcend;
 	bool complete_shape_ok;			/* header, version, size */
@@ -40,6 +54,60 @@ static bool is_dc(uint16_t hook, bool end)
 	return hook == ETW_EVENT_PROCESS_DC_START_HOOK || hook == ETW_EVENT_THREAD_DC_START_HOOK;
 }
 
+/* Thread DCStart/DCEnd: the header's ids are the listed thread's. */
+static void view_thread(struct rundown_view *v, const struct etl_record *r)
+{
+	const struct etw_thread_v3 *t = (const void *)r->payload;
+	char name[32];
+
+	if (r->hook_id != ETW_EVENT_THREAD_DC_START_HOOK &&
+	    r->hook_id != ETW_EVENT_THREAD_DC_END_HOOK)
+		return;
+	if (r->payload_len < sizeof(*t) + 2)
+		return;
+	v->dc_threads++;
+	if (r->process_id != t->process_id || r->thread_id != t->thread_id)
+		v->dc_thread_header_mismatch++;
+	if (t->thread_id || r->hook_id != ETW_EVENT_THREAD_DC_START_HOOK)
+		return;
+	/* an idle thread: "swapper/N" on CPU N only */
+	v->idle_threads++;
+	v->idle_affinity |= t->affinity;
+	if (t->affinity && !(t->affinity & (t->affinity - 1))) {
+		unsigned int cpu = __builtin_ctzll(t->affinity);
+		char want[32];
+		unsigned int i, n = (r->payload_len - sizeof(*t)) / 2;
+
+		for (i = 0; i < n && i < sizeof(name) - 1 && r->payload[sizeof(*t) + 2 * i]; i++)
+			name[i] = (char)r->payload[sizeof(*t) + 2 * i];
+		name[i] = 0;
+		snprintf(want, sizeof(want), "swapper/%u", cpu);
+		if (!strcmp(name, want))
+			v->idle_named_by_cpu++;
+	}
+}
+
+/* Process records: ExitStatus. */
+static void view_process(struct rundown_view *v, const struct etl_record *r)
+{
+	const struct etw_process_v4 *p = (const void *)r->payload;
+	int i;
+
+	if (r->payload_len < ETW_PROCESS_V4_FIXED_SIZE)
+		return;
+	if (r->hook_id == ETW_EVENT_PROCESS_DC_START_HOOK ||
+	    r->hook_id == ETW_EVENT_PROCESS_DC_END_HOOK) {
+		v->dc_processes++;
+		if (p->exit_status != 259)
+			v->dc_process_not_active++;
+	}
+	if (r->hook_id != ETW_EVENT_PROCESS_END_HOOK)
+		return;
+	for (i = 0; i < 2; i++)
+		if (p->process_id == v->child[i])
+			v->end_status[i] = p->exit_status;
+}
+
 static int view_capture(struct capture *cap, struct rundown_view *v)
 {
 	struct etl_record_cursor rc;
@@ -49,7 +117,12 @@ static int view_capture(struct capture *cap, struct rundown_view *v)
 	struct etl_record r;
 	struct etl_file f;
 
+	uint32_t child[2] = { v->child[0], v->child[1] };
+
 	memset(v, 0, sizeof(*v));
+	v->child[0] = child[0];
+	v->child[1] = child[1];
+	v->end_status[0] = v->end_status[1] = -1;
 	v->complete_shape_ok = true;
 	v->first_dcend = INT64_MAX;
 	if (etl_open_memory(&f, "capture", cap->data, cap->size, &err)) {
@@ -64,6 +137,8 @@ static int view_capture(struct capture *cap, struct rundown_view *v)
 				continue;
 			if (is_dc(r.hook_id, false) && r.timestamp > v->last_dcstart)
 				v->last_dcstart = r.timestamp;
+			view_thread(v, &r);
+			view_process(v, &r);
 			if (is_dc(r.hook_id, true)) {
 				if (r.timestamp > v->last_dcend)
 					v->last_dcend = r.timestamp;
@@ -122,6 +197,7 @@ TEST_F(rundown, complete_after_each_rundown)
 	ASSERT_EQ(0, ntkl_ctl(self->reader, NTKL_IOC_QUERY, &final));
 	capture_patch(&c, &final);
 
+	memset(&v, 0, sizeof(v));
 	ASSERT_EQ(0, view_capture(&c, &v)) TH_LOG("%s", v.first_violation);
 	EXPECT_EQ(0, v.violations) TH_LOG("first: %s", v.first_violation);
 	ASSERT_EQ(2, v.complete);
@@ -132,6 +208,53 @@ TEST_F(rundown, complete_after_each_rundown)
 	EXPECT_GE(first, v.last_dcstart);
 	EXPECT_LE(first, v.first_dcend);
 	EXPECT_GE(second, v.last_dcend);
+
+	/* the rundown's records, as Windows writes them */
+	EXPECT_GT(v.dc_threads, 0);
+	EXPECT_EQ(0, v.dc_thread_header_mismatch);
+	EXPECT_EQ(sysconf(_SC_NPROCESSORS_CONF), v.idle_threads);
+	EXPECT_EQ(v.idle_threads, v.idle_named_by_cpu);
+	EXPECT_EQ((1ULL << v.idle_threads) - 1, v.idle_affinity);
+	EXPECT_GT(v.dc_processes, 0);
+	EXPECT_EQ(0, v.dc_process_not_active);
+	capture_free(&c);
+}
+
+/* Process End: exit(3) gives 3; SIGKILL gives 128 + 9, as a shell shows them. */
+TEST_F(rundown, process_end_exit_status)
+{
+	struct ntkl_properties p, final = { .size = sizeof(final) };
+	struct capture c = { 0 };
+	struct rundown_view v;
+	pid_t a, b;
+	int status;
+
+	props_init(&p, "selftest rundown", EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD);
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
+	ASSERT_EQ(0, ntkl_bind_id(self->reader, p.logger_id));
+	a = fork();
+	if (!a)
+		_exit(3);
+	b = fork();
+	if (!b) {
+		pause();
+		_exit(0);
+	}
+	ASSERT_EQ(a, waitpid(a, &status, 0));
+	kill(b, SIGKILL);
+	ASSERT_EQ(b, waitpid(b, &status, 0));
+	ASSERT_EQ(0, ntkl_stop_name(self->ctl, "selftest rundown"));
+	ASSERT_EQ(0, capture_drain(self->reader, p.buffer_size_kb * 1024, &c, 0));
+	ASSERT_EQ(0, ntkl_ctl(self->reader, NTKL_IOC_QUERY, &final));
+	capture_patch(&c, &final);
+
+	memset(&v, 0, sizeof(v));
+	v.child[0] = a;
+	v.child[1] = b;
+	ASSERT_EQ(0, view_capture(&c, &v)) TH_LOG("%s", v.first_violation);
+	EXPECT_EQ(0, v.violations) TH_LOG("first: %s", v.first_violation);
+	EXPECT_EQ(3, v.end_status[0]);
+	EXPECT_EQ(128 + SIGKILL, v.end_status[1]);
 	capture_free(&c);
 }
 

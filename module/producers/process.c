@@ -12,6 +12,7 @@
  */
 #include <linux/binfmts.h>
 #include <linux/cred.h>
+#include <linux/math64.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -26,11 +27,31 @@
 #define UNIX_USER_SID_SIZE	(sizeof(struct etw_sid) + 2 * sizeof(u32))
 #define SID_POINTER_PRESENT	1	/* readers skip the SID when this is 0 */
 
+/* ExitStatus of a live process, as Windows writes it: STILL_ACTIVE. */
+#define NT_STILL_ACTIVE		259
+
 /* Like the sched tracepoints: no task_lock, a torn name at worst. */
 static void read_comm(char *comm, struct task_struct *t)
 {
 	memcpy(comm, t->comm, TASK_COMM_LEN);
 	comm[TASK_COMM_LEN - 1] = 0;
+}
+
+/*
+ * ExitStatus: STILL_ACTIVE but at Process End. There, the exit code as a
+ * shell shows it: the status given to exit(), or 128 + the signal that
+ * killed the process (NT has no signals). An exec's End (the old image
+ * ends, the process lives on) is 0.
+ */
+static s32 nt_exit_status(enum etw_event_id id, struct task_struct *t)
+{
+	int code = READ_ONCE(t->exit_code);
+
+	if (id != ETW_EVENT_PROCESS_END)
+		return NT_STILL_ACTIVE;
+	if (code & 0x7f)
+		return 128 + (code & 0x7f);
+	return (code >> 8) & 0xff;
 }
 
 /*
@@ -60,7 +81,7 @@ void ntkl_write_process(struct ntkl_logger *lg, enum etw_event_id id, struct tas
 	proc->parent_id = is_idle_task(t) ? 0 : task_tgid_nr(rcu_dereference(t->real_parent));
 	rcu_read_unlock();
 	proc->session_id = is_idle_task(t) ? 0 : task_session_nr_ns(t, &init_pid_ns);
-	proc->exit_status = id == ETW_EVENT_PROCESS_END ? t->exit_code : 0;
+	proc->exit_status = nt_exit_status(id, t);
 	proc->directory_table_base = 0;
 	proc->flags = 0;
 	p += ETW_PROCESS_V4_FIXED_SIZE;
@@ -88,44 +109,75 @@ void ntkl_write_process(struct ntkl_logger *lg, enum etw_event_id id, struct tas
 	ntkl_record_end(&rec);
 }
 
-/* Thread Start/End/DCStart/DCEnd, SYSTEM64 version 3, with the comm as name. */
-void ntkl_write_thread(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t)
+/*
+ * Thread Start/End/DCStart/DCEnd, SYSTEM64 version 3, named name, on the
+ * CPUs of affinity. A rundown record's header describes the thread it
+ * lists, as Windows' do: its process and thread ids, and its kernel and
+ * user times in ticks (the header's TimerResolution: a jiffy).
+ */
+static void write_thread(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t,
+			 const char *name, u64 affinity)
 {
-	char comm[TASK_COMM_LEN];
+	struct system_trace_header *h;
 	struct etw_thread_v3 *th;
 	struct ntkl_record rec;
 	u8 *p;
 
-	read_comm(comm, t);
 	p = ntkl_record_begin(lg, &rec, id,
-			      sizeof(*th) + (ntkl_utf16_len(comm, sizeof(comm)) + 1) * 2);
+			      sizeof(*th) + (ntkl_utf16_len(name, TASK_COMM_LEN) + 1) * 2);
 	if (!p)
 		return;
 	th = (void *)p;
 	memset(th, 0, sizeof(*th));
 	th->process_id = ntkl_process_id(t);
 	th->thread_id = ntkl_thread_id(t);
-	th->affinity = cpumask_bits(t->cpus_ptr)[0];
+	th->affinity = affinity;
 	th->base_priority = ntkl_nt_base_priority(t);
 	th->page_priority = 5;		/* MEMORY_PRIORITY_NORMAL */
 	th->io_priority = 2;		/* IoPriorityNormal */
-	ntkl_put_utf16(p + sizeof(*th), comm, sizeof(comm));
+	ntkl_put_utf16(p + sizeof(*th), name, TASK_COMM_LEN);
+	if (id == ETW_EVENT_THREAD_DC_START || id == ETW_EVENT_THREAD_DC_END) {
+		/* every Thread event has a SYSTEM64 header, just before its payload */
+		BUILD_BUG_ON(etw_events[ETW_EVENT_THREAD_DC_START].header_type !=
+			     ETW_HEADER_TYPE_SYSTEM64 ||
+			     etw_events[ETW_EVENT_THREAD_DC_END].header_type !=
+			     ETW_HEADER_TYPE_SYSTEM64);
+		h = (void *)(p - sizeof(*h));
+		h->process_id = th->process_id;
+		h->thread_id = th->thread_id;
+		h->kernel_time = min_t(u64, div_u64(READ_ONCE(t->stime), TICK_NSEC), U32_MAX);
+		h->user_time = min_t(u64, div_u64(READ_ONCE(t->utime), TICK_NSEC), U32_MAX);
+	}
 	ntkl_record_end(&rec);
 }
 
+/* A thread's record, with its comm as name. */
+void ntkl_write_thread(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t)
+{
+	char comm[TASK_COMM_LEN];
+
+	read_comm(comm, t);
+	write_thread(lg, id, t, comm, cpumask_bits(t->cpus_ptr)[0]);
+}
+
 /*
- * The Idle process and one idle thread per CPU, all with id 0. CPU 0's
- * idle task (init_task) stands for every CPU's: they differ only in name.
+ * The Idle process and one idle thread per CPU, all with id 0, each on its
+ * own CPU and named as Linux names it (swapper/N). Only CPU 0's idle task
+ * (init_task) is within a module's reach; the others differ from it in
+ * name and CPU alone, so init_task stands for them with those two set.
  */
 static void rundown_idle(struct ntkl_logger *lg, bool end)
 {
+	char name[24];		/* room for any CPU number; logged up to TASK_COMM_LEN */
 	unsigned int cpu;
 
 	ntkl_write_process(lg, end ? ETW_EVENT_PROCESS_DC_END : ETW_EVENT_PROCESS_DC_START,
 			   &init_task, "Idle");
-	for_each_possible_cpu(cpu)
-		ntkl_write_thread(lg, end ? ETW_EVENT_THREAD_DC_END : ETW_EVENT_THREAD_DC_START,
-				  &init_task);
+	for_each_possible_cpu(cpu) {
+		snprintf(name, sizeof(name), "swapper/%u", cpu);
+		write_thread(lg, end ? ETW_EVENT_THREAD_DC_END : ETW_EVENT_THREAD_DC_START,
+			     &init_task, name, cpu < BITS_PER_LONG ? BIT_ULL(cpu) : 0);
+	}
 }
 
 /*
