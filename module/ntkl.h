@@ -143,7 +143,6 @@ void ntkl_header_build(struct ntkl_logger *lg);
 void ntkl_write_process(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t,
 			const char *name);
 void ntkl_write_thread(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t);
-void ntkl_rundown(struct ntkl_logger *lg, bool end);
 struct linux_binprm;
 void ntkl_probe_fork(void *data, struct task_struct *parent, struct task_struct *child);
 void ntkl_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
@@ -151,34 +150,27 @@ void ntkl_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 void ntkl_probe_exit(void *data, struct task_struct *p);
 
 /* control/active_set.c: the running loggers, as probes see them */
-struct ntkl_active_set {
-	unsigned int n;
-	struct ntkl_logger *loggers[NTKL_MAX_LOGGERS];
-	/*
-	 * Worked out once here, not on every switch (cswitch.c): the loggers
-	 * that take CSwitch events and those that take CompCS batches
-	 * instead, and the clocks (BIT(clock type)) each kind uses.
-	 */
+
+/*
+ * Which loggers take CSwitch events and which take CompCS batches instead,
+ * and the clocks (BIT(clock type)) each kind uses: worked out by the
+ * CSwitch producer's publish hook (producers/cswitch.c), not per switch.
+ */
+struct ntkl_cswitch_view {
 	unsigned int n_cswitch, n_compact;
 	struct ntkl_logger *cswitch[NTKL_MAX_LOGGERS];
 	struct ntkl_logger *compact[NTKL_MAX_LOGGERS];
 	u32 cswitch_clocks;
 	u32 compact_clocks;
-	bool spinlock;			/* a logger takes spin lock records */
 };
 
-/* The group mask bits that choose CSwitch (CSWITCH) or CompCS (both). */
-static inline bool ntkl_wants_compact(const struct ntkl_logger *lg)
-{
-	return perf_group_is_on(&lg->groups, PERF_CONTEXT_SWITCH) &&
-	       perf_group_is_on(&lg->groups, PERF_COMPACT_CSWITCH);
-}
-
-static inline bool ntkl_wants_cswitch(const struct ntkl_logger *lg)
-{
-	return perf_group_is_on(&lg->groups, PERF_CONTEXT_SWITCH) &&
-	       !perf_group_is_on(&lg->groups, PERF_COMPACT_CSWITCH);
-}
+struct ntkl_active_set {
+	unsigned int n;
+	struct ntkl_logger *loggers[NTKL_MAX_LOGGERS];
+	/* filled by the producers' publish hooks (producers/producer.h) */
+	struct ntkl_cswitch_view cs;
+	bool spinlock;			/* a logger takes spin lock records */
+};
 
 extern struct ntkl_active_set __rcu *ntkl_active;
 
@@ -212,7 +204,6 @@ void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 			     struct task_struct *next, unsigned int prev_state);
 void ntkl_probe_cpu_idle(void *data, unsigned int state, unsigned int cpu);
 void ntkl_probe_sched_waking(void *data, struct task_struct *p);
-void ntkl_cswitch_flush(void);
 
 /* spinlock.c: sampled spin lock records */
 struct irqaction;

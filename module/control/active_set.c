@@ -11,6 +11,7 @@
 #include <linux/string.h>
 
 #include "ntkl.h"
+#include "producers/producer.h"
 
 struct ntkl_active_set __rcu *ntkl_active;
 
@@ -22,7 +23,6 @@ struct ntkl_active_set __rcu *ntkl_active;
 int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
 {
 	struct ntkl_active_set *set = NULL, *old;
-	unsigned int i;
 
 	if (n) {
 		set = kzalloc(sizeof(*set), GFP_KERNEL);
@@ -30,20 +30,10 @@ int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
 			return -ENOMEM;
 		set->n = n;
 		memcpy(set->loggers, loggers, n * sizeof(*loggers));
-		for (i = 0; i < n; i++) {
-			if (perf_group_is_on(&loggers[i]->groups, PERF_SPINLOCK))
-				set->spinlock = true;
-			if (ntkl_wants_cswitch(loggers[i])) {
-				set->cswitch[set->n_cswitch++] = loggers[i];
-				set->cswitch_clocks |= BIT(loggers[i]->clock_type);
-			} else if (ntkl_wants_compact(loggers[i])) {
-				set->compact[set->n_compact++] = loggers[i];
-				set->compact_clocks |= BIT(loggers[i]->clock_type);
-			}
-		}
+		ntkl_producers_publish(set);
 	}
-	/* a batch of compact switches goes to the loggers it was made for */
-	ntkl_cswitch_flush();
+	/* what producers hold back goes to the loggers it was made for */
+	ntkl_producers_flush();
 	old = rcu_replace_pointer(ntkl_active, set, true);
 	/* tracepoint probes run with preemption off: this waits for them */
 	synchronize_rcu();

@@ -19,6 +19,7 @@
 #include <linux/uaccess.h>
 
 #include "ntkl.h"
+#include "producers/producer.h"
 
 static DEFINE_MUTEX(table_lock);
 static struct ntkl_logger *table[NTKL_MAX_LOGGERS];
@@ -83,6 +84,7 @@ static void flush_timer_fn(struct work_struct *work)
 
 	if (READ_ONCE(lg->status) != NTKL_STATUS_RUNNING)
 		return;
+	ntkl_producers_flush();
 	ntkl_flush_cpus(lg);
 	wake_up_all(&lg->wait);
 	if (lg->flush_timer)
@@ -301,7 +303,7 @@ static int logger_start(struct ntkl_properties *p)
 		goto unlock;
 	}
 	/* after publishing: a thread born now gets Start or DCStart, or both */
-	ntkl_rundown(lg, false);
+	ntkl_producers_start(lg);
 	if (lg->flush_timer)
 		schedule_delayed_work(&lg->flush_work, flush_interval(lg));
 	ntkl_logger_fill(lg, p);
@@ -317,7 +319,7 @@ unlock:
  */
 static void stop_locked(struct ntkl_logger *lg)
 {
-	ntkl_rundown(lg, true);
+	ntkl_producers_stop(lg);
 	table[ID_TO_SLOT(lg->id)] = NULL;
 	/* never fails when shrinking the set to nothing; else keep going */
 	if (publish_locked())
@@ -478,6 +480,8 @@ long ntkl_logger_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 			ntkl_logger_fill(lg, &p);
 		break;
 	case NTKL_IOC_FLUSH:
+		/* what producers hold back (CompCS batches) first, then the buffers */
+		ntkl_producers_flush();
 		ntkl_flush_cpus(lg);
 		wake_up_all(&lg->wait);
 		ntkl_logger_fill(lg, &p);

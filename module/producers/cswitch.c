@@ -18,6 +18,7 @@
 
 #include "producers/ntsched.h"
 #include "format/record.h"
+#include "producers/producer.h"
 #include "uapi/ntkl_ccswap.h"
 
 struct cswitch_cpu {
@@ -34,8 +35,8 @@ static void emit_batch(const struct ntkl_active_set *set, struct ccswap_batch *b
 	unsigned int i;
 	u8 *p;
 
-	for (i = 0; i < set->n_compact; i++) {
-		struct ntkl_logger *lg = set->compact[i];
+	for (i = 0; i < set->cs.n_compact; i++) {
+		struct ntkl_logger *lg = set->cs.compact[i];
 
 		if (lg->clock_type != clock)
 			continue;
@@ -105,7 +106,7 @@ static void write_compact(const struct ntkl_active_set *set, const u64 *now,
 		.new_wait_ticks = si->wait_ticks,
 	};
 	u64 tick = get_jiffies_64();
-	unsigned long clocks = set->compact_clocks;
+	unsigned long clocks = set->cs.compact_clocks;
 	unsigned int clock;
 
 	for_each_set_bit(clock, &clocks, NTKL_CLOCK_CYCLE + 1) {
@@ -137,23 +138,24 @@ void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	struct switch_info si;
 	unsigned int i;
 
-	if (!set || !(set->cswitch_clocks | set->compact_clocks))
+	if (!set || !(set->cs.cswitch_clocks | set->cs.compact_clocks))
 		return;
-	read_clocks(set->cswitch_clocks | set->compact_clocks, now);
+	read_clocks(set->cs.cswitch_clocks | set->cs.compact_clocks, now);
 
 	ntkl_nt_switch_out(prev, preempt, prev_state, &si.out);
 	si.old_tid = ntkl_thread_id(prev);
 	si.old_priority = ntkl_nt_priority(prev);
 	si.wait_ticks = ntkl_nt_wait_ticks(next);
 
-	if (set->n_cswitch) {
+	if (set->cs.n_cswitch) {
 		struct wmi_contextswap cs;
 
 		fill_cswitch(&cs, prev, next, &si);
-		for (i = 0; i < set->n_cswitch; i++)
-			write_cswitch(set->cswitch[i], &cs, now[set->cswitch[i]->clock_type]);
+		for (i = 0; i < set->cs.n_cswitch; i++)
+			write_cswitch(set->cs.cswitch[i], &cs,
+				      now[set->cs.cswitch[i]->clock_type]);
 	}
-	if (set->compact_clocks)
+	if (set->cs.compact_clocks)
 		write_compact(set, now, prev, &si);
 }
 
@@ -180,11 +182,50 @@ static void flush_this_cpu(void *unused)
 }
 
 /*
- * Write out every CPU's batches to the loggers running now: when a logger
- * flushes or stops, and before the set of loggers changes, so that no
+ * Write out every CPU's batches to the loggers running now: before FLUSH
+ * or the flush timer closes the buffers, so a reader gets every switch
+ * recorded so far, and before the set of loggers changes, so that no
  * switch is left behind and none reaches a logger started after it.
  */
-void ntkl_cswitch_flush(void)
+static void cswitch_flush(void)
 {
 	on_each_cpu(flush_this_cpu, NULL, 1);
 }
+
+/* The group mask bits that choose CSwitch (CSWITCH) or CompCS (both). */
+static bool wants_compact(const struct ntkl_logger *lg)
+{
+	return ntkl_event_on(lg, ETW_EVENT_CSWITCH) &&
+	       ntkl_event_on(lg, ETW_EVENT_COMPACT_CSWITCH);
+}
+
+static bool wants_cswitch(const struct ntkl_logger *lg)
+{
+	return ntkl_event_on(lg, ETW_EVENT_CSWITCH) &&
+	       !ntkl_event_on(lg, ETW_EVENT_COMPACT_CSWITCH);
+}
+
+/* Which loggers take which form, on which clocks: once per set, not per switch. */
+static void cswitch_publish(struct ntkl_active_set *set)
+{
+	struct ntkl_cswitch_view *cs = &set->cs;
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++) {
+		struct ntkl_logger *lg = set->loggers[i];
+
+		if (wants_cswitch(lg)) {
+			cs->cswitch[cs->n_cswitch++] = lg;
+			cs->cswitch_clocks |= BIT(lg->clock_type);
+		} else if (wants_compact(lg)) {
+			cs->compact[cs->n_compact++] = lg;
+			cs->compact_clocks |= BIT(lg->clock_type);
+		}
+	}
+}
+
+const struct ntkl_producer ntkl_cswitch_producer = {
+	.name = "cswitch",
+	.publish = cswitch_publish,
+	.flush = cswitch_flush,
+};

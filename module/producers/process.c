@@ -22,6 +22,7 @@
 #include "producers/ntsched.h"
 #include "format/record.h"
 #include "format/utf16.h"
+#include "producers/producer.h"
 
 /* S-1-22-1-<uid>: revision 1, two sub-authorities, authority 22. */
 #define UNIX_USER_SID_SIZE	(sizeof(struct etw_sid) + 2 * sizeof(u32))
@@ -186,7 +187,7 @@ static void rundown_idle(struct ntkl_logger *lg, bool end)
  * context; each record is written with preemption off, as the per-CPU
  * buffers require.
  */
-void ntkl_rundown(struct ntkl_logger *lg, bool end)
+static void rundown(struct ntkl_logger *lg, bool end)
 {
 	enum etw_event_id proc_ev = end ? ETW_EVENT_PROCESS_DC_END : ETW_EVENT_PROCESS_DC_START;
 	enum etw_event_id thread_ev = end ? ETW_EVENT_THREAD_DC_END : ETW_EVENT_THREAD_DC_START;
@@ -217,6 +218,22 @@ void ntkl_rundown(struct ntkl_logger *lg, bool end)
 		ntkl_record_end(&rec);
 	preempt_enable();
 }
+
+static void rundown_start(struct ntkl_logger *lg)
+{
+	rundown(lg, false);
+}
+
+static void rundown_end(struct ntkl_logger *lg)
+{
+	rundown(lg, true);
+}
+
+const struct ntkl_producer ntkl_process_producer = {
+	.name = "process",
+	.start = rundown_start,
+	.stop = rundown_end,
+};
 
 /* Process and thread Start/End as they happen (PERF_PROCESS, PERF_THREAD). */
 void ntkl_probe_fork(void *data, struct task_struct *parent, struct task_struct *child)

@@ -30,6 +30,7 @@
 
 #include "producers/ntsched.h"
 #include "format/record.h"
+#include "producers/producer.h"
 
 #define SPIN_NEST_MAX	8	/* Windows tracks nesting to a depth of 8 */
 #define CALLER_FRAMES	8	/* the caller is 4th to 6th: deeper costs, finds nothing */
@@ -357,3 +358,18 @@ void ntkl_spinlock_init(void)
 	took = max_t(u64, div_u64(cycles() - start, 1000), 1);
 	spins_per_cycle_mult = div64_u64(1ULL << 32, took);
 }
+
+/* The contention probes stay idle unless a logger takes spin lock records. */
+static void spinlock_publish(struct ntkl_active_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++)
+		if (ntkl_event_on(set->loggers[i], ETW_EVENT_SPINLOCK))
+			set->spinlock = true;
+}
+
+const struct ntkl_producer ntkl_spinlock_producer = {
+	.name = "spinlock",
+	.publish = spinlock_publish,
+};

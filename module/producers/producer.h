@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the transport and the logger table ask of the producers of events,
+ * without knowing any event kind: each producer registers the hooks it
+ * needs in producers.c's list, and control calls them all.
+ *
+ *   publish  a new set of running loggers is about to be published (a
+ *            logger started, stopped, or changed its group masks): work
+ *            out, once, what the producer's probes would otherwise work
+ *            out on every event (for CSwitch: which loggers take CSwitch,
+ *            which CompCS, on which clocks). Runs before the set is seen.
+ *   flush    write out whatever the producer holds back (CompCS batches)
+ *            to the loggers running now: before FLUSH and the flush timer
+ *            close the buffers, and before the set of loggers changes.
+ *   start    a logger has started: write what it must begin with (the
+ *            DCStart rundown). Process context, may sleep.
+ *   stop     a logger is stopping: write what it must end with (the DCEnd
+ *            rundown), while it still accepts events. Process context.
+ *
+ * Which fields of a producer's records are kernel addresses is not a hook:
+ * the event list says it (uapi/ntkl_event_list.h, kind KADDR).
+ */
+#ifndef _NTKL_PRODUCER_H
+#define _NTKL_PRODUCER_H
+
+struct ntkl_active_set;
+struct ntkl_logger;
+
+struct ntkl_producer {
+	const char *name;
+	void (*publish)(struct ntkl_active_set *set);
+	void (*flush)(void);
+	void (*start)(struct ntkl_logger *lg);
+	void (*stop)(struct ntkl_logger *lg);
+};
+
+extern const struct ntkl_producer ntkl_process_producer;
+extern const struct ntkl_producer ntkl_cswitch_producer;
+extern const struct ntkl_producer ntkl_spinlock_producer;
+
+/* producers.c: call one hook of every producer that has it */
+void ntkl_producers_publish(struct ntkl_active_set *set);
+void ntkl_producers_flush(void);
+void ntkl_producers_start(struct ntkl_logger *lg);
+void ntkl_producers_stop(struct ntkl_logger *lg);
+
+#endif /* _NTKL_PRODUCER_H */

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The producers of events and the hooks control calls on them
+ * (producer.h). A producer without hooks (ReadyThread: its probe only
+ * reads the set of loggers) is not listed.
+ */
+#include <linux/kernel.h>
+
+#include "ntkl.h"
+#include "producers/producer.h"
+
+static const struct ntkl_producer *const producers[] = {
+	&ntkl_process_producer,
+	&ntkl_cswitch_producer,
+	&ntkl_spinlock_producer,
+};
+
+void ntkl_producers_publish(struct ntkl_active_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(producers); i++)
+		if (producers[i]->publish)
+			producers[i]->publish(set);
+}
+
+void ntkl_producers_flush(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(producers); i++)
+		if (producers[i]->flush)
+			producers[i]->flush();
+}
+
+void ntkl_producers_start(struct ntkl_logger *lg)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(producers); i++)
+		if (producers[i]->start)
+			producers[i]->start(lg);
+}
+
+void ntkl_producers_stop(struct ntkl_logger *lg)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(producers); i++)
+		if (producers[i]->stop)
+			producers[i]->stop(lg);
+}
