@@ -39,12 +39,16 @@ struct ntkl_buffer {
 	s64 sequence;			/* set when closed */
 	u64 flush_clock;		/* clock value when closed */
 	u16 flags;			/* ETW_BUFFER_FLAG_* extra bits */
+	struct irq_work *wake;		/* the logger's: wakes its reader */
 };
 
 /*
- * One CPU's ring of buffers. head (the buffer being written) only moves
- * on this CPU; tail (the next buffer for the reader) only moves in the
- * reader, which resets a buffer before giving it back by moving tail.
+ * One CPU's ring of buffers. head (the buffer being written) moves on this
+ * CPU while writers may run; elsewhere only when none can (an offline
+ * CPU's ring, a stopped or paused logger's last pass). tail (the next
+ * buffer for the reader) moves in the reader, which resets a buffer before
+ * giving it back; in buffering mode a writer that needs room also moves it
+ * past the oldest closed buffer.
  */
 struct ntkl_cpu_ring {
 	struct ntkl_buffer *bufs;
@@ -59,7 +63,7 @@ struct ntkl_cpu_ring {
 
 struct ntkl_logger {
 	struct kref ref;
-	struct mutex lock;		/* control operations on this logger */
+	struct mutex lock;		/* its reader: header_read, read_count, pause */
 	u32 id;				/* index in the table */
 	char name[NTKL_NAME_MAX];
 	u8 instance_guid[16];
@@ -95,6 +99,7 @@ struct ntkl_logger {
 	bool header_read;
 	u64 read_count;
 	bool paused;			/* a buffering-mode logger being saved */
+	bool snapshot_read;		/* ... and its snapshot read whole */
 
 	/* reader */
 	atomic_t readers;
@@ -120,11 +125,20 @@ void *ntkl_reserve_at(struct ntkl_logger *lg, unsigned int size,
 		      struct ntkl_buffer **bufp, u64 *clock);
 void ntkl_flush_cpus(struct ntkl_logger *lg);
 
-/* A record reserved on buf is written: let the reader have it. */
+/*
+ * A record reserved on buf is written: let the reader have it. The writer
+ * of the last record of a buffer that another context closed meanwhile
+ * (an interrupt's writer that found it full) completes it, so it wakes the
+ * reader: a reader never polls for a buffer to complete.
+ */
 static inline void ntkl_commit(struct ntkl_buffer *buf, unsigned int size)
 {
+	long done;
+
 	smp_wmb();	/* the record's bytes before the count that publishes them */
-	local_add(size, &buf->committed);
+	done = local_add_return(size, &buf->committed);
+	if (unlikely(local_read(&buf->fill) == (done | NTKL_FILL_CLOSED)))
+		irq_work_queue(buf->wake);	/* NMI-safe */
 }
 
 u64 ntkl_events_lost(struct ntkl_logger *lg);
@@ -211,7 +225,6 @@ void ntkl_spinlock_init(void);
 void ntkl_probe_contention_begin(void *data, void *lock, unsigned int flags);
 void ntkl_probe_contention_end(void *data, void *lock, int ret);
 void ntkl_probe_irq_handler_entry(void *data, int irq, struct irqaction *action);
-void ntkl_probe_softirq_entry(void *data, unsigned int vec);
 int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c);
 void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c);
 

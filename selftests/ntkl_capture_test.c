@@ -265,6 +265,7 @@ TEST_F(cap, lost_events_counted)
 /* A buffering-mode logger is a flight recorder: the newest buffers stay. */
 TEST_F(cap, buffering_keeps_newest)
 {
+	uint8_t one[NTKL_MIN_BUFFER_KB * 1024];
 	struct ntkl_properties p, q = { .size = sizeof(q) };
 	struct capture c = { 0 };
 	struct census census;
@@ -281,11 +282,14 @@ TEST_F(cap, buffering_keeps_newest)
 	run_execs("/bin/true", 100);	/* far more than the ring holds */
 	run_execs("/tmp/late_marker", 3);
 
-	/* reading saves a snapshot; closing the reader lets the logger go on */
+	/* reading saves a snapshot; once it is read the logger goes on */
 	ASSERT_EQ(0, ntkl_bind_id(self->reader, p.logger_id));
 	ASSERT_EQ(0, capture_drain(self->reader, p.buffer_size_kb * 1024, &c, 0));
 	ASSERT_EQ(0, ntkl_ctl(self->reader, NTKL_IOC_QUERY, &q));
 	capture_patch(&c, &q);
+	/* ...with the reader still open: the snapshot is whole, writers run */
+	EXPECT_EQ(1, q.accept_new_events);
+	EXPECT_EQ(0, read(self->reader, one, sizeof(one)));
 	close(self->reader);
 	self->reader = ntkl_open();
 

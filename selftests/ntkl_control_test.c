@@ -244,9 +244,17 @@ TEST_F(ctl, update)
 	props_select(&u, "selftest update");
 	u.buffer_size_kb = 8;	/* cannot change while running */
 	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_UPDATE, &u));
+	/* the buffers are allocated at start: MaximumBuffers only as it is */
 	props_select(&u, "selftest update");
-	u.maximum_buffers = p.number_of_buffers + 1;
+	u.maximum_buffers = p.maximum_buffers + 1;
 	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_UPDATE, &u));
+	props_select(&u, "selftest update");
+	u.maximum_buffers = p.maximum_buffers - 1;
+	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_UPDATE, &u));
+	props_select(&u, "selftest update");
+	u.maximum_buffers = p.maximum_buffers;
+	EXPECT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_UPDATE, &u));
+	EXPECT_EQ(p.maximum_buffers, u.maximum_buffers);
 	props_select(&u, "selftest update");
 	u.clock_type = NTKL_CLOCK_CYCLE;
 	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_UPDATE, &u));

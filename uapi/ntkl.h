@@ -95,8 +95,8 @@ struct ntkl_properties {
 	__u32 maximum_event_size;
 	__u64 events_lost;
 	__u64 buffers_written;
-	__u64 log_buffers_lost;
-	__u64 real_time_buffers_lost;
+	__u64 log_buffers_lost;		/* 0: ntkl never drops a closed buffer (a */
+	__u64 real_time_buffers_lost;	/* full ring drops events: events_lost) */
 	__u64 sequence_number;		/* buffers taken so far */
 	__u64 start_time;		/* FILETIME */
 	__u64 start_clock;		/* clock value at start */

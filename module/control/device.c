@@ -44,6 +44,11 @@ static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t
 		bool stopped = smp_load_acquire(&lg->status) == NTKL_STATUS_STOPPED;
 
 		mutex_lock(&lg->lock);
+		if (lg->snapshot_read) {
+			/* this reader saved its snapshot: the file is whole */
+			mutex_unlock(&lg->lock);
+			return 0;
+		}
 		/* reading a buffering-mode logger saves a snapshot of it */
 		if ((lg->mode & NTKL_MODE_BUFFERING) && !stopped && !lg->paused)
 			ntkl_buffers_pause(lg);
@@ -53,6 +58,11 @@ static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t
 			ntkl_buffers_final(lg);
 			ret = ntkl_read_buffer(lg, buf, len, addresses);
 		}
+		if (ret == 0 && lg->paused) {
+			/* the snapshot is read: the logger records on, reader open or not */
+			ntkl_buffers_resume(lg);
+			lg->snapshot_read = true;
+		}
 		mutex_unlock(&lg->lock);
 		if (ret > 0 || (ret == 0 && stopped))
 			return ret;
@@ -60,11 +70,12 @@ static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t
 			return ret;
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		/* -EAGAIN: a writer on another CPU is finishing a record */
-		if (ret == -EAGAIN)
-			ret = wait_event_interruptible_timeout(lg->wait, false, 1);
-		else
-			ret = wait_event_interruptible(lg->wait, read_done(lg));
+		/*
+		 * Nothing ready (0), or the next buffer's last record is still
+		 * being written on another CPU (-EAGAIN): its writer's commit
+		 * wakes us (ntkl_commit()), as closing a buffer does.
+		 */
+		ret = wait_event_interruptible(lg->wait, read_done(lg));
 		if (ret < 0)
 			return ret;
 	}

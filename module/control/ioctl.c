@@ -40,6 +40,7 @@ static int ntkl_bind(struct file *file, void __user *arg)
 	}
 	mutex_lock(&lg->lock);
 	lg->header_read = false;	/* every reader's file starts with it */
+	lg->snapshot_read = false;
 	mutex_unlock(&lg->lock);
 	file->private_data = lg;
 	return 0;

@@ -348,12 +348,16 @@ static int logger_update(struct ntkl_logger *lg, struct ntkl_properties *p)
 {
 	struct perfinfo_groupmask gm;
 
-	/* only group masks, FlushTimer and MaximumBuffers can change */
+	/*
+	 * Only group masks and FlushTimer change. MaximumBuffers may be given
+	 * as it is: the rings are allocated once, at start, and a running
+	 * logger cannot honour another maximum (ETW grows or trims its pool).
+	 */
 	if (p->buffer_size_kb || p->minimum_buffers || p->log_file_mode ||
 	    p->clock_type || p->__reserved0 || !out_fields_zero(p))
 		return -EINVAL;
-	if (p->maximum_buffers && p->maximum_buffers > lg->nr_buffers)
-		return -EINVAL;		/* rings are allocated once, at start */
+	if (p->maximum_buffers && p->maximum_buffers != lg->max_buffers)
+		return -EINVAL;
 	if (p->flush_timer > NTKL_MAX_FLUSH_TIMER *
 	    (lg->mode & NTKL_MODE_MS_FLUSH_TIMER ? 1000 : 1))
 		return -EINVAL;
@@ -371,8 +375,6 @@ static int logger_update(struct ntkl_logger *lg, struct ntkl_properties *p)
 			return ret;
 		}
 	}
-	if (p->maximum_buffers)
-		lg->max_buffers = max(p->maximum_buffers, lg->min_buffers);
 	if (p->flush_timer) {
 		/* no flush by the old timer once UPDATE returns, not even one running */
 		cancel_delayed_work_sync(&lg->flush_work);

@@ -46,7 +46,6 @@ struct spin_cpu {
 	struct spin_wait stack[SPIN_NEST_MAX];
 	unsigned int depth;		/* may exceed SPIN_NEST_MAX: not stored */
 	u32 hardirqs;			/* irq:irq_handler_entry */
-	u32 softirqs;			/* irq:softirq_entry */
 	u32 contention_countdown;	/* records when it reaches 0 */
 };
 
@@ -299,11 +298,6 @@ void ntkl_probe_contention_end(void *data, void *lock, int ret)
 void ntkl_probe_irq_handler_entry(void *data, int irq, struct irqaction *action)
 {
 	this_cpu_inc(spin_cpu.hardirqs);
-}
-
-void ntkl_probe_softirq_entry(void *data, unsigned int vec)
-{
-	this_cpu_inc(spin_cpu.softirqs);
 }
 
 int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c)

@@ -17,11 +17,13 @@
  *  - commit: add the record's size to committed; the reader takes a closed
  *    buffer only once committed == fill.
  *
- * head moves only on the ring's own CPU, so local_t operations suffice; the
- * reader resets a buffer before it moves tail, so writers never reset one.
- * Closing the current buffer on demand (flush, stop) runs on the ring's CPU
- * for the same reason. In buffering mode there is no reader: a writer that
- * finds no free buffer overwrites the oldest, and saving first stops writers.
+ * head moves on the ring's own CPU while writers may run, so local_t
+ * operations suffice; the reader resets a buffer before it moves tail, so
+ * writers never reset one. Closing the current buffer on demand (flush,
+ * stop) runs on the ring's CPU for the same reason (an offline CPU's ring,
+ * which no writer can touch, is closed from here). In buffering mode a
+ * writer that finds no free buffer overwrites the oldest; reading a
+ * snapshot first stops writers, and lets them go on once it is read.
  */
 #include <linux/cpu.h>
 #include <linux/mm.h>
@@ -73,6 +75,7 @@ int ntkl_buffers_alloc(struct ntkl_logger *lg)
 			ring->bufs[i].data = kvmalloc(lg->buffer_size, GFP_KERNEL);
 			if (!ring->bufs[i].data)
 				goto nomem;
+			ring->bufs[i].wake = &lg->wake_work;
 			buffer_reset(&ring->bufs[i]);
 		}
 		local_set(&ring->head, 0);

@@ -25,7 +25,6 @@ static struct probe probes[] = {
 	{ "contention_begin", ntkl_probe_contention_begin },
 	{ "contention_end", ntkl_probe_contention_end },
 	{ "irq_handler_entry", ntkl_probe_irq_handler_entry },
-	{ "softirq_entry", ntkl_probe_softirq_entry },
 };
 
 static void find_tracepoint(struct tracepoint *tp, void *priv)

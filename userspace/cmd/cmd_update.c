@@ -31,7 +31,7 @@ void cmd_update_usage(FILE *out)
 	fprintf(out,
 		"  -flushtimer S   hand buffers to the reader at least every S seconds\n"
 		"                  (1..%u; a timer cannot be turned off)\n"
-		"  -maxbuffers N   use at most N buffers (no more than allocated at start)\n"
+		"  -maxbuffers N   accepted only as it is: the buffers are allocated at start\n"
 		"\n"
 		"Exit status: 0 updated, 1 failed, 2 usage error.\n",
 		NTKL_MAX_FLUSH_TIMER);

@@ -137,20 +137,20 @@ static void start_einval(struct text *t, const struct ntkl_properties *p)
 		    NTKL_MAX_FLUSH_TIMER);
 }
 
-/* UPDATE refused: only flags, the flush timer and fewer buffers change. */
+/* UPDATE refused: only flags and the flush timer change. */
 static void update_einval(struct text *t, const struct ntkl_properties *p,
 			  const struct ntkl_properties *cur)
 {
 	bool any = false;
 
-	if (p && cur && p->maximum_buffers > cur->number_of_buffers)
-		add_problem(t, &any, "-maxbuffers %u is above the %u buffers allocated at start: a running logger cannot grow",
-			    p->maximum_buffers, cur->number_of_buffers);
+	if (p && cur && p->maximum_buffers && p->maximum_buffers != cur->maximum_buffers)
+		add_problem(t, &any, "-maxbuffers %u: a running logger keeps the buffers it started with (-maxbuffers %u); stop it and start it with -maxbuffers %u",
+			    p->maximum_buffers, cur->maximum_buffers, p->maximum_buffers);
 	if (p && cur && p->flush_timer > flush_timer_max(cur->log_file_mode))
 		add_problem(t, &any, "-flushtimer %u is above %u s",
 			    p->flush_timer, NTKL_MAX_FLUSH_TIMER);
 	if (!any)
-		add(t, "a running logger changes only -on, -flushtimer (1..%u s) and -maxbuffers (up to the buffers allocated at start)",
+		add(t, "a running logger changes only -on and -flushtimer (1..%u s)",
 		    NTKL_MAX_FLUSH_TIMER);
 }
 

@@ -191,13 +191,14 @@ static void test_bounds(void)
 	ctx.current = &cur;
 	ntkl_props_init(&cur, "foo");
 	cur.number_of_buffers = 16;
+	cur.maximum_buffers = 16;
 	ntkl_props_init(&p, "foo");
 	p.maximum_buffers = 4000;
 	CHECK_STR(ntkl_error_advice(&ctx, EINVAL, buf, sizeof(buf)),
-		  "-maxbuffers 4000 is above the 16 buffers allocated at start: a running logger cannot grow");
-	p.maximum_buffers = 8;
+		  "-maxbuffers 4000: a running logger keeps the buffers it started with (-maxbuffers 16); stop it and start it with -maxbuffers 4000");
+	p.maximum_buffers = 16;
 	CHECK_HAS(ntkl_error_advice(&ctx, EINVAL, buf, sizeof(buf)),
-		  "a running logger changes only -on, -flushtimer");
+		  "a running logger changes only -on and -flushtimer");
 	test_end();
 
 	test_begin("name_too_long");
