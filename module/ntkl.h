@@ -109,7 +109,9 @@ struct ntkl_logger {
 };
 
 /* logger.c: the table and control operations */
-long ntkl_logger_ioctl(struct file *file, unsigned int cmd, void __user *arg);
+int ntkl_logger_control(unsigned int cmd, struct ntkl_properties *p);
+unsigned int ntkl_logger_list(struct ntkl_properties *props);
+bool ntkl_logger_selected(const struct ntkl_logger *lg, const struct ntkl_properties *p);
 void ntkl_logger_put(struct ntkl_logger *lg);
 struct ntkl_logger *ntkl_logger_get_by_id(u32 id);
 struct ntkl_logger *ntkl_logger_get_by_name(const char *name);

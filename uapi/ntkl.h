@@ -8,19 +8,34 @@
  * whatever happens to the process that started it.
  *
  * Rules (Documentation/process/botching-up-ioctls.rst): fixed-width fields,
- * explicit padding that must be zero, pointers as __u64, every struct starts
- * with its size so it can grow (copy_struct_from_user), -ENOTTY for unknown
- * commands. ETW errors map onto errno:
+ * explicit padding that must be zero, pointers as __u64, -ENOTTY for unknown
+ * commands, and every struct starts with its size, so it can grow:
+ *
+ *  - the kernel takes a struct as long as its size field says, at least
+ *    the first published size (NTKL_*_SIZE_VER0); a shorter one is EINVAL;
+ *  - a struct longer than the kernel's is accepted if the bytes the kernel
+ *    does not know are zero (copy_struct_from_user()), else E2BIG;
+ *  - the kernel writes back min(size, its own size) bytes, never more;
+ *  - the ioctl number is matched by type, number and direction; the size
+ *    it encodes must be at least the first published size (else ENOTTY).
+ *
+ * NTKL_IOC_GET_VERSION says which ABI and events the module has, so a
+ * newer ntkl command can name an older module instead of failing oddly.
+ * Bounds of every setting: ntkl_bounds.h. ETW errors map onto errno:
  *
  *   ERROR_ALREADY_EXISTS          EEXIST   a logger with that name runs
  *   ERROR_NO_SYSTEM_RESOURCES     ENOSPC   all 64 loggers are in use
  *   ERROR_WMI_INSTANCE_NOT_FOUND  ENOENT   no such logger
  *   ERROR_INVALID_PARAMETER       EINVAL   bad property, bound, mode, clock,
  *                                          name, or a nonzero reserved field
- *   ERROR_BAD_LENGTH              EINVAL   size field smaller than version 1
+ *   ERROR_BAD_LENGTH              EINVAL   size field below the first
+ *                                          published size
+ *   ERROR_BAD_LENGTH              E2BIG    a longer struct whose bytes past
+ *                                          the kernel's are not zero
  *   ERROR_ACCESS_DENIED           EPERM    no CAP_SYS_ADMIN or CAP_PERFMON
  *   ERROR_MORE_DATA               E2BIG    list buffer too small (count set)
- *   ERROR_ACTIVE_CONNECTIONS      EBUSY    logger already bound to a reader
+ *   ERROR_ACTIVE_CONNECTIONS      EBUSY    logger already bound to a reader,
+ *                                          or this descriptor to a logger
  *   ERROR_NOT_SUPPORTED           ENOTTY   unknown ioctl
  */
 #ifndef _UAPI_NTKL_H
@@ -30,6 +45,14 @@
 #include <linux/types.h>
 
 #define NTKL_DEVICE_NAME	"ntkl"
+
+/*
+ * The ABI's version: 1 was the first published one; 2 added GET_VERSION
+ * and structs of any size (above). The module's own version is the
+ * release it comes from.
+ */
+#define NTKL_ABI_VERSION	2
+#define NTKL_VERSION		"0.2"
 #define NTKL_DEVICE_PATH	"/dev/ntkl"
 
 #define NTKL_MAX_LOGGERS	64
@@ -134,6 +157,8 @@ struct ntkl_bind {
 	char logger_name[NTKL_NAME_MAX];
 };
 
+#define NTKL_BIND_SIZE_VER0		136
+
 /*
  * Spin lock sampling, EVENT_TRACE_SPINLOCK_INFORMATION's fields in its
  * order, kernel-wide as in Windows. Bounds as Windows': SpinThreshold >= 1,
@@ -155,6 +180,25 @@ struct ntkl_spinlock_config {
 #define NTKL_CONTENTION_SAMPLE_RATE_MIN	1
 #define NTKL_HOLD_THRESHOLD_MIN		1000000
 
+#define NTKL_LIST_SIZE_VER0		24
+#define NTKL_SPINLOCK_CONFIG_SIZE_VER0	24
+
+/*
+ * GET_VERSION: what this module is. group_masks has a bit for every group
+ * mask (PERF_*, as PERFINFO_GROUPMASK) whose events the module records;
+ * flags that select none of them record only the rundown.
+ */
+struct ntkl_version {
+	__u32 size;			/* sizeof(struct ntkl_version) */
+	__u32 abi_version;		/* NTKL_ABI_VERSION of the module */
+	__u32 max_loggers;		/* NTKL_MAX_LOGGERS */
+	__u32 events;			/* kernel events in its event list */
+	__u32 group_masks[8];		/* PERFINFO_GROUPMASK of what it records */
+	char module_version[32];	/* NTKL_VERSION of the module, NUL-terminated */
+};
+
+#define NTKL_VERSION_SIZE_VER0		80
+
 #define NTKL_IOC_MAGIC		0xE7	/* unused in ioctl-number.rst */
 
 #define NTKL_IOC_START	_IOWR(NTKL_IOC_MAGIC, 0x01, struct ntkl_properties)
@@ -166,6 +210,7 @@ struct ntkl_spinlock_config {
 #define NTKL_IOC_BIND	_IOW(NTKL_IOC_MAGIC, 0x07, struct ntkl_bind)
 #define NTKL_IOC_SET_SPINLOCK_CONFIG _IOW(NTKL_IOC_MAGIC, 0x08, struct ntkl_spinlock_config)
 #define NTKL_IOC_GET_SPINLOCK_CONFIG _IOWR(NTKL_IOC_MAGIC, 0x09, struct ntkl_spinlock_config)
+#define NTKL_IOC_GET_VERSION	_IOWR(NTKL_IOC_MAGIC, 0x0A, struct ntkl_version)
 
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
@@ -176,8 +221,13 @@ struct ntkl_spinlock_config {
 /* 64-bit fields stay 8-aligned and no padding hides anywhere. */
 static_assert(sizeof(struct ntkl_properties) == NTKL_PROPERTIES_SIZE_VER0,
 	      "struct ntkl_properties size");
-static_assert(sizeof(struct ntkl_list) == 24, "struct ntkl_list size");
-static_assert(sizeof(struct ntkl_bind) == 136, "struct ntkl_bind size");
-static_assert(sizeof(struct ntkl_spinlock_config) == 24, "struct ntkl_spinlock_config size");
+static_assert(sizeof(struct ntkl_list) == NTKL_LIST_SIZE_VER0, "struct ntkl_list size");
+static_assert(sizeof(struct ntkl_bind) == NTKL_BIND_SIZE_VER0, "struct ntkl_bind size");
+static_assert(sizeof(struct ntkl_spinlock_config) == NTKL_SPINLOCK_CONFIG_SIZE_VER0,
+	      "struct ntkl_spinlock_config size");
+static_assert(sizeof(struct ntkl_version) == NTKL_VERSION_SIZE_VER0, "struct ntkl_version size");
+static_assert(__builtin_offsetof(struct ntkl_version, group_masks) == 16 &&
+	      __builtin_offsetof(struct ntkl_version, module_version) == 48,
+	      "struct ntkl_version layout");
 
 #endif /* _UAPI_NTKL_H */

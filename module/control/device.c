@@ -168,3 +168,4 @@ module_exit(ntkl_exit);
 MODULE_DESCRIPTION("NT Kernel Logger trace format (ETW) recorder");
 MODULE_AUTHOR("ntkl developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(NTKL_VERSION);

@@ -1,32 +1,131 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The ioctls of /dev/ntkl (uapi/ntkl.h): the logger table's control calls,
- * binding a file descriptor to a logger as its reader, and the kernel-wide
- * spin lock sampling settings. Every operation needs CAP_SYS_ADMIN or
- * CAP_PERFMON.
+ * binding a file descriptor to a logger as its reader, the kernel-wide
+ * spin lock sampling settings, and the module's version.
+ *
+ * Every user copy happens here, by one rule (uapi/ntkl.h): a struct is as
+ * long as its size field says, from its first published size up; bytes
+ * past the kernel's struct must be zero (E2BIG); min(size, ours) bytes go
+ * back. The capability check is here too, once, for every command.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
 #include <linux/fs.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "ntkl.h"
+#include "format/events.h"
+#include "uapi/ntkl_bounds.h"
 
-static int ntkl_bind(struct file *file, void __user *arg)
+/*
+ * Copy in a struct of ksize bytes whose first u32 is its size as the
+ * caller has it: at least min_size (the first published size), else
+ * EINVAL; larger than ksize only if the extra bytes are zero, else E2BIG;
+ * shorter than ksize, the rest reads as zero. *usize is that size.
+ */
+static int copy_in(void *k, size_t ksize, size_t min_size, void __user *arg, u32 *usize)
+{
+	if (get_user(*usize, (u32 __user *)arg))
+		return -EFAULT;
+	if (*usize < min_size)
+		return -EINVAL;
+	return copy_struct_from_user(k, ksize, arg, *usize);
+}
+
+/* Copy out min(usize, ksize) bytes; the size field says how many. */
+static int copy_out(void __user *arg, u32 usize, void *k, size_t ksize)
+{
+	u32 n = min_t(size_t, usize, ksize);
+
+	*(u32 *)k = n;
+	return copy_to_user(arg, k, n) ? -EFAULT : 0;
+}
+
+/* START, STOP, QUERY, UPDATE, FLUSH. */
+static long props_ioctl(struct file *file, unsigned int cmd, void __user *arg)
+{
+	struct ntkl_logger *bound = READ_ONCE(file->private_data);
+	struct ntkl_properties p;
+	u32 usize;
+	int ret;
+
+	ret = copy_in(&p, sizeof(p), NTKL_PROPERTIES_SIZE_VER0, arg, &usize);
+	if (ret)
+		return ret;
+	/*
+	 * A bound reader may query its logger even once it stopped: when it
+	 * names no logger, or names its own.
+	 */
+	if (cmd == NTKL_IOC_QUERY && bound &&
+	    ((!p.logger_name[0] && !p.logger_id) || ntkl_logger_selected(bound, &p))) {
+		ntkl_logger_fill(bound, &p);
+	} else {
+		ret = ntkl_logger_control(cmd, &p);
+		if (ret)
+			return ret;
+	}
+	return copy_out(arg, usize, &p, sizeof(p));
+}
+
+/*
+ * LIST: up to count properties at props, each props_size bytes apart
+ * (min(props_size, ours) filled); count returns how many loggers run.
+ */
+static long list_ioctl(struct file *file, unsigned int cmd, void __user *arg)
+{
+	struct ntkl_properties *props;
+	struct ntkl_list l;
+	u32 usize, i, n, copied, each;
+	long ret = 0;
+
+	ret = copy_in(&l, sizeof(l), NTKL_LIST_SIZE_VER0, arg, &usize);
+	if (ret)
+		return ret;
+	if (l.__reserved0 || l.props_size < NTKL_PROPERTIES_SIZE_VER0)
+		return -EINVAL;
+	props = kmalloc_array(NTKL_MAX_LOGGERS, sizeof(*props), GFP_KERNEL);
+	if (!props)
+		return -ENOMEM;
+	n = ntkl_logger_list(props);
+	copied = min(n, l.count);
+	each = min_t(u32, l.props_size, sizeof(*props));
+	for (i = 0; i < copied && !ret; i++) {
+		void __user *to = u64_to_user_ptr(l.props + (u64)i * l.props_size);
+
+		props[i].size = each;
+		if (copy_to_user(to, &props[i], each) ||
+		    (l.props_size > each && clear_user(to + each, l.props_size - each)))
+			ret = -EFAULT;
+	}
+	kfree(props);
+	if (ret)
+		return ret;
+	l.count = n;
+	ret = copy_out(arg, usize, &l, sizeof(l));
+	return ret ?: (n > copied ? -E2BIG : 0);
+}
+
+/*
+ * BIND: make this descriptor the one reader of a logger. Two threads
+ * binding one descriptor at once: one wins, the other gets EBUSY and
+ * gives its logger's reader slot and reference back.
+ */
+static long bind_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 {
 	struct ntkl_logger *lg;
 	struct ntkl_bind b;
+	u32 usize;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN) && !perfmon_capable())
-		return -EPERM;
-	ret = copy_struct_from_user(&b, sizeof(b), arg, sizeof(b));
+	ret = copy_in(&b, sizeof(b), NTKL_BIND_SIZE_VER0, arg, &usize);
 	if (ret)
 		return ret;
-	if (b.size != sizeof(b) || !memchr(b.logger_name, 0, sizeof(b.logger_name)))
+	if (!memchr(b.logger_name, 0, sizeof(b.logger_name)))
 		return -EINVAL;
-	if (file->private_data)
+	if (READ_ONCE(file->private_data))
 		return -EBUSY;		/* this fd reads a logger already */
 
 	lg = b.logger_name[0] ? ntkl_logger_get_by_name(b.logger_name) :
@@ -38,66 +137,105 @@ static int ntkl_bind(struct file *file, void __user *arg)
 		ntkl_logger_put(lg);
 		return -EBUSY;
 	}
+	/* the logger's reader slot is ours: its file starts anew */
 	mutex_lock(&lg->lock);
-	lg->header_read = false;	/* every reader's file starts with it */
+	lg->header_read = false;
 	lg->snapshot_read = false;
 	mutex_unlock(&lg->lock);
-	file->private_data = lg;
+	if (cmpxchg(&file->private_data, NULL, lg)) {
+		/* another thread bound this descriptor meanwhile */
+		atomic_set(&lg->readers, 0);
+		ntkl_logger_put(lg);
+		return -EBUSY;
+	}
 	return 0;
 }
 
 /* xperf -setspinlocksample: kernel-wide, like Windows' setting. */
-static long ntkl_spinlock_ioctl(unsigned int cmd, void __user *arg)
+static long spinlock_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 {
 	struct ntkl_spinlock_config c;
+	u32 usize;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN) && !perfmon_capable())
-		return -EPERM;
-	ret = copy_struct_from_user(&c, sizeof(c), arg, sizeof(c));
+	ret = copy_in(&c, sizeof(c), NTKL_SPINLOCK_CONFIG_SIZE_VER0, arg, &usize);
 	if (ret)
 		return ret;
-	if (c.size != sizeof(c))
+	if (c.__reserved0)
 		return -EINVAL;
 	if (cmd == NTKL_IOC_SET_SPINLOCK_CONFIG)
 		return ntkl_spinlock_set_config(&c);
-	if (c.__reserved0)
-		return -EINVAL;
 	ntkl_spinlock_get_config(&c);
-	return copy_to_user(arg, &c, sizeof(c)) ? -EFAULT : 0;
+	return copy_out(arg, usize, &c, sizeof(c));
+}
+
+/* GET_VERSION: the ABI, and the group masks whose events the module writes. */
+static long version_ioctl(struct file *file, unsigned int cmd, void __user *arg)
+{
+	struct perfinfo_groupmask gm = { };
+	struct ntkl_version v;
+	u32 usize;
+	int ret, i;
+
+	ret = copy_in(&v, sizeof(v), NTKL_VERSION_SIZE_VER0, arg, &usize);
+	if (ret)
+		return ret;
+	memset(&v, 0, sizeof(v));
+	v.abi_version = NTKL_ABI_VERSION;
+	v.max_loggers = NTKL_MAX_LOGGERS;
+	v.events = ETW_EVENT_COUNT;
+	for (i = 0; i < ETW_EVENT_COUNT; i++)
+		if (etw_events[i].header_type != ETW_HEADER_TYPE_ANY && etw_events[i].mask)
+			perf_group_set(&gm, etw_events[i].mask);
+	memcpy(v.group_masks, gm.masks, sizeof(v.group_masks));
+	strscpy(v.module_version, NTKL_VERSION, sizeof(v.module_version));
+	return copy_out(arg, usize, &v, sizeof(v));
+}
+
+/* The ioctl number without its size: commands match on type, number and direction. */
+#define IOC_BASE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
+struct ntkl_ioc {
+	unsigned int cmd;
+	u32 min_size;		/* the size the number must encode, at least */
+	bool open;		/* no capability needed */
+	long (*fn)(struct file *file, unsigned int cmd, void __user *arg);
+};
+
+static const struct ntkl_ioc iocs[] = {
+	{ NTKL_IOC_START, NTKL_PROPERTIES_SIZE_VER0, false, props_ioctl },
+	{ NTKL_IOC_STOP, NTKL_PROPERTIES_SIZE_VER0, false, props_ioctl },
+	{ NTKL_IOC_QUERY, NTKL_PROPERTIES_SIZE_VER0, false, props_ioctl },
+	{ NTKL_IOC_UPDATE, NTKL_PROPERTIES_SIZE_VER0, false, props_ioctl },
+	{ NTKL_IOC_FLUSH, NTKL_PROPERTIES_SIZE_VER0, false, props_ioctl },
+	{ NTKL_IOC_LIST, NTKL_LIST_SIZE_VER0, false, list_ioctl },
+	{ NTKL_IOC_BIND, NTKL_BIND_SIZE_VER0, false, bind_ioctl },
+	{ NTKL_IOC_SET_SPINLOCK_CONFIG, NTKL_SPINLOCK_CONFIG_SIZE_VER0, false, spinlock_ioctl },
+	{ NTKL_IOC_GET_SPINLOCK_CONFIG, NTKL_SPINLOCK_CONFIG_SIZE_VER0, false, spinlock_ioctl },
+	{ NTKL_IOC_GET_VERSION, NTKL_VERSION_SIZE_VER0, true, version_ioctl },
+};
+
+/* Who may control loggers: the one capability check of the module. */
+static bool may_control(void)
+{
+	return capable(CAP_SYS_ADMIN) || perfmon_capable();
 }
 
 long ntkl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	void __user *uarg = (void __user *)arg;
-	struct ntkl_logger *lg = file->private_data;
-	struct ntkl_properties p;
+	unsigned int i;
 
-	switch (cmd) {
-	case NTKL_IOC_START:
-	case NTKL_IOC_STOP:
-	case NTKL_IOC_QUERY:
-	case NTKL_IOC_UPDATE:
-	case NTKL_IOC_FLUSH:
-	case NTKL_IOC_LIST:
-		/* a bound reader may query its logger even after it stopped */
-		if (cmd == NTKL_IOC_QUERY && lg) {
-			u32 usize;
+	for (i = 0; i < ARRAY_SIZE(iocs); i++) {
+		const struct ntkl_ioc *ioc = &iocs[i];
 
-			if (get_user(usize, (u32 __user *)uarg))
-				return -EFAULT;
-			if (usize < NTKL_PROPERTIES_SIZE_VER0)
-				return -EINVAL;
-			ntkl_logger_fill(lg, &p);
-			return copy_to_user(uarg, &p, sizeof(p)) ? -EFAULT : 0;
-		}
-		return ntkl_logger_ioctl(file, cmd, uarg);
-	case NTKL_IOC_BIND:
-		return ntkl_bind(file, uarg);
-	case NTKL_IOC_SET_SPINLOCK_CONFIG:
-	case NTKL_IOC_GET_SPINLOCK_CONFIG:
-		return ntkl_spinlock_ioctl(cmd, uarg);
-	default:
-		return -ENOTTY;
+		if (IOC_BASE(cmd) != IOC_BASE(ioc->cmd))
+			continue;
+		if (_IOC_SIZE(cmd) < ioc->min_size)
+			return -ENOTTY;
+		if (!ioc->open && !may_control())
+			return -EPERM;
+		/* the command as the table has it: handlers compare against it */
+		return ioc->fn(file, ioc->cmd, (void __user *)arg);
 	}
+	return -ENOTTY;
 }

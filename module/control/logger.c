@@ -2,23 +2,22 @@
 /*
  * The logger table: up to 64 loggers (trace sessions), as the NT kernel's
  * table of WMI_LOGGER_CONTEXT pointers. Start, stop, query, update, flush
- * and list are ioctls on /dev/ntkl; uapi/ntkl.h documents the errno each
- * ETW error becomes.
+ * and list, on properties ioctl.c has copied in (this file never touches
+ * user memory); uapi/ntkl.h documents the errno each ETW error becomes.
  *
  * The table mutex serialises control operations; probes never take it:
  * they see running loggers through the set probes.c publishes. A logger
  * is reference counted: the table holds one reference while it runs, each
  * bound reader another, so a reader can drain a stopped logger.
  */
-#include <linux/capability.h>
 #include <linux/cpu.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
 
 #include "ntkl.h"
+#include "uapi/ntkl_bounds.h"
 #include "producers/producer.h"
 
 static DEFINE_MUTEX(table_lock);
@@ -115,29 +114,16 @@ static bool out_fields_zero(const struct ntkl_properties *p)
 			   sizeof(*p) - PROPS_OUT_START);
 }
 
-static bool name_valid(const char *name)
-{
-	size_t len = strnlen(name, NTKL_NAME_MAX);
-
-	return len > 0 && len < NTKL_NAME_MAX;
-}
-
-/* Apply defaults and check every bound; EINVAL for anything out of range. */
+/* Check every bound (uapi/ntkl_bounds.h), then apply the defaults. */
 static int start_props_valid(struct ntkl_properties *p)
 {
 	u32 cpus = num_possible_cpus();
 
-	if (p->__reserved0 || !out_fields_zero(p) || p->logger_id || !name_valid(p->logger_name))
+	if (p->__reserved0 || !out_fields_zero(p) || p->logger_id ||
+	    ntkl_start_props_out_of_bounds(p))
 		return -EINVAL;
 	if (!p->buffer_size_kb)
 		p->buffer_size_kb = NTKL_DEFAULT_BUFFER_KB;
-	if (p->buffer_size_kb < NTKL_MIN_BUFFER_KB || p->buffer_size_kb > NTKL_MAX_BUFFER_KB)
-		return -EINVAL;
-	if (p->minimum_buffers > NTKL_MAX_BUFFERS || p->maximum_buffers > NTKL_MAX_BUFFERS)
-		return -EINVAL;
-	if (p->minimum_buffers && p->maximum_buffers &&
-	    p->minimum_buffers > p->maximum_buffers)
-		return -EINVAL;
 	/*
 	 * As ETW: at least 2 per CPU, and the maximum raised to the minimum.
 	 * The default maximum, 8 per CPU (512 KB per CPU), lets a reader fall
@@ -148,15 +134,8 @@ static int start_props_valid(struct ntkl_properties *p)
 	if (!p->maximum_buffers)
 		p->maximum_buffers = max(p->minimum_buffers, NTKL_DEFAULT_BUFFERS_PER_CPU * cpus);
 	p->maximum_buffers = max(p->maximum_buffers, p->minimum_buffers);
-	if (p->log_file_mode & ~NTKL_MODES_ALLOWED)
-		return -EINVAL;
 	if (!p->clock_type)
 		p->clock_type = NTKL_CLOCK_QPC;
-	if (p->clock_type < NTKL_CLOCK_QPC || p->clock_type > NTKL_CLOCK_CYCLE)
-		return -EINVAL;
-	if (p->flush_timer > NTKL_MAX_FLUSH_TIMER *
-	    (p->log_file_mode & NTKL_MODE_MS_FLUSH_TIMER ? 1000 : 1))
-		return -EINVAL;
 	return 0;
 }
 
@@ -358,8 +337,7 @@ static int logger_update(struct ntkl_logger *lg, struct ntkl_properties *p)
 		return -EINVAL;
 	if (p->maximum_buffers && p->maximum_buffers != lg->max_buffers)
 		return -EINVAL;
-	if (p->flush_timer > NTKL_MAX_FLUSH_TIMER *
-	    (lg->mode & NTKL_MODE_MS_FLUSH_TIMER ? 1000 : 1))
+	if (p->flush_timer > ntkl_flush_timer_max(lg->mode))
 		return -EINVAL;
 
 	groups_from(&gm, p);
@@ -384,84 +362,37 @@ static int logger_update(struct ntkl_logger *lg, struct ntkl_properties *p)
 	return 0;
 }
 
-static int copy_props_in(struct ntkl_properties *p, void __user *arg)
+/* Every running logger's properties, by id; returns how many. */
+unsigned int ntkl_logger_list(struct ntkl_properties *props)
 {
-	u32 usize;
-	int ret;
-
-	if (get_user(usize, (u32 __user *)arg))
-		return -EFAULT;
-	if (usize < NTKL_PROPERTIES_SIZE_VER0)
-		return -EINVAL;
-	/* a newer, larger struct is fine if what we don't know is zero */
-	ret = copy_struct_from_user(p, sizeof(*p), arg, usize);
-	if (ret == -E2BIG)
-		return -EINVAL;
-	if (ret)
-		return ret;
-	if (!memchr(p->logger_name, 0, sizeof(p->logger_name)))
-		return -EINVAL;		/* name not terminated */
-	return 0;
-}
-
-static int list_loggers(void __user *arg)
-{
-	struct ntkl_list l;
-	struct ntkl_properties *props;
-	u32 i, n = 0, copied = 0;
-	int ret = 0;
-
-	if (copy_from_user(&l, arg, sizeof(l)))
-		return -EFAULT;
-	if (l.size != sizeof(l) || l.__reserved0 || l.props_size != sizeof(*props))
-		return -EINVAL;
-	props = kmalloc_array(NTKL_MAX_LOGGERS, sizeof(*props), GFP_KERNEL);
-	if (!props)
-		return -ENOMEM;
+	unsigned int i, n = 0;
 
 	mutex_lock(&table_lock);
 	for (i = 0; i < NTKL_MAX_LOGGERS; i++)
 		if (table[i])
 			ntkl_logger_fill(table[i], &props[n++]);
 	mutex_unlock(&table_lock);
-
-	copied = min(n, l.count);
-	if (copied && copy_to_user(u64_to_user_ptr(l.props), props,
-				   copied * sizeof(*props)))
-		ret = -EFAULT;
-	kfree(props);
-	if (ret)
-		return ret;
-	l.count = n;
-	if (copy_to_user(arg, &l, sizeof(l)))
-		return -EFAULT;
-	return n > copied ? -E2BIG : 0;
+	return n;
 }
 
-/* The ioctls that act on the logger table. */
-long ntkl_logger_ioctl(struct file *file, unsigned int cmd, void __user *arg)
+/*
+ * START, STOP, QUERY, UPDATE or FLUSH (NTKL_IOC_*) with properties p, in
+ * and out; the logger is selected by name, else by id (not for START).
+ */
+int ntkl_logger_control(unsigned int cmd, struct ntkl_properties *p)
 {
-	struct ntkl_properties p;
 	struct ntkl_logger *lg;
-	int ret;
+	int ret = 0;
 
-	if (!capable(CAP_SYS_ADMIN) && !perfmon_capable())
-		return -EPERM;
-	if (cmd == NTKL_IOC_LIST)
-		return list_loggers(arg);
-
-	ret = copy_props_in(&p, arg);
-	if (ret)
-		return ret;
-	if (cmd == NTKL_IOC_START) {
-		ret = logger_start(&p);
-		goto out;
-	}
-
-	if (!p.logger_name[0] && !p.logger_id)
+	if (!memchr(p->logger_name, 0, sizeof(p->logger_name)))
+		return -EINVAL;		/* name not terminated */
+	if (cmd == NTKL_IOC_START)
+		return logger_start(p);
+	if (!p->logger_name[0] && !p->logger_id)
 		return -EINVAL;
+
 	mutex_lock(&table_lock);
-	lg = find_locked(&p);
+	lg = find_locked(p);
 	if (!lg) {
 		mutex_unlock(&table_lock);
 		return -ENOENT;
@@ -470,30 +401,35 @@ long ntkl_logger_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 	case NTKL_IOC_STOP:
 		kref_get(&lg->ref);
 		stop_locked(lg);
-		ntkl_logger_fill(lg, &p);
+		ntkl_logger_fill(lg, p);
 		ntkl_logger_put(lg);
 		break;
 	case NTKL_IOC_QUERY:
-		ntkl_logger_fill(lg, &p);
+		ntkl_logger_fill(lg, p);
 		break;
 	case NTKL_IOC_UPDATE:
-		ret = logger_update(lg, &p);
+		ret = logger_update(lg, p);
 		if (!ret)
-			ntkl_logger_fill(lg, &p);
+			ntkl_logger_fill(lg, p);
 		break;
 	case NTKL_IOC_FLUSH:
 		/* what producers hold back (CompCS batches) first, then the buffers */
 		ntkl_producers_flush();
 		ntkl_flush_cpus(lg);
 		wake_up_all(&lg->wait);
-		ntkl_logger_fill(lg, &p);
+		ntkl_logger_fill(lg, p);
 		break;
 	default:
 		ret = -ENOTTY;
 	}
 	mutex_unlock(&table_lock);
-out:
-	if (!ret && copy_to_user(arg, &p, sizeof(p)))
-		ret = -EFAULT;
 	return ret;
+}
+
+/* Does p select lg (by name if it has one, else by id)? */
+bool ntkl_logger_selected(const struct ntkl_logger *lg, const struct ntkl_properties *p)
+{
+	if (p->logger_name[0])
+		return !strncasecmp(lg->name, p->logger_name, NTKL_NAME_MAX);
+	return p->logger_id == lg->id;
 }

@@ -31,6 +31,7 @@
 #include "producers/ntsched.h"
 #include "format/record.h"
 #include "producers/producer.h"
+#include "uapi/ntkl_bounds.h"
 
 #define SPIN_NEST_MAX	8	/* Windows tracks nesting to a depth of 8 */
 #define CALLER_FRAMES	8	/* the caller is 4th to 6th: deeper costs, finds nothing */
@@ -307,17 +308,13 @@ int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c)
 
 	if (c->__reserved0)
 		return -EINVAL;
-	if (!v.spin_threshold && !v.acquire_sample_rate && !v.contention_sample_rate &&
-	    !v.hold_threshold) {
+	if (ntkl_spinlock_config_is_default(&v)) {
 		v.spin_threshold = NTKL_SPIN_THRESHOLD_MIN;
 		v.acquire_sample_rate = NTKL_ACQUIRE_SAMPLE_RATE_MIN;
 		v.contention_sample_rate = NTKL_CONTENTION_SAMPLE_RATE_MIN;
 		v.hold_threshold = NTKL_HOLD_THRESHOLD_MIN;
 	}
-	if (v.spin_threshold < NTKL_SPIN_THRESHOLD_MIN ||
-	    v.acquire_sample_rate < NTKL_ACQUIRE_SAMPLE_RATE_MIN ||
-	    v.contention_sample_rate < NTKL_CONTENTION_SAMPLE_RATE_MIN ||
-	    (v.hold_threshold && v.hold_threshold < NTKL_HOLD_THRESHOLD_MIN))
+	if (ntkl_spinlock_config_out_of_bounds(&v))
 		return -EINVAL;
 
 	mutex_lock(&config_lock);

@@ -38,5 +38,7 @@ int cmd_record(int argc, char **argv);
 void cmd_record_usage(FILE *out);
 int cmd_spinlock_config(int argc, char **argv);
 void cmd_spinlock_config_usage(FILE *out);
+int cmd_version(int argc, char **argv);
+void cmd_version_usage(FILE *out);
 
 #endif /* NTKL_CMD_H */

@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "ctl/ntkl_ctl.h"
 #include "ctl/ntkl_errors.h"
+#include "uapi/ntkl_bounds.h"
 
 void cmd_spinlock_config_usage(FILE *out)
 {
@@ -68,16 +69,18 @@ static int setting(const char *arg, const char *name, uint32_t *value, const cha
 	return 0;
 }
 
-/* The module's bounds, checked here too so the message can name the value. */
+/* The module's bounds (uapi/ntkl_bounds.h), so the message can name the value. */
 static const char *out_of_bounds(const struct ntkl_spinlock_config *c)
 {
-	if (c->spin_threshold < NTKL_SPIN_THRESHOLD_MIN)
+	uint32_t bad = ntkl_spinlock_config_out_of_bounds(c);
+
+	if (bad & 1u << NTKL_SPIN_THRESHOLD)
 		return "spin=N needs N >= 1";
-	if (c->acquire_sample_rate < NTKL_ACQUIRE_SAMPLE_RATE_MIN)
+	if (bad & 1u << NTKL_SPIN_ACQUIRE_RATE)
 		return "acquire=N needs N >= 1000";
-	if (c->contention_sample_rate < NTKL_CONTENTION_SAMPLE_RATE_MIN)
+	if (bad & 1u << NTKL_SPIN_CONTENTION_RATE)
 		return "contention=N needs N >= 1";
-	if (c->hold_threshold && c->hold_threshold < NTKL_HOLD_THRESHOLD_MIN)
+	if (bad & 1u << NTKL_SPIN_HOLD_THRESHOLD)
 		return "hold=N needs N = 0 or N >= 1000000";
 	return NULL;
 }

@@ -32,6 +32,8 @@ static const struct ntkl_cmd commands[] = {
 	  cmd_spinlock_config, cmd_spinlock_config_usage },
 	{ "dump", "print an ETL file: header, buffers, events; --check, --stats, --switches",
 	  cmd_dump, cmd_dump_usage },
+	{ "version", "this command's version and the loaded module's (also --version)",
+	  cmd_version, cmd_version_usage },
 };
 
 #define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))
@@ -81,6 +83,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h"))
 		return help(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(argc - 1, argv + 1);
 	cmd = find_command(argv[1]);
 	if (!cmd) {
 		fprintf(stderr, "ntkl: unknown command '%s'\n", argv[1]);

@@ -159,3 +159,10 @@ int ntkl_set_spinlock_config(int fd, const struct ntkl_spinlock_config *c)
 {
 	return ioctl(fd, NTKL_IOC_SET_SPINLOCK_CONFIG, c) ? -errno : 0;
 }
+
+int ntkl_get_version(int fd, struct ntkl_version *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->size = sizeof(*v);
+	return ioctl(fd, NTKL_IOC_GET_VERSION, v) ? -errno : 0;
+}

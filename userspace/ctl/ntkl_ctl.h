@@ -48,4 +48,7 @@ int ntkl_bind(int fd, const char *name, uint32_t id);
 int ntkl_get_spinlock_config(int fd, struct ntkl_spinlock_config *c);
 int ntkl_set_spinlock_config(int fd, const struct ntkl_spinlock_config *c);
 
+/* What the loaded module is (ABI, version, events): 0 or -errno (ENOTTY: older than ABI 2). */
+int ntkl_get_version(int fd, struct ntkl_version *v);
+
 #endif /* NTKL_CTL_H */

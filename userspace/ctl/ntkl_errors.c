@@ -11,6 +11,7 @@
 
 #include "ntkl_ctl.h"
 #include "ntkl_errors.h"
+#include "uapi/ntkl_bounds.h"
 
 const char *ntkl_etw_error_name(int err, enum ntkl_op op)
 {
@@ -88,49 +89,35 @@ static void add_problem(struct text *t, bool *any, const char *fmt, ...)
 	*any = true;
 }
 
-static uint32_t flush_timer_max(uint32_t mode)
-{
-	return NTKL_MAX_FLUSH_TIMER * (mode & NTKL_MODE_MS_FLUSH_TIMER ? 1000 : 1);
-}
-
-/* START refused a property: name the one out of bounds, or list them all. */
+/* START refused a property: name each one out of bounds (uapi/ntkl_bounds.h), or list them all. */
 static void start_einval(struct text *t, const struct ntkl_properties *p)
 {
+	uint32_t bad = p ? ntkl_start_props_out_of_bounds(p) : 0;
 	bool any = false;
-	size_t name_len;
 
-	if (p) {
-		name_len = strnlen(p->logger_name, sizeof(p->logger_name));
-		if (name_len == 0 || name_len >= NTKL_NAME_MAX)
-			add_problem(t, &any, "logger names are 1..%d bytes",
-				    NTKL_NAME_MAX - 1);
-		if (p->buffer_size_kb &&
-		    (p->buffer_size_kb < NTKL_MIN_BUFFER_KB ||
-		     p->buffer_size_kb > NTKL_MAX_BUFFER_KB))
-			add_problem(t, &any, "-buffersize %u is outside %u..%u KB",
-				    p->buffer_size_kb, NTKL_MIN_BUFFER_KB,
-				    NTKL_MAX_BUFFER_KB);
-		if (p->minimum_buffers > NTKL_MAX_BUFFERS)
-			add_problem(t, &any, "-minbuffers %u is above %u",
-				    p->minimum_buffers, NTKL_MAX_BUFFERS);
-		if (p->maximum_buffers > NTKL_MAX_BUFFERS)
-			add_problem(t, &any, "-maxbuffers %u is above %u",
-				    p->maximum_buffers, NTKL_MAX_BUFFERS);
-		if (p->minimum_buffers && p->maximum_buffers &&
-		    p->minimum_buffers > p->maximum_buffers)
-			add_problem(t, &any, "-minbuffers %u is above -maxbuffers %u",
-				    p->minimum_buffers, p->maximum_buffers);
-		if (p->log_file_mode & ~NTKL_MODES_ALLOWED)
-			add_problem(t, &any, "log file mode 0x%x has bits ntkl does not support (0x%x)",
-				    p->log_file_mode,
-				    p->log_file_mode & ~NTKL_MODES_ALLOWED);
-		if (p->clock_type > NTKL_CLOCK_CYCLE)
-			add_problem(t, &any, "clock type %u is not qpc (1), system (2) or cycle (3)",
-				    p->clock_type);
-		if (p->flush_timer > flush_timer_max(p->log_file_mode))
-			add_problem(t, &any, "-flushtimer %u is above %u s",
-				    p->flush_timer, NTKL_MAX_FLUSH_TIMER);
-	}
+	if (bad & 1u << NTKL_PROP_NAME)
+		add_problem(t, &any, "logger names are 1..%d bytes", NTKL_NAME_MAX - 1);
+	if (bad & 1u << NTKL_PROP_BUFFER_SIZE)
+		add_problem(t, &any, "-buffersize %u is outside %u..%u KB",
+			    p->buffer_size_kb, NTKL_MIN_BUFFER_KB, NTKL_MAX_BUFFER_KB);
+	if (bad & 1u << NTKL_PROP_MIN_BUFFERS)
+		add_problem(t, &any, "-minbuffers %u is above %u",
+			    p->minimum_buffers, NTKL_MAX_BUFFERS);
+	if (bad & 1u << NTKL_PROP_MAX_BUFFERS)
+		add_problem(t, &any, "-maxbuffers %u is above %u",
+			    p->maximum_buffers, NTKL_MAX_BUFFERS);
+	if (bad & 1u << NTKL_PROP_MIN_ABOVE_MAX)
+		add_problem(t, &any, "-minbuffers %u is above -maxbuffers %u",
+			    p->minimum_buffers, p->maximum_buffers);
+	if (bad & 1u << NTKL_PROP_MODE)
+		add_problem(t, &any, "log file mode 0x%x has bits ntkl does not support (0x%x)",
+			    p->log_file_mode, p->log_file_mode & ~NTKL_MODES_ALLOWED);
+	if (bad & 1u << NTKL_PROP_CLOCK)
+		add_problem(t, &any, "clock type %u is not qpc (1), system (2) or cycle (3)",
+			    p->clock_type);
+	if (bad & 1u << NTKL_PROP_FLUSH_TIMER)
+		add_problem(t, &any, "-flushtimer %u is above %u s",
+			    p->flush_timer, NTKL_MAX_FLUSH_TIMER);
 	if (!any)
 		add(t, "the bounds are -buffersize %u..%u KB, -minbuffers and -maxbuffers up to %u (minimum <= maximum), -flushtimer 0..%u s, -clock qpc|system|cycle",
 		    NTKL_MIN_BUFFER_KB, NTKL_MAX_BUFFER_KB, NTKL_MAX_BUFFERS,
@@ -146,7 +133,7 @@ static void update_einval(struct text *t, const struct ntkl_properties *p,
 	if (p && cur && p->maximum_buffers && p->maximum_buffers != cur->maximum_buffers)
 		add_problem(t, &any, "-maxbuffers %u: a running logger keeps the buffers it started with (-maxbuffers %u); stop it and start it with -maxbuffers %u",
 			    p->maximum_buffers, cur->maximum_buffers, p->maximum_buffers);
-	if (p && cur && p->flush_timer > flush_timer_max(cur->log_file_mode))
+	if (p && cur && p->flush_timer > ntkl_flush_timer_max(cur->log_file_mode))
 		add_problem(t, &any, "-flushtimer %u is above %u s",
 			    p->flush_timer, NTKL_MAX_FLUSH_TIMER);
 	if (!any)
@@ -215,8 +202,8 @@ const char *ntkl_error_advice(const struct ntkl_error_ctx *ctx, int err,
 		    name ? name : "", name ? name : "NAME");
 		break;
 	case ENOTTY:
-		add(&t, "%s does not know this request: load the ntkl module built with this tool",
-		    NTKL_DEVICE_PATH);
+		add(&t, "the ntkl module loaded does not know this request (it is older than this ntkl command, ABI %d: ntkl --version tells): load the module built with this tool (rmmod ntkl; insmod ntkl.ko)",
+		    NTKL_ABI_VERSION);
 		break;
 	case ENOMEM:
 		if (ctx->op == NTKL_OP_START)

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl_abi_test: the control ABI's size rules (uapi/ntkl.h, after
+ * Documentation/process/botching-up-ioctls.rst), for every ioctl:
+ *
+ *  - a struct below its first published size: EINVAL;
+ *  - the first published size, and anything up to the kernel's: accepted,
+ *    and the kernel writes back no more than the caller's size;
+ *  - longer than the kernel's: accepted if the bytes past it are zero,
+ *    E2BIG if not;
+ *  - an ioctl number whose encoded size is below the first published
+ *    one, or whose number is unknown: ENOTTY.
+ *
+ * And GET_VERSION's answer, BIND's atomicity on one descriptor (two threads
+ * binding it to two loggers: one wins, the other gives everything back),
+ * and a bound descriptor's QUERY of another logger by name.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "ntkl_util.h"
+
+#define CANARY		0xA5
+#define EXTRA		64	/* bytes past the kernel's struct */
+
+/* A struct of the kernel's size followed by EXTRA bytes the test controls. */
+struct padded {
+	union {
+		struct ntkl_properties props;
+		struct ntkl_list list;
+		struct ntkl_bind bind;
+		struct ntkl_spinlock_config spin;
+		struct ntkl_version version;
+		uint8_t bytes[sizeof(struct ntkl_properties)];
+	};
+	uint8_t extra[EXTRA];
+};
+
+/* An ioctl number with another encoded size. */
+static unsigned long with_size(unsigned long cmd, unsigned int size)
+{
+	return (cmd & ~((unsigned long)_IOC_SIZEMASK << _IOC_SIZESHIFT)) |
+	       ((unsigned long)size << _IOC_SIZESHIFT);
+}
+
+static bool all_bytes(const uint8_t *p, size_t n, uint8_t v)
+{
+	while (n--)
+		if (*p++ != v)
+			return false;
+	return true;
+}
+
+FIXTURE(abi) {
+	int fd;
+};
+
+FIXTURE_SETUP(abi)
+{
+	self->fd = ntkl_open();
+	ASSERT_GE(self->fd, 0);
+}
+
+FIXTURE_TEARDOWN(abi)
+{
+	ntkl_stop_name(self->fd, "selftest abi");
+	ntkl_stop_name(self->fd, "selftest abi 2");
+	close(self->fd);
+}
+
+/* QUERY with every size from the first published one up, and past it. */
+TEST_F(abi, properties_sizes)
+{
+	struct ntkl_properties p;
+	struct padded u;
+	uint32_t size;
+
+	props_init(&p, "selftest abi", EVENT_TRACE_FLAG_PROCESS);
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_START, &p));
+
+	/* below the first published size */
+	memset(&u, 0, sizeof(u));
+	props_select(&u.props, "selftest abi");
+	u.props.size = NTKL_PROPERTIES_SIZE_VER0 - 4;
+	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_QUERY, &u));
+
+	/* a shorter caller: nothing past its size is written */
+	for (size = NTKL_PROPERTIES_SIZE_VER0; size >= offsetof(struct ntkl_properties,
+								  logger_name) + 16; size -= 40) {
+		memset(&u, CANARY, sizeof(u));
+		props_select(&u.props, "selftest abi");
+		memset(u.bytes + size, CANARY, sizeof(u) - size);
+		u.props.size = size;
+		if (size < NTKL_PROPERTIES_SIZE_VER0) {
+			EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_QUERY, &u));
+		} else {
+			EXPECT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_QUERY, &u));
+			EXPECT_EQ(size, u.props.size);
+			EXPECT_EQ(p.logger_id, u.props.logger_id);
+		}
+		EXPECT_TRUE(all_bytes(u.bytes + size, sizeof(u) - size, CANARY))
+			TH_LOG("QUERY with size %u wrote past it", size);
+	}
+
+	/* a longer caller, its extra bytes zero: accepted, ours written back */
+	memset(&u, 0, sizeof(u));
+	props_select(&u.props, "selftest abi");
+	u.props.size = sizeof(u);
+	EXPECT_EQ(0, ntkl_ctl(self->fd, with_size(NTKL_IOC_QUERY, sizeof(u)), &u));
+	EXPECT_EQ(sizeof(struct ntkl_properties), u.props.size);
+	EXPECT_EQ(p.logger_id, u.props.logger_id);
+	EXPECT_TRUE(all_bytes(u.extra, EXTRA, 0));
+
+	/* ...its extra bytes not zero: a field this module does not know */
+	u.extra[EXTRA - 1] = 1;
+	props_select(&u.props, "selftest abi");
+	u.props.size = sizeof(u);
+	EXPECT_EQ(-E2BIG, ntkl_ctl(self->fd, with_size(NTKL_IOC_QUERY, sizeof(u)), &u));
+}
+
+/* LIST, BIND and the spin-lock settings follow the same rules. */
+TEST_F(abi, other_structs_sizes)
+{
+	struct ntkl_properties p, got[2];
+	int reader = ntkl_open();
+	struct padded u;
+
+	ASSERT_GE(reader, 0);
+	props_init(&p, "selftest abi", EVENT_TRACE_FLAG_PROCESS);
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_START, &p));
+
+	/* LIST: larger struct with zero tail; props at a larger stride */
+	memset(&u, 0, sizeof(u));
+	u.list.size = sizeof(u.list) + 8;
+	u.list.props_size = sizeof(struct ntkl_properties);
+	u.list.count = 2;
+	u.list.props = (uintptr_t)got;
+	EXPECT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_LIST, &u));
+	EXPECT_EQ(1, u.list.count);
+	EXPECT_STREQ("selftest abi", got[0].logger_name);
+	u.extra[0] = 0;
+	u.bytes[sizeof(u.list) + 1] = 7;
+	u.list.size = sizeof(u.list) + 8;
+	EXPECT_EQ(-E2BIG, ntkl_ctl(self->fd, NTKL_IOC_LIST, &u));
+	memset(&u, 0, sizeof(u));
+	u.list.size = sizeof(u.list) - 4;
+	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_LIST, &u));
+	u.list.size = sizeof(u.list);
+	u.list.props_size = NTKL_PROPERTIES_SIZE_VER0 - 8;
+	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_LIST, &u));
+
+	/* BIND: larger with zero tail works; non-zero tail is E2BIG */
+	memset(&u, 0, sizeof(u));
+	u.bind.size = sizeof(u.bind) + 4;
+	u.bind.logger_id = p.logger_id;
+	u.bytes[sizeof(u.bind) + 2] = 1;
+	EXPECT_EQ(-E2BIG, ntkl_ctl(reader, NTKL_IOC_BIND, &u));
+	u.bytes[sizeof(u.bind) + 2] = 0;
+	EXPECT_EQ(0, ntkl_ctl(reader, NTKL_IOC_BIND, &u));
+	u.bind.size = sizeof(u.bind) - 8;
+	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_BIND, &u));
+
+	/* spin-lock settings: GET writes no more than the caller's size */
+	memset(&u, CANARY, sizeof(u));
+	memset(&u.spin, 0, sizeof(u.spin));
+	u.spin.size = sizeof(u.spin);
+	EXPECT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_GET_SPINLOCK_CONFIG, &u));
+	EXPECT_GE(u.spin.spin_threshold, NTKL_SPIN_THRESHOLD_MIN);
+	EXPECT_TRUE(all_bytes(u.bytes + sizeof(u.spin), sizeof(u) - sizeof(u.spin), CANARY));
+	memset(&u, 0, sizeof(u));
+	u.spin.size = sizeof(u.spin) + 8;
+	u.bytes[sizeof(u.spin) + 4] = 1;
+	EXPECT_EQ(-E2BIG, ntkl_ctl(self->fd, NTKL_IOC_SET_SPINLOCK_CONFIG, &u));
+	close(reader);
+}
+
+/* Unknown numbers, and known numbers encoding a size below the first published one. */
+TEST_F(abi, enotty)
+{
+	struct padded u;
+
+	memset(&u, 0, sizeof(u));
+	EXPECT_EQ(-ENOTTY, ntkl_ctl(self->fd, _IOWR(NTKL_IOC_MAGIC, 0x7F, uint64_t), &u));
+	EXPECT_EQ(-ENOTTY, ntkl_ctl(self->fd, _IOWR('x', 0x01, struct ntkl_properties), &u));
+	EXPECT_EQ(-ENOTTY, ntkl_ctl(self->fd, with_size(NTKL_IOC_START, 8), &u));
+	EXPECT_EQ(-ENOTTY, ntkl_ctl(self->fd, with_size(NTKL_IOC_GET_VERSION, 4), &u));
+	/* direction matters too: START written as read-only is not START */
+	EXPECT_EQ(-ENOTTY, ntkl_ctl(self->fd, _IOR(NTKL_IOC_MAGIC, 0x01,
+						    struct ntkl_properties), &u));
+}
+
+TEST_F(abi, version)
+{
+	struct padded u;
+
+	memset(&u, CANARY, sizeof(u));
+	memset(&u.version, 0, sizeof(u.version));
+	u.version.size = sizeof(u.version);
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_GET_VERSION, &u));
+	EXPECT_EQ(NTKL_ABI_VERSION, u.version.abi_version);
+	EXPECT_EQ(NTKL_MAX_LOGGERS, u.version.max_loggers);
+	EXPECT_GT(u.version.events, 10);
+	EXPECT_STREQ(NTKL_VERSION, u.version.module_version);
+	EXPECT_TRUE(all_bytes(u.bytes + sizeof(u.version), sizeof(u) - sizeof(u.version), CANARY));
+	/* what it records: the groups of the events it writes, no others */
+	EXPECT_TRUE(perf_group_is_on((struct perfinfo_groupmask *)u.version.group_masks,
+				     PERF_CONTEXT_SWITCH));
+	EXPECT_TRUE(perf_group_is_on((struct perfinfo_groupmask *)u.version.group_masks,
+				     PERF_COMPACT_CSWITCH));
+	EXPECT_TRUE(perf_group_is_on((struct perfinfo_groupmask *)u.version.group_masks,
+				     PERF_DISPATCHER));
+	EXPECT_TRUE(perf_group_is_on((struct perfinfo_groupmask *)u.version.group_masks,
+				     PERF_SPINLOCK));
+	EXPECT_TRUE(perf_group_is_on((struct perfinfo_groupmask *)u.version.group_masks,
+				     PERF_PROCESS));
+	EXPECT_FALSE(perf_group_is_on((struct perfinfo_groupmask *)u.version.group_masks,
+				      PERF_PROFILE));
+}
+
+/* Two threads bind one descriptor at once, to two loggers. */
+struct bind_race {
+	int fd;
+	uint32_t id;
+	pthread_barrier_t *go;
+	int ret;
+};
+
+static void *bind_thread(void *arg)
+{
+	struct bind_race *r = arg;
+
+	pthread_barrier_wait(r->go);
+	r->ret = ntkl_bind_id(r->fd, r->id);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(abi, bind_race, 300)
+{
+	struct ntkl_properties a, b;
+	pthread_barrier_t go;
+	int fa, fb;
+	int round, both = 0, none = 0, other = 0;
+
+	props_init(&a, "selftest abi", EVENT_TRACE_FLAG_PROCESS);
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_START, &a));
+	props_init(&b, "selftest abi 2", EVENT_TRACE_FLAG_PROCESS);
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_START, &b));
+	pthread_barrier_init(&go, NULL, 2);
+
+	for (round = 0; round < 1000; round++) {
+		int fd = ntkl_open();
+		struct bind_race ra = { fd, a.logger_id, &go, 0 };
+		struct bind_race rb = { fd, b.logger_id, &go, 0 };
+		pthread_t ta, tb;
+
+		ASSERT_GE(fd, 0);
+		pthread_create(&ta, NULL, bind_thread, &ra);
+		pthread_create(&tb, NULL, bind_thread, &rb);
+		pthread_join(ta, NULL);
+		pthread_join(tb, NULL);
+		both += !ra.ret && !rb.ret;
+		none += ra.ret && rb.ret;
+		other += (ra.ret && ra.ret != -EBUSY) || (rb.ret && rb.ret != -EBUSY);
+		close(fd);
+	}
+	EXPECT_EQ(0, both) TH_LOG("both binds succeeded in %d rounds", both);
+	EXPECT_EQ(0, none);
+	EXPECT_EQ(0, other) TH_LOG("a loser's error was not EBUSY");
+	/* the loser gave its logger back: both can be bound again */
+	fa = ntkl_open();
+	fb = ntkl_open();
+	EXPECT_EQ(0, ntkl_bind_id(fa, a.logger_id));
+	EXPECT_EQ(0, ntkl_bind_id(fb, b.logger_id));
+	close(fa);
+	close(fb);
+	pthread_barrier_destroy(&go);
+}
+
+/* A bound descriptor's QUERY: its own logger by default, another by name. */
+TEST_F(abi, bound_query_by_name)
+{
+	struct ntkl_properties a, b, q;
+	int reader = ntkl_open();
+
+	ASSERT_GE(reader, 0);
+	props_init(&a, "selftest abi", EVENT_TRACE_FLAG_PROCESS);
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_START, &a));
+	props_init(&b, "selftest abi 2", EVENT_TRACE_FLAG_THREAD);
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_START, &b));
+	ASSERT_EQ(0, ntkl_bind_id(reader, a.logger_id));
+
+	props_init(&q, "", 0);
+	EXPECT_EQ(0, ntkl_ctl(reader, NTKL_IOC_QUERY, &q));
+	EXPECT_EQ(a.logger_id, q.logger_id);
+	props_select(&q, "selftest abi 2");
+	EXPECT_EQ(0, ntkl_ctl(reader, NTKL_IOC_QUERY, &q));
+	EXPECT_EQ(b.logger_id, q.logger_id);
+	EXPECT_STREQ("selftest abi 2", q.logger_name);
+	props_select(&q, "selftest nobody");
+	EXPECT_EQ(-ENOENT, ntkl_ctl(reader, NTKL_IOC_QUERY, &q));
+	/* its own logger, stopped: still there for its reader */
+	EXPECT_EQ(0, ntkl_stop_name(self->fd, "selftest abi"));
+	props_select(&q, "selftest abi");
+	EXPECT_EQ(0, ntkl_ctl(reader, NTKL_IOC_QUERY, &q));
+	EXPECT_EQ(NTKL_STATUS_STOPPED, q.logger_status);
+	close(reader);
+}
+
+TEST_HARNESS_MAIN
