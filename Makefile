@@ -19,12 +19,14 @@ PREFIX    ?= /usr/local
 all: module userspace
 
 # Kbuild writes its objects next to the sources, so each kernel gets its own
-# copy of the module sources under build/ko/<kernel>/.
+# copy of the module sources under build/ko/<kernel>/. Recipes that run a
+# script which runs make start with '+', so a parallel make (make -j4)
+# hands its jobserver down instead of warning that it cannot.
 module:
-	scripts/build-module $(KVER)
+	+scripts/build-module $(KVER)
 
 modules-all:
-	scripts/build-module --all
+	+scripts/build-module --all
 
 userspace:
 	$(MAKE) -C userspace BUILD=$(BUILD)
@@ -36,19 +38,19 @@ kernel-tools:
 	scripts/kernel-tools
 
 debug-kernel:
-	scripts/build-debug-kernel
+	+scripts/build-debug-kernel
 
 vm-test: modules-all selftests userspace
-	scripts/vm-test
+	+scripts/vm-test
 
 unit-test: userspace
 	$(MAKE) -C userspace BUILD=$(BUILD) test
 
 check:
-	scripts/check
+	+scripts/check
 
 bench:
-	scripts/bench
+	+scripts/bench
 
 install: module userspace
 	install -D -m 0644 $(BUILD)/ko/$(KVER)/ntkl.ko \
