@@ -160,10 +160,11 @@ void ntkl_write_process(struct ntkl_logger *lg, enum etw_event_id id, struct tas
 			const char *name);
 void ntkl_write_thread(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t);
 struct linux_binprm;
-void ntkl_probe_fork(void *data, struct task_struct *parent, struct task_struct *child);
-void ntkl_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
-		     struct linux_binprm *bprm);
-void ntkl_probe_exit(void *data, struct task_struct *p);
+void ntkl_probe_sched_process_fork(void *data, struct task_struct *parent,
+				   struct task_struct *child);
+void ntkl_probe_sched_process_exec(void *data, struct task_struct *p, pid_t old_pid,
+				   struct linux_binprm *bprm);
+void ntkl_probe_sched_process_exit(void *data, struct task_struct *p);
 
 /* control/active_set.c: the running loggers, as probes see them */
 

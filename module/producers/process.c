@@ -236,7 +236,8 @@ const struct ntkl_producer ntkl_process_producer = {
 };
 
 /* Process and thread Start/End as they happen (PERF_PROCESS, PERF_THREAD). */
-void ntkl_probe_fork(void *data, struct task_struct *parent, struct task_struct *child)
+void ntkl_probe_sched_process_fork(void *data, struct task_struct *parent,
+				   struct task_struct *child)
 {
 	struct ntkl_logger **loggers, *lg;
 	unsigned int i, n = ntkl_active_loggers(&loggers);
@@ -256,8 +257,8 @@ void ntkl_probe_fork(void *data, struct task_struct *parent, struct task_struct 
  * NT has no exec: the old image's process ends and a new one starts with
  * the same id, so tools show the new program's name from here on.
  */
-void ntkl_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
-		     struct linux_binprm *bprm)
+void ntkl_probe_sched_process_exec(void *data, struct task_struct *p, pid_t old_pid,
+				   struct linux_binprm *bprm)
 {
 	struct ntkl_logger **loggers, *lg;
 	unsigned int i, n = ntkl_active_loggers(&loggers);
@@ -281,7 +282,7 @@ void ntkl_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 	}
 }
 
-void ntkl_probe_exit(void *data, struct task_struct *p)
+void ntkl_probe_sched_process_exit(void *data, struct task_struct *p)
 {
 	/* do_exit() has already counted this thread out of signal->live */
 	bool group_dead = !atomic_read(&p->signal->live);

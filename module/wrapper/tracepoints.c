@@ -1,30 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Attaching the producers' probes to the kernel's tracepoints. Tracepoints
- * are looked up by name, which needs no kallsyms and works on every
- * supported kernel.
+ * Attaching the producers' probes to the kernel's tracepoints.
+ *
+ * Tracepoints are looked up by name (for_each_kernel_tracepoint()), which
+ * needs neither kallsyms nor exported tracepoint symbols and works on
+ * every supported kernel. Each probe is still type-checked against its
+ * tracepoint's prototype: TP() puts the kernel's own typed
+ * register_trace_<name>() around the probe in a sizeof, which compiles
+ * the call (a probe of the wrong type is a build warning, so a failed
+ * build) without making it.
+ *
+ * Each probe is attached on its own. A tracepoint the scheduler side
+ * needs is required: without it the module does not load, and the log
+ * names it. The others only feed details; without one, the module loads
+ * and says once what is missing from its records.
  */
+#include <linux/interrupt.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <trace/events/irq.h>
+#include <trace/events/lock.h>
+#include <trace/events/power.h>
+#include <trace/events/sched.h>
 
 #include "ntkl.h"
 
 struct probe {
 	const char *name;
 	void *func;
+	const char *lost;	/* NULL: required; else what is missing without it */
+	bool typed;		/* the compiler checked func against the prototype */
 	struct tracepoint *tp;
+	bool attached;
 };
 
+/* The probe of tracepoint NAME is ntkl_probe_NAME, in module/producers/. */
+#define TP(tracepoint, without) { \
+	.name = #tracepoint, \
+	.func = ntkl_probe_##tracepoint, \
+	.lost = (without), \
+	.typed = sizeof(register_trace_##tracepoint(ntkl_probe_##tracepoint, NULL)) != 0, \
+}
+
 static struct probe probes[] = {
-	{ "sched_process_fork", ntkl_probe_fork },
-	{ "sched_process_exec", ntkl_probe_exec },
-	{ "sched_process_exit", ntkl_probe_exit },
-	{ "sched_switch", ntkl_probe_sched_switch },
-	{ "sched_waking", ntkl_probe_sched_waking },
-	{ "cpu_idle", ntkl_probe_cpu_idle },
-	{ "contention_begin", ntkl_probe_contention_begin },
-	{ "contention_end", ntkl_probe_contention_end },
-	{ "irq_handler_entry", ntkl_probe_irq_handler_entry },
+	TP(sched_process_fork, NULL),
+	TP(sched_process_exec, NULL),
+	TP(sched_process_exit, NULL),
+	TP(sched_switch, NULL),
+	TP(sched_waking, NULL),
+	TP(cpu_idle, "CSwitch PreviousCState is 0"),
+	TP(contention_begin, "no SpinLock records"),
+	TP(contention_end, "no SpinLock records"),
+	TP(irq_handler_entry, "SpinLock InterruptCount is 0"),
 };
 
 static void find_tracepoint(struct tracepoint *tp, void *priv)
@@ -36,6 +63,42 @@ static void find_tracepoint(struct tracepoint *tp, void *priv)
 			probes[i].tp = tp;
 }
 
+static int attach_probe(struct probe *p)
+{
+	int ret;
+
+	if (!p->tp) {
+		if (!p->lost) {
+			pr_err("ntkl: tracepoint %s not found: this kernel cannot run ntkl\n",
+			       p->name);
+			return -ENOENT;
+		}
+		pr_warn("ntkl: tracepoint %s not found: %s\n", p->name, p->lost);
+		return 0;
+	}
+	ret = tracepoint_probe_register(p->tp, p->func, NULL);
+	if (ret) {
+		pr_err("ntkl: cannot attach to tracepoint %s: %d\n", p->name, ret);
+		return ret;
+	}
+	p->attached = true;
+	return 0;
+}
+
+void ntkl_probes_unregister(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(probes); i++) {
+		if (!probes[i].attached)
+			continue;
+		tracepoint_probe_unregister(probes[i].tp, probes[i].func, NULL);
+		probes[i].attached = false;
+	}
+	/* no probe runs, nor will, once this returns */
+	tracepoint_synchronize_unregister();
+}
+
 int ntkl_probes_register(void)
 {
 	unsigned int i;
@@ -43,32 +106,11 @@ int ntkl_probes_register(void)
 
 	for_each_kernel_tracepoint(find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(probes); i++) {
-		if (!probes[i].tp) {
-			pr_err("ntkl: tracepoint %s not found\n", probes[i].name);
-			ret = -ENOENT;
-			goto undo;
-		}
-		ret = tracepoint_probe_register(probes[i].tp, probes[i].func, NULL);
+		ret = attach_probe(&probes[i]);
 		if (ret) {
-			pr_err("ntkl: cannot attach to %s: %d\n", probes[i].name, ret);
-			goto undo;
+			ntkl_probes_unregister();
+			return ret;
 		}
 	}
 	return 0;
-
-undo:
-	while (i--)
-		tracepoint_probe_unregister(probes[i].tp, probes[i].func, NULL);
-	tracepoint_synchronize_unregister();
-	return ret;
-}
-
-void ntkl_probes_unregister(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(probes); i++)
-		tracepoint_probe_unregister(probes[i].tp, probes[i].func, NULL);
-	/* no probe runs, nor will, once this returns */
-	tracepoint_synchronize_unregister();
 }
