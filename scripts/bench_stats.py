@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench's tables, from the raw lines ntkl-bench prints in the guest.
+
+    scripts/bench_stats.py RAW.txt
+
+Raw lines (selftests/workloads/ntkl-bench has their form):
+  # ntkl-bench: <kernel, CPUs, clock source, parameters>
+  W round=R mode=M rep=N <workload> ... ns=T ... ctxt=N   one workload run
+  F round=R mode=M switches=N evbytes=N filebytes=N rawbytes=N lost=N
+  X mode=M <max-rate workload lines, each with ns=T>       then F round=max
+  L round=R mode=M ... rounds=N ns=T records=N lost=N     ntkl_lockbench
+  S round=R mode=M ... ns=T records=N lost=N               contend
+
+Figures are min and median over runs; a recorder's cost is what it adds
+to the untraced runs, per switch (or per contention), and its ratio to
+trace-cmd's. scripts/test_bench_stats.py checks each rule.
+"""
+import sys
+
+MODES = ("none", "cswitch", "compact", "tracecmd")
+NAMES = {
+    "none": "no tracing",
+    "cswitch": "ntkl CSWITCH",
+    "compact": "ntkl COMPACT_CSWITCH",
+    "tracecmd": "trace-cmd sched_switch",
+}
+SPIN_MODES = ("none", "spinlock", "tracecmd")
+SPIN_NAMES = {
+    "none": "no tracing",
+    "spinlock": "ntkl SPINLOCK",
+    "tracecmd": "trace-cmd lock events",
+}
+
+
+def number(text):
+    """A field's value as a number; not a number reads as 0."""
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        try:
+            return float(text)
+        except (TypeError, ValueError):
+            return 0
+
+
+def fields(line):
+    """The key=value fields of a raw line (a key is never empty)."""
+    kv = {}
+    for word in line.split():
+        eq = word.find("=")
+        if eq > 0:
+            kv[word[:eq]] = word[eq + 1:]
+    return kv
+
+
+def min_median(values):
+    """(min, median) of values, the median of an even count the mean of the
+    middle two; (0, 0) for none."""
+    if not values:
+        return 0, 0
+    v = sorted(values)
+    n = len(v)
+    if n % 2:
+        return v[0], v[n // 2]
+    return v[0], (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def min_lower_median(values):
+    """(min, lower median): the spin lock tables' choice, a value measured."""
+    v = sorted(values)
+    return v[0], v[(len(v) + 1) // 2 - 1]
+
+
+def ratio(a, b):
+    return "%.2f" % (a / b) if b > 0 else "n/a"
+
+
+class Raw:
+    """The facts of one raw output."""
+
+    def __init__(self, lines):
+        self.header = ""
+        self.workloads = []            # in order of first appearance
+        self.runs = {}                 # (workload, mode, "ns"|"ctxt") -> [values]
+        self.totals = {}               # mode -> {switches, evbytes, ...}
+        self.max_ns = {}               # mode -> longest max-rate run, ns
+        self.max_rate = {}             # mode -> {switches, lost}
+        self.spin = {}                 # ("L"|"S", mode) -> [(ns, records)]
+        self.spin_lost = {}            # ("L"|"S", mode) -> lost events
+        self.lockbench_rounds = None
+        for line in lines:
+            self.take(line.rstrip("\n"))
+
+    def take(self, line):
+        if line.startswith("# ntkl-bench: ") and not line.startswith("# ntkl-bench: d"):
+            self.header = line[len("# ntkl-bench: "):]
+        elif line.startswith("W "):
+            kv = fields(line)
+            words = line.split()
+            wl = words[4] if len(words) > 4 else ""
+            if wl not in self.workloads:
+                self.workloads.append(wl)
+            for what in ("ns", "ctxt"):
+                self.runs.setdefault((wl, kv.get("mode"), what), []).append(number(kv.get(what)))
+        elif line.startswith("F round=max"):
+            kv = fields(line)
+            self.max_rate[kv.get("mode")] = {
+                "switches": number(kv.get("switches")), "lost": number(kv.get("lost"))}
+        elif line.startswith("F round=") and line[8:9].isdigit():
+            kv = fields(line)
+            t = self.totals.setdefault(kv.get("mode"), {})
+            for what in ("switches", "evbytes", "filebytes", "rawbytes", "lost"):
+                t[what] = t.get(what, 0) + number(kv.get(what))
+        elif line.startswith("X "):
+            words = line.split()
+            mode = words[1][len("mode="):] if words[1].startswith("mode=") else words[1]
+            for word in words:
+                if word.startswith("ns="):
+                    self.max_ns[mode] = max(self.max_ns.get(mode, 0), number(word[3:]))
+        elif line[:2] in ("L ", "S "):
+            kv = fields(line)
+            key = (line[0], kv.get("mode", ""))
+            self.spin.setdefault(key, []).append((number(kv.get("ns")), number(kv.get("records"))))
+            self.spin_lost[key] = self.spin_lost.get(key, 0) + number(kv.get("lost"))
+            if "rounds" in kv:
+                self.lockbench_rounds = number(kv["rounds"])
+
+
+def switch_table(raw):
+    """The context switch tables: cost per switch, bytes, max rate, targets."""
+    out = []
+    p = out.append
+    p("ntkl bench: " + raw.header)
+    p("")
+    p("Cost per context switch (min | median over all runs; switches per run:")
+    p("/proc/stat ctxt delta over the run, all CPUs, median of the untraced runs)")
+    noise, tc_min, ok_min, ok_med, r_min, r_med = {}, {}, {}, {}, {}, {}
+    for wl in raw.workloads:
+        base_min, base_med = min_median(raw.runs.get((wl, "none", "ns"), []))
+        nsw = min_median(raw.runs.get((wl, "none", "ctxt"), []))[1]
+        add_min, add_med, wall, ctx = {}, {}, {}, {}
+        for m in MODES:
+            smin, smed = min_median(raw.runs.get((wl, m, "ns"), []))
+            add_min[m] = (smin - base_min) / nsw
+            add_med[m] = (smed - base_med) / nsw
+            wall[m] = (smin, smed)
+            ctx[m] = min_median(raw.runs.get((wl, m, "ctxt"), []))[1]
+        noise[wl] = (base_med - base_min) / nsw
+        p("")
+        p("%s (%d switches per run; untraced runs spread by %.0f ns per switch," %
+          (wl, int(nsw), noise[wl]))
+        p("  median - min: less than that added is noise)")
+        p("  %-24s %21s %10s %22s %16s" %
+          ("recorder", "wall ms min | med", "ctxt med", "added ns/sw min | med", "vs trace-cmd"))
+        for m in MODES:
+            if m == "none":
+                p("  %-24s %10.1f | %8.1f %10d %22s %16s" %
+                  (NAMES[m], wall[m][0] / 1e6, wall[m][1] / 1e6, int(ctx[m]), "-", "-"))
+            else:
+                p("  %-24s %10.1f | %8.1f %10d %10.0f | %9.0f %7s | %6s" %
+                  (NAMES[m], wall[m][0] / 1e6, wall[m][1] / 1e6, int(ctx[m]),
+                   add_min[m], add_med[m], ratio(add_min[m], add_min["tracecmd"]),
+                   ratio(add_med[m], add_med["tracecmd"])))
+        tc_min[wl] = add_min["tracecmd"]
+        for m in ("cswitch", "compact"):
+            ok_min[wl, m] = add_min["tracecmd"] > 0
+            ok_med[wl, m] = add_med["tracecmd"] > 0
+            r_min[wl, m] = add_min[m] / add_min["tracecmd"] if ok_min[wl, m] else 0
+            r_med[wl, m] = add_med[m] / add_med["tracecmd"] if ok_med[wl, m] else 0
+
+    def total(m, what):
+        return raw.totals.get(m, {}).get(what, 0)
+
+    p("")
+    p("Bytes per switch and events lost (default buffers)")
+    p("  %-24s %10s %12s %12s %12s %14s" %
+      ("recorder", "switches", "records B/sw", "file B/sw", "lost", "lost max-rate"))
+    for m in MODES[1:]:
+        sw = total(m, "switches")
+        rec_bytes = total(m, "rawbytes" if m == "tracecmd" else "evbytes")
+        rec = "%.2f" % (rec_bytes / sw) if sw else "n/a"
+        p("  %-24s %10d %12s %12.2f %12d %14d" %
+          (NAMES[m], sw, rec, total(m, "filebytes") / sw if sw else 0, total(m, "lost"),
+           raw.max_rate.get(m, {}).get("lost", 0)))
+    p("  (trace-cmd: records = its ring-buffer pages before compression; file = the")
+    p("  compressed .dat, kallsyms and event formats included)")
+    p("")
+    p("Max rate: one pinned pingpong per CPU at once")
+    for m in MODES[1:]:
+        sw = raw.max_rate.get(m, {}).get("switches", 0)
+        ns = raw.max_ns.get(m, 0)
+        p("  %-24s %8d switches in %6.2f s = %6.0f switches/s, %d lost" %
+          (NAMES[m], sw, ns / 1e9, sw / (ns / 1e9) if ns else 0,
+           raw.max_rate.get(m, {}).get("lost", 0)))
+    p("")
+    p('Targets (cost ratios from the fastest runs; from the medians after "median")')
+
+    def target(what, wl, m, limit):
+        med = "%.2f" % r_med[wl, m] if ok_med[wl, m] else "n/a"
+        if not ok_min[wl, m]:
+            p("  %-52s %s" % (what, "unknown: trace-cmd added no measurable cost"))
+        elif tc_min[wl] < noise[wl]:
+            p("  %-52s unknown: within noise (%.2f; median %s)" % (what, r_min[wl, m], med))
+        else:
+            p("  %-52s %s (%.2f; median %s)" %
+              (what, "met" if r_min[wl, m] <= limit else "NOT met", r_min[wl, m], med))
+
+    for wl in raw.workloads:
+        target(wl + ": COMPACT_CSWITCH adds <= 1/4 of trace-cmd", wl, "compact", 0.25)
+        target(wl + ": CSWITCH adds <= 1/2 of trace-cmd", wl, "cswitch", 0.5)
+    sw = total("compact", "switches")
+    cb = total("compact", "evbytes") / sw if sw else -1
+    p("  %-52s %s (%.2f)" %
+      ("CompCS <= 5 bytes per switch", "met" if 0 <= cb <= 5 else "NOT met", cb))
+    lost = sum(total(m, "lost") + raw.max_rate.get(m, {}).get("lost", 0) for m in MODES[1:])
+    p("  %-52s %s (%d)" % ("nothing lost with default buffers", "met" if lost == 0 else "NOT met",
+                           lost))
+    return "\n".join(out) + "\n"
+
+
+def spin_table(raw):
+    """The spin lock tables: lockbench's cost per contention, and contend's runs."""
+    out = []
+    p = out.append
+    rounds = raw.lockbench_rounds
+    added_med = {}
+    if raw.spin.get(("L", "none")) and rounds:
+        t_min, t_med, r_med = {}, {}, {}
+        for m in SPIN_MODES:
+            runs = raw.spin.get(("L", m))
+            if runs:
+                t_min[m], t_med[m] = min_lower_median([ns for ns, _ in runs])
+                r_med[m] = min_lower_median([rec for _, rec in runs])[1]
+        p("")
+        p("Spin locks, fixed contention: ntkl_lockbench, %d rounds of exactly one" % rounds)
+        p("traced contention each (a helper module: CPU 0 holds a spin lock while")
+        p("CPUs 1 and 2 take it; the second queues)")
+        p("  %-24s %10s | %-10s %8s %16s | %-7s %14s %6s" %
+          ("recorder", "ms min", "med", "records", "added ns/cont min", "med", "vs trace-cmd",
+           "lost"))
+        for m in SPIN_MODES:
+            if m not in t_min:
+                continue
+            if m == "none":
+                p("  %-24s %10.1f | %-10.1f %8s %16s   %-7s %14s %6s" %
+                  (SPIN_NAMES[m], t_min[m] / 1e6, t_med[m] / 1e6, "-", "-", "", "-", "-"))
+                continue
+            a_min = (t_min[m] - t_min["none"]) / rounds
+            added_med[m] = (t_med[m] - t_med["none"]) / rounds
+            line = "  %-24s %10.1f | %-10.1f %8d %16.0f | %-7.0f" % (
+                SPIN_NAMES[m], t_min[m] / 1e6, t_med[m] / 1e6, r_med[m], a_min, added_med[m])
+            if m == "tracecmd" or "tracecmd" not in t_min:
+                line += " %14s" % "-"
+            else:
+                line += " %6.2f | %5.2f" % (
+                    a_min / ((t_min["tracecmd"] - t_min["none"]) / rounds),
+                    added_med[m] / ((t_med["tracecmd"] - t_med["none"]) / rounds))
+            line += " %6d" % raw.spin_lost.get(("L", m), 0)
+            p(line)
+    if not raw.spin.get(("S", "none")):
+        return "\n".join(out) + "\n" if out else ""
+    p("")
+    p("Spin locks: contend (8 threads x 2000 steps), the selftest workload")
+    p("  %-24s %10s | %-10s %12s %8s" % ("recorder", "ms min", "med", "records med", "lost"))
+    records, untraced = {}, 0
+    for m in SPIN_MODES:
+        runs = raw.spin.get(("S", m))
+        if not runs:
+            continue
+        t_min, t_med = min_lower_median([ns for ns, _ in runs])
+        records[m] = min_lower_median([rec for _, rec in runs])[1]
+        p("  %-24s %10.1f | %-10.1f %12s %8d" %
+          (SPIN_NAMES[m], t_min / 1e6, t_med / 1e6, "-" if m == "none" else records[m],
+           raw.spin_lost.get(("S", m), 0)))
+        if m == "none":
+            untraced = t_med
+    p("  (its contentions, and so its time, vary a thousandfold between runs;")
+    if "spinlock" in added_med and untraced > 0:
+        rec = records.get("spinlock", 0)
+        p("  at the fixed-contention cost, the median %d records of the SPINLOCK" % rec)
+        p("  logger add %.2f ms, %.2f%% of the untraced median)" %
+          (rec * added_med["spinlock"] / 1e6, 100 * rec * added_med["spinlock"] / untraced))
+    else:
+        p("  the fixed-contention table above gives the cost per contention)")
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: bench_stats.py RAW.txt\n")
+        return 2
+    with open(argv[1], encoding="utf-8", errors="replace") as f:
+        raw = Raw(f)
+    sys.stdout.write(switch_table(raw))
+    sys.stdout.write(spin_table(raw))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

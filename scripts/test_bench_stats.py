@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of scripts/bench_stats.py, one "PASS: bench-stats <case>" or
+"FAIL: bench-stats <case>: why" line per case (scripts/check counts them).
+
+The golden case: scripts/testdata/bench_raw.txt is a raw output of the
+form ntkl-bench prints, and bench_table.txt the table the former awk
+statistics of scripts/bench printed for it, so the figures make bench
+prints did not change when they moved here."""
+import os
+import sys
+import traceback
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench_stats  # noqa: E402
+
+
+def raw(*lines):
+    return bench_stats.Raw(lines)
+
+
+class Statistics(unittest.TestCase):
+    def test_min_median_odd_even(self):
+        self.assertEqual(bench_stats.min_median([5, 1, 3]), (1, 3))
+        self.assertEqual(bench_stats.min_median([4, 1, 3, 2]), (1, 2.5))
+        self.assertEqual(bench_stats.min_median([]), (0, 0))
+
+    def test_lower_median_is_a_measured_value(self):
+        self.assertEqual(bench_stats.min_lower_median([4, 1, 3, 2]), (1, 2))
+        self.assertEqual(bench_stats.min_lower_median([7]), (7, 7))
+
+    def test_ratio(self):
+        self.assertEqual(bench_stats.ratio(1, 4), "0.25")
+        self.assertEqual(bench_stats.ratio(1, 0), "n/a")
+        self.assertEqual(bench_stats.ratio(1, -3), "n/a")
+
+    def test_fields(self):
+        self.assertEqual(bench_stats.fields("W round=1 mode=none =x a=b=c"),
+                         {"round": "1", "mode": "none", "a": "b=c"})
+        self.assertEqual(bench_stats.number("12"), 12)
+        self.assertEqual(bench_stats.number("1.5"), 1.5)
+        self.assertEqual(bench_stats.number(None), 0)
+
+
+class Parsing(unittest.TestCase):
+    def test_runs_totals_and_max_rate(self):
+        r = raw("# ntkl-bench: k, 4 CPUs",
+                "W round=1 mode=none rep=1 pingpong ns=100 ctxt=10",
+                "W round=1 mode=none rep=2 pingpong ns=120 ctxt=12",
+                "F round=1 mode=cswitch switches=10 evbytes=400 filebytes=500 rawbytes=0 lost=1",
+                "F round=2 mode=cswitch switches=20 evbytes=800 filebytes=900 rawbytes=0 lost=2",
+                "X mode=compact pingpong ns=5 x pingpong ns=9",
+                "F round=max mode=compact switches=7 lost=3",
+                "# ntkl-bench: done")
+        self.assertEqual(r.header, "k, 4 CPUs")
+        self.assertEqual(r.workloads, ["pingpong"])
+        self.assertEqual(r.runs["pingpong", "none", "ns"], [100, 120])
+        self.assertEqual(r.totals["cswitch"]["switches"], 30)
+        self.assertEqual(r.totals["cswitch"]["lost"], 3)
+        self.assertEqual(r.max_ns["compact"], 9)
+        self.assertEqual(r.max_rate["compact"], {"switches": 7, "lost": 3})
+
+
+class Tables(unittest.TestCase):
+    def workload(self, tracecmd_ns):
+        lines = ["# ntkl-bench: k"]
+        for m, ns in (("none", [1000, 1500]), ("cswitch", [1100, 1600]),
+                      ("compact", [1050, 1550]), ("tracecmd", tracecmd_ns)):
+            for i, t in enumerate(ns):
+                lines.append("W round=1 mode=%s rep=%d wl ns=%d ctxt=10" % (m, i, t))
+        return raw(*lines)
+
+    def test_added_cost_and_ratio(self):
+        text = bench_stats.switch_table(self.workload([3000, 3500]))
+        # (1100 - 1000) / 10 = 10 ns added; trace-cmd (3000 - 1000) / 10 = 200
+        self.assertIn("ntkl CSWITCH", text)
+        self.assertIn("0.05 |   0.05", text)
+        self.assertIn("wl: CSWITCH adds <= 1/2 of trace-cmd                 met (0.05; median 0.05)",
+                      text)
+
+    def test_within_noise(self):
+        # untraced spread (1500 - 1000) / 10 = 50 ns; trace-cmd adds 20: noise
+        text = bench_stats.switch_table(self.workload([1200, 1700]))
+        self.assertIn("unknown: within noise", text)
+
+    def test_no_trace_cmd_cost(self):
+        text = bench_stats.switch_table(self.workload([1000, 1500]))
+        self.assertIn("unknown: trace-cmd added no measurable cost", text)
+
+    def test_spin_per_contention(self):
+        r = raw("L round=1 mode=none rounds=100 ns=1000000 records=0 lost=0",
+                "L round=1 mode=spinlock rounds=100 ns=1200000 records=100 lost=0",
+                "L round=1 mode=tracecmd rounds=100 ns=1100000 records=100 lost=0")
+        text = bench_stats.spin_table(r)
+        # 200,000 ns over 100 contentions: 2000 ns each, twice trace-cmd's 1000
+        self.assertIn("2000 | 2000      2.00 |  2.00", text)
+        self.assertNotIn("contend", text)
+
+    def test_golden(self):
+        with open(os.path.join(HERE, "testdata", "bench_raw.txt")) as f:
+            r = bench_stats.Raw(f)
+        with open(os.path.join(HERE, "testdata", "bench_table.txt")) as f:
+            want = f.read()
+        got = bench_stats.switch_table(r) + bench_stats.spin_table(r)
+        self.assertEqual(got, want)
+
+
+class Lines(unittest.TextTestResult):
+    def addSuccess(self, test):
+        print("PASS: bench-stats %s" % test._testMethodName, flush=True)
+
+    def addFailure(self, test, err):
+        why = "".join(traceback.format_exception_only(err[0], err[1])).strip()
+        print("FAIL: bench-stats %s: %s" % (test._testMethodName, why.replace("\n", " ")),
+              flush=True)
+        super().addFailure(test, err)
+
+    addError = addFailure
+
+
+if __name__ == "__main__":
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    result = unittest.TextTestRunner(stream=open(os.devnull, "w"), resultclass=Lines).run(suite)
+    sys.exit(0 if result.wasSuccessful() else 1)
