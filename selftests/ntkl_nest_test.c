@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl_nest_test: writers nested on one CPU. With every workload pinned to
+ * CPU 0, a CSWITCH + DISPATCHER logger gets records from task context
+ * (switches, and wake-ups through pipes), from hard interrupts (timer
+ * wake-ups of sleeping threads: hrtimer expiry) and from soft interrupts
+ * (a UDP socket pair on loopback: the receiver is woken from NET_RX), all
+ * at once, so writers interrupt each other inside the buffer code. The
+ * file must hold no corrupt record (ntkl's strict checker: sizes, layouts,
+ * records in time order in every buffer), wake-ups from both kinds of
+ * context must be there (ReadyThread's ReadiedFromDPC flag tells them
+ * apart), and events lost must be counted exactly where the buffers say
+ * so: EventsLost is 0 if and only if no buffer carries EVENTS_LOST.
+ *
+ * (NMI-context writes need a PMU, which the TCG test VM does not have;
+ * the buffer code treats an NMI as one more nesting level.)
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "ntkl_util.h"
+#include "etl_check.h"
+#include "etl_reader.h"
+
+#define LOGGER		"selftest nest"
+#define SECONDS		3
+
+static volatile int stop;
+
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Task context: a pipe ping-pong between two threads. */
+static int pipes[2][2];
+
+static void *pinger(void *arg)
+{
+	int side = (int)(long)arg;
+	char c = 'x';
+
+	pin_cpu0();
+	while (!stop) {
+		if (side == 0 && (write(pipes[0][1], &c, 1) != 1 || read(pipes[1][0], &c, 1) != 1))
+			break;
+		if (side == 1 && (read(pipes[0][0], &c, 1) != 1 || write(pipes[1][1], &c, 1) != 1))
+			break;
+	}
+	return NULL;
+}
+
+/* Hard interrupts: threads woken by hrtimers every 50 us. */
+static void *sleeper(void *arg)
+{
+	struct timespec ts = { 0, 50000 };
+
+	pin_cpu0();
+	while (!stop)
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	return NULL;
+}
+
+/* Soft interrupts: UDP on loopback; the receiver is woken from NET_RX. */
+static int udp_rx, udp_tx;
+static struct sockaddr_in udp_to;
+
+static void *udp_receiver(void *arg)
+{
+	char buf[64];
+
+	pin_cpu0();
+	while (!stop)
+		if (recv(udp_rx, buf, sizeof(buf), 0) < 0)
+			break;
+	return NULL;
+}
+
+static void *udp_sender(void *arg)
+{
+	char buf[32] = "nest";
+
+	pin_cpu0();
+	while (!stop)
+		sendto(udp_tx, buf, sizeof(buf), 0, (struct sockaddr *)&udp_to, sizeof(udp_to));
+	return NULL;
+}
+
+static int udp_setup(void)
+{
+	struct timeval tv = { 0, 100000 };
+	socklen_t len = sizeof(udp_to);
+
+	udp_rx = socket(AF_INET, SOCK_DGRAM, 0);
+	udp_tx = socket(AF_INET, SOCK_DGRAM, 0);
+	if (udp_rx < 0 || udp_tx < 0)
+		return -1;
+	memset(&udp_to, 0, sizeof(udp_to));
+	udp_to.sin_family = AF_INET;
+	udp_to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(udp_rx, (struct sockaddr *)&udp_to, sizeof(udp_to)) ||
+	    getsockname(udp_rx, (struct sockaddr *)&udp_to, &len))
+		return -1;
+	/* a receiver blocked when the senders stop still wakes up */
+	return setsockopt(udp_rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+struct nest_view {
+	unsigned long violations;
+	char first_violation[256];
+	unsigned int cswitch, ready, ready_from_irq, lost_flags;
+};
+
+static void on_violation(void *ctx, const char *msg)
+{
+	struct nest_view *v = ctx;
+
+	if (!v->violations++)
+		snprintf(v->first_violation, sizeof(v->first_violation), "%s", msg);
+}
+
+static int view_capture(struct capture *cap, struct nest_view *v)
+{
+	struct etl_record_cursor rc;
+	struct etl_error err;
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_record r;
+	struct etl_file f;
+
+	memset(v, 0, sizeof(*v));
+	if (etl_open_memory(&f, "capture", cap->data, cap->size, &err)) {
+		snprintf(v->first_violation, sizeof(v->first_violation), "%s", err.msg);
+		return -1;
+	}
+	etl_buffers_begin(&f, &bc);
+	while (etl_next_buffer(&f, &bc, &b, &err) == 1) {
+		v->lost_flags += !!(b.hdr.buffer_flag & ETW_BUFFER_FLAG_EVENTS_LOST);
+		etl_records_begin(&b, &rc);
+		while (etl_next_record(&b, &rc, &r, &err) == 1) {
+			if (r.kind != ETL_KIND_KERNEL)
+				continue;
+			v->cswitch += r.hook_id == ETW_EVENT_CSWITCH_HOOK;
+			if (r.hook_id == ETW_EVENT_READY_THREAD_HOOK &&
+			    r.payload_len >= sizeof(struct etw_ready_thread)) {
+				const struct etw_ready_thread *rt = (const void *)r.payload;
+
+				v->ready++;
+				v->ready_from_irq += !!(rt->flag & ETW_READY_THREAD_READIED_FROM_DPC);
+			}
+		}
+	}
+	etl_check(&f, false, on_violation, v, NULL);
+	etl_close(&f);
+	return 0;
+}
+
+FIXTURE(nest) {
+	int ctl;
+	int reader;
+};
+
+FIXTURE_SETUP(nest)
+{
+	self->ctl = ntkl_open();
+	ASSERT_GE(self->ctl, 0);
+	self->reader = ntkl_open();
+	ASSERT_GE(self->reader, 0);
+}
+
+FIXTURE_TEARDOWN(nest)
+{
+	ntkl_stop_name(self->ctl, LOGGER);
+	close(self->reader);
+	close(self->ctl);
+}
+
+/* The reader drains while the writers run, so buffers cycle. */
+struct drain {
+	int fd;
+	size_t size;
+	struct capture c;
+	int ret;
+};
+
+static void *drainer(void *arg)
+{
+	struct drain *d = arg;
+
+	d->ret = capture_drain(d->fd, d->size, &d->c, 0);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(nest, task_softirq_hardirq_on_one_cpu, 180)
+{
+	struct ntkl_properties p, final = { .size = sizeof(final) };
+	pthread_t th[6], rd;
+	struct drain d = { 0 };
+	struct nest_view v;
+	int i;
+
+	ASSERT_EQ(0, pipe(pipes[0]));
+	ASSERT_EQ(0, pipe(pipes[1]));
+	ASSERT_EQ(0, udp_setup());
+	props_init(&p, LOGGER, EVENT_TRACE_FLAG_CSWITCH | EVENT_TRACE_FLAG_DISPATCHER);
+	p.buffer_size_kb = 8;		/* small buffers: many switches between them */
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
+	ASSERT_EQ(0, ntkl_bind_id(self->reader, p.logger_id));
+	d.fd = self->reader;
+	d.size = p.buffer_size_kb * 1024;
+	pthread_create(&rd, NULL, drainer, &d);
+
+	stop = 0;
+	pthread_create(&th[0], NULL, pinger, (void *)0L);
+	pthread_create(&th[1], NULL, pinger, (void *)1L);
+	pthread_create(&th[2], NULL, sleeper, NULL);
+	pthread_create(&th[3], NULL, sleeper, NULL);
+	pthread_create(&th[4], NULL, udp_receiver, NULL);
+	pthread_create(&th[5], NULL, udp_sender, NULL);
+	sleep(SECONDS);
+	stop = 1;
+	/* unblock the ping-pong and the receiver */
+	close(pipes[0][1]);
+	close(pipes[1][1]);
+	for (i = 0; i < 6; i++)
+		pthread_join(th[i], NULL);
+
+	ASSERT_EQ(0, ntkl_stop_name(self->ctl, LOGGER));
+	pthread_join(rd, NULL);
+	ASSERT_EQ(0, d.ret);
+	ASSERT_EQ(0, ntkl_ctl(self->reader, NTKL_IOC_QUERY, &final));
+	capture_patch(&d.c, &final);
+
+	ASSERT_EQ(0, view_capture(&d.c, &v)) TH_LOG("%s", v.first_violation);
+	EXPECT_EQ(0, v.violations) TH_LOG("first: %s", v.first_violation);
+	EXPECT_GT(v.cswitch, 1000);
+	/* wake-ups from task context and from interrupts, both recorded */
+	EXPECT_GT(v.ready - v.ready_from_irq, 100);
+	EXPECT_GT(v.ready_from_irq, 100);
+	/* losses counted where the buffers flag them, and only there */
+	EXPECT_EQ(final.events_lost == 0, v.lost_flags == 0)
+		TH_LOG("EventsLost %llu, %u buffers flagged",
+		       (unsigned long long)final.events_lost, v.lost_flags);
+	TH_LOG("%u CSwitch, %u ReadyThread (%u from interrupts), %llu lost, %u buffers",
+	       v.cswitch, v.ready, v.ready_from_irq, (unsigned long long)final.events_lost,
+	       d.c.buffers);
+	capture_free(&d.c);
+	close(udp_rx);
+	close(udp_tx);
+}
+
+TEST_HARNESS_MAIN
