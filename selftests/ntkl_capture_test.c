@@ -164,24 +164,8 @@ static void *spin_thread(void *arg)
 	return arg;
 }
 
-FIXTURE(cap) {
-	int ctl;
-	int reader;
-};
-
-FIXTURE_SETUP(cap)
-{
-	self->ctl = ntkl_open();
-	ASSERT_GE(self->ctl, 0);
-	self->reader = ntkl_open();
-	ASSERT_GE(self->reader, 0);
-}
-
-FIXTURE_TEARDOWN(cap)
-{
-	close(self->reader);
-	close(self->ctl);
-}
+/* a failed case leaves no logger running into the next (ntkl_util.h) */
+NTKL_READER_FIXTURE(cap);
 
 /* Rundown plus a workload that forks, execs and makes threads. */
 TEST_F(cap, rundown_fork_exec)

@@ -27,6 +27,8 @@ FIXTURE_SETUP(ctl)
 
 FIXTURE_TEARDOWN(ctl)
 {
+	/* a failed case leaves no logger running into the next */
+	ntkl_stop_every_logger(self->fd);
 	close(self->fd);
 }
 

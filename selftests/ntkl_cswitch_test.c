@@ -889,6 +889,8 @@ FIXTURE_SETUP(cs)
 
 FIXTURE_TEARDOWN(cs)
 {
+	/* a failed case leaves no logger running into the next */
+	ntkl_stop_every_logger(self->ctl);
 	close(self->ctl);
 }
 

@@ -165,25 +165,8 @@ static int view_capture(struct capture *cap, struct nest_view *v)
 	return 0;
 }
 
-FIXTURE(nest) {
-	int ctl;
-	int reader;
-};
-
-FIXTURE_SETUP(nest)
-{
-	self->ctl = ntkl_open();
-	ASSERT_GE(self->ctl, 0);
-	self->reader = ntkl_open();
-	ASSERT_GE(self->reader, 0);
-}
-
-FIXTURE_TEARDOWN(nest)
-{
-	ntkl_stop_name(self->ctl, LOGGER);
-	close(self->reader);
-	close(self->ctl);
-}
+/* a failed case leaves no logger running into the next (ntkl_util.h) */
+NTKL_READER_FIXTURE(nest);
 
 /* The reader drains while the writers run, so buffers cycle. */
 struct drain {

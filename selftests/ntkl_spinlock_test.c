@@ -348,6 +348,8 @@ FIXTURE_SETUP(spin)
 
 FIXTURE_TEARDOWN(spin)
 {
+	/* a failed case leaves no logger running into the next */
+	ntkl_stop_every_logger(self->fd);
 	set_config(self->fd, 0, 0, 0, 0);
 	write_file("/proc/sys/kernel/kptr_restrict", "0");
 	close(self->fd);

@@ -55,6 +55,33 @@ static inline int ntkl_stop_name(int fd, const char *name)
 	return ntkl_ctl(fd, NTKL_IOC_STOP, &p);
 }
 
+/*
+ * Stop every running logger: a fixture's teardown, so that a test that
+ * failed half way leaves nothing running into the next one. Returns how
+ * many it stopped, or -errno if it could not list them.
+ */
+static inline int ntkl_stop_every_logger(int fd)
+{
+	struct ntkl_properties props[NTKL_MAX_LOGGERS], p;
+	struct ntkl_list l = {
+		.size = sizeof(l),
+		.count = NTKL_MAX_LOGGERS,
+		.props_size = sizeof(struct ntkl_properties),
+		.props = (uintptr_t)props,
+	};
+	unsigned int i;
+
+	if (ioctl(fd, NTKL_IOC_LIST, &l))
+		return -errno;
+	for (i = 0; i < l.count; i++) {
+		memset(&p, 0, sizeof(p));
+		p.size = sizeof(p);
+		p.logger_id = props[i].logger_id;
+		ioctl(fd, NTKL_IOC_STOP, &p);
+	}
+	return l.count;
+}
+
 static inline int ntkl_bind_id(int fd, uint32_t id)
 {
 	struct ntkl_bind b = { .size = sizeof(b), .logger_id = id };
@@ -153,5 +180,29 @@ static inline void run_execs(const char *path, int count)
 			waitpid(pid, NULL, 0);
 	}
 }
+
+/*
+ * A fixture of a control descriptor and a reader descriptor, whose
+ * teardown stops every logger (ntkl_stop_every_logger()). Use it after
+ * including kselftest_harness.h: NTKL_READER_FIXTURE(name).
+ */
+#define NTKL_READER_FIXTURE(name)					\
+	FIXTURE(name) {							\
+		int ctl;						\
+		int reader;						\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		self->ctl = ntkl_open();				\
+		ASSERT_GE(self->ctl, 0);				\
+		self->reader = ntkl_open();				\
+		ASSERT_GE(self->reader, 0);				\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		ntkl_stop_every_logger(self->ctl);			\
+		close(self->reader);					\
+		close(self->ctl);					\
+	}
 
 #endif /* NTKL_UTIL_H */
