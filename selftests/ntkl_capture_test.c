@@ -20,9 +20,7 @@
 #include <time.h>
 
 #include "kselftest_harness.h"
-#include "ntkl_util.h"
-#include "etl_check.h"
-#include "etl_reader.h"
+#include "ntkl_reader.h"
 
 #define MAX_IDS	4096
 #define TASK_COMM_LEN_MAX 16
@@ -53,14 +51,6 @@ static bool has_pid(struct census *c, uint32_t pid)
 		if (c->pids[i] == pid)
 			return true;
 	return false;
-}
-
-static void on_violation(void *ctx, const char *msg)
-{
-	struct census *c = ctx;
-
-	if (!c->violations++)
-		snprintf(c->first_violation, sizeof(c->first_violation), "%s", msg);
 }
 
 /* Process records: the image name follows the fixed part and the SID. */
@@ -96,47 +86,47 @@ static void census_thread(struct census *c, const struct etl_record *r)
 	c->thread_events++;
 }
 
+/* First pass: buffers, and process events (a thread may come before its process's DCStart). */
+static void census_buffers_processes(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			 const struct etl_record *r)
+{
+	struct census *c = ctx;
+
+	if (!r) {
+		if (b->hdr.sequence_number != b->index)
+			c->sequence_ok = false;
+		c->lost_flags += !!(b->hdr.buffer_flag & ETW_BUFFER_FLAG_EVENTS_LOST);
+		return;
+	}
+	if (ETW_HOOK_GROUP(r->hook_id) == ETW_GROUP_PROCESS)
+		census_process(c, r);
+}
+
+/* Second pass: thread events, now that every process is known. */
+static void census_threads(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			 const struct etl_record *r)
+{
+	if (r && r->hook_id >= ETW_EVENT_THREAD_START_HOOK &&
+	    r->hook_id <= ETW_EVENT_THREAD_DC_END_HOOK)
+		census_thread(ctx, r);
+}
+
 static int take_census(struct capture *cap, struct census *c)
 {
-	struct etl_record_cursor rc;
-	struct etl_error err;
-	struct etl_cursor bc;
-	struct etl_buffer b;
-	struct etl_record r;
-	struct etl_file f;
-	int ret;
+	struct capture_verdict v;
 
 	memset(c, 0, sizeof(*c));
-	if (etl_open_memory(&f, "capture", cap->data, cap->size, &err)) {
-		snprintf(c->first_violation, sizeof(c->first_violation), "%s", err.msg);
+	c->sequence_ok = true;
+	capture_walk(cap, census_buffers_processes, c, NULL);
+	if (capture_walk(cap, census_threads, c, &v)) {
+		snprintf(c->first_violation, sizeof(c->first_violation), "%s", v.first_violation);
 		return -1;
 	}
-	c->sequence_ok = true;
-	etl_buffers_begin(&f, &bc);
-	/* Process events first: a thread may be reported before its process's DCStart */
-	while ((ret = etl_next_buffer(&f, &bc, &b, &err)) == 1) {
-		if (b.hdr.sequence_number != b.index)
-			c->sequence_ok = false;
-		if (b.hdr.buffer_flag & ETW_BUFFER_FLAG_EVENTS_LOST)
-			c->lost_flags++;
-		c->buffers++;
-		etl_records_begin(&b, &rc);
-		while (etl_next_record(&b, &rc, &r, &err) == 1) {
-			c->records++;
-			if (ETW_HOOK_GROUP(r.hook_id) == ETW_GROUP_PROCESS)
-				census_process(c, &r);
-		}
-	}
-	etl_buffers_begin(&f, &bc);
-	while (etl_next_buffer(&f, &bc, &b, &err) == 1) {
-		etl_records_begin(&b, &rc);
-		while (etl_next_record(&b, &rc, &r, &err) == 1)
-			if (r.hook_id >= ETW_EVENT_THREAD_START_HOOK && r.hook_id <= ETW_EVENT_THREAD_DC_END_HOOK)
-				census_thread(c, &r);
-	}
-	etl_check(&f, false, on_violation, c, NULL);
-	etl_close(&f);
-	return ret;
+	c->buffers = v.buffers;
+	c->records = v.records;
+	c->violations = v.violations;
+	snprintf(c->first_violation, sizeof(c->first_violation), "%s", v.first_violation);
+	return 0;
 }
 
 static bool census_has_name(struct census *c, const char *name)
@@ -292,6 +282,24 @@ TEST_F(cap, buffering_keeps_newest)
 	capture_free(&c);
 }
 
+/* Records whose time, converted to FILETIME, falls inside [lo, hi]. */
+struct clock_view {
+	int64_t lo, hi;
+	unsigned int checked, outside;
+};
+
+static void clock_record(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			 const struct etl_record *r)
+{
+	struct clock_view *cv = ctx;
+	int64_t ft;
+
+	if (!r || !etl_time_to_filetime(f, r->timestamp, &ft))
+		return;
+	cv->checked++;
+	cv->outside += ft < cv->lo || ft > cv->hi;
+}
+
 /*
  * Each clock type: PerfFreq in the header matches the unit, so every
  * record's time, converted as readers do (StartTime + (t - SystemTime of
@@ -299,20 +307,14 @@ TEST_F(cap, buffering_keeps_newest)
  */
 TEST_F(cap, clock_types)
 {
-	struct etl_record_cursor rc;
-	struct etl_error err;
-	struct etl_cursor bc;
-	struct etl_buffer b;
-	struct etl_record r;
-	struct etl_file f;
 	uint32_t clock;
 
 	for (clock = NTKL_CLOCK_QPC; clock <= NTKL_CLOCK_CYCLE; clock++) {
 		struct ntkl_properties p, q = { .size = sizeof(q) };
+		struct trace_logfile_header *h;
+		struct clock_view cv = { 0 };
 		struct capture c = { 0 };
 		struct timespec now;
-		int64_t lo, hi, ft;
-		unsigned int checked = 0, outside = 0;
 		int reader = ntkl_open();
 
 		ASSERT_GE(reader, 0);
@@ -327,29 +329,19 @@ TEST_F(cap, clock_types)
 		close(reader);
 		capture_patch(&c, &q);
 
-		ASSERT_EQ(0, etl_open_memory(&f, "clock", c.data, c.size, &err)) TH_LOG("%s", err.msg);
-		EXPECT_EQ(clock, f.header.reserved_flags);
-		EXPECT_EQ(p.perf_freq, f.header.perf_freq);
+		h = capture_logfile_header(&c);
+		EXPECT_EQ(clock, h->reserved_flags);
+		EXPECT_EQ(p.perf_freq, h->perf_freq);
 		if (clock != NTKL_CLOCK_CYCLE)
-			EXPECT_EQ(10000000, f.header.perf_freq);
+			EXPECT_EQ(10000000, h->perf_freq);
 		/* from the start to now, with a second of slack for TCG */
 		clock_gettime(CLOCK_REALTIME, &now);
-		lo = f.header.start_time - ETW_FILETIME_PER_SECOND;
-		hi = (int64_t)now.tv_sec * ETW_FILETIME_PER_SECOND + now.tv_nsec / 100 +
-		     ETW_FILETIME_UNIX_EPOCH + ETW_FILETIME_PER_SECOND;
-		etl_buffers_begin(&f, &bc);
-		while (etl_next_buffer(&f, &bc, &b, &err) == 1) {
-			etl_records_begin(&b, &rc);
-			while (etl_next_record(&b, &rc, &r, &err) == 1) {
-				if (!etl_time_to_filetime(&f, r.timestamp, &ft))
-					continue;
-				checked++;
-				outside += ft < lo || ft > hi;
-			}
-		}
-		etl_close(&f);
-		EXPECT_GT(checked, 10);
-		EXPECT_EQ(0, outside) TH_LOG("clock type %u", clock);
+		cv.lo = h->start_time - ETW_FILETIME_PER_SECOND;
+		cv.hi = (int64_t)now.tv_sec * ETW_FILETIME_PER_SECOND + now.tv_nsec / 100 +
+			ETW_FILETIME_UNIX_EPOCH + ETW_FILETIME_PER_SECOND;
+		ASSERT_EQ(0, capture_walk(&c, clock_record, &cv, NULL));
+		EXPECT_GT(cv.checked, 10);
+		EXPECT_EQ(0, cv.outside) TH_LOG("clock type %u", clock);
 		capture_free(&c);
 	}
 }
@@ -391,28 +383,6 @@ TEST_F(cap, flush_timer_and_poll)
 	capture_free(&c);
 }
 
-static unsigned int count_hook(struct capture *c, uint16_t hook)
-{
-	struct etl_record_cursor rc;
-	struct etl_error err;
-	struct etl_cursor bc;
-	struct etl_buffer b;
-	struct etl_record r;
-	struct etl_file f;
-	unsigned int n = 0;
-
-	if (etl_open_memory(&f, "count", c->data, c->size, &err))
-		return 0;
-	etl_buffers_begin(&f, &bc);
-	while (etl_next_buffer(&f, &bc, &b, &err) == 1) {
-		etl_records_begin(&b, &rc);
-		while (etl_next_record(&b, &rc, &r, &err) == 1)
-			n += r.hook_id == hook;
-	}
-	etl_close(&f);
-	return n;
-}
-
 /* Two loggers at once, each gets what its own group mask asks for. */
 TEST_F(cap, independent_loggers)
 {
@@ -437,30 +407,15 @@ TEST_F(cap, independent_loggers)
 	ASSERT_EQ(0, capture_drain(rb, pb.buffer_size_kb * 1024, &cb, 0));
 	close(rb);
 
-	EXPECT_GE(count_hook(&ca, ETW_EVENT_PROCESS_START_HOOK), 5);
-	EXPECT_EQ(0, count_hook(&ca, ETW_EVENT_THREAD_START_HOOK));
-	EXPECT_GE(count_hook(&cb, ETW_EVENT_THREAD_START_HOOK), 5);
-	EXPECT_EQ(0, count_hook(&cb, ETW_EVENT_PROCESS_START_HOOK));
+	EXPECT_GE(capture_count_hook(&ca, ETW_EVENT_PROCESS_START_HOOK), 5);
+	EXPECT_EQ(0, capture_count_hook(&ca, ETW_EVENT_THREAD_START_HOOK));
+	EXPECT_GE(capture_count_hook(&cb, ETW_EVENT_THREAD_START_HOOK), 5);
+	EXPECT_EQ(0, capture_count_hook(&cb, ETW_EVENT_PROCESS_START_HOOK));
 	/* both got their own rundown */
-	EXPECT_GT(count_hook(&ca, ETW_EVENT_PROCESS_DC_START_HOOK), 1);
-	EXPECT_GT(count_hook(&cb, ETW_EVENT_PROCESS_DC_START_HOOK), 1);
+	EXPECT_GT(capture_count_hook(&ca, ETW_EVENT_PROCESS_DC_START_HOOK), 1);
+	EXPECT_GT(capture_count_hook(&cb, ETW_EVENT_PROCESS_DC_START_HOOK), 1);
 	capture_free(&ca);
 	capture_free(&cb);
-}
-
-struct drain_job {
-	int fd;
-	size_t size;
-	struct capture c;
-	int ret;
-};
-
-static void *drain_thread(void *arg)
-{
-	struct drain_job *job = arg;
-
-	job->ret = capture_drain(job->fd, job->size, &job->c, 0);
-	return NULL;
 }
 
 /* A reader blocked in read() gets end of data when the logger stops. */

@@ -14,8 +14,7 @@
 #include <time.h>
 
 #include "kselftest_harness.h"
-#include "ntkl_util.h"
-#include "etl_reader.h"
+#include "ntkl_reader.h"
 
 #define LOGGER	"selftest flush"
 
@@ -84,35 +83,35 @@ static bool names_thread(const struct etl_record *r, uint32_t tid)
 	return false;
 }
 
+struct naming {
+	uint16_t hook;
+	uint32_t tid;
+	unsigned int n;
+};
+
+static void count_naming(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			 const struct etl_record *r)
+{
+	struct naming *nm = ctx;
+
+	nm->n += r && r->kind == ETL_KIND_KERNEL && r->hook_id == nm->hook &&
+		 names_thread(r, nm->tid);
+}
+
 /*
  * Records of hook naming thread tid in the buffers read so far (buffer 0
  * is the header).
  */
 static unsigned int count_hook(struct capture *c, uint16_t hook, uint32_t tid)
 {
-	struct etl_record_cursor rc;
-	struct etl_error err;
-	struct etl_cursor bc;
-	struct etl_buffer b;
-	struct etl_record r;
-	struct etl_file f;
-	unsigned int n = 0;
+	struct naming nm = { hook, tid, 0 };
 
 	if (!c->buffers)
 		return 0;
 	/* what is read so far is a file whose header says so */
 	capture_logfile_header(c)->buffers_written = c->buffers;
-	if (etl_open_memory(&f, "capture", c->data, c->size, &err))
-		return 0;
-	etl_buffers_begin(&f, &bc);
-	while (etl_next_buffer(&f, &bc, &b, &err) == 1) {
-		etl_records_begin(&b, &rc);
-		while (etl_next_record(&b, &rc, &r, &err) == 1)
-			n += r.kind == ETL_KIND_KERNEL && r.hook_id == hook &&
-			     names_thread(&r, tid);
-	}
-	etl_close(&f);
-	return n;
+	capture_walk(c, count_naming, &nm, NULL);
+	return nm.n;
 }
 
 /* Read every buffer ready now (the reader is non-blocking). */

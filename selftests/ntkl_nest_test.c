@@ -24,9 +24,7 @@
 #include <time.h>
 
 #include "kselftest_harness.h"
-#include "ntkl_util.h"
-#include "etl_check.h"
-#include "etl_reader.h"
+#include "ntkl_reader.h"
 
 #define LOGGER		"selftest nest"
 #define SECONDS		3
@@ -116,79 +114,38 @@ static int udp_setup(void)
 }
 
 struct nest_view {
-	unsigned long violations;
-	char first_violation[256];
+	struct capture_verdict verdict;
 	unsigned int cswitch, ready, ready_from_irq, lost_flags;
 };
 
-static void on_violation(void *ctx, const char *msg)
+static void view_record(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			 const struct etl_record *r)
 {
 	struct nest_view *v = ctx;
+	const struct etw_ready_thread *rt;
 
-	if (!v->violations++)
-		snprintf(v->first_violation, sizeof(v->first_violation), "%s", msg);
-}
-
-static int view_capture(struct capture *cap, struct nest_view *v)
-{
-	struct etl_record_cursor rc;
-	struct etl_error err;
-	struct etl_cursor bc;
-	struct etl_buffer b;
-	struct etl_record r;
-	struct etl_file f;
-
-	memset(v, 0, sizeof(*v));
-	if (etl_open_memory(&f, "capture", cap->data, cap->size, &err)) {
-		snprintf(v->first_violation, sizeof(v->first_violation), "%s", err.msg);
-		return -1;
+	if (!r) {
+		v->lost_flags += !!(b->hdr.buffer_flag & ETW_BUFFER_FLAG_EVENTS_LOST);
+		return;
 	}
-	etl_buffers_begin(&f, &bc);
-	while (etl_next_buffer(&f, &bc, &b, &err) == 1) {
-		v->lost_flags += !!(b.hdr.buffer_flag & ETW_BUFFER_FLAG_EVENTS_LOST);
-		etl_records_begin(&b, &rc);
-		while (etl_next_record(&b, &rc, &r, &err) == 1) {
-			if (r.kind != ETL_KIND_KERNEL)
-				continue;
-			v->cswitch += r.hook_id == ETW_EVENT_CSWITCH_HOOK;
-			if (r.hook_id == ETW_EVENT_READY_THREAD_HOOK &&
-			    r.payload_len >= sizeof(struct etw_ready_thread)) {
-				const struct etw_ready_thread *rt = (const void *)r.payload;
-
-				v->ready++;
-				v->ready_from_irq += !!(rt->flag & ETW_READY_THREAD_READIED_FROM_DPC);
-			}
-		}
-	}
-	etl_check(&f, false, on_violation, v, NULL);
-	etl_close(&f);
-	return 0;
+	if (r->kind != ETL_KIND_KERNEL)
+		return;
+	v->cswitch += r->hook_id == ETW_EVENT_CSWITCH_HOOK;
+	if (r->hook_id != ETW_EVENT_READY_THREAD_HOOK || r->payload_len < sizeof(*rt))
+		return;
+	rt = (const void *)r->payload;
+	v->ready++;
+	v->ready_from_irq += !!(rt->flag & ETW_READY_THREAD_READIED_FROM_DPC);
 }
 
 /* a failed case leaves no logger running into the next (ntkl_util.h) */
 NTKL_READER_FIXTURE(nest);
 
-/* The reader drains while the writers run, so buffers cycle. */
-struct drain {
-	int fd;
-	size_t size;
-	struct capture c;
-	int ret;
-};
-
-static void *drainer(void *arg)
-{
-	struct drain *d = arg;
-
-	d->ret = capture_drain(d->fd, d->size, &d->c, 0);
-	return NULL;
-}
-
 TEST_F_TIMEOUT(nest, task_softirq_hardirq_on_one_cpu, 180)
 {
 	struct ntkl_properties p, final = { .size = sizeof(final) };
 	pthread_t th[6], rd;
-	struct drain d = { 0 };
+	struct drain_job d = { 0 };
 	struct nest_view v;
 	int i;
 
@@ -201,7 +158,8 @@ TEST_F_TIMEOUT(nest, task_softirq_hardirq_on_one_cpu, 180)
 	ASSERT_EQ(0, ntkl_bind_id(self->reader, p.logger_id));
 	d.fd = self->reader;
 	d.size = p.buffer_size_kb * 1024;
-	pthread_create(&rd, NULL, drainer, &d);
+	/* the reader drains while the writers run, so buffers cycle */
+	pthread_create(&rd, NULL, drain_thread, &d);
 
 	stop = 0;
 	pthread_create(&th[0], NULL, pinger, (void *)0L);
@@ -224,8 +182,10 @@ TEST_F_TIMEOUT(nest, task_softirq_hardirq_on_one_cpu, 180)
 	ASSERT_EQ(0, ntkl_ctl(self->reader, NTKL_IOC_QUERY, &final));
 	capture_patch(&d.c, &final);
 
-	ASSERT_EQ(0, view_capture(&d.c, &v)) TH_LOG("%s", v.first_violation);
-	EXPECT_EQ(0, v.violations) TH_LOG("first: %s", v.first_violation);
+	memset(&v, 0, sizeof(v));
+	ASSERT_EQ(0, capture_walk(&d.c, view_record, &v, &v.verdict))
+		TH_LOG("%s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
 	EXPECT_GT(v.cswitch, 1000);
 	/* wake-ups from task context and from interrupts, both recorded */
 	EXPECT_GT(v.ready - v.ready_from_irq, 100);

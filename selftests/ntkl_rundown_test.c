@@ -20,9 +20,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "ntkl_util.h"
-#include "etl_check.h"
-#include "etl_reader.h"
+#include "ntkl_reader.h"
 
 struct rundown_view {
 	unsigned int complete;			/* RundownComplete events */
@@ -35,17 +33,8 @@ struct rundown_view {
 	int64_t complete_time[4];
 	int64_t last_dcstart, first_dcend, last_dcend;
 	bool complete_shape_ok;			/* header, version, size */
-	unsigned long violations;
-	char first_violation[256];
+	struct capture_verdict verdict;
 };
-
-static void on_violation(void *ctx, const char *msg)
-{
-	struct rundown_view *v = ctx;
-
-	if (!v->violations++)
-		snprintf(v->first_violation, sizeof(v->first_violation), "%s", msg);
-}
 
 static bool is_dc(uint16_t hook, bool end)
 {
@@ -108,15 +97,35 @@ static void view_process(struct rundown_view *v, const struct etl_record *r)
 			v->end_status[i] = p->exit_status;
 }
 
+static void view_record(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			 const struct etl_record *r)
+{
+	struct rundown_view *v = ctx;
+
+	if (!r || r->kind != ETL_KIND_KERNEL)
+		return;
+	if (is_dc(r->hook_id, false) && r->timestamp > v->last_dcstart)
+		v->last_dcstart = r->timestamp;
+	view_thread(v, r);
+	view_process(v, r);
+	if (is_dc(r->hook_id, true)) {
+		if (r->timestamp > v->last_dcend)
+			v->last_dcend = r->timestamp;
+		if (r->timestamp < v->first_dcend)
+			v->first_dcend = r->timestamp;
+	}
+	if (r->hook_id != ETW_EVENT_RUNDOWN_COMPLETE_HOOK)
+		return;
+	if (r->header_type != ETW_HEADER_TYPE_PERFINFO64 ||
+	    (r->version & 0xFF) != 2 || r->payload_len != 0)
+		v->complete_shape_ok = false;
+	if (v->complete < 4)
+		v->complete_time[v->complete] = r->timestamp;
+	v->complete++;
+}
+
 static int view_capture(struct capture *cap, struct rundown_view *v)
 {
-	struct etl_record_cursor rc;
-	struct etl_error err;
-	struct etl_cursor bc;
-	struct etl_buffer b;
-	struct etl_record r;
-	struct etl_file f;
-
 	uint32_t child[2] = { v->child[0], v->child[1] };
 
 	memset(v, 0, sizeof(*v));
@@ -125,39 +134,7 @@ static int view_capture(struct capture *cap, struct rundown_view *v)
 	v->end_status[0] = v->end_status[1] = -1;
 	v->complete_shape_ok = true;
 	v->first_dcend = INT64_MAX;
-	if (etl_open_memory(&f, "capture", cap->data, cap->size, &err)) {
-		snprintf(v->first_violation, sizeof(v->first_violation), "%s", err.msg);
-		return -1;
-	}
-	etl_buffers_begin(&f, &bc);
-	while (etl_next_buffer(&f, &bc, &b, &err) == 1) {
-		etl_records_begin(&b, &rc);
-		while (etl_next_record(&b, &rc, &r, &err) == 1) {
-			if (r.kind != ETL_KIND_KERNEL)
-				continue;
-			if (is_dc(r.hook_id, false) && r.timestamp > v->last_dcstart)
-				v->last_dcstart = r.timestamp;
-			view_thread(v, &r);
-			view_process(v, &r);
-			if (is_dc(r.hook_id, true)) {
-				if (r.timestamp > v->last_dcend)
-					v->last_dcend = r.timestamp;
-				if (r.timestamp < v->first_dcend)
-					v->first_dcend = r.timestamp;
-			}
-			if (r.hook_id != ETW_EVENT_RUNDOWN_COMPLETE_HOOK)
-				continue;
-			if (r.header_type != ETW_HEADER_TYPE_PERFINFO64 ||
-			    (r.version & 0xFF) != 2 || r.payload_len != 0)
-				v->complete_shape_ok = false;
-			if (v->complete < 4)
-				v->complete_time[v->complete] = r.timestamp;
-			v->complete++;
-		}
-	}
-	etl_check(&f, false, on_violation, v, NULL);
-	etl_close(&f);
-	return 0;
+	return capture_walk(cap, view_record, v, &v->verdict);
 }
 
 /* a failed case leaves no logger running into the next (ntkl_util.h) */
@@ -181,8 +158,8 @@ TEST_F(rundown, complete_after_each_rundown)
 	capture_patch(&c, &final);
 
 	memset(&v, 0, sizeof(v));
-	ASSERT_EQ(0, view_capture(&c, &v)) TH_LOG("%s", v.first_violation);
-	EXPECT_EQ(0, v.violations) TH_LOG("first: %s", v.first_violation);
+	ASSERT_EQ(0, view_capture(&c, &v)) TH_LOG("%s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
 	ASSERT_EQ(2, v.complete);
 	EXPECT_TRUE(v.complete_shape_ok);
 	first = v.complete_time[0] < v.complete_time[1] ? v.complete_time[0] : v.complete_time[1];
@@ -234,8 +211,8 @@ TEST_F(rundown, process_end_exit_status)
 	memset(&v, 0, sizeof(v));
 	v.child[0] = a;
 	v.child[1] = b;
-	ASSERT_EQ(0, view_capture(&c, &v)) TH_LOG("%s", v.first_violation);
-	EXPECT_EQ(0, v.violations) TH_LOG("first: %s", v.first_violation);
+	ASSERT_EQ(0, view_capture(&c, &v)) TH_LOG("%s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
 	EXPECT_EQ(3, v.end_status[0]);
 	EXPECT_EQ(128 + SIGKILL, v.end_status[1]);
 	capture_free(&c);

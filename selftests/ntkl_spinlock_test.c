@@ -16,8 +16,7 @@
 #include <time.h>
 
 #include "kselftest_harness.h"
-#include "ntkl_util.h"
-#include "etl_reader.h"
+#include "ntkl_reader.h"
 
 #define TRACEFS		"/sys/kernel/tracing"
 #define WORKERS		8
@@ -29,6 +28,7 @@ struct spin_census {
 	unsigned int per_pid[MAX_PIDS];		/* by index in pids[] */
 	unsigned int bad_depth, bad_wait, bad_caller, unresolved, raw_looking;
 	uint64_t first_caller;
+	bool check_callers;
 };
 
 static pid_t pids[MAX_PIDS];
@@ -220,47 +220,39 @@ static bool resolves(uint64_t addr)
 	return best && addr - best < (1 << 20);
 }
 
+static void spin_census_record(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			 const struct etl_record *r)
+{
+	struct spin_census *s = ctx;
+	const struct wmi_spinlock *sl;
+	int idx;
+
+	if (!r || r->hook_id != ETW_EVENT_SPINLOCK_HOOK || r->payload_len != sizeof(*sl))
+		return;
+	sl = (const void *)r->payload;
+	if ((uint64_t)r->timestamp * 100 < window_begin ||
+	    (uint64_t)r->timestamp * 100 > window_end)
+		return;
+	s->records++;
+	idx = pid_index(sl->thread_id);
+	if (idx >= 0)
+		s->per_pid[idx]++;
+	s->bad_depth += sl->acquire_depth < 1;
+	s->bad_wait += sl->wait_time_in_cycles == 0 || sl->release_time != sl->acquire_time;
+	s->bad_caller += !sl->caller_address;
+	s->raw_looking += sl->spin_lock_address > 0xffffffffULL;
+	if (!s->first_caller)
+		s->first_caller = sl->caller_address;
+	/* resolving is slow: the first few records say enough */
+	if (s->check_callers && s->records <= 20 && !resolves(sl->caller_address))
+		s->unresolved++;
+}
+
 static void spin_census_of(struct capture *c, struct spin_census *s, bool check_callers)
 {
-	struct etl_record_cursor rc;
-	struct etl_error err;
-	struct etl_cursor bc;
-	struct etl_buffer b;
-	struct etl_record r;
-	struct etl_file f;
-
 	memset(s, 0, sizeof(*s));
-	if (etl_open_memory(&f, "spin", c->data, c->size, &err))
-		return;
-	etl_buffers_begin(&f, &bc);
-	while (etl_next_buffer(&f, &bc, &b, &err) == 1) {
-		etl_records_begin(&b, &rc);
-		while (etl_next_record(&b, &rc, &r, &err) == 1) {
-			const struct wmi_spinlock *sl = (const void *)r.payload;
-			int idx;
-
-			if (r.hook_id != ETW_EVENT_SPINLOCK_HOOK || r.payload_len != sizeof(*sl))
-				continue;
-			if ((uint64_t)r.timestamp * 100 < window_begin ||
-			    (uint64_t)r.timestamp * 100 > window_end)
-				continue;
-			s->records++;
-			idx = pid_index(sl->thread_id);
-			if (idx >= 0)
-				s->per_pid[idx]++;
-			s->bad_depth += sl->acquire_depth < 1;
-			s->bad_wait += sl->wait_time_in_cycles == 0 ||
-				       sl->release_time != sl->acquire_time;
-			s->bad_caller += !sl->caller_address;
-			s->raw_looking += sl->spin_lock_address > 0xffffffffULL;
-			if (!s->first_caller)
-				s->first_caller = sl->caller_address;
-			/* resolving is slow: the first few records say enough */
-			if (check_callers && s->records <= 20 && !resolves(sl->caller_address))
-				s->unresolved++;
-		}
-	}
-	etl_close(&f);
+	s->check_callers = check_callers;
+	capture_walk(c, spin_census_record, s, NULL);
 }
 
 static int set_config(int fd, uint32_t spin, uint32_t acquire, uint32_t contention,
@@ -277,21 +269,6 @@ static int set_config(int fd, uint32_t spin, uint32_t acquire, uint32_t contenti
 	return ntkl_ctl(fd, NTKL_IOC_SET_SPINLOCK_CONFIG, &c);
 }
 
-struct drain {
-	int fd;
-	size_t size;
-	struct capture *c;
-	int ret;
-};
-
-static void *drain_thread(void *arg)
-{
-	struct drain *d = arg;
-
-	d->ret = capture_drain(d->fd, d->size, d->c, 0);
-	return NULL;
-}
-
 /*
  * Record the workload with tracefs and one SPINLOCK logger, whose reader
  * drains while the workload runs (a contention storm can be large).
@@ -299,7 +276,7 @@ static void *drain_thread(void *arg)
 static int record(int ctl, struct capture *c, unsigned int per_pid[MAX_PIDS], long *total)
 {
 	struct ntkl_properties p, q = { .size = sizeof(q) };
-	struct drain d = { .c = c };
+	struct drain_job d = { 0 };
 	int rd = ntkl_open(), ret;
 	pthread_t th;
 
@@ -322,6 +299,7 @@ static int record(int ctl, struct capture *c, unsigned int per_pid[MAX_PIDS], lo
 		pthread_join(th, NULL);
 		if (!ret)
 			ret = d.ret;
+		*c = d.c;	/* the caller frees it */
 	}
 	tracefs_lock_events(false);
 	if (!ret)
