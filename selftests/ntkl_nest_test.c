@@ -11,6 +11,8 @@
  * context must be there (ReadyThread's ReadiedFromDPC flag tells them
  * apart), and events lost must be counted exactly where the buffers say
  * so: EventsLost is 0 if and only if no buffer carries EVENTS_LOST.
+ * (The debug kernel is built without networking: there the soft
+ * interrupts' part is left out, and the log says so.)
  *
  * (NMI-context writes need a PMU, which the TCG test VM does not have;
  * the buffer code treats an NMI as one more nesting level.)
@@ -147,11 +149,15 @@ TEST_F_TIMEOUT(nest, task_softirq_hardirq_on_one_cpu, 180)
 	pthread_t th[6], rd;
 	struct drain_job d = { 0 };
 	struct nest_view v;
+	bool udp;
 	int i;
 
 	ASSERT_EQ(0, pipe(pipes[0]));
 	ASSERT_EQ(0, pipe(pipes[1]));
-	ASSERT_EQ(0, udp_setup());
+	udp = !udp_setup();
+	if (!udp)
+		TH_LOG("no UDP on this kernel (%s): no wake-ups from soft interrupts",
+		       strerror(errno));
 	props_init(&p, LOGGER, EVENT_TRACE_FLAG_CSWITCH | EVENT_TRACE_FLAG_DISPATCHER);
 	p.buffer_size_kb = 8;		/* small buffers: many switches between them */
 	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
@@ -166,14 +172,16 @@ TEST_F_TIMEOUT(nest, task_softirq_hardirq_on_one_cpu, 180)
 	pthread_create(&th[1], NULL, pinger, (void *)1L);
 	pthread_create(&th[2], NULL, sleeper, NULL);
 	pthread_create(&th[3], NULL, sleeper, NULL);
-	pthread_create(&th[4], NULL, udp_receiver, NULL);
-	pthread_create(&th[5], NULL, udp_sender, NULL);
+	if (udp) {
+		pthread_create(&th[4], NULL, udp_receiver, NULL);
+		pthread_create(&th[5], NULL, udp_sender, NULL);
+	}
 	sleep(SECONDS);
 	stop = 1;
 	/* unblock the ping-pong and the receiver */
 	close(pipes[0][1]);
 	close(pipes[1][1]);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < (udp ? 6 : 4); i++)
 		pthread_join(th[i], NULL);
 
 	ASSERT_EQ(0, ntkl_stop_name(self->ctl, LOGGER));
@@ -198,8 +206,10 @@ TEST_F_TIMEOUT(nest, task_softirq_hardirq_on_one_cpu, 180)
 	       v.cswitch, v.ready, v.ready_from_irq, (unsigned long long)final.events_lost,
 	       d.c.buffers);
 	capture_free(&d.c);
-	close(udp_rx);
-	close(udp_tx);
+	if (udp) {
+		close(udp_rx);
+		close(udp_tx);
+	}
 }
 
 TEST_HARNESS_MAIN
