@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "etl/etl_dump.h"
+#include "etl/etl.h"
 
 void cmd_dump_usage(FILE *out)
 {

@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "ctl/ntkl_ctl.h"
-#include "ctl/ntkl_errors.h"
+#include "ctl/ntkl_control.h"
 
 void cmd_flush_usage(FILE *out)
 {

@@ -14,10 +14,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "ctl/ntkl_ctl.h"
-#include "ctl/ntkl_errors.h"
-#include "ctl/ntkl_show.h"
-#include "ctl/ntkl_state.h"
+#include "ctl/ntkl_control.h"
 
 void cmd_query_usage(FILE *out)
 {

@@ -26,10 +26,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "ctl/etl_writer.h"
-#include "ctl/ntkl_ctl.h"
-#include "ctl/ntkl_errors.h"
-#include "ctl/ntkl_opts.h"
+#include "ctl/ntkl_control.h"
 
 #define RECORD_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_FLUSHTIMER | \
@@ -226,7 +223,7 @@ static int exit_status_of(int status)
 /* ---------------------------------------------------------------------- */
 
 struct recording {
-	struct etl_writer w;
+	struct ntkl_writer w;
 	struct ntkl_properties props;	/* as started */
 	int ctl_fd, in_fd, out_fd;
 	const char *file;
@@ -292,7 +289,7 @@ static int finish(struct recording *r, int error)
 	struct ntkl_properties final;
 	int ret;
 
-	ret = etl_writer_end(&r->w, error, &final);
+	ret = ntkl_writer_end(&r->w, error, &final);
 	clear_progress(r);
 	if (close(r->out_fd) < 0 && !ret) {
 		ret = -errno;
@@ -344,7 +341,7 @@ static int record_loop(struct recording *r, pid_t pid, const sigset_t *wait_mask
 			*exited = reap(pid, status);
 		}
 		if (n > 0 && (pfd.revents & (POLLIN | POLLERR | POLLHUP))) {
-			ret = etl_writer_step(&r->w);
+			ret = ntkl_writer_step(&r->w);
 			if (ret < 0)
 				return ret;
 			if (ret == 0 && !*ended) {
@@ -462,14 +459,14 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "ntkl record: cannot create %s: %s\n", o.file, strerror(errno));
 		goto stop;
 	}
-	ret = etl_writer_init(&r.w, r.in_fd, r.out_fd, r.props.buffer_size_kb * 1024);
+	ret = ntkl_writer_init(&r.w, r.in_fd, r.out_fd, r.props.buffer_size_kb * 1024);
 	if (ret) {
 		fprintf(stderr, "ntkl record: %s\n", r.w.error);
 		close(r.out_fd);
 		goto stop;
 	}
 	ret = record(&r, cmd);
-	etl_writer_free(&r.w);
+	ntkl_writer_free(&r.w);
 	close(r.in_fd);
 	close(r.ctl_fd);
 	return ret;

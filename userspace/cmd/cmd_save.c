@@ -17,9 +17,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "ctl/etl_writer.h"
-#include "ctl/ntkl_ctl.h"
-#include "ctl/ntkl_errors.h"
+#include "ctl/ntkl_control.h"
 
 void cmd_save_usage(FILE *out)
 {
@@ -41,7 +39,7 @@ static int save(const struct ntkl_properties *p, const char *file)
 		.cmd = "save", .op = NTKL_OP_BIND, .logger = p->logger_name,
 	};
 	struct ntkl_properties final;
-	struct etl_writer w;
+	struct ntkl_writer w;
 	char what[NTKL_NAME_MAX + 64];
 	int in_fd, out_fd, ret;
 
@@ -60,9 +58,9 @@ static int save(const struct ntkl_properties *p, const char *file)
 		close(in_fd);
 		return 1;
 	}
-	ret = etl_writer_init(&w, in_fd, out_fd, p->buffer_size_kb * 1024);
+	ret = ntkl_writer_init(&w, in_fd, out_fd, p->buffer_size_kb * 1024);
 	if (!ret)
-		ret = etl_writer_end(&w, 0, &final);
+		ret = ntkl_writer_end(&w, 0, &final);
 	if (ret)
 		fprintf(stderr, "ntkl save: %s: %s\n", file, w.error);
 	/* closing the reader lets the logger record again */
@@ -80,7 +78,7 @@ static int save(const struct ntkl_properties *p, const char *file)
 		LINE("Events", "%" PRIu64, w.events);
 		LINE("Log Filename", "%s (%" PRIu64 " bytes)", file, w.bytes);
 	}
-	etl_writer_free(&w);
+	ntkl_writer_free(&w);
 	return ret ? 1 : 0;
 }
 

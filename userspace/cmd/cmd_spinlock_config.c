@@ -16,8 +16,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "ctl/ntkl_ctl.h"
-#include "ctl/ntkl_errors.h"
+#include "ctl/ntkl_control.h"
 #include "uapi/ntkl_bounds.h"
 
 void cmd_spinlock_config_usage(FILE *out)

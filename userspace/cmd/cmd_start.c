@@ -22,12 +22,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "ctl/etl_writer.h"
-#include "ctl/ntkl_ctl.h"
-#include "ctl/ntkl_errors.h"
-#include "ctl/ntkl_opts.h"
-#include "ctl/ntkl_show.h"
-#include "ctl/ntkl_state.h"
+#include "ctl/ntkl_control.h"
 
 #define START_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_BUFFERING | \
@@ -125,7 +120,7 @@ static int run_writer(int in_fd, int out_fd, int state_fd, int ready_fd,
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct ntkl_properties final;
-	struct etl_writer w;
+	struct ntkl_writer w;
 	sigset_t block, during_poll;
 	int ret;
 
@@ -142,7 +137,7 @@ static int run_writer(int in_fd, int out_fd, int state_fd, int ready_fd,
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 
-	ret = etl_writer_init(&w, in_fd, out_fd, buffer_size);
+	ret = ntkl_writer_init(&w, in_fd, out_fd, buffer_size);
 	st->pid = getpid();
 	snprintf(st->state, sizeof(st->state), "writing");
 	if (ret)
@@ -172,14 +167,14 @@ static int run_writer(int in_fd, int out_fd, int state_fd, int ready_fd,
 			snprintf(w.error, sizeof(w.error), "poll: %s", strerror(errno));
 			break;
 		}
-		ret = etl_writer_step(&w);
+		ret = ntkl_writer_step(&w);
 		if (ret <= 0)
 			break;
 	}
 	if (ret == 0)
 		wait_for_stop(&during_poll);
 
-	ret = etl_writer_end(&w, ret, &final);
+	ret = ntkl_writer_end(&w, ret, &final);
 	st->buffers = w.buffers;
 	st->bytes = w.bytes;
 	st->events = w.events;
@@ -188,7 +183,7 @@ static int run_writer(int in_fd, int out_fd, int state_fd, int ready_fd,
 	snprintf(st->state, sizeof(st->state), ret ? "failed" : "done");
 	snprintf(st->error, sizeof(st->error), "%s", ret ? w.error : "");
 	ntkl_state_write(state_fd, st);
-	etl_writer_free(&w);
+	ntkl_writer_free(&w);
 	return ret ? 1 : 0;
 }
 

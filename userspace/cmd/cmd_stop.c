@@ -16,10 +16,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "ctl/etl_writer.h"
-#include "ctl/ntkl_ctl.h"
-#include "ctl/ntkl_errors.h"
-#include "ctl/ntkl_state.h"
+#include "ctl/ntkl_control.h"
 
 /* Draining is quick; a writer this slow is stuck. */
 #define WRITER_TIMEOUT_MS	(10 * 60 * 1000)
@@ -97,7 +94,7 @@ static int complete_for_dead_writer(const struct ntkl_writer_state *st,
 
 	fprintf(stderr, "ntkl stop: the writer (pid %ld) of %s died before the logger stopped: the file lacks what came after\n",
 		st->pid, st->file);
-	if (etl_file_complete(st->file, p, &buffers, err, sizeof(err))) {
+	if (ntkl_file_complete(st->file, p, &buffers, err, sizeof(err))) {
 		fprintf(stderr, "ntkl stop: cannot complete %s: %s\n", st->file, err);
 		return 1;
 	}

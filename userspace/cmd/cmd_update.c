@@ -12,10 +12,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "ctl/ntkl_ctl.h"
-#include "ctl/ntkl_errors.h"
-#include "ctl/ntkl_opts.h"
-#include "ctl/ntkl_show.h"
+#include "ctl/ntkl_control.h"
 
 #define UPDATE_OPTS	(NTKL_OPT_ON | NTKL_OPT_FLUSHTIMER | NTKL_OPT_MAXBUFFERS)
 

@@ -13,8 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "ctl/ntkl_ctl.h"
-#include "ctl/ntkl_flags.h"
+#include "ctl/ntkl_control.h"
 
 void cmd_version_usage(FILE *out)
 {

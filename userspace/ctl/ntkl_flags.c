@@ -33,7 +33,7 @@ const struct ntkl_flag_keyword ntkl_flag_keywords[] = {
 
 #define FLAG(name)	{ EVENT_TRACE_FLAG_##name, #name }
 
-const struct etw_flag_name ntkl_enable_flag_names[] = {
+const struct etl_flag_name ntkl_enable_flag_names[] = {
 	FLAG(PROCESS),
 	FLAG(THREAD),
 	FLAG(IMAGE_LOAD),
@@ -252,7 +252,7 @@ const char *ntkl_groups_format(const uint32_t masks[PERF_NUM_MASKS], char *buf,
 	memcpy(m, masks, sizeof(m));
 	/* Masks[0] is EnableFlags: its other bits have EVENT_TRACE_FLAG names */
 	m[0] &= PERF_PROCESS | PERF_THREAD | PERF_LOADER;
-	for (const struct etw_flag_name *g = etw_perf_group_names; g->name; g++) {
+	for (const struct etl_flag_name *g = etl_perf_group_names; g->name; g++) {
 		if (!group_on(masks, g->value))
 			continue;
 		if (!append(buf, size, &len, "|", g->name))

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "etl/etw_names.h"
+#include "etl/etl_names.h"
 #include "uapi/ntkl_etw.h"
 
 struct ntkl_flags {
@@ -38,8 +38,8 @@ struct ntkl_flag_keyword {
 /* The names -on knows, ended by a NULL name. */
 extern const struct ntkl_flag_keyword ntkl_flag_keywords[];
 
-/* EVENT_TRACE_FLAG_* names for etw_flags_str() ("PROCESS", "CSWITCH"). */
-extern const struct etw_flag_name ntkl_enable_flag_names[];
+/* EVENT_TRACE_FLAG_* names for etl_flags_str() ("PROCESS", "CSWITCH"). */
+extern const struct etl_flag_name ntkl_enable_flag_names[];
 
 /*
  * Parse FLAGS into *out (zeroed first). Returns 0, or -1 with a one-line

@@ -5,8 +5,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "etl/etw_decode.h"
-#include "etl/etw_names.h"
+#include "etl/etl_decode.h"
+#include "etl/etl_names.h"
 #include "ntkl_flags.h"
 #include "ntkl_opts.h"
 #include "ntkl_show.h"
@@ -95,7 +95,7 @@ void ntkl_show_settings(FILE *out, const struct ntkl_properties *p)
 	     (uint64_t)p->perf_freq);
 	LINE(out, "Flush Timer", "%s", ntkl_flush_timer_str(p, ft, sizeof(ft)));
 	LINE(out, "Log File Mode", "0x%08x (%s)", p->log_file_mode,
-	     etw_flags_str(etw_logfile_mode_names, p->log_file_mode, mode,
+	     etl_flags_str(etl_logfile_mode_names, p->log_file_mode, mode,
 			   sizeof(mode)));
 }
 
@@ -108,11 +108,11 @@ void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
 	props_flags(p, &f);
 	LINE(out, "Logger Name", "%s", p->logger_name);
 	LINE(out, "Logger Id", "%u", p->logger_id);
-	LINE(out, "Instance Guid", "%s", etw_guid_str(p->instance_guid, buf, sizeof(buf)));
+	LINE(out, "Instance Guid", "%s", etl_guid_str(p->instance_guid, buf, sizeof(buf)));
 	LINE(out, "Status", "%s, %s", ntkl_status_name(p->logger_status),
 	     p->accept_new_events ? "accepting events" : "not accepting events");
 	LINE(out, "Log File Mode", "0x%08x (%s)", p->log_file_mode,
-	     etw_flags_str(etw_logfile_mode_names, p->log_file_mode, buf,
+	     etl_flags_str(etl_logfile_mode_names, p->log_file_mode, buf,
 			   sizeof(buf)));
 	sink_str(p, sink, buf, sizeof(buf));
 	LINE(out, "Log Filename", "%s", buf);
@@ -126,7 +126,7 @@ void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
 	LINE(out, "Flush Timer", "%s", ntkl_flush_timer_str(p, ft, sizeof(ft)));
 	LINE(out, "Trace Flags", "%s", ntkl_flags_format(&f, buf, sizeof(buf)));
 	LINE(out, "Enable Flags", "0x%08x (%s)", p->enable_flags,
-	     etw_flags_str(ntkl_enable_flag_names, p->enable_flags, buf, sizeof(buf)));
+	     etl_flags_str(ntkl_enable_flag_names, p->enable_flags, buf, sizeof(buf)));
 	fprintf(out, "%-22s:", "Group Masks");
 	for (int i = 0; i < PERF_NUM_MASKS; i++)
 		fprintf(out, " %08x", p->group_masks[i]);
@@ -139,9 +139,9 @@ void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
 	LINE(out, "Log Buffers Lost", "%" PRIu64, (uint64_t)p->log_buffers_lost);
 	LINE(out, "Real Time Buffers Lost", "%" PRIu64, (uint64_t)p->real_time_buffers_lost);
 	LINE(out, "Buffers Closed", "%" PRIu64, (uint64_t)p->sequence_number);
-	LINE(out, "Start Time", "%s", etw_filetime_str((int64_t)p->start_time, buf, sizeof(buf)));
+	LINE(out, "Start Time", "%s", etl_filetime_str((int64_t)p->start_time, buf, sizeof(buf)));
 	LINE(out, "Start Clock", "%" PRIu64, (uint64_t)p->start_clock);
-	LINE(out, "Boot Time", "%s", etw_filetime_str((int64_t)p->boot_time, buf, sizeof(buf)));
+	LINE(out, "Boot Time", "%s", etl_filetime_str((int64_t)p->boot_time, buf, sizeof(buf)));
 	LINE(out, "Readers", "%u", p->readers);
 	LINE(out, "Context Flags", "0x%08x", p->flags);
 }

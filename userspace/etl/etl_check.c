@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "etl_check.h"
-#include "etw_events.h"
-#include "etw_names.h"
+#include "etl_events.h"
+#include "etl_names.h"
 
 struct checker {
 	const struct etl_file *f;
@@ -58,7 +58,7 @@ static bool violation(struct checker *c, const char *fmt, ...)
 
 static const char *type_label(uint8_t header_type)
 {
-	const char *n = etw_header_type_name(header_type);
+	const char *n = etl_header_type_name(header_type);
 
 	return n ? n : "unknown";
 }
@@ -68,7 +68,7 @@ static bool check_buffer_header(struct checker *c, const struct etl_buffer *b)
 {
 	const struct trace_logfile_header *h = &c->f->header;
 	const struct wmi_buffer_header *bh = &b->hdr;
-	const char *tname = etw_buffer_type_name(bh->buffer_type);
+	const char *tname = etl_buffer_type_name(bh->buffer_type);
 
 	if (b->index == 0) {
 		if (bh->buffer_type != ETW_BUFFER_TYPE_HEADER &&
@@ -137,10 +137,10 @@ static bool check_payload_size(struct checker *c, const struct etl_buffer *b,
 
 	if (r->kind != ETL_KIND_KERNEL)
 		return false;
-	l = etw_event_layout(r->hook_id, (uint8_t)r->version);
+	l = etl_event_layout(r->hook_id, (uint8_t)r->version);
 	if (!l || (r->payload_len >= l->min && r->payload_len <= l->max))
 		return false;
-	etw_hook_label(r->hook_id, hook, sizeof(hook));
+	etl_hook_label(r->hook_id, hook, sizeof(hook));
 	if (l->min == l->max)
 		return violation(c, REC_FMT "%s payload is 0x%x bytes, its layout has 0x%x (Size 0x%x)",
 				 REC_ARGS(b, r), hook, r->payload_len, l->min, r->size);
@@ -189,7 +189,7 @@ static bool check_record(struct checker *c, const struct etl_buffer *b,
 	    violation(c, REC_FMT "the header buffer holds only group-0 (EventTrace) and SystemConfig CPU events, not %s %s",
 		      REC_ARGS(b, r), type_label(r->header_type),
 		      r->kind == ETL_KIND_KERNEL ?
-		      etw_hook_label(r->hook_id, hook, sizeof(hook)) : "event"))
+		      etl_hook_label(r->hook_id, hook, sizeof(hook)) : "event"))
 		return true;
 
 	if (check_payload_size(c, b, r))
@@ -232,7 +232,7 @@ static bool check_records(struct checker *c, const struct etl_buffer *b,
 				 err.msg, prev.buffer_offset,
 				 type_label(prev.header_type),
 				 prev.kind == ETL_KIND_KERNEL ?
-				 etw_hook_label(prev.hook_id, hook, sizeof(hook)) : "event",
+				 etl_hook_label(prev.hook_id, hook, sizeof(hook)) : "event",
 				 prev.size);
 	}
 

@@ -10,8 +10,8 @@
 #include "etl_dump.h"
 #include "etl_reader.h"
 #include "etl_switches.h"
-#include "etw_decode.h"
-#include "etw_names.h"
+#include "etl_decode.h"
+#include "etl_names.h"
 
 /* ---------------------------------------------------------------------- */
 /* Counts per event type                                                   */
@@ -186,22 +186,22 @@ static void print_time_line(FILE *out, const char *label, int64_t ft)
 {
 	char buf[64];
 
-	fprintf(out, "%-20s %s\n", label, etw_filetime_str(ft, buf, sizeof(buf)));
+	fprintf(out, "%-20s %s\n", label, etl_filetime_str(ft, buf, sizeof(buf)));
 }
 
 static void print_header(struct dump *d)
 {
 	const struct etl_file *f = d->f;
 	const struct trace_logfile_header *h = &f->header;
-	const char *clock = etw_clock_type_name(h->reserved_flags);
+	const char *clock = etl_clock_type_name(h->reserved_flags);
 	FILE *out = d->out;
 	char mode[512];
 
 	fprintf(out, "%-20s %s (%" PRIu64 " bytes)\n", "File:", f->path, f->size);
 	fprintf(out, "%-20s \"", "LoggerName:");
-	etw_print_escaped(out, f->logger_name, SIZE_MAX, false);
+	etl_print_escaped(out, f->logger_name, SIZE_MAX, false);
 	fprintf(out, "\"\n%-20s \"", "LogFileName:");
-	etw_print_escaped(out, f->log_file_name, SIZE_MAX, false);
+	etl_print_escaped(out, f->log_file_name, SIZE_MAX, false);
 	fprintf(out, "\"\n");
 	fprintf(out, "%-20s %u\n", "BufferSize:", h->buffer_size);
 	fprintf(out, "%-20s 0x%08x (OS %u.%u, file format %u.%u)\n", "Version:",
@@ -217,7 +217,7 @@ static void print_header(struct dump *d)
 		h->timer_resolution % 10000);
 	fprintf(out, "%-20s %u MB\n", "MaximumFileSize:", h->maximum_file_size);
 	fprintf(out, "%-20s 0x%08x (%s)\n", "LogFileMode:", h->log_file_mode,
-		etw_flags_str(etw_logfile_mode_names, h->log_file_mode, mode,
+		etl_flags_str(etl_logfile_mode_names, h->log_file_mode, mode,
 			      sizeof(mode)));
 	fprintf(out, "%-20s %u\n", "BuffersWritten:", h->buffers_written);
 	fprintf(out, "%-20s %u\n", "StartBuffers:", h->start_buffers);
@@ -266,25 +266,25 @@ static void print_event(struct dump *d, const struct etl_record *r)
 	switch (r->kind) {
 	case ETL_KIND_KERNEL:
 		fprintf(out, " %s (0x%04x %s v%u, %u bytes)\n",
-			etw_hook_label(r->hook_id, label, sizeof(label)),
-			r->hook_id, etw_header_type_name(r->header_type),
+			etl_hook_label(r->hook_id, label, sizeof(label)),
+			r->hook_id, etl_header_type_name(r->header_type),
 			r->version, r->size);
 		break;
 	case ETL_KIND_CLASSIC:
 		fprintf(out, " class %s type %u level %u (%s v%u, %u bytes)\n",
-			r->has_guid ? etw_guid_str(r->guid, guid, sizeof(guid)) : "(instance)",
+			r->has_guid ? etl_guid_str(r->guid, guid, sizeof(guid)) : "(instance)",
 			r->classic_type, r->classic_level,
-			etw_header_type_name(r->header_type), r->version, r->size);
+			etl_header_type_name(r->header_type), r->version, r->size);
 		break;
 	case ETL_KIND_EVENT:
 		fprintf(out, " provider %s id %u opcode %u task %u level %u keyword 0x%" PRIx64 " (%s v%u, %u bytes)\n",
-			etw_guid_str(r->guid, guid, sizeof(guid)), r->descriptor.id,
+			etl_guid_str(r->guid, guid, sizeof(guid)), r->descriptor.id,
 			r->descriptor.opcode, r->descriptor.task,
 			r->descriptor.level, (uint64_t)r->descriptor.keyword,
-			etw_header_type_name(r->header_type), r->version, r->size);
+			etl_header_type_name(r->header_type), r->version, r->size);
 		break;
 	}
-	if (!etw_decode_record(out, "    ", d->f, r) && r->payload_len)
+	if (!etl_decode_record(out, "    ", d->f, r) && r->payload_len)
 		fprintf(out, "    payload: %u bytes, layout not decoded\n", r->payload_len);
 	print_switches_of(d, r);
 }
@@ -299,7 +299,7 @@ static void print_buffers(struct dump *d)
 		"type", "records", "first timestamp", "last timestamp");
 	for (size_t i = 0; i < d->nbufs; i++) {
 		const struct buffer_summary *s = &d->bufs[i];
-		const char *type = etw_buffer_type_name(s->hdr.buffer_type);
+		const char *type = etl_buffer_type_name(s->hdr.buffer_type);
 		char tbuf[16];
 
 		if (!type) {
@@ -307,7 +307,7 @@ static void print_buffers(struct dump *d)
 			type = tbuf;
 		}
 		snprintf(flags, sizeof(flags), "0x%02x(", s->hdr.buffer_flag);
-		etw_flags_str(etw_buffer_flag_names, s->hdr.buffer_flag,
+		etl_flags_str(etl_buffer_flag_names, s->hdr.buffer_flag,
 			      flags + strlen(flags), sizeof(flags) - strlen(flags) - 1);
 		strcat(flags, ")");
 		fprintf(d->out, "%6u 0x%010" PRIx64 " %8u %8u %6" PRId64 " %4u  %-30s %-8s %8lu",
@@ -335,19 +335,19 @@ static void print_types(struct dump *d)
 		const struct type_key *k = &tc->key;
 
 		fprintf(d->out, "%8lu  %-16s %4u  ", tc->count,
-			etw_header_type_name(k->header_type), k->version);
+			etl_header_type_name(k->header_type), k->version);
 		switch (k->kind) {
 		case ETL_KIND_KERNEL:
 			fprintf(d->out, "0x%04x %s\n", k->id,
-				etw_hook_label(k->id, label, sizeof(label)));
+				etl_hook_label(k->id, label, sizeof(label)));
 			break;
 		case ETL_KIND_CLASSIC:
 			fprintf(d->out, "class %s type %u\n",
-				etw_guid_str(k->guid, guid, sizeof(guid)), k->id);
+				etl_guid_str(k->guid, guid, sizeof(guid)), k->id);
 			break;
 		default:
 			fprintf(d->out, "provider %s id %u opcode %u\n",
-				etw_guid_str(k->guid, guid, sizeof(guid)), k->id,
+				etl_guid_str(k->guid, guid, sizeof(guid)), k->id,
 				k->opcode);
 			break;
 		}
@@ -518,7 +518,7 @@ static void print_source(FILE *out, const struct etl_switches *s, bool compact)
 static void print_stats(struct dump *d, const struct etl_switches *s)
 {
 	const struct trace_logfile_header *h = &d->f->header;
-	const char *clock = etw_clock_type_name(h->reserved_flags);
+	const char *clock = etl_clock_type_name(h->reserved_flags);
 	FILE *out = d->out;
 
 	fprintf(out, "File: %s\n", d->f->path);

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "etl_reader.h"
-#include "etw_names.h"
-#include "utf16.h"
+#include "etl_names.h"
+#include "etl_utf16.h"
 
 /* The uapi structs are copied straight from the file: little-endian only. */
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -191,7 +191,7 @@ void etl_records_begin(const struct etl_buffer *b, struct etl_record_cursor *c)
 
 static const char *header_type_label(uint8_t t)
 {
-	const char *name = etw_header_type_name(t);
+	const char *name = etl_header_type_name(t);
 
 	return name ? name : "unknown";
 }
@@ -430,12 +430,12 @@ static int read_header(struct etl_file *f, struct etl_error *err)
 
 	/* Two NUL-terminated UTF-16 strings follow: logger, then file name. */
 	strings = sizeof(f->header);
-	f->logger_name = utf16le_to_utf8_alloc(r.payload + strings,
+	f->logger_name = etl_utf16_to_utf8_alloc(r.payload + strings,
 					       r.payload_len - strings, &used, NULL);
 	if (!f->logger_name)
 		return etl_error_set(err, "out of memory");
 	strings += (uint32_t)used;
-	f->log_file_name = utf16le_to_utf8_alloc(r.payload + strings,
+	f->log_file_name = etl_utf16_to_utf8_alloc(r.payload + strings,
 						 r.payload_len - strings, NULL, NULL);
 	if (!f->log_file_name)
 		return etl_error_set(err, "out of memory");

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "etl_switches.h"
-#include "etw_names.h"
+#include "etl_names.h"
 
 #define WAIT_CAP	PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_WAIT_TIME)
 
@@ -433,11 +433,11 @@ const char *etl_switch_format(const struct etl_switch *sw, char *buf, size_t siz
 		snprintf(new, sizeof(new), "%u", sw->new_tid);
 	if (!idle && (sw->known & ETL_SWITCH_HAS_STATE)) {
 		snprintf(state, sizeof(state), "%s",
-			 name_or_number(etw_kthread_state_name(sw->old_state),
+			 name_or_number(etl_kthread_state_name(sw->old_state),
 					sw->old_state, num, sizeof(num)));
 		if (sw->old_state == ETW_KTHREAD_WAITING)
 			snprintf(reason, sizeof(reason), "%s",
-				 name_or_number(etw_kwait_reason_name(sw->old_wait_reason),
+				 name_or_number(etl_kwait_reason_name(sw->old_wait_reason),
 						sw->old_wait_reason, num, sizeof(num)));
 	}
 	if (!idle && (sw->known & ETL_SWITCH_HAS_PRIORITY))

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "etl/etl_reader.h"
-#include "etl/etw_events.h"
+#include "etl/etl_events.h"
 #include "uapi/ntkl_etw.h"
 
 #define SYNTH_START_CLOCK	1000

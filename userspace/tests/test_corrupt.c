@@ -13,7 +13,7 @@
 #include "etl/etl_check.h"
 #include "etl/etl_dump.h"
 #include "etl/etl_reader.h"
-#include "etl/etw_decode.h"
+#include "etl/etl_decode.h"
 
 #define SPDL	"airbus-etl-parser__ShutdownPerfDiagLogger.etl"
 #define LXCORE	"airbus-etl-parser__lxcore_kernel.etl"
@@ -596,7 +596,7 @@ static char *run_decoder(enum etw_layout_id layout, const uint8_t *p, uint32_t l
 	size_t n;
 	FILE *m = open_memstream(&text, &n);
 
-	etw_decode_layout(m, "", layout, copy, len);
+	etl_decode_layout(m, "", layout, copy, len);
 	fclose(m);
 	free(copy);
 	return text;
@@ -834,13 +834,13 @@ static void test_decoders(void)
 		put_le32(sid + 16, 2);
 		put_le32(sid + 20, 3);
 		put_le32(sid + 24, 500);
-		CHECK(etw_sid_to_string(sid, sizeof(sid), out, sizeof(out), &used));
+		CHECK(etl_sid_to_string(sid, sizeof(sid), out, sizeof(out), &used));
 		CHECK_STR(out, "S-1-5-21-1-2-3-500");
 		CHECK_EQ(used, sizeof(sid));
-		CHECK(!etw_sid_to_string(sid, sizeof(sid) - 1, out, sizeof(out), &used));
+		CHECK(!etl_sid_to_string(sid, sizeof(sid) - 1, out, sizeof(out), &used));
 		sid[1] = 0;
 		sid[2] = 1;
-		CHECK(etw_sid_to_string(sid, 8, out, sizeof(out), &used));
+		CHECK(etl_sid_to_string(sid, 8, out, sizeof(out), &used));
 		CHECK_STR(out, "S-1-0x010000000005");
 	}
 	test_end();

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 
 #include "etl/etl_check.h"
-#include "etl/etw_decode.h"
-#include "etl/etw_events.h"
-#include "etl/etw_names.h"
+#include "etl/etl_decode.h"
+#include "etl/etl_events.h"
+#include "etl/etl_names.h"
 #include "test.h"
 
 static bool written_by_ntkl(const struct etw_event_desc *ev)
@@ -31,12 +31,12 @@ static void test_hooks_unique(void)
 		if (i && etw_events[i - 1].hook_id >= ev->hook_id)
 			test_fail("%s: hook 0x%04x is not after 0x%04x", ev->id, ev->hook_id,
 				  etw_events[i - 1].hook_id);
-		if (etw_event_find(ev->hook_id) != ev)
-			test_fail("%s: etw_event_find misses it", ev->id);
+		if (etl_event_find(ev->hook_id) != ev)
+			test_fail("%s: etl_event_find misses it", ev->id);
 		if (!ev->label || !ev->label[0] || !ev->id)
 			test_fail("entry %d has no name", i);
 	}
-	CHECK(etw_event_find(0x0599) == NULL);
+	CHECK(etl_event_find(0x0599) == NULL);
 	test_end();
 }
 
@@ -56,7 +56,7 @@ static void test_written_events(void)
 			test_fail("%s: written with version 0", ev->id);
 		if (ev->layout == ETW_LAYOUT_NONE)
 			test_fail("%s: written without a layout", ev->id);
-		if (etw_event_layout(ev->hook_id, ev->version) != &etw_layouts[ev->layout])
+		if (etl_event_layout(ev->hook_id, ev->version) != &etw_layouts[ev->layout])
 			test_fail("%s: its own version does not find its layout", ev->id);
 	}
 	/* What the seeds and the Windows samples give (shared/docs/windows-event-catalogue.md). */
@@ -141,17 +141,17 @@ static void test_names(void)
 	for (int i = 0; i < ETW_EVENT_COUNT; i++) {
 		const struct etw_event_desc *ev = &etw_events[i];
 
-		snprintf(want, sizeof(want), "%s/%s", etw_group_name(ETW_HOOK_GROUP(ev->hook_id)),
+		snprintf(want, sizeof(want), "%s/%s", etl_group_name(ETW_HOOK_GROUP(ev->hook_id)),
 			 ev->label);
-		etw_hook_label(ev->hook_id, buf, sizeof(buf));
+		etl_hook_label(ev->hook_id, buf, sizeof(buf));
 		if (strcmp(buf, want))
 			test_fail("0x%04x is \"%s\", the table says \"%s\"", ev->hook_id, buf, want);
 	}
-	CHECK_STR(etw_hook_label(0x0524, buf, sizeof(buf)), "Thread/CSwitch");
-	CHECK_STR(etw_hook_label(0x0F2E, buf, sizeof(buf)), "PerfInfo/SampleProf");
-	CHECK_STR(etw_hook_label(0x0B0A, buf, sizeof(buf)), "SystemConfig/CPU");
-	CHECK_STR(etw_hook_label(0x1820, buf, sizeof(buf)), "StackWalk/Stack");
-	CHECK_STR(etw_hook_label(0x0599, buf, sizeof(buf)), "Thread/0x99");
+	CHECK_STR(etl_hook_label(0x0524, buf, sizeof(buf)), "Thread/CSwitch");
+	CHECK_STR(etl_hook_label(0x0F2E, buf, sizeof(buf)), "PerfInfo/SampleProf");
+	CHECK_STR(etl_hook_label(0x0B0A, buf, sizeof(buf)), "SystemConfig/CPU");
+	CHECK_STR(etl_hook_label(0x1820, buf, sizeof(buf)), "StackWalk/Stack");
+	CHECK_STR(etl_hook_label(0x0599, buf, sizeof(buf)), "Thread/0x99");
 	test_end();
 }
 
@@ -161,7 +161,7 @@ static char *decode(enum etw_layout_id layout, const uint8_t *p, uint32_t len)
 	size_t n;
 	FILE *m = open_memstream(&text, &n);
 
-	etw_decode_layout(m, "", layout, p, len);
+	etl_decode_layout(m, "", layout, p, len);
 	fclose(m);
 	return text;
 }

@@ -278,7 +278,7 @@ static void test_format(void)
 	test_end();
 
 	test_begin("enable_flag_names");
-	CHECK_STR(etw_flags_str(ntkl_enable_flag_names, 0x813, buf, sizeof(buf)),
+	CHECK_STR(etl_flags_str(ntkl_enable_flag_names, 0x813, buf, sizeof(buf)),
 		  "PROCESS|THREAD|CSWITCH|DISPATCHER");
 	test_end();
 }

@@ -16,8 +16,8 @@
 #include "etl/etl_check.h"
 #include "etl/etl_dump.h"
 #include "etl/etl_reader.h"
-#include "etl/etw_events.h"
-#include "etl/etw_decode.h"
+#include "etl/etl_events.h"
+#include "etl/etl_decode.h"
 
 #define SPDL	"airbus-etl-parser__ShutdownPerfDiagLogger.etl"
 #define LXCORE	"airbus-etl-parser__lxcore_kernel.etl"
@@ -100,7 +100,7 @@ static char *decode_nth(const struct etl_file *f, uint16_t hook, int nth,
 			m = open_memstream(&text, &len);
 			if (!m)
 				return NULL;
-			etw_decode_record(m, "", f, &r);
+			etl_decode_record(m, "", f, &r);
 			fclose(m);
 			if (out)
 				*out = r;
@@ -136,7 +136,7 @@ static unsigned long count_decoded(const struct etl_file *f, uint8_t group,
 			m = open_memstream(&text, &len);
 			if (!m)
 				continue;
-			etw_decode_record(m, "", f, &r);
+			etl_decode_record(m, "", f, &r);
 			fclose(m);
 			if (strstr(text, needle))
 				n++;

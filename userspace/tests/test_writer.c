@@ -20,8 +20,8 @@
 #include "etl/etl_check.h"
 #include "etl/etl_dump.h"
 #include "etl/etl_reader.h"
-#include "etl/etw_events.h"
-#include "ctl/etl_writer.h"
+#include "etl/etl_events.h"
+#include "ctl/ntkl_writer.h"
 
 #define BUF_SIZE	4096
 #define START_CLOCK	1000000
@@ -210,14 +210,14 @@ static void test_patch_mem(void)
 
 	test_begin("patch_clamps_counters");
 	{
-		struct etl_writer w = { .buffers = 5 };
+		struct ntkl_writer w = { .buffers = 5 };
 		struct ntkl_properties final = {
 			.events_lost = 1ULL << 40,
 			.log_buffers_lost = 3,
 		};
 		int64_t before = etl_filetime_now();
 
-		etl_writer_patch_from(&w, &final, &patch);
+		ntkl_writer_patch_from(&w, &final, &patch);
 		CHECK_EQ(patch.buffers_written, 5);
 		CHECK_EQ(patch.events_lost, UINT32_MAX);
 		CHECK_EQ(patch.buffers_lost, 3);
@@ -225,14 +225,14 @@ static void test_patch_mem(void)
 		CHECK(patch.end_time - before < 10 * ETW_FILETIME_PER_SECOND);
 		/* FILETIME: 100 ns since 1601, so now is after 2020 */
 		CHECK(patch.end_time > 132223104000000000LL);
-		etl_writer_patch_from(&w, NULL, &patch);
+		ntkl_writer_patch_from(&w, NULL, &patch);
 		CHECK_EQ(patch.events_lost, 0);
 	}
 	test_end();
 }
 
 /* Write the synthetic logger to a file; returns the fd (path set) or -1. */
-static int write_file(struct etl_writer *w, char *path, size_t size, bool finish,
+static int write_file(struct ntkl_writer *w, char *path, size_t size, bool finish,
 		      const struct ntkl_properties *final)
 {
 	int in_fd = fake_device(NBUFS, BUF_SIZE);
@@ -240,10 +240,10 @@ static int write_file(struct etl_writer *w, char *path, size_t size, bool finish
 
 	CHECK(in_fd >= 0);
 	CHECK(out_fd >= 0);
-	CHECK_EQ(etl_writer_init(w, in_fd, out_fd, BUF_SIZE), 0);
-	CHECK_EQ(etl_writer_drain(w), 0);
+	CHECK_EQ(ntkl_writer_init(w, in_fd, out_fd, BUF_SIZE), 0);
+	CHECK_EQ(ntkl_writer_drain(w), 0);
 	if (finish)
-		CHECK_EQ(etl_writer_finish(w, final), 0);
+		CHECK_EQ(ntkl_writer_finish(w, final), 0);
 	close(in_fd);
 	return out_fd;
 }
@@ -252,7 +252,7 @@ static void test_pipeline(void)
 {
 	struct ntkl_properties final = { .events_lost = 7, .log_buffers_lost = 2 };
 	struct etl_check_stats stats;
-	struct etl_writer w;
+	struct ntkl_writer w;
 	struct etl_error err;
 	struct etl_file f;
 	char path[256], first[512] = "";
@@ -267,7 +267,7 @@ static void test_pipeline(void)
 	CHECK_EQ(w.bytes, NBUFS * BUF_SIZE);
 	CHECK_EQ(w.events, NRECORDS);	/* data buffers only */
 	close(fd);
-	etl_writer_free(&w);
+	ntkl_writer_free(&w);
 
 	CHECK_EQ(etl_open(&f, path, &err), 0);
 	if (f.data) {
@@ -306,11 +306,11 @@ static void test_pipeline(void)
 		struct ntkl_properties fin;
 
 		fd = temp_file(path, sizeof(path));
-		CHECK_EQ(etl_writer_init(&w, in_fd, fd, BUF_SIZE), 0);
-		CHECK_EQ(etl_writer_step(&w), 1);	/* the header; the rest at the end */
-		CHECK_EQ(etl_writer_end(&w, 0, &fin), 0);
+		CHECK_EQ(ntkl_writer_init(&w, in_fd, fd, BUF_SIZE), 0);
+		CHECK_EQ(ntkl_writer_step(&w), 1);	/* the header; the rest at the end */
+		CHECK_EQ(ntkl_writer_end(&w, 0, &fin), 0);
 		CHECK_EQ(w.buffers, NBUFS);
-		etl_writer_free(&w);
+		ntkl_writer_free(&w);
 		close(in_fd);
 		close(fd);
 		CHECK_EQ(etl_open(&f, path, &err), 0);
@@ -327,7 +327,7 @@ static void test_pipeline(void)
 	build_logger();
 	fd = write_file(&w, path, sizeof(path), false, NULL);
 	close(fd);
-	etl_writer_free(&w);
+	ntkl_writer_free(&w);
 	CHECK_EQ(etl_open(&f, path, &err), 0);
 	if (f.data) {
 		first[0] = '\0';
@@ -343,11 +343,11 @@ static void test_pipeline(void)
 		int in_fd = fake_device(1, BUF_SIZE / 2);
 		int out_fd = temp_file(path, sizeof(path));
 
-		CHECK_EQ(etl_writer_init(&w, in_fd, out_fd, BUF_SIZE), 0);
-		CHECK_EQ(etl_writer_step(&w), (unsigned long long)-EIO);
+		CHECK_EQ(ntkl_writer_init(&w, in_fd, out_fd, BUF_SIZE), 0);
+		CHECK_EQ(ntkl_writer_step(&w), (unsigned long long)-EIO);
 		CHECK_HAS(w.error, "got 2048 bytes, a buffer is 4096");
 		CHECK_EQ(w.buffers, 0);
-		etl_writer_free(&w);
+		ntkl_writer_free(&w);
 		close(in_fd);
 		close(out_fd);
 		unlink(path);
@@ -361,14 +361,14 @@ static void test_pipeline(void)
 
 		struct ntkl_properties final;
 
-		CHECK_EQ(etl_writer_init(&w, in_fd, out_fd, BUF_SIZE), 0);
-		CHECK_EQ(etl_writer_drain(&w), 0);
-		CHECK_EQ(etl_writer_finish(&w, NULL), (unsigned long long)-ENODATA);
+		CHECK_EQ(ntkl_writer_init(&w, in_fd, out_fd, BUF_SIZE), 0);
+		CHECK_EQ(ntkl_writer_drain(&w), 0);
+		CHECK_EQ(ntkl_writer_finish(&w, NULL), (unsigned long long)-ENODATA);
 		CHECK_HAS(w.error, "no buffer");
 		w.error[0] = '\0';
-		CHECK_EQ(etl_writer_end(&w, 0, &final), (unsigned long long)-ENODATA);
+		CHECK_EQ(ntkl_writer_end(&w, 0, &final), (unsigned long long)-ENODATA);
 		CHECK_HAS(w.error, "no buffer");
-		etl_writer_free(&w);
+		ntkl_writer_free(&w);
 		close(in_fd);
 		close(out_fd);
 		unlink(path);
@@ -380,10 +380,10 @@ static void test_pipeline(void)
 		int in_fd = fake_device(NBUFS, BUF_SIZE);
 		int out_fd = open("/dev/null", O_RDONLY);	/* not writable */
 
-		CHECK_EQ(etl_writer_init(&w, in_fd, out_fd, BUF_SIZE), 0);
-		CHECK_EQ(etl_writer_step(&w), (unsigned long long)-EBADF);
+		CHECK_EQ(ntkl_writer_init(&w, in_fd, out_fd, BUF_SIZE), 0);
+		CHECK_EQ(ntkl_writer_step(&w), (unsigned long long)-EBADF);
 		CHECK_HAS(w.error, "writing buffer 0");
-		etl_writer_free(&w);
+		ntkl_writer_free(&w);
 		close(in_fd);
 		close(out_fd);
 	}
@@ -402,25 +402,25 @@ static void test_pipeline(void)
 		getrlimit(RLIMIT_FSIZE, &old);
 		small.rlim_max = old.rlim_max;
 		CHECK_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-		CHECK_EQ(etl_writer_init(&w, in_fd, out_fd, BUF_SIZE), 0);
-		CHECK_EQ(etl_writer_step(&w), 1);
-		CHECK_EQ(etl_writer_step(&w), (unsigned long long)-EFBIG);
+		CHECK_EQ(ntkl_writer_init(&w, in_fd, out_fd, BUF_SIZE), 0);
+		CHECK_EQ(ntkl_writer_step(&w), 1);
+		CHECK_EQ(ntkl_writer_step(&w), (unsigned long long)-EFBIG);
 		setrlimit(RLIMIT_FSIZE, &old);
 		CHECK_HAS(w.error, "writing buffer 1: File too large");
 		CHECK_EQ(fstat(out_fd, &st), 0);
 		CHECK_EQ(st.st_size, BUF_SIZE);
 		/* no step after a failure: the next buffer would land past a hole */
-		CHECK_EQ(etl_writer_step(&w), (unsigned long long)-EFBIG);
+		CHECK_EQ(ntkl_writer_step(&w), (unsigned long long)-EFBIG);
 		CHECK_EQ(w.buffers, 1);
 		/* what was written is still made a valid file; the first error stays */
 		{
 			struct ntkl_properties final;
 
-			CHECK_EQ(etl_writer_end(&w, -EFBIG, &final), (unsigned long long)-EFBIG);
+			CHECK_EQ(ntkl_writer_end(&w, -EFBIG, &final), (unsigned long long)-EFBIG);
 			CHECK_HAS(w.error, "writing buffer 1: File too large");
 			CHECK_EQ(final.events_lost, 0);	/* a socket answers no QUERY */
 		}
-		etl_writer_free(&w);
+		ntkl_writer_free(&w);
 		close(in_fd);
 		close(out_fd);
 		CHECK_EQ(etl_open(&f, path, &err), 0);
@@ -447,7 +447,7 @@ static void test_pipeline(void)
 		CHECK(write(fd, bufs[1], BUF_SIZE) == BUF_SIZE);
 		CHECK(write(fd, bufs[2], BUF_SIZE / 2) == BUF_SIZE / 2);
 		close(fd);
-		CHECK_EQ(etl_file_complete(path, &final, &n, msg, sizeof(msg)), 0);
+		CHECK_EQ(ntkl_file_complete(path, &final, &n, msg, sizeof(msg)), 0);
 		CHECK_EQ(n, 2);
 		CHECK_EQ(stat(path, &st), 0);
 		CHECK_EQ(st.st_size, 2 * BUF_SIZE);
@@ -463,11 +463,11 @@ static void test_pipeline(void)
 		fd = open(path, O_WRONLY | O_TRUNC);
 		CHECK(write(fd, "hello", 5) == 5);
 		close(fd);
-		CHECK(etl_file_complete(path, NULL, &n, msg, sizeof(msg)) < 0);
+		CHECK(ntkl_file_complete(path, NULL, &n, msg, sizeof(msg)) < 0);
 		CHECK_HAS(msg, "no header buffer");
 		CHECK_EQ(n, 0);
 		unlink(path);
-		CHECK_EQ(etl_file_complete(path, NULL, &n, msg, sizeof(msg)),
+		CHECK_EQ(ntkl_file_complete(path, NULL, &n, msg, sizeof(msg)),
 			 (unsigned long long)-ENOENT);
 		CHECK_HAS(msg, "cannot open");
 	}

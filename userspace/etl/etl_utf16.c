@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 
-#include "utf16.h"
+#include "etl_utf16.h"
 
 #define REPLACEMENT_CHAR	0xFFFD
 
@@ -66,7 +66,7 @@ static bool next_code_point(const uint8_t *src, size_t src_len, size_t *pos,
 	return true;
 }
 
-bool utf16le_to_utf8(const uint8_t *src, size_t src_len, char *dst,
+bool etl_utf16_to_utf8(const uint8_t *src, size_t src_len, char *dst,
 		     size_t dst_size, size_t *used)
 {
 	bool terminated = false, full = false;
@@ -91,7 +91,7 @@ bool utf16le_to_utf8(const uint8_t *src, size_t src_len, char *dst,
 	return terminated;
 }
 
-char *utf16le_to_utf8_alloc(const uint8_t *src, size_t src_len, size_t *used,
+char *etl_utf16_to_utf8_alloc(const uint8_t *src, size_t src_len, size_t *used,
 			    bool *terminated)
 {
 	/* Each UTF-16 unit becomes at most 3 bytes of UTF-8. */
@@ -101,7 +101,7 @@ char *utf16le_to_utf8_alloc(const uint8_t *src, size_t src_len, size_t *used,
 
 	if (!dst)
 		return NULL;
-	t = utf16le_to_utf8(src, src_len, dst, size, used);
+	t = etl_utf16_to_utf8(src, src_len, dst, size, used);
 	if (terminated)
 		*terminated = t;
 	return dst;

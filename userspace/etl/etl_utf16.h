@@ -2,8 +2,8 @@
 /*
  * UTF-16LE (Windows wide strings, as ETW logs them) to UTF-8.
  */
-#ifndef NTKL_UTF16_H
-#define NTKL_UTF16_H
+#ifndef NTKL_ETL_UTF16_H
+#define NTKL_ETL_UTF16_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,11 +17,11 @@
  * string took, terminator included, or src_len if there was none.
  * Returns true if the terminator was found.
  */
-bool utf16le_to_utf8(const uint8_t *src, size_t src_len, char *dst,
+bool etl_utf16_to_utf8(const uint8_t *src, size_t src_len, char *dst,
 		     size_t dst_size, size_t *used);
 
 /* Same into a malloc'ed string big enough for all of it; NULL if out of memory. */
-char *utf16le_to_utf8_alloc(const uint8_t *src, size_t src_len, size_t *used,
+char *etl_utf16_to_utf8_alloc(const uint8_t *src, size_t src_len, size_t *used,
 			    bool *terminated);
 
-#endif /* NTKL_UTF16_H */
+#endif /* NTKL_ETL_UTF16_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Drain a bound logger into an ETL file and patch its header. See
- * etl_writer.h.
+ * ntkl_writer.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "etl/etl_reader.h"
-#include "etl_writer.h"
+#include "ntkl_writer.h"
 #include "ctl/ntkl_ctl.h"
 
 /* The Header event: first record of buffer 0, a SYSTEM64 header, then this. */
@@ -21,7 +21,7 @@
 #define LOGFILE_HEADER_OFFSET	(HEADER_EVENT_OFFSET + sizeof(struct system_trace_header))
 #define PATCH_BYTES		(LOGFILE_HEADER_OFFSET + sizeof(struct trace_logfile_header))
 
-int etl_writer_init(struct etl_writer *w, int in_fd, int out_fd,
+int ntkl_writer_init(struct ntkl_writer *w, int in_fd, int out_fd,
 		    uint32_t buffer_size)
 {
 	memset(w, 0, sizeof(*w));
@@ -37,7 +37,7 @@ int etl_writer_init(struct etl_writer *w, int in_fd, int out_fd,
 	return 0;
 }
 
-void etl_writer_free(struct etl_writer *w)
+void ntkl_writer_free(struct ntkl_writer *w)
 {
 	free(w->buf);
 	w->buf = NULL;
@@ -69,7 +69,7 @@ static void cut_back(int fd, uint64_t len)
 }
 
 /* Records in a data buffer, for the progress line and the summary. */
-static uint64_t count_records(const struct etl_writer *w)
+static uint64_t count_records(const struct ntkl_writer *w)
 {
 	struct etl_buffer b;
 	struct etl_record_cursor rc;
@@ -94,14 +94,14 @@ static uint64_t count_records(const struct etl_writer *w)
 }
 
 /* Remember the first failure: every later step returns it. */
-static int fail(struct etl_writer *w, int err)
+static int fail(struct ntkl_writer *w, int err)
 {
 	w->failed = err;
 	return err;
 }
 
 /* One buffer from the logger into w->buf: 1, 0 at the end, or -errno. */
-static int read_one(struct etl_writer *w)
+static int read_one(struct ntkl_writer *w)
 {
 	ssize_t n;
 
@@ -127,7 +127,7 @@ static int read_one(struct etl_writer *w)
 	return 1;
 }
 
-int etl_writer_step(struct etl_writer *w)
+int ntkl_writer_step(struct ntkl_writer *w)
 {
 	int ret;
 
@@ -151,11 +151,11 @@ int etl_writer_step(struct etl_writer *w)
 	return 1;
 }
 
-int etl_writer_drain(struct etl_writer *w)
+int ntkl_writer_drain(struct ntkl_writer *w)
 {
 	int ret;
 
-	while ((ret = etl_writer_step(w)) > 0)
+	while ((ret = ntkl_writer_step(w)) > 0)
 		;
 	return ret;
 }
@@ -174,7 +174,7 @@ static uint32_t clamp32(uint64_t v)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-void etl_writer_patch_from(const struct etl_writer *w,
+void ntkl_writer_patch_from(const struct ntkl_writer *w,
 			   const struct ntkl_properties *final,
 			   struct etl_header_patch *patch)
 {
@@ -247,7 +247,7 @@ int etl_header_patch_fd(int fd, const struct etl_header_patch *patch,
 	return 0;
 }
 
-int etl_writer_finish(struct etl_writer *w, const struct ntkl_properties *final)
+int ntkl_writer_finish(struct ntkl_writer *w, const struct ntkl_properties *final)
 {
 	struct etl_header_patch patch;
 	int ret;
@@ -257,7 +257,7 @@ int etl_writer_finish(struct etl_writer *w, const struct ntkl_properties *final)
 			 "the logger gave no buffer, not even the header: the file is empty");
 		return -ENODATA;
 	}
-	etl_writer_patch_from(w, final, &patch);
+	ntkl_writer_patch_from(w, final, &patch);
 	ret = etl_header_patch_fd(w->out_fd, &patch, w->error, sizeof(w->error));
 	if (ret)
 		return ret;
@@ -270,13 +270,13 @@ int etl_writer_finish(struct etl_writer *w, const struct ntkl_properties *final)
 	return 0;
 }
 
-int etl_writer_end(struct etl_writer *w, int error, struct ntkl_properties *final)
+int ntkl_writer_end(struct ntkl_writer *w, int error, struct ntkl_properties *final)
 {
 	char first[sizeof(w->error)];
 	int ret;
 
 	if (!error)
-		error = etl_writer_drain(w);
+		error = ntkl_writer_drain(w);
 	if (ntkl_query_bound(w->in_fd, final))
 		memset(final, 0, sizeof(*final));
 	if (!w->buffers) {
@@ -288,7 +288,7 @@ int etl_writer_end(struct etl_writer *w, int error, struct ntkl_properties *fina
 		return error;
 	}
 	snprintf(first, sizeof(first), "%s", w->error);
-	ret = etl_writer_finish(w, final);
+	ret = ntkl_writer_finish(w, final);
 	if (error) {
 		/* the first error is the one to tell */
 		snprintf(w->error, sizeof(w->error), "%s", first);
@@ -297,12 +297,12 @@ int etl_writer_end(struct etl_writer *w, int error, struct ntkl_properties *fina
 	return ret;
 }
 
-int etl_file_complete(const char *path, const struct ntkl_properties *final,
+int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
 		      uint64_t *buffers, char *err, size_t err_size)
 {
 	struct wmi_buffer_header bh;
 	struct etl_header_patch patch;
-	struct etl_writer w = { .buffers = 0 };
+	struct ntkl_writer w = { .buffers = 0 };
 	struct stat st;
 	int fd, ret = 0;
 
@@ -333,7 +333,7 @@ int etl_file_complete(const char *path, const struct ntkl_properties *final,
 			 strerror(-ret));
 		goto out;
 	}
-	etl_writer_patch_from(&w, final, &patch);
+	ntkl_writer_patch_from(&w, final, &patch);
 	ret = etl_header_patch_fd(fd, &patch, err, err_size);
 	if (!ret && fsync(fd) < 0 && errno != EINVAL && errno != EROFS) {
 		ret = -errno;

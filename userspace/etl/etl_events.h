@@ -4,8 +4,8 @@
  * every kernel event's hook, header, version, name and payload layout that
  * the names, the checker and the decoder are driven by.
  */
-#ifndef NTKL_ETW_EVENTS_H
-#define NTKL_ETW_EVENTS_H
+#ifndef NTKL_ETL_EVENTS_H
+#define NTKL_ETL_EVENTS_H
 
 #include <stdint.h>
 
@@ -17,13 +17,13 @@ extern const struct etw_layout etw_layouts[ETW_LAYOUT_COUNT];
 extern const struct etw_field etw_field_list[ETW_FIELDPOS_END + 1];
 
 /* The event of a hook id; NULL if the table lacks it. */
-const struct etw_event_desc *etw_event_find(uint16_t hook_id);
+const struct etw_event_desc *etl_event_find(uint16_t hook_id);
 
 /*
  * The payload layout of a kernel record of this hook and version; NULL if
  * the table has none for it (an unknown hook, a version the layout does
  * not describe, or an event whose payload ntkl does not know).
  */
-const struct etw_layout *etw_event_layout(uint16_t hook_id, uint8_t version);
+const struct etw_layout *etl_event_layout(uint16_t hook_id, uint8_t version);
 
-#endif /* NTKL_ETW_EVENTS_H */
+#endif /* NTKL_ETL_EVENTS_H */

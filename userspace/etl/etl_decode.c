@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "etw_decode.h"
-#include "etw_events.h"
-#include "etw_names.h"
-#include "utf16.h"
+#include "etl_decode.h"
+#include "etl_events.h"
+#include "etl_names.h"
+#include "etl_utf16.h"
 
 /* ---------------------------------------------------------------------- */
 /* A bounds-checked field printer                                          */
@@ -111,10 +111,10 @@ static void dec_wstr(struct dec *d, const char *name)
 
 	if (!dec_have(d, d->pos, 2, name))
 		return;
-	terminated = utf16le_to_utf8(d->p + d->pos, d->len - d->pos, buf,
+	terminated = etl_utf16_to_utf8(d->p + d->pos, d->len - d->pos, buf,
 				     sizeof(buf), &used);
 	fprintf(d->out, " %s=\"", name);
-	etw_print_escaped(d->out, buf, sizeof(buf), false);
+	etl_print_escaped(d->out, buf, sizeof(buf), false);
 	fputc('"', d->out);
 	if (!terminated)
 		fprintf(d->out, "(unterminated)");
@@ -130,9 +130,9 @@ static void dec_wstr_fixed(struct dec *d, uint32_t off, uint32_t n, const char *
 
 	if (!dec_have(d, off, n, name))
 		return;
-	utf16le_to_utf8(d->p + off, n, buf, sizeof(buf), NULL);
+	etl_utf16_to_utf8(d->p + off, n, buf, sizeof(buf), NULL);
 	fprintf(d->out, " %s=\"", name);
-	etw_print_escaped(d->out, buf, sizeof(buf), false);
+	etl_print_escaped(d->out, buf, sizeof(buf), false);
 	fputc('"', d->out);
 }
 
@@ -148,7 +148,7 @@ static void dec_astr(struct dec *d, const char *name)
 	for (n = 0; n < left && s[n]; n++)
 		;
 	fprintf(d->out, " %s=\"", name);
-	etw_print_escaped(d->out, (const char *)s, n, true);
+	etl_print_escaped(d->out, (const char *)s, n, true);
 	fputc('"', d->out);
 	if (n == left) {
 		fprintf(d->out, "(unterminated)");
@@ -170,7 +170,7 @@ static void dec_end(struct dec *d)
 	fputc('\n', d->out);
 }
 
-void etw_print_escaped(FILE *out, const char *s, size_t max, bool ascii_only)
+void etl_print_escaped(FILE *out, const char *s, size_t max, bool ascii_only)
 {
 	for (size_t i = 0; i < max && s[i]; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -184,7 +184,7 @@ void etw_print_escaped(FILE *out, const char *s, size_t max, bool ascii_only)
 	}
 }
 
-const char *etw_filetime_str(int64_t filetime, char *buf, size_t size)
+const char *etl_filetime_str(int64_t filetime, char *buf, size_t size)
 {
 	int64_t since_epoch, secs, frac;
 	struct tm tm;
@@ -213,7 +213,7 @@ not_a_date:
 	return buf;
 }
 
-const char *etw_guid_str(const uint8_t g[16], char *buf, size_t size)
+const char *etl_guid_str(const uint8_t g[16], char *buf, size_t size)
 {
 	snprintf(buf, size,
 		 "{%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x}",
@@ -222,7 +222,7 @@ const char *etw_guid_str(const uint8_t g[16], char *buf, size_t size)
 	return buf;
 }
 
-bool etw_sid_to_string(const uint8_t *p, uint32_t len, char *buf, size_t size,
+bool etl_sid_to_string(const uint8_t *p, uint32_t len, char *buf, size_t size,
 		       uint32_t *sid_len)
 {
 	struct etw_sid sid;
@@ -283,7 +283,7 @@ static void dec_spinlock_flags(struct dec *d, const struct etw_field *f)
 	if (d->is_short)
 		return;
 	fprintf(d->out, " AcquireMode=%u", mode);
-	print_name(d->out, etw_spinlock_mode_name(mode));
+	print_name(d->out, etl_spinlock_mode_name(mode));
 	fprintf(d->out, " ExecuteDpc=%d ExecuteIsr=%d",
 		!!(flags & WMI_SPINLOCK_EXECUTE_DPC), !!(flags & WMI_SPINLOCK_EXECUTE_ISR));
 }
@@ -307,17 +307,17 @@ static void dec_field(struct dec *d, const struct etw_field *f, struct dec_state
 	case ETW_FIELD_WAIT_REASON:
 		v = dec_int(d, f->offset, f->size, f->name, FMT_DEC);
 		if (!d->is_short)
-			print_name(d->out, etw_kwait_reason_name((uint8_t)v));
+			print_name(d->out, etl_kwait_reason_name((uint8_t)v));
 		break;
 	case ETW_FIELD_THREAD_STATE:
 		v = dec_int(d, f->offset, f->size, f->name, FMT_DEC);
 		if (!d->is_short)
-			print_name(d->out, etw_kthread_state_name((uint8_t)v));
+			print_name(d->out, etl_kthread_state_name((uint8_t)v));
 		break;
 	case ETW_FIELD_ADJUST_REASON:
 		v = dec_int(d, f->offset, f->size, f->name, FMT_SIGNED);
 		if (!d->is_short)
-			print_name(d->out, etw_ready_adjust_reason_name((int8_t)v));
+			print_name(d->out, etl_ready_adjust_reason_name((int8_t)v));
 		break;
 	case ETW_FIELD_READY_FLAGS:
 		v = dec_int(d, f->offset, f->size, f->name, FMT_HEX);
@@ -333,7 +333,7 @@ static void dec_field(struct dec *d, const struct etw_field *f, struct dec_state
 	case ETW_FIELD_LOGFILE_MODE:
 		v = dec_int(d, f->offset, f->size, f->name, FMT_HEX);
 		if (!d->is_short)
-			fprintf(d->out, "(%s)", etw_flags_str(etw_logfile_mode_names,
+			fprintf(d->out, "(%s)", etl_flags_str(etl_logfile_mode_names,
 							      (uint32_t)v, mode, sizeof(mode)));
 		break;
 	case ETW_FIELD_GROUP_MASKS:
@@ -373,7 +373,7 @@ static void dec_sid(struct dec *d, const char *name)
 	}
 	if (!dec_have(d, d->pos, hdr + sizeof(struct etw_sid), name))
 		return;
-	if (!etw_sid_to_string(d->p + d->pos + hdr, d->len - d->pos - hdr,
+	if (!etl_sid_to_string(d->p + d->pos + hdr, d->len - d->pos - hdr,
 			       sid, sizeof(sid), &sid_len)) {
 		/* force the short report with the size the SID asks for */
 		uint8_t n = d->p[d->pos + hdr + offsetof(struct etw_sid, sub_authority_count)];
@@ -392,14 +392,14 @@ static void print_state_wr(FILE *out, uint8_t state_wr)
 	const char *name;
 
 	if (state_wr < ETW_MAXIMUM_WAIT_REASON) {
-		name = etw_kwait_reason_name(state_wr);
+		name = etl_kwait_reason_name(state_wr);
 		fprintf(out, " State=Waiting WaitReason=%u", state_wr);
 		print_name(out, name);
 	} else {
 		uint8_t state = (uint8_t)(state_wr - ETW_MAXIMUM_WAIT_REASON);
 
 		fprintf(out, " State=%u", state);
-		print_name(out, etw_kthread_state_name(state));
+		print_name(out, etl_kthread_state_name(state));
 	}
 }
 
@@ -470,13 +470,13 @@ static void dec_ccswap_packets(struct dec *d, const char *indent)
 /* The groups a HeaderExtension's masks turn on, by name. */
 static void dec_group_names(struct dec *d, const struct dec_state *st)
 {
-	const struct etw_flag_name *g;
+	const struct etl_flag_name *g;
 	bool any = false;
 
 	if (d->is_short)
 		return;
 	fprintf(d->out, " On=");
-	for (g = etw_perf_group_names; g->name; g++) {
+	for (g = etl_perf_group_names; g->name; g++) {
 		if (!perf_group_is_on(&st->gm, g->value))
 			continue;
 		fprintf(d->out, "%s%s", any ? "|" : "", g->name);
@@ -522,7 +522,7 @@ static void dec_tail(struct dec *d, const char *indent, const struct etw_layout 
 	dec_end(d);
 }
 
-void etw_decode_layout(FILE *out, const char *indent, enum etw_layout_id layout,
+void etl_decode_layout(FILE *out, const char *indent, enum etw_layout_id layout,
 		       const uint8_t *p, uint32_t len)
 {
 	const struct etw_layout *l = &etw_layouts[layout];
@@ -540,7 +540,7 @@ void etw_decode_layout(FILE *out, const char *indent, enum etw_layout_id layout,
 /* EVENT_HEADER extended data items                                        */
 /* ---------------------------------------------------------------------- */
 
-void etw_decode_ext_items(FILE *out, const char *indent,
+void etl_decode_ext_items(FILE *out, const char *indent,
 			  const uint8_t *p, uint32_t len)
 {
 	struct etw_event_header_ext_item item;
@@ -552,7 +552,7 @@ void etw_decode_ext_items(FILE *out, const char *indent,
 		const char *name;
 
 		memcpy(&item, p + pos, sizeof(item));
-		name = etw_ext_type_name(item.ext_type);
+		name = etl_ext_type_name(item.ext_type);
 		if (name)
 			fprintf(out, " %s", name);
 		else
@@ -562,7 +562,7 @@ void etw_decode_ext_items(FILE *out, const char *indent,
 		    item.data_size > 2 && item.data_size <= len - pos - sizeof(item)) {
 			/* Traits: u16 size, then the provider name (UTF-8). */
 			fprintf(out, "=\"");
-			etw_print_escaped(out, (const char *)p + pos + sizeof(item) + 2,
+			etl_print_escaped(out, (const char *)p + pos + sizeof(item) + 2,
 					  item.data_size - 2u, false);
 			fputc('"', out);
 		}
@@ -577,7 +577,7 @@ void etw_decode_ext_items(FILE *out, const char *indent,
 /* Dispatch: the event table says which layout a record has                */
 /* ---------------------------------------------------------------------- */
 
-bool etw_decode_record(FILE *out, const char *indent, const struct etl_file *f,
+bool etl_decode_record(FILE *out, const char *indent, const struct etl_file *f,
 		       const struct etl_record *r)
 {
 	const struct etw_layout *l;
@@ -586,16 +586,16 @@ bool etw_decode_record(FILE *out, const char *indent, const struct etl_file *f,
 	if (r->kind == ETL_KIND_EVENT) {
 		/* The payload needs the provider's manifest: only the items. */
 		if (r->ext)
-			etw_decode_ext_items(out, indent, r->ext, r->ext_len);
+			etl_decode_ext_items(out, indent, r->ext, r->ext_len);
 		return false;
 	}
 	if (r->kind != ETL_KIND_KERNEL)
 		return false;
 	/* the version without the ext-item bits */
-	l = etw_event_layout(r->hook_id, (uint8_t)r->version);
+	l = etl_event_layout(r->hook_id, (uint8_t)r->version);
 	if (!l || l == &etw_layouts[ETW_LAYOUT_EMPTY])
 		return false;
-	etw_decode_layout(out, indent, (enum etw_layout_id)(l - etw_layouts),
+	etl_decode_layout(out, indent, (enum etw_layout_id)(l - etw_layouts),
 			  r->payload, r->payload_len);
 	return true;
 }

@@ -14,8 +14,8 @@
  * The commands use it three ways: ntkl start's background writer, ntkl
  * save (a buffering-mode snapshot), ntkl record (in the foreground).
  */
-#ifndef NTKL_ETL_WRITER_H
-#define NTKL_ETL_WRITER_H
+#ifndef NTKL_WRITER_H
+#define NTKL_WRITER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,7 +23,7 @@
 #include "uapi/ntkl.h"
 #include "uapi/ntkl_etw.h"
 
-struct etl_writer {
+struct ntkl_writer {
 	int in_fd;			/* bound to the logger */
 	int out_fd;			/* the file, written from offset 0 */
 	uint32_t buffer_size;		/* bytes per buffer */
@@ -44,9 +44,9 @@ struct etl_header_patch {
 };
 
 /* Set up w; the descriptors stay the caller's. 0 or -ENOMEM. */
-int etl_writer_init(struct etl_writer *w, int in_fd, int out_fd,
+int ntkl_writer_init(struct ntkl_writer *w, int in_fd, int out_fd,
 		    uint32_t buffer_size);
-void etl_writer_free(struct etl_writer *w);
+void ntkl_writer_free(struct ntkl_writer *w);
 
 /*
  * Read one buffer and append it. Returns 1 (one more buffer in the file),
@@ -55,16 +55,16 @@ void etl_writer_free(struct etl_writer *w);
  * whole is cut off again, so the file always ends on a buffer boundary.
  * Blocks in read() as the device does: poll in_fd first to avoid that.
  */
-int etl_writer_step(struct etl_writer *w);
+int ntkl_writer_step(struct ntkl_writer *w);
 
 /* Steps until the end of data: 0 or -errno. */
-int etl_writer_drain(struct etl_writer *w);
+int ntkl_writer_drain(struct ntkl_writer *w);
 
 /*
  * The patch from the writer's count and the logger's final properties
  * (counters above 32 bits are clamped to 0xFFFFFFFF).
  */
-void etl_writer_patch_from(const struct etl_writer *w,
+void ntkl_writer_patch_from(const struct ntkl_writer *w,
 			   const struct ntkl_properties *final,
 			   struct etl_header_patch *patch);
 
@@ -81,7 +81,7 @@ int etl_header_patch_fd(int fd, const struct etl_header_patch *patch,
 			char *err, size_t err_size);
 
 /* Patch the file with the final properties and fsync it: 0 or -errno. */
-int etl_writer_finish(struct etl_writer *w, const struct ntkl_properties *final);
+int ntkl_writer_finish(struct ntkl_writer *w, const struct ntkl_properties *final);
 
 /*
  * The end of a recording, once the logger stopped (or the snapshot is
@@ -91,7 +91,7 @@ int etl_writer_finish(struct etl_writer *w, const struct ntkl_properties *final)
  * whatever whole buffers it has, so that it reads even after an error.
  * Returns the first error (w->error says it) or 0.
  */
-int etl_writer_end(struct etl_writer *w, int error, struct ntkl_properties *final);
+int ntkl_writer_end(struct ntkl_writer *w, int error, struct ntkl_properties *final);
 
 /*
  * Complete a file whose writer died (SIGKILL, OOM) before patching it:
@@ -99,10 +99,10 @@ int etl_writer_end(struct etl_writer *w, int error, struct ntkl_properties *fina
  * whole buffers found (*buffers) and the logger's final counters (final
  * may be NULL). 0, or -errno with a reason in err.
  */
-int etl_file_complete(const char *path, const struct ntkl_properties *final,
+int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
 		      uint64_t *buffers, char *err, size_t err_size);
 
 /* FILETIME (100 ns since 1601) of the real-time clock now. */
 int64_t etl_filetime_now(void);
 
-#endif /* NTKL_ETL_WRITER_H */
+#endif /* NTKL_WRITER_H */

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "etw_events.h"
-#include "etw_names.h"
+#include "etl_events.h"
+#include "etl_names.h"
 #include "uapi/ntkl_etw.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -52,23 +52,23 @@ static const char *const group_names[ETW_MAX_KERNEL_GROUPS] = {
 	[ETW_GROUP_HYPERVISORX]	= "HypervisorX",
 };
 
-const char *etw_group_name(uint8_t group)
+const char *etl_group_name(uint8_t group)
 {
 	return group < ARRAY_SIZE(group_names) ? group_names[group] : NULL;
 }
 
 /* The opcode name, as the event table gives it (uapi/ntkl_events.h). */
-const char *etw_hook_name(uint16_t hook_id)
+const char *etl_hook_name(uint16_t hook_id)
 {
-	const struct etw_event_desc *ev = etw_event_find(hook_id);
+	const struct etw_event_desc *ev = etl_event_find(hook_id);
 
 	return ev ? ev->label : NULL;
 }
 
-const char *etw_hook_label(uint16_t hook_id, char *buf, size_t size)
+const char *etl_hook_label(uint16_t hook_id, char *buf, size_t size)
 {
-	const char *group = etw_group_name(ETW_HOOK_GROUP(hook_id));
-	const char *name = etw_hook_name(hook_id);
+	const char *group = etl_group_name(ETW_HOOK_GROUP(hook_id));
+	const char *name = etl_hook_name(hook_id);
 
 	if (group && name)
 		snprintf(buf, size, "%s/%s", group, name);
@@ -80,7 +80,7 @@ const char *etw_hook_label(uint16_t hook_id, char *buf, size_t size)
 	return buf;
 }
 
-const char *etw_header_type_name(uint8_t header_type)
+const char *etl_header_type_name(uint8_t header_type)
 {
 	switch (header_type) {
 	case ETW_HEADER_TYPE_SYSTEM32:		return "SYSTEM32";
@@ -103,7 +103,7 @@ const char *etw_header_type_name(uint8_t header_type)
 	}
 }
 
-const char *etw_buffer_type_name(uint16_t buffer_type)
+const char *etl_buffer_type_name(uint16_t buffer_type)
 {
 	static const char *const names[] = {
 		[ETW_BUFFER_TYPE_GENERIC]	= "GENERIC",
@@ -119,7 +119,7 @@ const char *etw_buffer_type_name(uint16_t buffer_type)
 	return buffer_type < ARRAY_SIZE(names) ? names[buffer_type] : NULL;
 }
 
-const char *etw_clock_type_name(uint32_t clock_type)
+const char *etl_clock_type_name(uint32_t clock_type)
 {
 	switch (clock_type) {
 	case EVENT_TRACE_CLOCK_RAW:		return "raw";
@@ -130,7 +130,7 @@ const char *etw_clock_type_name(uint32_t clock_type)
 	}
 }
 
-const char *etw_kwait_reason_name(uint8_t reason)
+const char *etl_kwait_reason_name(uint8_t reason)
 {
 	static const char *const names[] = {
 		[ETW_KWAIT_EXECUTIVE]		= "Executive",
@@ -177,7 +177,7 @@ const char *etw_kwait_reason_name(uint8_t reason)
 	return reason < ARRAY_SIZE(names) ? names[reason] : NULL;
 }
 
-const char *etw_kthread_state_name(uint8_t state)
+const char *etl_kthread_state_name(uint8_t state)
 {
 	static const char *const names[] = {
 		[ETW_KTHREAD_INITIALIZED]	= "Initialized",
@@ -195,7 +195,7 @@ const char *etw_kthread_state_name(uint8_t state)
 	return state < ARRAY_SIZE(names) ? names[state] : NULL;
 }
 
-const char *etw_ext_type_name(uint16_t ext_type)
+const char *etl_ext_type_name(uint16_t ext_type)
 {
 	static const char *const names[EVENT_HEADER_EXT_TYPE_MAX] = {
 		[EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID] = "RELATED_ACTIVITYID",
@@ -221,7 +221,7 @@ const char *etw_ext_type_name(uint16_t ext_type)
 	return ext_type < ARRAY_SIZE(names) ? names[ext_type] : NULL;
 }
 
-const char *etw_spinlock_mode_name(uint8_t mode)
+const char *etl_spinlock_mode_name(uint8_t mode)
 {
 	switch (mode) {
 	case WMI_SPINLOCK_ACQUIRE_ORDINARY:	return "ordinary";
@@ -233,7 +233,7 @@ const char *etw_spinlock_mode_name(uint8_t mode)
 	}
 }
 
-const char *etw_ready_adjust_reason_name(int8_t reason)
+const char *etl_ready_adjust_reason_name(int8_t reason)
 {
 	switch (reason) {
 	case ETW_ADJUST_NONE:	return "None";
@@ -243,7 +243,7 @@ const char *etw_ready_adjust_reason_name(int8_t reason)
 	}
 }
 
-const char *etw_flags_str(const struct etw_flag_name *table, uint32_t value,
+const char *etl_flags_str(const struct etl_flag_name *table, uint32_t value,
 			  char *buf, size_t size)
 {
 	uint32_t rest = value;
@@ -272,7 +272,7 @@ const char *etw_flags_str(const struct etw_flag_name *table, uint32_t value,
 
 #define FLAG(prefix, name)	{ prefix##name, #name }
 
-const struct etw_flag_name etw_buffer_flag_names[] = {
+const struct etl_flag_name etl_buffer_flag_names[] = {
 	FLAG(ETW_BUFFER_FLAG_, FLUSH_MARKER),
 	FLAG(ETW_BUFFER_FLAG_, EVENTS_LOST),
 	FLAG(ETW_BUFFER_FLAG_, BUFFER_LOST),
@@ -283,7 +283,7 @@ const struct etw_flag_name etw_buffer_flag_names[] = {
 	{ 0, NULL }
 };
 
-const struct etw_flag_name etw_logfile_mode_names[] = {
+const struct etl_flag_name etl_logfile_mode_names[] = {
 	FLAG(EVENT_TRACE_, FILE_MODE_SEQUENTIAL),
 	FLAG(EVENT_TRACE_, FILE_MODE_CIRCULAR),
 	FLAG(EVENT_TRACE_, FILE_MODE_APPEND),
@@ -318,7 +318,7 @@ const struct etw_flag_name etw_logfile_mode_names[] = {
 	{ 0, NULL }
 };
 
-const struct etw_flag_name etw_event_header_flag_names[] = {
+const struct etl_flag_name etl_event_header_flag_names[] = {
 	FLAG(EVENT_HEADER_FLAG_, EXTENDED_INFO),
 	FLAG(EVENT_HEADER_FLAG_, PRIVATE_SESSION),
 	FLAG(EVENT_HEADER_FLAG_, STRING_ONLY),
@@ -333,7 +333,7 @@ const struct etw_flag_name etw_event_header_flag_names[] = {
 };
 
 /* Not bit flags: each value is a mask index and a bit (see perf_group_is_on). */
-const struct etw_flag_name etw_perf_group_names[] = {
+const struct etl_flag_name etl_perf_group_names[] = {
 	FLAG(PERF_, PROCESS),
 	FLAG(PERF_, THREAD),
 	FLAG(PERF_, LOADER),

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libntkletl, the ETL format library: its one public header. Every
+ * function it exports is named etl_*; the wire format's structs and
+ * tables it reads are uapi's (etw_*, uapi/ntkl_etw.h, ntkl_events.h).
+ *
+ *   etl_reader.h    open an ETL file, walk its buffers and records
+ *   etl_check.h     the strict checks (ntkl dump --check)
+ *   etl_decode.h    a record's fields by name (ntkl dump --events)
+ *   etl_dump.h      the dump command's printers
+ *   etl_switches.h  context switches from CSwitch and CompCS alike
+ *   etl_events.h    the event list's lookups; etl_names.h, names of numbers
+ *   etl_utf16.h     UTF-16LE strings
+ */
+#ifndef NTKL_ETL_H
+#define NTKL_ETL_H
+
+#include "etl_check.h"
+#include "etl_decode.h"
+#include "etl_dump.h"
+#include "etl_events.h"
+#include "etl_names.h"
+#include "etl_reader.h"
+#include "etl_switches.h"
+#include "etl_utf16.h"
+
+#endif /* NTKL_ETL_H */
