@@ -11,7 +11,7 @@
 
 #include "uapi/ntkl_events.h"
 
-/* The tables, expanded once from the list (etw_events.c). */
+/* The tables, expanded once from the list (etl_events.c). */
 extern const struct etw_event_desc etw_events[ETW_EVENT_COUNT];
 extern const struct etw_layout etw_layouts[ETW_LAYOUT_COUNT];
 extern const struct etw_field etw_field_list[ETW_FIELDPOS_END + 1];
