@@ -268,8 +268,7 @@ static int logger_start(struct ntkl_properties *p)
 		ntkl_clock_anchor();
 	lg->perf_freq = ntkl_clock_freq(lg->clock_type);
 	lg->boot_time = ntkl_filetime_boot();
-	lg->start_time = ntkl_filetime_now();
-	lg->start_clock = ntkl_clock(lg->clock_type);
+	ntkl_clock_start(lg->clock_type, &lg->start_clock, &lg->start_time);
 	ntkl_header_build(lg);
 	lg->accept = 1;
 	lg->status = NTKL_STATUS_RUNNING;

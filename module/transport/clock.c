@@ -51,6 +51,53 @@ static void qpc_set(const struct ntkl_qpc_scale *s)
 }
 
 /*
+ * Two clocks read at one instant: a reading of clock b bracketed by two of
+ * clock a, interrupts off, keeping the narrowest bracket of a few tries and
+ * its middle. One try is not enough: under a hypervisor, and under qemu's
+ * TCG, the vCPU itself can stop between two readings for longer than a
+ * tick, which would put that gap into every time converted with the pair.
+ */
+#define CLOCK_PAIR_TRIES	8
+
+typedef u64 (*clock_read_t)(u32 clock_type);
+
+static void clock_pair(clock_read_t a, clock_read_t b, u32 clock_type, u64 *at_a, u64 *at_b)
+{
+	u64 best = U64_MAX, a1, a2, bv;
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < CLOCK_PAIR_TRIES; i++) {
+		local_irq_save(flags);
+		a1 = a(clock_type);
+		bv = b(clock_type);
+		a2 = a(clock_type);
+		local_irq_restore(flags);
+		if (a2 < a1 || a2 - a1 >= best)
+			continue;
+		best = a2 - a1;
+		*at_a = a1 + best / 2;
+		*at_b = bv;
+	}
+	if (best == U64_MAX) {		/* a went backwards every time: take one reading */
+		*at_a = a(clock_type);
+		*at_b = b(clock_type);
+	}
+}
+
+static u64 read_qpc_slow(u32 clock_type)
+{
+	return ntkl_qpc_slow();
+}
+
+#ifdef CONFIG_X86
+static u64 read_tsc(u32 clock_type)
+{
+	return rdtsc_ordered();
+}
+#endif
+
+/*
  * (Re)anchor QPC on the TSC: at load, and when a QPC logger starts while no
  * other runs (so no running capture ever sees a step). Re-anchoring picks
  * up the kernel's refined tsc_khz and keeps QPC near CLOCK_MONOTONIC: in a
@@ -64,18 +111,28 @@ void ntkl_clock_anchor(void)
 {
 	struct ntkl_qpc_scale s = { };
 #ifdef CONFIG_X86
-	unsigned long flags;
-
 	if (boot_cpu_has(X86_FEATURE_TSC) && !check_tsc_unstable() && tsc_khz > 10000) {
 		s.mult = qpc_mult(tsc_khz);
-		/* both readings close together: no interrupt between them */
-		local_irq_save(flags);
-		s.qpc = ntkl_qpc_slow();
-		s.tsc = rdtsc_ordered();
-		local_irq_restore(flags);
+		clock_pair(read_tsc, read_qpc_slow, 0, &s.tsc, &s.qpc);
 	}
 #endif
 	qpc_set(&s);
+}
+
+static u64 read_clock(u32 clock_type)
+{
+	return ntkl_clock(clock_type);
+}
+
+static u64 read_filetime(u32 clock_type)
+{
+	return ntkl_filetime_now();
+}
+
+/* A logger's start: its clock's value and the FILETIME of the same instant. */
+void ntkl_clock_start(u32 clock_type, u64 *clock, u64 *filetime)
+{
+	clock_pair(read_clock, read_filetime, clock_type, clock, filetime);
 }
 
 u64 ntkl_clock_system(void)

@@ -44,6 +44,7 @@ struct ntkl_qpc_latch {
 extern struct ntkl_qpc_latch ntkl_qpc;
 
 void ntkl_clock_anchor(void);
+void ntkl_clock_start(u32 clock_type, u64 *clock, u64 *filetime);
 u64 ntkl_qpc_slow(void);
 u64 ntkl_clock_system(void);
 u64 ntkl_clock_freq(u32 clock_type);
