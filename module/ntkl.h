@@ -25,12 +25,23 @@ struct file;
 struct task_struct;
 
 /*
- * One buffer's bookkeeping. fill is the next free byte (the header's 0x48
- * included); the CLOSED bit freezes it when the buffer is switched away
- * from. committed counts bytes whose writers have finished: the buffer is
- * complete when committed equals fill.
+ * One buffer's bookkeeping. fill holds, in its low 31 bits, the next free
+ * byte (the header's 0x48 included); the CLOSED bit freezes it when the
+ * buffer is switched away from; the bits above count the buffer's
+ * generations. committed counts bytes whose writers have finished: the
+ * buffer is complete when committed equals fill's offset.
+ *
+ * The generation goes up each time the reader gives the buffer back. A
+ * writer interrupted (by interrupts that write) for as long as its ring
+ * takes to go round could otherwise find the offset it read on a buffer
+ * filled, read and emptied meanwhile, and reserve there with the time it
+ * read before, older than the records of the buffers in between: with
+ * the generation its compare-and-swap fails and it starts again
+ * (userspace/tests/test_nested_writers.c runs such interleavings).
  */
+#define NTKL_FILL_OFFSET	(BIT(31) - 1)
 #define NTKL_FILL_CLOSED	BIT(31)
+#define NTKL_FILL_GENERATION	BIT(32)		/* local_t is a long: 64 bits */
 
 struct ntkl_buffer {
 	u8 *data;
@@ -58,7 +69,7 @@ struct ntkl_cpu_ring {
 	local_t tail;
 	local_t lost_pending;		/* mark the next buffer EVENTS_LOST */
 	local_t events_lost;
-	u64 last_clock;			/* of the last record reserved here */
+	local_t last_clock;		/* the latest record time here (u64) */
 };
 
 struct ntkl_logger {
@@ -139,7 +150,8 @@ static inline void ntkl_commit(struct ntkl_buffer *buf, unsigned int size)
 
 	smp_wmb();	/* the record's bytes before the count that publishes them */
 	done = local_add_return(size, &buf->committed);
-	if (unlikely(local_read(&buf->fill) == (done | NTKL_FILL_CLOSED)))
+	if (unlikely((local_read(&buf->fill) & (NTKL_FILL_CLOSED | NTKL_FILL_OFFSET)) ==
+		     (done | NTKL_FILL_CLOSED)))
 		irq_work_queue(buf->wake);	/* NMI-safe */
 }
 

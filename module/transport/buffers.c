@@ -36,14 +36,32 @@
 
 #define HDR_SIZE	sizeof(struct wmi_buffer_header)
 
-static void buffer_reset(struct ntkl_buffer *buf)
+static_assert(sizeof(long) == 8, "a buffer's fill word holds a generation above bit 31");
+
+/* The fill word of a buffer emptied: its next generation (ntkl.h says why). */
+static long fill_emptied(long fill)
 {
-	local_set(&buf->fill, HDR_SIZE);
+	unsigned long gen = (unsigned long)fill &
+			    ~(unsigned long)(NTKL_FILL_CLOSED | NTKL_FILL_OFFSET);
+
+	return (long)(gen + NTKL_FILL_GENERATION + HDR_SIZE);
+}
+
+/* The rest of emptying a buffer, once its fill word says so. */
+static void buffer_clear(struct ntkl_buffer *buf)
+{
 	local_set(&buf->committed, HDR_SIZE);
 	buf->flags = 0;
 	buf->flush_clock = 0;
 	/* sequence last: a nonzero one tells the reader the stamp is done */
 	WRITE_ONCE(buf->sequence, 0);
+}
+
+/* Empty a buffer that no writer can reach (not in the ring, or no writers). */
+static void buffer_reset(struct ntkl_buffer *buf)
+{
+	local_set(&buf->fill, fill_emptied(local_read(&buf->fill)));
+	buffer_clear(buf);
 }
 
 int ntkl_buffers_alloc(struct ntkl_logger *lg)
@@ -122,21 +140,36 @@ static inline bool buffer_complete(struct ntkl_buffer *buf)
 	long fill = local_read(&buf->fill);
 
 	return (fill & NTKL_FILL_CLOSED) && READ_ONCE(buf->sequence) &&
-	       local_read(&buf->committed) == (fill & ~NTKL_FILL_CLOSED);
+	       local_read(&buf->committed) == (fill & NTKL_FILL_OFFSET);
 }
 
 /*
  * Buffering mode: make room by dropping the oldest closed buffer, unless a
- * writer interrupted on this CPU is still filling it.
+ * writer interrupted on this CPU is still filling it. The buffer is
+ * emptied before tail moves past it, as the reader does: once tail has
+ * moved, an interrupting writer may make it the current buffer. Its fill
+ * word is claimed first (a swap to the next generation), so that of this
+ * writer and one that interrupts it, one empties it.
  */
 static bool ring_drop_oldest(struct ntkl_cpu_ring *ring, unsigned long tail)
 {
 	struct ntkl_buffer *oldest = ring_buffer(ring, tail);
+	long fill = local_read(&oldest->fill);
 
+	/*
+	 * tail as the caller read it, before an interrupt perhaps: once the
+	 * ring has gone round, that slot is a buffer in the middle. Still
+	 * the oldest when we read its fill, it stays so until our swap.
+	 */
+	if (local_read(&ring->tail) != tail)
+		return true;	/* moved on: look again */
 	if (!buffer_complete(oldest))
 		return false;
-	if (local_cmpxchg(&ring->tail, tail, tail + 1) == tail)
-		buffer_reset(oldest);
+	if (local_cmpxchg(&oldest->fill, fill, fill_emptied(fill)) != fill)
+		return true;	/* an interrupt dropped it: look again */
+	buffer_clear(oldest);
+	smp_wmb();	/* emptied before a writer can see it free */
+	local_cmpxchg(&ring->tail, tail, tail + 1);
 	return true;
 }
 
@@ -172,13 +205,34 @@ static void count_lost(struct ntkl_cpu_ring *ring)
 }
 
 /*
+ * The ring's latest record time only goes up, and goes up before the
+ * record is reserved: every record reserved before ours in this ring had
+ * raised it by the time we read the buffer's fill (else our swap fails),
+ * so a time given from the past, raised to it, stays in order. Raised
+ * after reserving, or simply stored, an interrupt in between could leave
+ * it lower than a nested writer's record.
+ */
+static inline void raise_last_clock(struct ntkl_cpu_ring *ring, u64 t)
+{
+	long last = local_read(&ring->last_clock);
+
+	while ((u64)last < t) {
+		long seen = local_cmpxchg(&ring->last_clock, last, (long)t);
+
+		if (seen == last)
+			break;
+		last = seen;
+	}
+}
+
+/*
  * Reserve size bytes (a multiple of 8) on this CPU's current buffer; the
  * caller has preemption disabled. Returns where to write the record and
  * the clock value to put in it, or NULL if the event is lost (counted).
  * With at, *clock comes in as the time the caller took (one reading shared
  * by several records, as a switch's CSwitch and CompCS); it is raised to
- * the ring's last record time if a nested writer got in since, so records
- * in a buffer stay in time order. Without at, the clock is read here.
+ * the ring's latest record time if a nested writer got in since, so the
+ * records of a ring stay in time order. Without at, the clock is read here.
  */
 static void *reserve(struct ntkl_logger *lg, unsigned int size,
 		     struct ntkl_buffer **bufp, u64 *clock, bool at)
@@ -188,7 +242,7 @@ static void *reserve(struct ntkl_logger *lg, unsigned int size,
 	struct ntkl_cpu_ring *ring = &lg->rings[smp_processor_id()];
 	struct ntkl_buffer *buf;
 	unsigned long h;
-	long fill;
+	long fill, off;
 
 	if (unlikely(!READ_ONCE(lg->accept) || size > lg->buffer_size - HDR_SIZE)) {
 		count_lost(ring);
@@ -198,14 +252,22 @@ static void *reserve(struct ntkl_logger *lg, unsigned int size,
 		h = local_read(&ring->head);
 		buf = ring_buffer(ring, h);
 		fill = local_read(&buf->fill);
-
+		/*
+		 * Still the current buffer when we read its fill? An interrupt
+		 * in between may have filled it, and the reader emptied it: a
+		 * free buffer, not ours to write. Any change to it after this
+		 * (closed, or emptied again: a new generation) fails our swap.
+		 */
+		if (unlikely(local_read(&ring->head) != h))
+			continue;
 		if (fill & NTKL_FILL_CLOSED) {
 			/* closed by a context we interrupted: move on for it */
 			if (!ring_advance(lg, ring, h))
 				break;
 			continue;
 		}
-		if (fill + size > lg->buffer_size) {
+		off = fill & NTKL_FILL_OFFSET;
+		if (off + size > lg->buffer_size) {
 			if (local_cmpxchg(&buf->fill, fill, fill | NTKL_FILL_CLOSED) != fill)
 				continue;
 			buffer_closed(lg, buf);
@@ -213,11 +275,12 @@ static void *reserve(struct ntkl_logger *lg, unsigned int size,
 				break;
 			continue;
 		}
-		*clock = at ? max(given, READ_ONCE(ring->last_clock)) : ntkl_clock(lg->clock_type);
+		*clock = at ? max_t(u64, given, local_read(&ring->last_clock)) :
+			      ntkl_clock(lg->clock_type);
+		raise_last_clock(ring, *clock);
 		if (local_cmpxchg(&buf->fill, fill, fill + size) == fill) {
-			WRITE_ONCE(ring->last_clock, *clock);
 			*bufp = buf;
-			return buf->data + fill;
+			return buf->data + off;
 		}
 	}
 	count_lost(ring);
@@ -249,7 +312,7 @@ static void flush_ring(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring)
 			ring_advance(lg, ring, h);
 			return;
 		}
-		if (fill == HDR_SIZE)
+		if ((fill & NTKL_FILL_OFFSET) == HDR_SIZE)
 			return;
 	} while (local_cmpxchg(&buf->fill, fill, fill | NTKL_FILL_CLOSED) != fill);
 	buffer_closed(lg, buf);
@@ -383,7 +446,7 @@ static void buffer_finish(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring,
 			  struct ntkl_buffer *buf)
 {
 	struct wmi_buffer_header *hdr = (struct wmi_buffer_header *)buf->data;
-	u32 filled = local_read(&buf->fill) & ~NTKL_FILL_CLOSED;
+	u32 filled = local_read(&buf->fill) & NTKL_FILL_OFFSET;
 
 	memset(hdr, 0, HDR_SIZE);
 	hdr->buffer_size = lg->buffer_size;
@@ -434,7 +497,7 @@ ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
 	buf = ring_buffer(ring, tail);
 	buffer_finish(lg, ring, buf);
 	if (!addresses)
-		ntkl_redact_addresses(buf->data, local_read(&buf->fill) & ~NTKL_FILL_CLOSED);
+		ntkl_redact_addresses(buf->data, local_read(&buf->fill) & NTKL_FILL_OFFSET);
 	if (copy_to_user(ubuf, buf->data, lg->buffer_size))
 		return -EFAULT;
 	buffer_reset(buf);

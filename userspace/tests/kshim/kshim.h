@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel API that module/transport/buffers.c uses, modelled for one
+ * CPU in a single-threaded test (tests/test_nested_writers.c), so that the
+ * module's own buffer code runs here unchanged.
+ *
+ * On one CPU, what can come between two steps of a writer is another
+ * context that interrupts it (softirq, hardirq, NMI) and runs to its end,
+ * and the reader, running on another CPU. A writer's steps that another
+ * context can see are its local_t operations and its READ_ONCE /
+ * WRITE_ONCE accesses (and clock readings), each atomic against an
+ * interrupt on its CPU; so each of them first calls kshim_point(), where
+ * the test may run a nested writer or a reader step. Plain stores to a
+ * buffer's record bytes are the writer's own until it commits.
+ *
+ * The Makefile generates the <linux/...> and <asm/...> headers the module
+ * includes, each one line that includes this file.
+ */
+#ifndef NTKL_KSHIM_H
+#define NTKL_KSHIM_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <assert.h>
+#include <errno.h>
+#include <sys/types.h>
+#include <linux/types.h>	/* the system's: __u32 for uapi/ */
+
+/* the test: an interrupt or the other CPU's reader may come in here */
+void kshim_point(void);
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int64_t s64;
+
+#define __user
+#define __rcu
+#ifndef __always_inline
+#define __always_inline		inline __attribute__((always_inline))
+#endif
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define BIT(n)			(1UL << (n))
+#define S64_MAX			INT64_MAX
+#define U64_MAX			UINT64_MAX
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define rcu_dereference_sched(p)	(p)
+
+#define max(a, b)		((a) > (b) ? (a) : (b))
+#define min(a, b)		((a) < (b) ? (a) : (b))
+#define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+
+static inline unsigned long rounddown_pow_of_two(unsigned long n)
+{
+	return 1UL << (63 - __builtin_clzl(n));
+}
+
+/* what other contexts can see: each access a point */
+#define READ_ONCE(x)		({ kshim_point(); *(volatile __typeof__(x) *)&(x); })
+#define WRITE_ONCE(x, v)	do { kshim_point(); *(volatile __typeof__(x) *)&(x) = (v); } while (0)
+#define smp_wmb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+typedef struct {
+	long v;
+} local_t;
+
+static inline long local_read(const local_t *l)
+{
+	kshim_point();
+	return l->v;
+}
+
+static inline void local_set(local_t *l, long v)
+{
+	kshim_point();
+	l->v = v;
+}
+
+static inline long local_cmpxchg(local_t *l, long old, long new)
+{
+	long cur;
+
+	kshim_point();
+	cur = l->v;
+	if (cur == old)
+		l->v = new;
+	return cur;
+}
+
+static inline long local_xchg(local_t *l, long v)
+{
+	long cur;
+
+	kshim_point();
+	cur = l->v;
+	l->v = v;
+	return cur;
+}
+
+static inline void local_inc(local_t *l)
+{
+	kshim_point();
+	l->v++;
+}
+
+static inline long local_add_return(long n, local_t *l)
+{
+	kshim_point();
+	return l->v += n;
+}
+
+typedef struct {
+	int counter;
+} atomic_t;
+
+typedef struct {
+	s64 counter;
+} atomic64_t;
+
+static inline s64 atomic64_read(const atomic64_t *a)
+{
+	return a->counter;
+}
+
+static inline void atomic64_inc(atomic64_t *a)
+{
+	a->counter++;
+}
+
+static inline s64 atomic64_inc_return(atomic64_t *a)
+{
+	kshim_point();
+	return ++a->counter;
+}
+
+/* the kernel objects a logger embeds, unused by the buffer code */
+struct kref { int refcount; };
+struct mutex { int locked; };
+struct list_head { struct list_head *next, *prev; };
+typedef struct { int lock; } wait_queue_head_t;
+struct delayed_work { int pending; };
+typedef struct { unsigned int sequence; } seqcount_latch_t;
+
+struct irq_work { int pending; };
+void irq_work_queue(struct irq_work *work);
+
+/* one CPU */
+#define nr_cpu_ids		1U
+#define num_possible_cpus()	1U
+#define smp_processor_id()	0U
+#define cpu_online(cpu)		((cpu) == 0)
+#define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < nr_cpu_ids; (cpu)++)
+static inline void cpus_read_lock(void) { }
+static inline void cpus_read_unlock(void) { }
+static inline void synchronize_rcu(void) { }
+
+static inline int smp_call_function_single(unsigned int cpu, void (*fn)(void *), void *arg,
+					   int wait)
+{
+	fn(arg);
+	return 0;
+}
+
+#define GFP_KERNEL		0
+#define kcalloc(n, size, gfp)	calloc(n, size)
+#define kvmalloc(size, gfp)	malloc(size)
+#define kfree(p)		free(p)
+#define kvfree(p)		free(p)
+
+static inline unsigned long copy_to_user(void *to, const void *from, unsigned long n)
+{
+	memcpy(to, from, n);
+	return 0;
+}
+
+/* the clocks: QPC, read through ntkl_qpc_slow() (no CONFIG_X86 here) */
+u64 ktime_get_mono_fast_ns(void);
+
+#endif /* NTKL_KSHIM_H */
