@@ -153,6 +153,7 @@ static bool check_record(struct checker *c, const struct etl_buffer *b,
 			 const struct etl_record *r, bool first,
 			 const struct etl_record *prev)
 {
+	const struct etw_event_desc *ev;
 	char hook[64];
 
 	if (r->flags != ETW_HEADER_FLAGS &&
@@ -160,8 +161,15 @@ static bool check_record(struct checker *c, const struct etl_buffer *b,
 		      REC_ARGS(b, r), r->flags, type_label(r->header_type), r->size))
 		return true;
 
-	/* A 64-bit kernel logs only the 64-bit kernel header forms. */
+	/*
+	 * A 64-bit kernel logs the events ntkl writes only with the 64-bit
+	 * kernel header forms. Not every event: in the PerfView sample
+	 * (Windows 8, PointerSize 8) a process logged its two
+	 * SystemConfig/IDEChannel events with SYSTEM32 headers.
+	 */
+	ev = r->kind == ETL_KIND_KERNEL ? etl_event_find(r->hook_id) : NULL;
 	if (c->f->header.pointer_size == 8 &&
+	    ev && ev->header_type != ETW_HEADER_TYPE_ANY &&
 	    (r->header_type == ETW_HEADER_TYPE_SYSTEM32 ||
 	     r->header_type == ETW_HEADER_TYPE_COMPACT32 ||
 	     r->header_type == ETW_HEADER_TYPE_PERFINFO32) &&

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "etl_synth.h"
 #include "etl/etl_check.h"
 #include "etl/etl_dump.h"
 #include "etl/etl_reader.h"
@@ -585,6 +586,59 @@ static void test_records(void)
 	test_end();
 }
 
+/*
+ * What Windows 8 writes (the PerfView sample, build 9200) is not damage: a
+ * Thread v3 event that ends at its fixed fields, and a SystemConfig event
+ * a process logged with a SYSTEM32 header in a 64-bit file. A 32-bit
+ * header on an event ntkl writes still is.
+ */
+static void test_windows8_shapes(void)
+{
+	struct etw_thread_v3 th = { .process_id = 4, .thread_id = 8 };
+	struct system_trace_header h32 = {
+		.marker = ETW_MARKER(ETW_HEADER_TYPE_SYSTEM32, 2),
+		.size = sizeof(h32) + 36,
+		.hook_id = ETW_EVENT_CONFIG_IDECHANNEL_HOOK,
+		.system_time = SYNTH_START_CLOCK + 2,
+	};
+	uint8_t zeros[36] = { 0 };
+	uint8_t *img;
+	struct synth s;
+	size_t size;
+
+	test_begin("windows8_shapes_pass");
+	synth_begin(&s, 4096, 1);
+	synth_buffer(&s, 0);
+	synth_system_record(&s, ETW_EVENT_THREAD_DC_START_HOOK,
+			    etw_events[ETW_EVENT_THREAD_DC_START].version,
+			    SYNTH_START_CLOCK + 1, &th, sizeof(th));
+	synth_raw(&s, &h32, sizeof(h32), zeros, sizeof(zeros));
+	img = synth_end(&s, &size);
+	CHECK(img != NULL);
+	if (img) {
+		struct outcome o = check_image(img, size);
+		char *text = NULL;
+		size_t len;
+		FILE *m = open_memstream(&text, &len);
+
+		CHECK(o.opened);
+		CHECK_STR(o.msg, "");
+		etl_dump_memory("image", img, size, ETL_DUMP_EVENTS, m, m, "");
+		fclose(m);
+		CHECK_HAS(text, "ThreadFlags=0x0\n");	/* no ThreadName, not short */
+		CHECK(text && !strstr(text, "short"));
+		free(text);
+
+		/* The same SYSTEM32 header on a Thread event is damage. */
+		put_le32(img + 0x1000 + ETL_BUFFER_HEADER_SIZE,
+			 ETW_MARKER(ETW_HEADER_TYPE_SYSTEM32, 3));
+		expect_strict(img, size,
+			"buffer 1 (file offset 0x1000): record at +0x48: 32-bit kernel header SYSTEM32 in a file with PointerSize 8");
+	}
+	free(img);
+	test_end();
+}
+
 /* ---------------------------------------------------------------------- */
 /* Decoders on short and synthetic payloads                                */
 /* ---------------------------------------------------------------------- */
@@ -727,8 +781,12 @@ static void test_decoders(void)
 	if (pl)
 		all_prefixes("header_extension", ETW_LAYOUT_HEADER_EXTENSION, pl, len, false, NULL);
 	pl = find_payload(spdl, spdl_size, ETW_EVENT_THREAD_DC_START_HOOK, &len);
-	if (pl)
-		all_prefixes("thread_v3", ETW_LAYOUT_THREAD_V3, pl, len, true, NULL);
+	if (pl) {
+		/* Windows 8 ends version 3 at the fixed fields, without a name. */
+		static const uint32_t thread_ends[] = { sizeof(struct etw_thread_v3), 0 };
+
+		all_prefixes("thread_v3", ETW_LAYOUT_THREAD_V3, pl, len, true, thread_ends);
+	}
 	pl = find_payload(spdl, spdl_size, ETW_EVENT_PROCESS_DC_START_HOOK, &len);
 	if (pl)
 		all_prefixes("process_v4", ETW_LAYOUT_PROCESS_V4, pl, len, true, NULL);
@@ -961,6 +1019,7 @@ int main(void)
 	test_flipped();
 	test_buffer_fields();
 	test_records();
+	test_windows8_shapes();
 	test_decoders();
 
 	fuzz("lxcore_kernel", lxcore, lxcore_size, 2000, 0x5eed0001);
