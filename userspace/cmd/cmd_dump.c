@@ -47,7 +47,9 @@ void cmd_dump_usage(FILE *out)
 		"  -h, --help    this text\n"
 		"\n"
 		"Exit status: 0 OK, 1 unreadable file or failed check, 2 usage error.\n"
-		"Compressed ETL files (BufferFlag 0x40) are refused.\n");
+		"Compressed ETL files (BufferFlag 0x40, as WPR and PerfView save them)\n"
+		"are decompressed as they are read; a corrupt compressed buffer is an\n"
+		"error naming the buffer and its file offset.\n");
 }
 
 int cmd_dump(int argc, char **argv)

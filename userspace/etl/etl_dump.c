@@ -356,6 +356,26 @@ static void print_types(struct dump *d)
 		d->records, d->nbufs, t->n);
 }
 
+/* What the compressed buffers take on disk (BufferSize) and uncompressed (SavedOffset). */
+static void print_compression(struct dump *d)
+{
+	uint64_t disk = 0, plain = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nbufs; i++) {
+		const struct wmi_buffer_header *h = &d->bufs[i].hdr;
+
+		if (!(h->buffer_flag & ETW_BUFFER_FLAG_COMPRESSED))
+			continue;
+		n++;
+		disk += h->buffer_size;
+		plain += h->saved_offset;
+	}
+	if (n)
+		fprintf(d->out, "Compressed: %zu buffers, %" PRIu64 " bytes on disk for %" PRIu64 " uncompressed (%.1f%%)\n",
+			n, disk, plain, plain ? 100.0 * (double)disk / (double)plain : 0.0);
+}
+
 /* ---------------------------------------------------------------------- */
 /* The walk                                                                */
 /* ---------------------------------------------------------------------- */
@@ -407,6 +427,7 @@ static void walk(struct dump *d)
 
 		if (add_buffer(d, &b, &s)) {
 			report(d, "out of memory");
+			etl_buffers_end(&bc);
 			return;
 		}
 		etl_records_begin(&b, &rcur);
@@ -419,6 +440,7 @@ static void walk(struct dump *d)
 			record_key(&r, &k);
 			if (table_add(&d->types, &k)) {
 				report(d, "out of memory");
+				etl_buffers_end(&bc);
 				return;
 			}
 			if (d->flags & ETL_DUMP_EVENTS)
@@ -611,7 +633,7 @@ static int dump_file(const struct etl_file *f, unsigned int flags, FILE *out,
 		goto out;
 	}
 
-	/* Find framing problems (compressed, truncated) before printing. */
+	/* Find framing problems (truncated, corrupt compressed data) before printing. */
 	if (etl_count_buffers(f, &e) < 0) {
 		report(&d, e.msg);
 		goto out;
@@ -622,6 +644,7 @@ static int dump_file(const struct etl_file *f, unsigned int flags, FILE *out,
 	walk(&d);
 	print_buffers(&d);
 	print_types(&d);
+	print_compression(&d);
 out:
 	table_free(&d.types);
 	free(d.bufs);
