@@ -683,6 +683,10 @@ static void test_net_dump(void)
 	test_begin("net_dump_stats_and_switches");
 	s = dump_clean(path, ETL_DUMP_STATS);
 	CHECK_HAS(s, "Context switches: 0 (CSwitch 0, CompCS 0)");
+	/* Each event name once, its versions and header types together. */
+	CHECK_HAS(s, "\nEvents by name\n   count  event\n   79528  0x0f2e PerfInfo/SampleProf\n");
+	CHECK_HAS(s, "\n    1763  0x1403 Image/DCStart\n");
+	CHECK_HAS(s, "\n  179474  total, in 360 buffers\n");
 	free(s);
 	s = dump_clean(path, ETL_DUMP_SWITCHES);
 	CHECK_STR(s, "# cpu time old new clock=1 freq=10000000\n");

@@ -305,6 +305,15 @@ static void test_mixed(void)
 		       "     1          1\n"
 		       " total          3\n");
 	CHECK(!strstr(out, "NewThreadId is not"));
+	/* Every event by name, most first, for any file. */
+	CHECK_HAS(out, "\nEvents by name\n"
+		       "   count  event\n"
+		       "       5  0x0524 Thread/CSwitch\n"
+		       "       4  0x0525 Thread/CompCS\n"
+		       "       3  0x0532 Thread/ReadyThread\n"
+		       "       1  0x0000 EventTrace/Header\n"
+		       "       1  0x0005 EventTrace/Extension\n"
+		       "      14  total, in 6 buffers\n");
 	CHECK_STR(errs, "");
 	free(out);
 	free(errs);
