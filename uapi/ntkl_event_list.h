@@ -238,7 +238,7 @@ NTKL_FIELD(HEADER_EXTENSION, struct etw_header_extension, group_masks, 32, "Mask
 NTKL_FIELD(HEADER_EXTENSION, struct etw_header_extension, kernel_event_version, 4,
 	   "KernelEventVersion", UINT)
 
-NTKL_LAYOUT(THREAD_V3, "Thread", sizeof(struct etw_thread_v3), sizeof(struct etw_thread_v3) + 2,
+NTKL_LAYOUT(THREAD_V3, "Thread", sizeof(struct etw_thread_v3), sizeof(struct etw_thread_v3),
 	    ETW_MAX_EVENT_SIZE, THREAD_NAME)
 NTKL_FIELD(THREAD_V3, struct etw_thread_v3, process_id, 4, "ProcessId", UINT)
 NTKL_FIELD(THREAD_V3, struct etw_thread_v3, thread_id, 4, "TThreadId", UINT)

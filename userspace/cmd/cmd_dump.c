@@ -37,7 +37,9 @@ void cmd_dump_usage(FILE *out)
 		"                and in total, for CSwitch events and CompCS batches\n"
 		"                apart, the switches, records, bytes (headers and\n"
 		"                padding included) and bytes per switch; ReadyThread\n"
-		"                events per CPU\n"
+		"                events per CPU; then the number of events of each\n"
+		"                name (hook, class type or provider event id), most\n"
+		"                first, for any file\n"
 		"      --switches\n"
 		"                instead of the summary, every context switch, for\n"
 		"                scripts: a line \"# cpu time old new clock=CLOCKTYPE\n"
@@ -47,7 +49,9 @@ void cmd_dump_usage(FILE *out)
 		"  -h, --help    this text\n"
 		"\n"
 		"Exit status: 0 OK, 1 unreadable file or failed check, 2 usage error.\n"
-		"Compressed ETL files (BufferFlag 0x40) are refused.\n");
+		"Compressed ETL files (BufferFlag 0x40, as WPR and PerfView save them)\n"
+		"are decompressed as they are read; a corrupt compressed buffer is an\n"
+		"error naming the buffer and its file offset.\n");
 }
 
 int cmd_dump(int argc, char **argv)

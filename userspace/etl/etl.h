@@ -11,6 +11,7 @@
  *   etl_switches.h  context switches from CSwitch and CompCS alike
  *   etl_events.h    the event list's lookups; etl_names.h, names of numbers
  *   etl_utf16.h     UTF-16LE strings
+ *   etl_xpress.h    the LZ77 compression of compressed buffers
  */
 #ifndef NTKL_ETL_H
 #define NTKL_ETL_H
@@ -23,5 +24,6 @@
 #include "etl_reader.h"
 #include "etl_switches.h"
 #include "etl_utf16.h"
+#include "etl_xpress.h"
 
 #endif /* NTKL_ETL_H */

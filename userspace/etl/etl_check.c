@@ -15,6 +15,11 @@
  * - The header buffer's BufferFlag is 0x21 in files Windows wrote and 0x01
  *   in relogged ones: not checked.
  * - CurrentOffset often exceeds BufferSize in real files: not checked.
+ * - Compressed buffers (BufferFlag 0x40, the PerfView sample): BufferSize
+ *   is the size on disk, SavedOffset = Offset the size uncompressed, and
+ *   every check of the records runs on the decompressed buffer, as the
+ *   reader gives it. The header buffer is not compressed, and the file's
+ *   LogFileMode has EVENT_TRACE_COMPRESSED_MODE.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,6 +66,26 @@ static const char *type_label(uint8_t header_type)
 	const char *n = etl_header_type_name(header_type);
 
 	return n ? n : "unknown";
+}
+
+/* What a compressed buffer adds to its header's rules; true to stop. */
+static bool check_compressed(struct checker *c, const struct etl_buffer *b)
+{
+	const struct trace_logfile_header *h = &c->f->header;
+	const struct wmi_buffer_header *bh = &b->hdr;
+
+	if (b->index == 0 &&
+	    violation(c, BUF_FMT "the header buffer is compressed (BufferFlag 0x%04x): readers need it as it is",
+		      BUF_ARGS(b), bh->buffer_flag))
+		return true;
+	if (!(h->log_file_mode & EVENT_TRACE_COMPRESSED_MODE) &&
+	    violation(c, BUF_FMT "compressed (BufferFlag 0x%04x), but the header's LogFileMode 0x%08x lacks COMPRESSED_MODE (0x%08x)",
+		      BUF_ARGS(b), bh->buffer_flag, h->log_file_mode,
+		      EVENT_TRACE_COMPRESSED_MODE))
+		return true;
+	return bh->saved_offset > h->buffer_size &&
+	       violation(c, BUF_FMT "SavedOffset 0x%x (the size uncompressed) is larger than the header's BufferSize 0x%x",
+			 BUF_ARGS(b), bh->saved_offset, h->buffer_size);
 }
 
 /* The buffer header fields; true to stop. */
@@ -116,6 +141,8 @@ static bool check_buffer_header(struct checker *c, const struct etl_buffer *b)
 	    violation(c, BUF_FMT "Offset 0x%x differs from SavedOffset 0x%x",
 		      BUF_ARGS(b), bh->offset, bh->saved_offset))
 		return true;
+	if (b->compressed && check_compressed(c, b))
+		return true;
 	if (bh->saved_offset % ETW_RECORD_ALIGN &&
 	    violation(c, BUF_FMT "SavedOffset 0x%x is not a multiple of %d",
 		      BUF_ARGS(b), bh->saved_offset, ETW_RECORD_ALIGN))
@@ -153,6 +180,7 @@ static bool check_record(struct checker *c, const struct etl_buffer *b,
 			 const struct etl_record *r, bool first,
 			 const struct etl_record *prev)
 {
+	const struct etw_event_desc *ev;
 	char hook[64];
 
 	if (r->flags != ETW_HEADER_FLAGS &&
@@ -160,8 +188,15 @@ static bool check_record(struct checker *c, const struct etl_buffer *b,
 		      REC_ARGS(b, r), r->flags, type_label(r->header_type), r->size))
 		return true;
 
-	/* A 64-bit kernel logs only the 64-bit kernel header forms. */
+	/*
+	 * A 64-bit kernel logs the events ntkl writes only with the 64-bit
+	 * kernel header forms. Not every event: in the PerfView sample
+	 * (Windows 8, PointerSize 8) a process logged its two
+	 * SystemConfig/IDEChannel events with SYSTEM32 headers.
+	 */
+	ev = r->kind == ETL_KIND_KERNEL ? etl_event_find(r->hook_id) : NULL;
 	if (c->f->header.pointer_size == 8 &&
+	    ev && ev->header_type != ETW_HEADER_TYPE_ANY &&
 	    (r->header_type == ETW_HEADER_TYPE_SYSTEM32 ||
 	     r->header_type == ETW_HEADER_TYPE_COMPACT32 ||
 	     r->header_type == ETW_HEADER_TYPE_PERFINFO32) &&
@@ -297,6 +332,7 @@ unsigned long etl_check(const struct etl_file *f, bool stop_at_first,
 		stop = check_buffer_header(&c, &b) ||
 		       check_records(&c, &b, &st.records);
 	}
+	etl_buffers_end(&cur);
 	if (stop)
 		goto out;
 	if (rc < 0) {

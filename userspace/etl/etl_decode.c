@@ -505,8 +505,13 @@ static void dec_tail(struct dec *d, const char *indent, const struct etw_layout 
 		dec_group_names(d, st);
 		break;
 	case ETW_TAIL_THREAD_NAME:
-		/* Version 3 as Windows 10 and 11 log it: a name, a lone NUL if none. */
-		dec_wstr(d, "ThreadName");
+		/*
+		 * Version 3 as Windows 10 and 11 log it: a name, a lone NUL if
+		 * none. Windows 8 (build 9200, the PerfView sample) ends it at
+		 * the fixed fields, with no name at all.
+		 */
+		if (d->len > l->fixed)
+			dec_wstr(d, "ThreadName");
 		break;
 	case ETW_TAIL_PROCESS:
 		dec_sid(d, "UserSID");

@@ -69,7 +69,8 @@ static int table_grow(struct type_table *t)
 	return 0;
 }
 
-static int table_add(struct type_table *t, const struct type_key *k)
+/* Count n more events of type k. */
+static int table_add(struct type_table *t, const struct type_key *k, unsigned long n)
 {
 	size_t s;
 
@@ -80,7 +81,7 @@ static int table_add(struct type_table *t, const struct type_key *k)
 		struct type_count *tc = &t->items[t->slots[s] - 1];
 
 		if (!memcmp(&tc->key, k, sizeof(*k))) {
-			tc->count++;
+			tc->count += n;
 			return 0;
 		}
 		s = (s + 1) & (t->nslots - 1);
@@ -95,7 +96,7 @@ static int table_add(struct type_table *t, const struct type_key *k)
 		t->cap = cap;
 	}
 	t->items[t->n].key = *k;
-	t->items[t->n].count = 1;
+	t->items[t->n].count = n;
 	t->slots[s] = (uint32_t)++t->n;
 	return 0;
 }
@@ -322,38 +323,62 @@ static void print_buffers(struct dump *d)
 	}
 }
 
+/* "0x0f2e PerfInfo/SampleProf", "class {...} type 32", "provider {...} id 144 opcode 40" */
+static void print_event_name(FILE *out, const struct type_key *k)
+{
+	char label[80], guid[48];
+
+	switch (k->kind) {
+	case ETL_KIND_KERNEL:
+		fprintf(out, "0x%04x %s\n", k->id, etl_hook_label(k->id, label, sizeof(label)));
+		break;
+	case ETL_KIND_CLASSIC:
+		fprintf(out, "class %s type %u\n",
+			etl_guid_str(k->guid, guid, sizeof(guid)), k->id);
+		break;
+	default:
+		fprintf(out, "provider %s id %u opcode %u\n",
+			etl_guid_str(k->guid, guid, sizeof(guid)), k->id, k->opcode);
+		break;
+	}
+}
+
 static void print_types(struct dump *d)
 {
 	struct type_table *t = &d->types;
-	char label[80], guid[48];
 
 	qsort(t->items, t->n, sizeof(*t->items), key_cmp);
 	fprintf(d->out, "\nEvents by type:\n");
 	fprintf(d->out, "%8s  %-16s %4s  %s\n", "count", "header", "ver", "event");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct type_count *tc = &t->items[i];
-		const struct type_key *k = &tc->key;
 
 		fprintf(d->out, "%8lu  %-16s %4u  ", tc->count,
-			etl_header_type_name(k->header_type), k->version);
-		switch (k->kind) {
-		case ETL_KIND_KERNEL:
-			fprintf(d->out, "0x%04x %s\n", k->id,
-				etl_hook_label(k->id, label, sizeof(label)));
-			break;
-		case ETL_KIND_CLASSIC:
-			fprintf(d->out, "class %s type %u\n",
-				etl_guid_str(k->guid, guid, sizeof(guid)), k->id);
-			break;
-		default:
-			fprintf(d->out, "provider %s id %u opcode %u\n",
-				etl_guid_str(k->guid, guid, sizeof(guid)), k->id,
-				k->opcode);
-			break;
-		}
+			etl_header_type_name(tc->key.header_type), tc->key.version);
+		print_event_name(d->out, &tc->key);
 	}
 	fprintf(d->out, "\nTotal: %lu events in %zu buffers, %zu event types\n",
 		d->records, d->nbufs, t->n);
+}
+
+/* What the compressed buffers take on disk (BufferSize) and uncompressed (SavedOffset). */
+static void print_compression(struct dump *d)
+{
+	uint64_t disk = 0, plain = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nbufs; i++) {
+		const struct wmi_buffer_header *h = &d->bufs[i].hdr;
+
+		if (!(h->buffer_flag & ETW_BUFFER_FLAG_COMPRESSED))
+			continue;
+		n++;
+		disk += h->buffer_size;
+		plain += h->saved_offset;
+	}
+	if (n)
+		fprintf(d->out, "Compressed: %zu buffers, %" PRIu64 " bytes on disk for %" PRIu64 " uncompressed (%.1f%%)\n",
+			n, disk, plain, plain ? 100.0 * (double)disk / (double)plain : 0.0);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -407,6 +432,7 @@ static void walk(struct dump *d)
 
 		if (add_buffer(d, &b, &s)) {
 			report(d, "out of memory");
+			etl_buffers_end(&bc);
 			return;
 		}
 		etl_records_begin(&b, &rcur);
@@ -417,8 +443,9 @@ static void walk(struct dump *d)
 			s->records++;
 			d->records++;
 			record_key(&r, &k);
-			if (table_add(&d->types, &k)) {
+			if (table_add(&d->types, &k, 1)) {
 				report(d, "out of memory");
+				etl_buffers_end(&bc);
 				return;
 			}
 			if (d->flags & ETL_DUMP_EVENTS)
@@ -566,6 +593,43 @@ static void print_switch_list(struct dump *d, const struct etl_switches *s)
 	}
 }
 
+/* Most events first; the type order among equals. */
+static int count_cmp(const void *a, const void *b)
+{
+	const struct type_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return key_cmp(a, b);
+}
+
+/* The counts of the walk by event name: header type and version merged. */
+static void print_names(struct dump *d)
+{
+	struct type_table names = { 0 };
+
+	for (size_t i = 0; i < d->types.n; i++) {
+		struct type_key k = d->types.items[i].key;
+
+		k.header_type = 0;
+		k.version = 0;
+		if (table_add(&names, &k, d->types.items[i].count)) {
+			report(d, "out of memory");
+			table_free(&names);
+			return;
+		}
+	}
+	if (names.n)	/* qsort(NULL, 0) is undefined */
+		qsort(names.items, names.n, sizeof(*names.items), count_cmp);
+	fprintf(d->out, "\nEvents by name\n%8s  %s\n", "count", "event");
+	for (size_t i = 0; i < names.n; i++) {
+		fprintf(d->out, "%8lu  ", names.items[i].count);
+		print_event_name(d->out, &names.items[i].key);
+	}
+	fprintf(d->out, "%8lu  total, in %zu buffers\n", d->records, d->nbufs);
+	table_free(&names);
+}
+
 static void dump_switches(struct dump *d)
 {
 	struct etl_switches s;
@@ -575,10 +639,13 @@ static void dump_switches(struct dump *d)
 		report(d, e.msg);
 		return;
 	}
-	if (d->flags & ETL_DUMP_SWITCHES)
+	if (d->flags & ETL_DUMP_SWITCHES) {
 		print_switch_list(d, &s);
-	else
+	} else {
 		print_stats(d, &s);
+		walk(d);
+		print_names(d);
+	}
 	etl_switches_free(&s);
 }
 
@@ -611,7 +678,7 @@ static int dump_file(const struct etl_file *f, unsigned int flags, FILE *out,
 		goto out;
 	}
 
-	/* Find framing problems (compressed, truncated) before printing. */
+	/* Find framing problems (truncated, corrupt compressed data) before printing. */
 	if (etl_count_buffers(f, &e) < 0) {
 		report(&d, e.msg);
 		goto out;
@@ -622,6 +689,7 @@ static int dump_file(const struct etl_file *f, unsigned int flags, FILE *out,
 	walk(&d);
 	print_buffers(&d);
 	print_types(&d);
+	print_compression(&d);
 out:
 	table_free(&d.types);
 	free(d.bufs);

@@ -20,6 +20,7 @@
 #include "etl_reader.h"
 #include "etl_names.h"
 #include "etl_utf16.h"
+#include "etl_xpress.h"
 
 /* The uapi structs are copied straight from the file: little-endian only. */
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -80,9 +81,14 @@ bool etl_header_is_32bit(uint8_t header_type)
 void etl_buffers_begin(const struct etl_file *f, struct etl_cursor *c)
 {
 	(void)f;
-	c->offset = 0;
-	c->index = 0;
-	c->failed = false;
+	memset(c, 0, sizeof(*c));
+}
+
+void etl_buffers_end(struct etl_cursor *c)
+{
+	free(c->inflated);
+	c->inflated = NULL;
+	c->inflated_cap = 0;
 }
 
 /*
@@ -95,7 +101,7 @@ void etl_buffers_begin(const struct etl_file *f, struct etl_cursor *c)
  */
 static int etl_buffer_fill(struct etl_buffer *b, struct etl_error *err)
 {
-	uint32_t size = b->hdr.buffer_size;
+	uint32_t size = b->size;
 	uint32_t saved = b->hdr.saved_offset;
 	uint32_t offset = b->hdr.offset;
 
@@ -118,22 +124,70 @@ static int etl_buffer_fill(struct etl_buffer *b, struct etl_error *err)
 	return 0;
 }
 
-int etl_next_buffer(const struct etl_file *f, struct etl_cursor *c,
-		    struct etl_buffer *b, struct etl_error *err)
+/*
+ * A compressed buffer: its header as it is, then the LZ77 stream after it
+ * up to BufferSize, which must give exactly SavedOffset - 0x48 bytes.
+ * b->data becomes the cursor's copy, header and records, SavedOffset long.
+ */
+static int inflate_buffer(struct etl_cursor *c, struct etl_buffer *b,
+			  struct etl_error *err)
 {
-	uint64_t left;
+	uint32_t want = b->hdr.saved_offset;
+	struct etl_xpress_error xe;
+	size_t got;
 
-	if (c->failed)
-		return etl_error_set(err, "buffer %u: not read after an earlier error",
-				     c->index);
-	if (c->offset >= f->size)
-		return 0;
+	if (want < ETL_BUFFER_HEADER_SIZE)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): compressed, but its SavedOffset (the uncompressed size) 0x%x is inside the buffer header (< 0x%x)",
+			b->index, (unsigned long long)b->offset, want,
+			ETL_BUFFER_HEADER_SIZE);
+	if (want > ETL_MAX_INFLATED_SIZE)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): compressed, but its SavedOffset (the uncompressed size) 0x%x is above the 0x%x bytes ntkl decompresses",
+			b->index, (unsigned long long)b->offset, want,
+			ETL_MAX_INFLATED_SIZE);
+	if (c->inflated_cap < want) {
+		uint8_t *p = realloc(c->inflated, want);
 
-	memset(b, 0, sizeof(*b));
-	b->index = c->index;
-	b->offset = c->offset;
-	left = f->size - c->offset;
-	c->failed = true;	/* until this buffer proves sound */
+		if (!p)
+			return etl_error_set(err,
+				"buffer %u (file offset 0x%llx): out of memory for its 0x%x uncompressed bytes",
+				b->index, (unsigned long long)b->offset, want);
+		c->inflated = p;
+		c->inflated_cap = want;
+	}
+	memcpy(c->inflated, b->data, ETL_BUFFER_HEADER_SIZE);
+	if (etl_xpress_decompress(b->data + ETL_BUFFER_HEADER_SIZE,
+				  b->hdr.buffer_size - ETL_BUFFER_HEADER_SIZE,
+				  c->inflated + ETL_BUFFER_HEADER_SIZE,
+				  want - ETL_BUFFER_HEADER_SIZE, &got, &xe))
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): corrupt compressed data at +0x%zx (of BufferSize 0x%x): %s (0x%zx of SavedOffset 0x%x bytes decompressed)",
+			b->index, (unsigned long long)b->offset,
+			ETL_BUFFER_HEADER_SIZE + xe.in_pos, b->hdr.buffer_size,
+			xe.what, ETL_BUFFER_HEADER_SIZE + xe.out_pos, want);
+	if (got != want - ETL_BUFFER_HEADER_SIZE)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): compressed data ends after 0x%zx bytes decompressed, SavedOffset says 0x%x",
+			b->index, (unsigned long long)b->offset,
+			ETL_BUFFER_HEADER_SIZE + got, want);
+	b->data = c->inflated;
+	b->size = want;
+	b->compressed = true;
+	return 0;
+}
+
+/* The walk is over (end or error): let go of what the cursor holds. */
+static int end_walk(struct etl_cursor *c, int ret)
+{
+	etl_buffers_end(c);
+	return ret;
+}
+
+static int read_buffer(const struct etl_file *f, struct etl_cursor *c,
+		       struct etl_buffer *b, struct etl_error *err)
+{
+	uint64_t left = f->size - c->offset;
 
 	if (left < ETL_BUFFER_HEADER_SIZE)
 		return etl_error_set(err,
@@ -142,13 +196,8 @@ int etl_next_buffer(const struct etl_file *f, struct etl_cursor *c,
 			(unsigned long long)left, ETL_BUFFER_HEADER_SIZE);
 	memcpy(&b->hdr, f->data + c->offset, sizeof(b->hdr));
 	b->data = f->data + c->offset;
+	b->size = b->hdr.buffer_size;
 
-	/* Said first: for a compressed file it is the only useful message. */
-	if (b->hdr.buffer_flag & ETW_BUFFER_FLAG_COMPRESSED)
-		return etl_error_set(err,
-			"buffer %u (file offset 0x%llx) is compressed (BufferFlag 0x%04x): ntkl cannot read compressed ETL files; relog the trace uncompressed",
-			b->index, (unsigned long long)b->offset,
-			b->hdr.buffer_flag);
 	if (b->hdr.buffer_size < ETL_BUFFER_HEADER_SIZE)
 		return etl_error_set(err,
 			"buffer %u (file offset 0x%llx): BufferSize 0x%x is smaller than the buffer header (0x%x)",
@@ -159,11 +208,33 @@ int etl_next_buffer(const struct etl_file *f, struct etl_cursor *c,
 			"buffer %u (file offset 0x%llx): BufferSize 0x%x runs past the end of the file (0x%llx bytes left): truncated file",
 			b->index, (unsigned long long)b->offset,
 			b->hdr.buffer_size, (unsigned long long)left);
-	if (etl_buffer_fill(b, err))
+	if ((b->hdr.buffer_flag & ETW_BUFFER_FLAG_COMPRESSED) &&
+	    inflate_buffer(c, b, err))
 		return -1;
+	return etl_buffer_fill(b, err);
+}
+
+int etl_next_buffer(const struct etl_file *f, struct etl_cursor *c,
+		    struct etl_buffer *b, struct etl_error *err)
+{
+	if (c->failed)
+		return end_walk(c, etl_error_set(err,
+			"buffer %u: not read after an earlier error", c->index));
+	if (c->offset >= f->size)
+		return end_walk(c, 0);
+
+	memset(b, 0, sizeof(*b));
+	b->index = c->index;
+	b->offset = c->offset;
+	b->stream_offset = c->stream_offset;
+	c->failed = true;	/* until this buffer proves sound */
+	if (read_buffer(f, c, b, err))
+		return end_walk(c, -1);
 
 	c->failed = false;
 	c->offset += b->hdr.buffer_size;
+	/* Past the bigger of its two sizes: record offsets never overlap. */
+	c->stream_offset += b->size > b->hdr.buffer_size ? b->size : b->hdr.buffer_size;
 	c->index++;
 	return 1;
 }
@@ -330,7 +401,7 @@ int etl_next_record(const struct etl_buffer *b, struct etl_record_cursor *c,
 	memset(r, 0, sizeof(*r));
 	r->buffer_index = b->index;
 	r->buffer_offset = pos;
-	r->file_offset = b->offset + pos;
+	r->file_offset = b->stream_offset + pos;
 	r->processor = b->hdr.processor_index;
 
 	if (left < 4)
@@ -392,10 +463,10 @@ int etl_next_record(const struct etl_buffer *b, struct etl_record_cursor *c,
 	return 1;
 }
 
-/* Parse buffer 0 and its Header event into f. */
-static int read_header(struct etl_file *f, struct etl_error *err)
+/* Parse buffer 0 (bc at it) and its Header event into f. */
+static int read_header_buffer(struct etl_file *f, struct etl_cursor *bc,
+			      struct etl_error *err)
 {
-	struct etl_cursor bc;
 	struct etl_buffer b;
 	struct etl_record_cursor rc;
 	struct etl_record r;
@@ -403,8 +474,7 @@ static int read_header(struct etl_file *f, struct etl_error *err)
 	uint32_t strings;
 	int ret;
 
-	etl_buffers_begin(f, &bc);
-	ret = etl_next_buffer(f, &bc, &b, err);
+	ret = etl_next_buffer(f, bc, &b, err);
 	if (ret <= 0)
 		return ret ? -1 : etl_error_set(err, "no buffer in the file");
 	etl_records_begin(&b, &rc);
@@ -440,6 +510,17 @@ static int read_header(struct etl_file *f, struct etl_error *err)
 	if (!f->log_file_name)
 		return etl_error_set(err, "out of memory");
 	return 0;
+}
+
+static int read_header(struct etl_file *f, struct etl_error *err)
+{
+	struct etl_cursor bc;
+	int ret;
+
+	etl_buffers_begin(f, &bc);
+	ret = read_header_buffer(f, &bc, err);
+	etl_buffers_end(&bc);
+	return ret;
 }
 
 int etl_open_memory(struct etl_file *f, const char *name, const void *data,

@@ -7,6 +7,11 @@
  * and a problem comes back as a negative return with a message naming the
  * buffer, the file offset and what is wrong. Nothing here exits or prints.
  *
+ * Compressed buffers (BufferFlag 0x40, etl_xpress.h) are decompressed as
+ * they are read: every consumer sees the buffer header and its records as
+ * in an uncompressed file, at the same offsets inside the buffer. Their
+ * bytes belong to the cursor and last until its next buffer.
+ *
  * Typical use:
  *
  *	struct etl_file f;
@@ -24,9 +29,12 @@
  *		while (etl_next_record(&b, &rc, &r, &err) > 0)
  *			... use r ...
  *	}
+ *	etl_buffers_end(&bc);
  *	etl_close(&f);
  *
- * A -1 from either iterator leaves the reason in err.
+ * A -1 from either iterator leaves the reason in err. A walk that runs to
+ * the end (0 or -1) has freed what the cursor held; one that stops early
+ * calls etl_buffers_end().
  */
 #ifndef NTKL_ETL_READER_H
 #define NTKL_ETL_READER_H
@@ -62,12 +70,20 @@ struct etl_file {
 	bool mapped;			/* data is our mmap (etl_open) */
 };
 
-/* One buffer, as found in the file. */
+/* One buffer, as found in the file (decompressed if it was compressed). */
 struct etl_buffer {
 	uint32_t index;
 	uint64_t offset;		/* of the buffer in the file */
-	struct wmi_buffer_header hdr;	/* a copy, fields in host order */
-	const uint8_t *data;		/* hdr.buffer_size bytes */
+	/*
+	 * Where the buffer would be if no buffer before it were compressed:
+	 * offset in an uncompressed file. Record file_offsets count from it,
+	 * so they stay unique and in file order.
+	 */
+	uint64_t stream_offset;
+	struct wmi_buffer_header hdr;	/* a copy, fields in host order; BufferSize is on disk */
+	const uint8_t *data;		/* size bytes: the header, then the records */
+	uint32_t size;			/* BufferSize, or SavedOffset when compressed */
+	bool compressed;		/* data was decompressed (BufferFlag 0x40) */
 	/*
 	 * Where the records end. Normally SavedOffset; see etl_buffer_fill()
 	 * for the relogger's header buffer. Checked: 0x48 <= filled <= size.
@@ -78,9 +94,20 @@ struct etl_buffer {
 
 struct etl_cursor {
 	uint64_t offset;		/* of the next buffer */
+	uint64_t stream_offset;		/* its etl_buffer.stream_offset */
 	uint32_t index;
 	bool failed;
+	uint8_t *inflated;		/* the current compressed buffer, decompressed */
+	size_t inflated_cap;
 };
+
+/*
+ * The most a compressed buffer may decompress to (its SavedOffset): far
+ * above the buffer sizes real files use (64 KiB to 1 MiB in the samples),
+ * low enough that a corrupt SavedOffset cannot make the reader allocate
+ * gigabytes.
+ */
+#define ETL_MAX_INFLATED_SIZE	(64u << 20)
 
 enum etl_record_kind {
 	ETL_KIND_KERNEL,		/* SYSTEM, COMPACT, PERFINFO: group/type hook */
@@ -91,7 +118,7 @@ enum etl_record_kind {
 struct etl_record {
 	uint32_t buffer_index;
 	uint32_t buffer_offset;		/* of the record inside its buffer */
-	uint64_t file_offset;
+	uint64_t file_offset;		/* buffer's stream_offset + buffer_offset */
 	uint16_t processor;		/* the buffer's ProcessorIndex */
 	uint8_t header_type;		/* ETW_HEADER_TYPE_* */
 	uint8_t flags;			/* byte 3: 0xC0 in every sane record */
@@ -128,7 +155,7 @@ struct etl_record {
 	uint32_t thread_id;
 	uint32_t process_id;
 
-	const uint8_t *payload;		/* inside the mapping; never past the record */
+	const uint8_t *payload;		/* inside the buffer's data; never past the record */
 	uint32_t payload_len;
 };
 
@@ -139,8 +166,9 @@ struct etl_record_cursor {
 };
 
 /*
- * Maps path and parses the header buffer: buffer 0 must be readable and
- * uncompressed and start with the Header event. Returns 0 or -1 (err set).
+ * Maps path and parses the header buffer: buffer 0 must be readable
+ * (decompressed if need be) and start with the Header event. Returns 0 or
+ * -1 (err set).
  */
 int etl_open(struct etl_file *f, const char *path, struct etl_error *err);
 
@@ -155,11 +183,14 @@ void etl_buffers_begin(const struct etl_file *f, struct etl_cursor *c);
 /*
  * The next buffer. Returns 1 with *b filled, 0 at the end of the file, -1
  * on an error (err set: truncated buffer, bad BufferSize, bad SavedOffset,
- * compressed buffer). After -1 the cursor stays failed: the position of the
- * following buffer is unknown.
+ * corrupt compressed data). After -1 the cursor stays failed. b->data
+ * lasts until the next call with c, or etl_buffers_end(c).
  */
 int etl_next_buffer(const struct etl_file *f, struct etl_cursor *c,
 		    struct etl_buffer *b, struct etl_error *err);
+
+/* Free what c holds (a walk that reached 0 or -1 already did); c can begin again. */
+void etl_buffers_end(struct etl_cursor *c);
 
 /* Number of buffers, walking the whole file; -1 on the first error. */
 long etl_count_buffers(const struct etl_file *f, struct etl_error *err);

@@ -18,6 +18,7 @@ struct batch {
 	uint32_t cpu;
 	int64_t first_ts;
 	const uint8_t *p;
+	uint8_t *copy;			/* p's bytes, if its buffer was decompressed */
 	uint32_t len;
 	uint32_t buffer_index;
 	uint32_t buffer_offset;
@@ -143,9 +144,17 @@ static int add_batch(struct reader *rd, const struct etl_record *r,
 		return oom(rd);
 	memcpy(&h, r->payload, sizeof(h));
 	bt = &rd->batches[rd->nbatches++];
+	memset(bt, 0, sizeof(*bt));
+	/* A decompressed buffer's bytes go with the next buffer: keep a copy. */
+	if (b->compressed) {
+		bt->copy = malloc(r->payload_len);
+		if (!bt->copy)
+			return oom(rd);
+		memcpy(bt->copy, r->payload, r->payload_len);
+	}
 	bt->cpu = r->processor;
 	bt->first_ts = h.first_timestamp;
-	bt->p = r->payload;
+	bt->p = bt->copy ? bt->copy : r->payload;
 	bt->len = r->payload_len;
 	bt->buffer_index = b->index;
 	bt->buffer_offset = r->buffer_offset;
@@ -153,6 +162,29 @@ static int add_batch(struct reader *rd, const struct etl_record *r,
 	bt->file_offset = r->file_offset;
 	c->compact.records++;
 	c->compact.bytes += record_bytes(r->size);
+	return 0;
+}
+
+/* One record: 0, or -1 (rd->err set). */
+static int add_record(struct reader *rd, const struct etl_record *r,
+		      const struct etl_buffer *b)
+{
+	struct etl_switch_cpu *c;
+
+	if (r->kind != ETL_KIND_KERNEL)
+		return 0;
+	switch (r->hook_id) {
+	case ETW_EVENT_CSWITCH_HOOK:
+		return add_cswitch(rd, r, b);
+	case ETW_EVENT_COMPACT_CSWITCH_HOOK:
+		return add_batch(rd, r, b);
+	case ETW_EVENT_READY_THREAD_HOOK:
+		c = cpu_stats(rd, r->processor);
+		if (!c)
+			return oom(rd);
+		c->ready_threads++;
+		return 0;
+	}
 	return 0;
 }
 
@@ -171,29 +203,15 @@ static int collect(const struct etl_file *f, struct reader *rd)
 
 		etl_records_begin(&b, &rcur);
 		while ((rr = etl_next_record(&b, &rcur, &r, rd->err)) > 0) {
-			struct etl_switch_cpu *c;
-
-			if (r.kind != ETL_KIND_KERNEL)
-				continue;
-			switch (r.hook_id) {
-			case ETW_EVENT_CSWITCH_HOOK:
-				if (add_cswitch(rd, &r, &b))
-					return -1;
-				break;
-			case ETW_EVENT_COMPACT_CSWITCH_HOOK:
-				if (add_batch(rd, &r, &b))
-					return -1;
-				break;
-			case ETW_EVENT_READY_THREAD_HOOK:
-				c = cpu_stats(rd, r.processor);
-				if (!c)
-					return oom(rd);
-				c->ready_threads++;
+			if (add_record(rd, &r, &b)) {
+				rr = -1;
 				break;
 			}
 		}
-		if (rr < 0)
+		if (rr < 0) {
+			etl_buffers_end(&bc);
 			return -1;
+		}
 	}
 	return rc;
 }
@@ -375,6 +393,8 @@ int etl_switches_read(const struct etl_file *f, struct etl_switches *s,
 	}
 	ret = 0;
 out:
+	for (size_t i = 0; i < rd.nbatches; i++)
+		free(rd.batches[i].copy);
 	free(rd.batches);
 	if (ret)
 		etl_switches_free(s);

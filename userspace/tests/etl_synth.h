@@ -13,6 +13,7 @@
  *	synth_record(&s, ETW_EVENT_CSWITCH_HOOK, etw_events[ETW_EVENT_CSWITCH].version, t, &cs, sizeof(cs));
  *	...
  *	img = synth_end(&s, &size);	   (an exactly-sized malloc)
+ *	cimg = synth_compress(img, size, &csize);   (the same, compressed)
  */
 #ifndef NTKL_TEST_ETL_SYNTH_H
 #define NTKL_TEST_ETL_SYNTH_H
@@ -24,6 +25,7 @@
 
 #include "etl/etl_reader.h"
 #include "etl/etl_events.h"
+#include "etl/etl_xpress.h"
 #include "uapi/ntkl_etw.h"
 
 #define SYNTH_START_CLOCK	1000
@@ -211,6 +213,61 @@ static inline uint8_t *synth_end(struct synth *s, size_t *size)
 	free(s->data);
 	memset(s, 0, sizeof(*s));
 	return img;
+}
+
+/*
+ * The file img (as synth_end made it) with every buffer after the header
+ * buffer compressed as Windows does: BufferFlag COMPRESSED, the header as
+ * it was, then the LZ77 stream of [0x48, SavedOffset); BufferSize the size
+ * on disk. The header's LogFileMode gets COMPRESSED_MODE. Returns an
+ * exactly-sized malloc, or NULL.
+ */
+static inline uint8_t *synth_compress(const uint8_t *img, size_t size, size_t *out_size)
+{
+	size_t log_mode = ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header) +
+			  offsetof(struct trace_logfile_header, log_file_mode);
+	uint8_t *out = malloc(size + size / 8 + 64), *ret = NULL;
+	size_t in = 0, pos = 0;
+	uint32_t mode;
+
+	*out_size = 0;
+	if (!out)
+		return NULL;
+	while (in + ETL_BUFFER_HEADER_SIZE <= size) {
+		struct wmi_buffer_header bh;
+		size_t n;
+
+		memcpy(&bh, img + in, sizeof(bh));
+		if (bh.buffer_size < ETL_BUFFER_HEADER_SIZE || bh.buffer_size > size - in)
+			goto out;
+		if (in == 0) {
+			memcpy(out, img, bh.buffer_size);
+			pos = bh.buffer_size;
+			in = bh.buffer_size;
+			continue;
+		}
+		if (etl_xpress_compress(img + in + ETL_BUFFER_HEADER_SIZE,
+					bh.saved_offset - ETL_BUFFER_HEADER_SIZE,
+					out + pos + ETL_BUFFER_HEADER_SIZE,
+					size + size / 8 + 64 - pos - ETL_BUFFER_HEADER_SIZE, &n))
+			goto out;
+		in += bh.buffer_size;
+		bh.buffer_size = (uint32_t)(ETL_BUFFER_HEADER_SIZE + n);
+		bh.buffer_flag |= ETW_BUFFER_FLAG_COMPRESSED;
+		memcpy(out + pos, &bh, sizeof(bh));
+		pos += bh.buffer_size;
+	}
+	memcpy(&mode, out + log_mode, sizeof(mode));
+	mode |= EVENT_TRACE_COMPRESSED_MODE;
+	memcpy(out + log_mode, &mode, sizeof(mode));
+	ret = malloc(pos);
+	if (ret) {
+		memcpy(ret, out, pos);
+		*out_size = pos;
+	}
+out:
+	free(out);
+	return ret;
 }
 
 #endif /* NTKL_TEST_ETL_SYNTH_H */

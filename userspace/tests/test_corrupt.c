@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "etl_synth.h"
 #include "etl/etl_check.h"
 #include "etl/etl_dump.h"
 #include "etl/etl_reader.h"
@@ -446,14 +447,15 @@ static void test_buffer_fields(void)
 	free(img);
 	test_end();
 
-	test_begin("compressed_buffer");
+	/* An uncompressed buffer flagged COMPRESSED is not an LZ77 stream. */
+	test_begin("compressed_flag_on_plain_buffer");
 	img = test_copy(spdl, spdl_size);
 	put_le16(img + BUF_FIELD(0x20000, buffer_flag), 0x60);
 	expect_first(img, spdl_size,
-		"buffer 2 (file offset 0x20000) is compressed (BufferFlag 0x0060): ntkl cannot read compressed ETL files; relog the trace uncompressed");
+		"buffer 2 (file offset 0x20000): corrupt compressed data at +0x4c (of BufferSize 0x10000): a match reaches before the start of the output (0x48 of SavedOffset 0xff90 bytes decompressed)");
 	put_le16(img + BUF_FIELD(0, buffer_flag), 0x61);
 	expect_open_error(img, spdl_size,
-		"buffer 0 (file offset 0x0) is compressed (BufferFlag 0x0061): ntkl cannot read compressed ETL files; relog the trace uncompressed");
+		"buffer 0 (file offset 0x0): corrupt compressed data at +0x4c (of BufferSize 0x10000): a match reaches before the start of the output (0x48 of SavedOffset 0x2b0 bytes decompressed)");
 	free(img);
 	test_end();
 
@@ -583,6 +585,187 @@ static void test_records(void)
 	}
 	free(img);
 	test_end();
+}
+
+/*
+ * What Windows 8 writes (the PerfView sample, build 9200) is not damage: a
+ * Thread v3 event that ends at its fixed fields, and a SystemConfig event
+ * a process logged with a SYSTEM32 header in a 64-bit file. A 32-bit
+ * header on an event ntkl writes still is.
+ */
+static void test_windows8_shapes(void)
+{
+	struct etw_thread_v3 th = { .process_id = 4, .thread_id = 8 };
+	struct system_trace_header h32 = {
+		.marker = ETW_MARKER(ETW_HEADER_TYPE_SYSTEM32, 2),
+		.size = sizeof(h32) + 36,
+		.hook_id = ETW_EVENT_CONFIG_IDECHANNEL_HOOK,
+		.system_time = SYNTH_START_CLOCK + 2,
+	};
+	uint8_t zeros[36] = { 0 };
+	uint8_t *img;
+	struct synth s;
+	size_t size;
+
+	test_begin("windows8_shapes_pass");
+	synth_begin(&s, 4096, 1);
+	synth_buffer(&s, 0);
+	synth_system_record(&s, ETW_EVENT_THREAD_DC_START_HOOK,
+			    etw_events[ETW_EVENT_THREAD_DC_START].version,
+			    SYNTH_START_CLOCK + 1, &th, sizeof(th));
+	synth_raw(&s, &h32, sizeof(h32), zeros, sizeof(zeros));
+	img = synth_end(&s, &size);
+	CHECK(img != NULL);
+	if (img) {
+		struct outcome o = check_image(img, size);
+		char *text = NULL;
+		size_t len;
+		FILE *m = open_memstream(&text, &len);
+
+		CHECK(o.opened);
+		CHECK_STR(o.msg, "");
+		etl_dump_memory("image", img, size, ETL_DUMP_EVENTS, m, m, "");
+		fclose(m);
+		CHECK_HAS(text, "ThreadFlags=0x0\n");	/* no ThreadName, not short */
+		CHECK(text && !strstr(text, "short"));
+		free(text);
+
+		/* The same SYSTEM32 header on a Thread event is damage. */
+		put_le32(img + 0x1000 + ETL_BUFFER_HEADER_SIZE,
+			 ETW_MARKER(ETW_HEADER_TYPE_SYSTEM32, 3));
+		expect_strict(img, size,
+			"buffer 1 (file offset 0x1000): record at +0x48: 32-bit kernel header SYSTEM32 in a file with PointerSize 8");
+	}
+	free(img);
+	test_end();
+}
+
+/* ---------------------------------------------------------------------- */
+/* Compressed buffers (the PerfView sample's first two buffers)            */
+/* ---------------------------------------------------------------------- */
+
+#define NET		"perfview__net.4.5.2.x64.etl"
+#define NET_B1		0x200		/* after the 0x200-byte header buffer */
+#define NET_B1_DISK	0x3AA8		/* its BufferSize: compressed */
+#define NET_B1_SAVED	0xFFB0		/* its SavedOffset: uncompressed */
+#define NET_SLICE	(NET_B1 + NET_B1_DISK)
+
+#define NET_B1_ERR	"buffer 1 (file offset 0x200): "
+
+/* The first error of a walk over every buffer, "" if none. */
+static void walk_error(const uint8_t *img, size_t size, char *msg, size_t len)
+{
+	struct etl_error err;
+	struct etl_file f;
+
+	msg[0] = '\0';
+	if (etl_open_memory(&f, "image", img, size, &err)) {
+		snprintf(msg, len, "%s", err.msg);
+		return;
+	}
+	if (etl_count_buffers(&f, &err) < 0)
+		snprintf(msg, len, "%s", err.msg);
+	etl_close(&f);
+}
+
+/* A damaged buffer 1: one exact message, and every dump mode fails on it. */
+static void expect_net_error(const uint8_t *img, size_t size, const char *want)
+{
+	char msg[256];
+
+	walk_error(img, size, msg, sizeof(msg));
+	CHECK_STR(msg, want);
+	CHECK_EQ(dump_image(img, size, 0), 1);
+	CHECK_EQ(dump_image(img, size, ETL_DUMP_EVENTS), 1);
+	CHECK_EQ(dump_image(img, size, ETL_DUMP_CHECK), 1);
+	CHECK_EQ(dump_image(img, size, ETL_DUMP_STATS), 1);
+	CHECK_EQ(dump_image(img, size, ETL_DUMP_SWITCHES), 1);
+}
+
+static void test_compressed(const uint8_t *slice)
+{
+	uint64_t seed = 0x5eed0003;
+	unsigned long failed = 0;
+	char msg[256];
+	uint8_t *img;
+
+	test_begin("compressed_slice_reads");
+	walk_error(slice, NET_SLICE, msg, sizeof(msg));
+	CHECK_STR(msg, "");
+	CHECK_EQ(check_image(slice, NET_SLICE).violations, 0);
+	test_end();
+
+	/* Cut short by 1 byte to all of it: the stream ends early, always. */
+	test_begin("compressed_truncated");
+	for (uint32_t cut = 1; cut <= NET_B1_DISK - ETL_BUFFER_HEADER_SIZE;
+	     cut += cut < 64 ? 1 : 251) {
+		img = test_copy(slice, NET_SLICE - cut);
+		put_le32(img + BUF_FIELD(NET_B1, buffer_size), NET_B1_DISK - cut);
+		walk_error(img, NET_SLICE - cut, msg, sizeof(msg));
+		if (strncmp(msg, NET_B1_ERR, strlen(NET_B1_ERR)) ||
+		    (!strstr(msg, "corrupt compressed data at +0x") &&
+		     !strstr(msg, "compressed data ends after")))
+			test_fail("cut by %u: \"%s\"", cut, msg);
+		free(img);
+	}
+	img = test_copy(slice, NET_SLICE - 1);
+	put_le32(img + BUF_FIELD(NET_B1, buffer_size), NET_B1_DISK - 1);
+	expect_net_error(img, NET_SLICE - 1,
+		"buffer 1 (file offset 0x200): corrupt compressed data at +0x3aa7 (of BufferSize 0x3aa7): the input ends where a literal byte should be (0xffaf of SavedOffset 0xffb0 bytes decompressed)");
+	free(img);
+	test_end();
+
+	test_begin("compressed_saved_offset");
+	img = test_copy(slice, NET_SLICE);
+	put_le32(img + BUF_FIELD(NET_B1, saved_offset), NET_B1_SAVED + 8);
+	expect_net_error(img, NET_SLICE,
+		"buffer 1 (file offset 0x200): compressed data ends after 0xffb0 bytes decompressed, SavedOffset says 0xffb8");
+	put_le32(img + BUF_FIELD(NET_B1, saved_offset), NET_B1_SAVED - 8);
+	expect_net_error(img, NET_SLICE,
+		"buffer 1 (file offset 0x200): corrupt compressed data at +0x3aa0 (of BufferSize 0x3aa8): the data decompresses past the expected size (0xffa8 of SavedOffset 0xffa8 bytes decompressed)");
+	put_le32(img + BUF_FIELD(NET_B1, saved_offset), 0x40);
+	expect_net_error(img, NET_SLICE,
+		"buffer 1 (file offset 0x200): compressed, but its SavedOffset (the uncompressed size) 0x40 is inside the buffer header (< 0x48)");
+	put_le32(img + BUF_FIELD(NET_B1, saved_offset), 0xFFFFFFF0);
+	expect_net_error(img, NET_SLICE,
+		"buffer 1 (file offset 0x200): compressed, but its SavedOffset (the uncompressed size) 0xfffffff0 is above the 0x4000000 bytes ntkl decompresses");
+	free(img);
+	test_end();
+
+	/* The compressed layout is only legal in a file that says it is compressed. */
+	test_begin("compressed_without_compressed_mode");
+	img = test_copy(slice, NET_SLICE);
+	put_le32(img + HDR_FIELD(log_file_mode), 0x00010001);
+	expect_strict(img, NET_SLICE,
+		"buffer 1 (file offset 0x200): compressed (BufferFlag 0x0060), but the header's LogFileMode 0x00010001 lacks COMPRESSED_MODE (0x04000000)");
+	free(img);
+	test_end();
+
+	/* Random damage to the stream: an error naming buffer 1, or other bytes; never a crash. */
+	test_begin("compressed_bit_flips");
+	for (int i = 0; i < 1500; i++) {
+		int nflips = 1 + (int)(test_rand(&seed) % 3);
+
+		img = test_copy(slice, NET_SLICE);
+		for (int k = 0; k < nflips; k++) {
+			uint64_t bit = test_rand(&seed) %
+				       ((NET_B1_DISK - ETL_BUFFER_HEADER_SIZE) * 8);
+
+			img[NET_B1 + ETL_BUFFER_HEADER_SIZE + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		}
+		walk_error(img, NET_SLICE, msg, sizeof(msg));
+		if (msg[0]) {
+			failed++;
+			if (strncmp(msg, NET_B1_ERR, strlen(NET_B1_ERR)))
+				test_fail("flip %d: \"%s\"", i, msg);
+		}
+		check_image(img, NET_SLICE);
+		dump_image(img, NET_SLICE, ETL_DUMP_EVENTS);
+		free(img);
+	}
+	CHECK(failed > 1500 / 4);
+	test_end();
+
 }
 
 /* ---------------------------------------------------------------------- */
@@ -727,8 +910,12 @@ static void test_decoders(void)
 	if (pl)
 		all_prefixes("header_extension", ETW_LAYOUT_HEADER_EXTENSION, pl, len, false, NULL);
 	pl = find_payload(spdl, spdl_size, ETW_EVENT_THREAD_DC_START_HOOK, &len);
-	if (pl)
-		all_prefixes("thread_v3", ETW_LAYOUT_THREAD_V3, pl, len, true, NULL);
+	if (pl) {
+		/* Windows 8 ends version 3 at the fixed fields, without a name. */
+		static const uint32_t thread_ends[] = { sizeof(struct etw_thread_v3), 0 };
+
+		all_prefixes("thread_v3", ETW_LAYOUT_THREAD_V3, pl, len, true, thread_ends);
+	}
 	pl = find_payload(spdl, spdl_size, ETW_EVENT_PROCESS_DC_START_HOOK, &len);
 	if (pl)
 		all_prefixes("process_v4", ETW_LAYOUT_PROCESS_V4, pl, len, true, NULL);
@@ -867,6 +1054,8 @@ static size_t header_offsets(const uint8_t *img, size_t size, size_t *offs, size
 		struct etl_record r;
 
 		offs[n++] = b.offset;
+		if (b.compressed)	/* its records are not at file offsets */
+			continue;
 		etl_records_begin(&b, &rc);
 		while (n < max && etl_next_record(&b, &rc, &r, &err) > 0)
 			offs[n++] = r.file_offset;
@@ -961,6 +1150,7 @@ int main(void)
 	test_flipped();
 	test_buffer_fields();
 	test_records();
+	test_windows8_shapes();
 	test_decoders();
 
 	fuzz("lxcore_kernel", lxcore, lxcore_size, 2000, 0x5eed0001);
@@ -973,6 +1163,29 @@ int main(void)
 		fuzz("ShutdownPerfDiagLogger_2buffers", slice, 2 * 0x10000, 2000,
 		     0x5eed0002);
 		free(slice);
+	}
+
+	{
+		size_t net_size = 0;
+		uint8_t *net = test_read_file(test_path(path, sizeof(path),
+							test_samples_dir(), NET), &net_size);
+
+		test_begin("compressed_input");
+		if (!net || net_size < NET_SLICE)
+			test_fail("cannot read %s in %s", NET, test_samples_dir());
+		test_end();
+		if (net && net_size >= NET_SLICE) {
+			uint8_t *slice = test_copy(net, NET_SLICE);
+
+			/* Two buffers of a file of their own: numbered 0 and 1. */
+			put_le32(slice + HDR_FIELD(buffers_written), 2);
+			put_le32(slice + BUF_FIELD(NET_B1, sequence_number), 1);
+			test_compressed(slice);
+			fuzz("perfview_compressed_2buffers", slice, NET_SLICE, 1000,
+			     0x5eed0004);
+			free(slice);
+		}
+		free(net);
 	}
 
 	free(spdl);

@@ -305,6 +305,15 @@ static void test_mixed(void)
 		       "     1          1\n"
 		       " total          3\n");
 	CHECK(!strstr(out, "NewThreadId is not"));
+	/* Every event by name, most first, for any file. */
+	CHECK_HAS(out, "\nEvents by name\n"
+		       "   count  event\n"
+		       "       5  0x0524 Thread/CSwitch\n"
+		       "       4  0x0525 Thread/CompCS\n"
+		       "       3  0x0532 Thread/ReadyThread\n"
+		       "       1  0x0000 EventTrace/Header\n"
+		       "       1  0x0005 EventTrace/Extension\n"
+		       "      14  total, in 6 buffers\n");
 	CHECK_STR(errs, "");
 	free(out);
 	free(errs);
@@ -346,6 +355,75 @@ static void test_mixed(void)
 	free(errs);
 	test_end();
 	free(img);
+}
+
+/* The dump's events after the header buffer's (LogFileMode differs), up to the buffer table. */
+static char *events_part(char *out)
+{
+	char *start = out ? strstr(out, "\n[buf 1 ") : NULL;
+	char *end = start ? strstr(start, "\nBuffers:\n") : NULL;
+
+	if (end)
+		*end = '\0';
+	return start ? start : "(no events)";
+}
+
+/*
+ * The same file with its data buffers compressed: the same switches, the
+ * same events. The CompCS batches wait for the end of the walk, after
+ * their decompressed buffers are gone.
+ */
+static void test_mixed_compressed(void)
+{
+	char *out = NULL, *errs = NULL, *cout = NULL, *cerrs = NULL;
+	struct etl_switches s;
+	struct etl_error err;
+	uint8_t *img, *cimg = NULL;
+	size_t size, csize = 0;
+	int rc;
+
+	test_begin("mixed_compressed");
+	img = mixed_file(&size, NULL);
+	if (img)
+		cimg = synth_compress(img, size, &csize);
+	CHECK(cimg != NULL);
+	if (!cimg) {
+		free(img);
+		test_end();
+		return;
+	}
+	CHECK(csize < size);
+	rc = read_switches(cimg, csize, &s, &err);
+	if (rc)
+		test_fail("%s", err.msg);
+	CHECK_EQ(s.n, 15);
+	CHECK_EQ(s.total.compact.switches, 10);
+	etl_switches_free(&s);
+
+	CHECK_EQ(dump_strings(cimg, csize, ETL_DUMP_SWITCHES, &cout, &cerrs), 0);
+	CHECK_STR(cout, mixed_switches);
+	CHECK_STR(cerrs, "");
+	free(cout);
+	free(cerrs);
+
+	CHECK_EQ(dump_strings(img, size, ETL_DUMP_EVENTS, &out, &errs), 0);
+	CHECK_EQ(dump_strings(cimg, csize, ETL_DUMP_EVENTS, &cout, &cerrs), 0);
+	CHECK_HAS(cout, "Compressed: 5 buffers, ");
+	CHECK_STR(events_part(cout), events_part(out));	/* cuts both short */
+	CHECK_STR(cerrs, "");
+	free(out);
+	free(errs);
+	free(cout);
+	free(cerrs);
+
+	CHECK_EQ(dump_strings(cimg, csize, ETL_DUMP_CHECK, &cout, &cerrs), 0);
+	CHECK_HAS(cout, "OK: 6 buffers");
+	CHECK_STR(cerrs, "");
+	free(cout);
+	free(cerrs);
+	free(img);
+	free(cimg);
+	test_end();
 }
 
 /* CSwitch events alone: numbers for unknown names, a broken chain counted. */
@@ -625,6 +703,7 @@ static void test_fuzz(void)
 int main(void)
 {
 	test_mixed();
+	test_mixed_compressed();
 	test_full_only();
 	test_malformed();
 	test_slots_any_order();
