@@ -178,6 +178,11 @@ void ntkl_probe_sched_process_exec(void *data, struct task_struct *p, pid_t old_
 				   struct linux_binprm *bprm);
 void ntkl_probe_sched_process_exit(void *data, struct task_struct *p);
 
+/* producers/image.c: Image events (LOADER) */
+int ntkl_image_init(void);
+void ntkl_image_exit(void);
+void ntkl_image_exec(struct ntkl_logger *lg, struct task_struct *p);
+
 /* control/active_set.c: the running loggers, as probes see them */
 
 /*

@@ -726,6 +726,33 @@ struct etw_thread_v3 {
 };
 
 /*
+ * Image Load/UnLoad/DCStart/DCEnd (0x140A, 0x1402, 0x1403, 0x1404),
+ * version 3: this fixed part, then the UTF-16 FileName (NUL-terminated).
+ * Read off the kernel logger sample ShutdownPerfDiagLogger.etl (Windows
+ * 10 1903), whose ntoskrnl.exe record has these values at these offsets.
+ */
+struct etw_image_v3 {
+	__u64 image_base;
+	__u64 image_size;
+	__u32 process_id;		/* 0 for kernel images */
+	__u32 image_checksum;
+	__u32 time_date_stamp;
+	__u8 signature_level;
+	__u8 signature_type;
+	__u16 reserved0;
+	__u64 default_base;
+	__u32 reserved1;
+	__u32 reserved2;
+	__u32 reserved3;
+	__u32 reserved4;
+};
+
+/* Image KernelBase (0x1421), version 2: where the kernel image starts. */
+struct etw_image_kernel_base {
+	__u64 image_base;
+};
+
+/*
  * Process Start/End/DCStart/DCEnd (0x0301..0x0304), version 4: this fixed
  * part, then a TOKEN_USER block (struct etw_sid_header and a SID), then
  * ImageFileName (ANSI, NUL), CommandLine, PackageFullName and ApplicationId
@@ -1117,6 +1144,16 @@ ETW_ASSERT_OFFSET(struct wmi_contextswap, new_thread_wait_time, 0x10);
 ETW_ASSERT_OFFSET(struct wmi_contextswap, old_thread_remaining_quantum, 0x14);
 
 ETW_ASSERT_SIZE(struct etw_ready_thread, 8);
+ETW_ASSERT_SIZE(struct etw_image_v3, 0x38);
+ETW_ASSERT_OFFSET(struct etw_image_v3, image_size, 0x08);
+ETW_ASSERT_OFFSET(struct etw_image_v3, process_id, 0x10);
+ETW_ASSERT_OFFSET(struct etw_image_v3, image_checksum, 0x14);
+ETW_ASSERT_OFFSET(struct etw_image_v3, time_date_stamp, 0x18);
+ETW_ASSERT_OFFSET(struct etw_image_v3, signature_level, 0x1C);
+ETW_ASSERT_OFFSET(struct etw_image_v3, signature_type, 0x1D);
+ETW_ASSERT_OFFSET(struct etw_image_v3, default_base, 0x20);
+ETW_ASSERT_OFFSET(struct etw_image_v3, reserved4, 0x34);
+ETW_ASSERT_SIZE(struct etw_image_kernel_base, 8);
 
 ETW_ASSERT_SIZE(struct etw_thread_v3, 72);
 ETW_ASSERT_OFFSET(struct etw_thread_v3, stack_base, 0x08);

@@ -171,17 +171,17 @@ NTKL_EVENT(PROFILE_COLLECTION_START, ANY, 0, ANY, 0, "CollectionStart", NONE)
 #define ETW_EVENT_PROFILE_COLLECTION_END_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 74)
 NTKL_EVENT(PROFILE_COLLECTION_END, ANY, 0, ANY, 0, "CollectionEnd", NONE)
 
-/* Image */
+/* Image: LOADER (EVENT_TRACE_FLAG_IMAGE_LOAD) */
 #define ETW_EVENT_IMAGE_UNLOAD_HOOK	ETW_HOOK(ETW_GROUP_IMAGE, 0x02)
-NTKL_EVENT(IMAGE_UNLOAD, ANY, 0, ANY, 0, "UnLoad", NONE)
+NTKL_EVENT(IMAGE_UNLOAD, SYSTEM64, 3, EXACT, PERF_LOADER, "UnLoad", IMAGE_V3)
 #define ETW_EVENT_IMAGE_DC_START_HOOK	ETW_HOOK(ETW_GROUP_IMAGE, 0x03)
-NTKL_EVENT(IMAGE_DC_START, ANY, 0, ANY, 0, "DCStart", NONE)
+NTKL_EVENT(IMAGE_DC_START, SYSTEM64, 3, EXACT, PERF_LOADER, "DCStart", IMAGE_V3)
 #define ETW_EVENT_IMAGE_DC_END_HOOK	ETW_HOOK(ETW_GROUP_IMAGE, 0x04)
-NTKL_EVENT(IMAGE_DC_END, ANY, 0, ANY, 0, "DCEnd", NONE)
+NTKL_EVENT(IMAGE_DC_END, SYSTEM64, 3, EXACT, PERF_LOADER, "DCEnd", IMAGE_V3)
 #define ETW_EVENT_IMAGE_LOAD_HOOK	ETW_HOOK(ETW_GROUP_IMAGE, 0x0A)
-NTKL_EVENT(IMAGE_LOAD, ANY, 0, ANY, 0, "Load", NONE)
+NTKL_EVENT(IMAGE_LOAD, SYSTEM64, 3, EXACT, PERF_LOADER, "Load", IMAGE_V3)
 #define ETW_EVENT_IMAGE_KERNEL_BASE_HOOK	ETW_HOOK(ETW_GROUP_IMAGE, 0x21)
-NTKL_EVENT(IMAGE_KERNEL_BASE, ANY, 0, ANY, 0, "KernelBase", NONE)
+NTKL_EVENT(IMAGE_KERNEL_BASE, PERFINFO64, 2, ANY, PERF_LOADER, "KernelBase", IMAGE_KERNEL_BASE)
 #define ETW_EVENT_IMAGE_HYPERCALL_PAGE_HOOK	ETW_HOOK(ETW_GROUP_IMAGE, 0x22)
 NTKL_EVENT(IMAGE_HYPERCALL_PAGE, ANY, 0, ANY, 0, "HypercallPage", NONE)
 
@@ -264,6 +264,31 @@ NTKL_FIELD(PROCESS_V4, struct etw_process_v4, session_id, 4, "SessionId", UINT)
 NTKL_FIELD(PROCESS_V4, struct etw_process_v4, exit_status, 4, "ExitStatus", INT)
 NTKL_FIELD(PROCESS_V4, struct etw_process_v4, directory_table_base, 8, "DirectoryTableBase", KADDR)
 NTKL_FIELD(PROCESS_V4, struct etw_process_v4, flags, 4, "Flags", HEX)
+
+/*
+ * Image v3: ImageBase is a user address for a process's files and a kernel
+ * one for the kernel and its modules (kind ADDR: only a kernel one is
+ * hashed for readers that may not see kernel addresses).
+ */
+NTKL_LAYOUT(IMAGE_V3, "Image", sizeof(struct etw_image_v3), sizeof(struct etw_image_v3) + 2,
+	    ETW_MAX_EVENT_SIZE, FILE_NAME)
+NTKL_FIELD(IMAGE_V3, struct etw_image_v3, image_base, 8, "ImageBase", ADDR)
+NTKL_FIELD(IMAGE_V3, struct etw_image_v3, image_size, 8, "ImageSize", HEX)
+NTKL_FIELD(IMAGE_V3, struct etw_image_v3, process_id, 4, "ProcessId", UINT)
+NTKL_FIELD(IMAGE_V3, struct etw_image_v3, image_checksum, 4, "ImageCheckSum", HEX)
+NTKL_FIELD(IMAGE_V3, struct etw_image_v3, time_date_stamp, 4, "TimeDateStamp", HEX)
+NTKL_FIELD(IMAGE_V3, struct etw_image_v3, signature_level, 1, "SignatureLevel", UINT)
+NTKL_FIELD(IMAGE_V3, struct etw_image_v3, signature_type, 1, "SignatureType", UINT)
+NTKL_FIELD(IMAGE_V3, struct etw_image_v3, reserved0, 2, "Reserved0", RESERVED)
+NTKL_FIELD(IMAGE_V3, struct etw_image_v3, default_base, 8, "DefaultBase", ADDR)
+NTKL_FIELD(IMAGE_V3, struct etw_image_v3, reserved1, 4, "Reserved1", RESERVED)
+NTKL_FIELD(IMAGE_V3, struct etw_image_v3, reserved2, 4, "Reserved2", RESERVED)
+NTKL_FIELD(IMAGE_V3, struct etw_image_v3, reserved3, 4, "Reserved3", RESERVED)
+NTKL_FIELD(IMAGE_V3, struct etw_image_v3, reserved4, 4, "Reserved4", RESERVED)
+
+NTKL_LAYOUT(IMAGE_KERNEL_BASE, "KernelBase", sizeof(struct etw_image_kernel_base),
+	    sizeof(struct etw_image_kernel_base), sizeof(struct etw_image_kernel_base), NONE)
+NTKL_FIELD(IMAGE_KERNEL_BASE, struct etw_image_kernel_base, image_base, 8, "ImageBase", KADDR)
 
 /* The 0x400 batch limit may or may not count the 0x58 header. */
 /*

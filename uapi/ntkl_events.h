@@ -24,6 +24,7 @@ enum etw_tail {
 	ETW_TAIL_THREAD_NAME,		/* ThreadName (UTF-16) */
 	ETW_TAIL_PROCESS,		/* TOKEN_USER, image name, 3 UTF-16 strings */
 	ETW_TAIL_CCSWAP_PACKETS,	/* TidTable and the compact packets */
+	ETW_TAIL_FILE_NAME,		/* FileName (UTF-16) */
 };
 
 /* How a field is printed, and what the module does with it. */
@@ -32,6 +33,7 @@ enum etw_field_kind {
 	ETW_FIELD_INT,			/* signed decimal */
 	ETW_FIELD_HEX,
 	ETW_FIELD_KADDR,		/* a kernel address: hex; hashed for most readers */
+	ETW_FIELD_ADDR,			/* a user or kernel address: hex; a kernel one hashed */
 	ETW_FIELD_WAIT_REASON,		/* KWAIT_REASON, with its name */
 	ETW_FIELD_THREAD_STATE,		/* KTHREAD_STATE, with its name */
 	ETW_FIELD_ADJUST_REASON,	/* ReadyThread AdjustReason, with its name */

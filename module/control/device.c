@@ -140,17 +140,25 @@ static int __init ntkl_init(void)
 	ntkl_clock_anchor();
 	ntkl_sched_init();
 	ntkl_spinlock_init();
-	ret = ntkl_probes_register();
+	ret = ntkl_image_init();
 	if (ret)
 		return ret;
+	ret = ntkl_probes_register();
+	if (ret)
+		goto no_probes;
 	ret = misc_register(&ntkl_miscdev);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", NTKL_DEVICE_NAME, ret);
-		ntkl_probes_unregister();
-		return ret;
+		goto no_device;
 	}
 	pr_info("loaded\n");
 	return 0;
+
+no_device:
+	ntkl_probes_unregister();
+no_probes:
+	ntkl_image_exit();
+	return ret;
 }
 
 static void __exit ntkl_exit(void)
@@ -159,6 +167,7 @@ static void __exit ntkl_exit(void)
 	/* no file is open (they hold the module): stop and free every logger */
 	ntkl_logger_stop_all();
 	ntkl_probes_unregister();
+	ntkl_image_exit();
 	pr_info("unloaded\n");
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The walk over a buffer's records that replaces each kernel address (a
- * layout field of kind KADDR in uapi/ntkl_event_list.h) by hash(address).
+ * layout field of kind KADDR in uapi/ntkl_event_list.h, or of kind ADDR
+ * holding an address of the kernel's half) by hash(address).
  * Pure: format/redact.c runs it with the kernel's %p hash, and
  * userspace/tests/test_redact.c compiles this same file to check it.
  *
@@ -31,10 +32,13 @@ static inline void ntkl_redact_record(u8 *payload, u32 len, const struct etw_lay
 	u64 addr;
 
 	for (f = l->fields; etw_field_in_layout(f); f++) {
-		if (f->kind != ETW_FIELD_KADDR || f->size != sizeof(addr) ||
-		    f->offset + f->size > len)
+		if ((f->kind != ETW_FIELD_KADDR && f->kind != ETW_FIELD_ADDR) ||
+		    f->size != sizeof(addr) || f->offset + f->size > len)
 			continue;
 		memcpy(&addr, payload + f->offset, sizeof(addr));
+		/* ADDR: a user address (the lower half) stays as it is */
+		if (f->kind == ETW_FIELD_ADDR && !(addr >> 63))
+			continue;
 		addr = hash(addr);
 		memcpy(payload + f->offset, &addr, sizeof(addr));
 	}

@@ -182,8 +182,8 @@ static void rundown_idle(struct ntkl_logger *lg, bool end)
 }
 
 /*
- * DCStart (at start) or DCEnd (at stop) for every process and thread,
- * closed by RundownComplete as Windows closes each rundown. Runs in process
+ * DCStart (at start) or DCEnd (at stop) for every process and thread
+ * (producers.c closes the whole rundown with RundownComplete). Runs in process
  * context; each record is written with preemption off, as the per-CPU
  * buffers require.
  */
@@ -193,7 +193,6 @@ static void rundown(struct ntkl_logger *lg, bool end)
 	enum etw_event_id thread_ev = end ? ETW_EVENT_THREAD_DC_END : ETW_EVENT_THREAD_DC_START;
 	struct task_struct *g, *t;
 	char comm[TASK_COMM_LEN];
-	struct ntkl_record rec;
 
 	preempt_disable();
 	rundown_idle(lg, end);
@@ -212,11 +211,6 @@ static void rundown(struct ntkl_logger *lg, bool end)
 		}
 	}
 	rcu_read_unlock();
-
-	preempt_disable();
-	if (ntkl_record_begin(lg, &rec, ETW_EVENT_RUNDOWN_COMPLETE, 0))
-		ntkl_record_end(&rec);
-	preempt_enable();
 }
 
 static void rundown_start(struct ntkl_logger *lg)
@@ -279,6 +273,7 @@ void ntkl_probe_sched_process_exec(void *data, struct task_struct *p, pid_t old_
 		}
 		if (thread)
 			ntkl_write_thread(lg, ETW_EVENT_THREAD_START, p);
+		ntkl_image_exec(lg, p);
 	}
 }
 

@@ -16,6 +16,8 @@
  *            DCStart rundown). Process context, may sleep.
  *   stop     a logger is stopping: write what it must end with (the DCEnd
  *            rundown), while it still accepts events. Process context.
+ *            After every producer's start or stop, producers.c closes the
+ *            rundown with RundownComplete, as Windows does.
  *
  * Which fields of a producer's records are kernel addresses is not a hook:
  * the event list says it (uapi/ntkl_event_list.h, kind KADDR).
@@ -37,6 +39,7 @@ struct ntkl_producer {
 extern const struct ntkl_producer ntkl_process_producer;
 extern const struct ntkl_producer ntkl_cswitch_producer;
 extern const struct ntkl_producer ntkl_spinlock_producer;
+extern const struct ntkl_producer ntkl_image_producer;
 
 /* producers.c: call one hook of every producer that has it */
 void ntkl_producers_publish(struct ntkl_active_set *set);

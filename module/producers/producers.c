@@ -7,10 +7,12 @@
 #include <linux/kernel.h>
 
 #include "ntkl.h"
+#include "format/record.h"
 #include "producers/producer.h"
 
 static const struct ntkl_producer *const producers[] = {
 	&ntkl_process_producer,
+	&ntkl_image_producer,
 	&ntkl_cswitch_producer,
 	&ntkl_spinlock_producer,
 };
@@ -33,6 +35,17 @@ void ntkl_producers_flush(void)
 			producers[i]->flush();
 }
 
+/* Each rundown ends with RundownComplete, as Windows closes it. */
+static void rundown_complete(struct ntkl_logger *lg)
+{
+	struct ntkl_record rec;
+
+	preempt_disable();
+	if (ntkl_record_begin(lg, &rec, ETW_EVENT_RUNDOWN_COMPLETE, 0))
+		ntkl_record_end(&rec);
+	preempt_enable();
+}
+
 void ntkl_producers_start(struct ntkl_logger *lg)
 {
 	unsigned int i;
@@ -40,6 +53,7 @@ void ntkl_producers_start(struct ntkl_logger *lg)
 	for (i = 0; i < ARRAY_SIZE(producers); i++)
 		if (producers[i]->start)
 			producers[i]->start(lg);
+	rundown_complete(lg);
 }
 
 void ntkl_producers_stop(struct ntkl_logger *lg)
@@ -49,4 +63,5 @@ void ntkl_producers_stop(struct ntkl_logger *lg)
 	for (i = 0; i < ARRAY_SIZE(producers); i++)
 		if (producers[i]->stop)
 			producers[i]->stop(lg);
+	rundown_complete(lg);
 }

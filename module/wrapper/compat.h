@@ -8,6 +8,8 @@
 
 #include <linux/jiffies.h>
 #include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/pgtable.h>
 #include <linux/sched.h>
 
 /*
@@ -43,6 +45,32 @@ static inline u64 ntkl_remaining_slice_ns(struct task_struct *p)
 		return ran < slice ? slice - ran : 0;
 	}
 #endif
+}
+
+/*
+ * A module's code: one allocation of its own since 6.4 (struct
+ * module_memory); before, the text part of its core layout.
+ */
+static inline void ntkl_module_text(const struct module *mod, unsigned long *base,
+				    unsigned long *size)
+{
+#ifdef NTKL_HAVE_MODULE_MEMORY	/* Kbuild found it in the kernel's headers */
+	*base = (unsigned long)mod->mem[MOD_TEXT].base;
+	*size = mod->mem[MOD_TEXT].size;
+#else
+	*base = (unsigned long)mod->core_layout.base;
+	*size = mod->core_layout.text_size;
+#endif
+}
+
+/*
+ * Is this node of the kernel's module list a module's, not the list's
+ * head? Every struct module lies in module memory; the head, in the
+ * kernel's data.
+ */
+static inline bool ntkl_module_list_entry(const struct list_head *pos)
+{
+	return (unsigned long)pos >= MODULES_VADDR && (unsigned long)pos < MODULES_END;
 }
 
 #endif /* _NTKL_COMPAT_H */

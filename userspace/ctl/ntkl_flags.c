@@ -28,6 +28,8 @@ const struct ntkl_flag_keyword ntkl_flag_keywords[] = {
 	{ "DISPATCHER", EVENT_TRACE_FLAG_DISPATCHER, 0,
 	  "threads made ready (ReadyThread)" },
 	{ "SPINLOCK", 0, PERF_SPINLOCK, "sampled spin lock contentions (SpinLock)" },
+	{ "LOADER", EVENT_TRACE_FLAG_IMAGE_LOAD, 0,
+	  "the kernel, modules, processes' code files (Image)" },
 	{ NULL, 0, 0, NULL },
 };
 

@@ -302,6 +302,7 @@ static void dec_field(struct dec *d, const struct etw_field *f, struct dec_state
 		break;
 	case ETW_FIELD_HEX:
 	case ETW_FIELD_KADDR:
+	case ETW_FIELD_ADDR:
 		dec_int(d, f->offset, f->size, f->name, FMT_HEX);
 		break;
 	case ETW_FIELD_WAIT_REASON:
@@ -523,6 +524,9 @@ static void dec_tail(struct dec *d, const char *indent, const struct etw_layout 
 	case ETW_TAIL_CCSWAP_PACKETS:
 		dec_ccswap_packets(d, indent);
 		return;
+	case ETW_TAIL_FILE_NAME:
+		dec_wstr(d, "FileName");
+		break;
 	}
 	dec_end(d);
 }

@@ -107,7 +107,8 @@ static void test_layouts(void)
 				test_fail("%s ends at 0x%x, past the fixed part 0x%x",
 					  f->name, f->offset + f->size, l->fixed);
 			/* the module hashes them in place as aligned 64-bit values */
-			if (f->kind == ETW_FIELD_KADDR && (f->size != 8 || f->offset % 8))
+			if ((f->kind == ETW_FIELD_KADDR || f->kind == ETW_FIELD_ADDR) &&
+			    (f->size != 8 || f->offset % 8))
 				test_fail("kernel address %s is not an aligned 64-bit field", f->name);
 			end = f->offset + f->size;
 		}

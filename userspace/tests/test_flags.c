@@ -145,7 +145,7 @@ static void test_errors(void)
 
 	test_begin("names_list");
 	CHECK_STR(ntkl_flag_names_list(names, sizeof(names)),
-		  "PROC_THREAD, PROCESS, THREAD, COMPACT_CSWITCH, CSWITCH, DISPATCHER, SPINLOCK");
+		  "PROC_THREAD, PROCESS, THREAD, COMPACT_CSWITCH, CSWITCH, DISPATCHER, SPINLOCK, LOADER");
 	test_end();
 
 	test_begin("empty_items");
@@ -219,12 +219,14 @@ static void test_format(void)
 	check_format("COMPACT_CSWITCH", "COMPACT_CSWITCH");
 	check_format("COMPACT_CSWITCH+CSWITCH", "COMPACT_CSWITCH");
 	check_format("DISPATCHER+CSWITCH", "CSWITCH+DISPATCHER");
+	check_format("LOADER+PROC_THREAD", "PROC_THREAD+LOADER");
 	test_end();
 
 	test_begin("format_numbers");
 	check_format("0x20000400", "0x20000400");
 	check_format("PROC_THREAD+0x20000400+0x40000040", "PROC_THREAD+0x20000400+0x40000040");
-	check_format("0x4", "0x4");
+	check_format("0x8", "0x8");
+	check_format("0x4", "LOADER");
 	check_format("0x20010000", "SPINLOCK");
 	test_end();
 

@@ -4,7 +4,8 @@
  * compiled here from the same file: in a buffer of records it changes
  * exactly the fields the event list marks KADDR (SpinLock's two
  * addresses, Thread's kernel stack bounds, Process's DirectoryTableBase),
- * in SYSTEM64 and PERFINFO64 records alike, and nothing else; a record
+ * in SYSTEM64 and PERFINFO64 records alike, and of those it marks ADDR
+ * only kernel ones (an Image's base), and nothing else; a record
  * whose Size runs past the buffer ends the walk.
  */
 #include <stddef.h>
@@ -140,8 +141,39 @@ static void test_walk(void)
 	test_end();
 }
 
+/* Image: a kernel image's base is hashed, a process's file's is not. */
+static void test_image(void)
+{
+	struct etw_image_v3 img = { 0 };
+	u64 kbase = 0xffffffffc047b000ULL, ubase = 0x7f0012340000ULL;
+	u8 *k, *u, *kb;
+
+	test_begin("image_base_hashed_only_in_the_kernel");
+	memset(buf, 0, sizeof(buf));
+	fill = sizeof(struct wmi_buffer_header);
+	img.image_base = img.default_base = kbase;
+	img.image_size = 0x8000;
+	k = put(ETW_EVENT_IMAGE_DC_START_HOOK, ETW_HEADER_TYPE_SYSTEM64, 3, sizeof(img) + 2);
+	memcpy(k, &img, sizeof(img));
+	img.image_base = img.default_base = ubase;
+	img.process_id = 42;
+	u = put(ETW_EVENT_IMAGE_LOAD_HOOK, ETW_HEADER_TYPE_SYSTEM64, 3, sizeof(img) + 2);
+	memcpy(u, &img, sizeof(img));
+	kb = put(ETW_EVENT_IMAGE_KERNEL_BASE_HOOK, ETW_HEADER_TYPE_PERFINFO64, 2, 8);
+	set64(kb, 0xffffffff93200000ULL);
+	ntkl_redact_walk(buf, fill, hash);
+	CHECK_EQ(get64(k + offsetof(struct etw_image_v3, image_base)), kbase ^ HASH_XOR);
+	CHECK_EQ(get64(k + offsetof(struct etw_image_v3, default_base)), kbase ^ HASH_XOR);
+	CHECK_EQ(get64(k + offsetof(struct etw_image_v3, image_size)), 0x8000);
+	CHECK_EQ(get64(u + offsetof(struct etw_image_v3, image_base)), ubase);
+	CHECK_EQ(get64(u + offsetof(struct etw_image_v3, default_base)), ubase);
+	CHECK_EQ(get64(kb), 0xffffffff93200000ULL ^ HASH_XOR);
+	test_end();
+}
+
 int main(void)
 {
 	test_walk();
+	test_image();
 	return test_exit();
 }

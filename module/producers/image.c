@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Image events (LOADER, EVENT_TRACE_FLAG_IMAGE_LOAD): where each piece of
+ * code lies, so that tools can name the module of every address (a
+ * sample's IP, a stack frame, a thread's start address). Without them
+ * WPA's Images table is empty and every address is "Unknown".
+ *
+ * Linux to NT (docs/linux-to-nt.md, "Images"):
+ *  - the kernel is one image, /boot/vmlinux-<release>, from its first to
+ *    its last symbol (the kernel's own symbol table: sprint_symbol());
+ *    KernelBase gives its start;
+ *  - each loaded module is one image, its code, named /sys/module/<name>;
+ *  - each file a process maps with code in it (its executable, ld.so, its
+ *    shared libraries) is one image of that process, from the first to
+ *    the last of the consecutive mappings of that file, named by its path.
+ * At logger start and stop every one is listed (DCStart, DCEnd); while
+ * it runs, module loads and unloads (the module notifier) and each exec's
+ * new executable and interpreter (sched_process_exec) are written as Load
+ * and UnLoad. Libraries mapped after exec have no tracepoint: they appear
+ * in the DCEnd rundown if their process is still alive at stop.
+ *
+ * TimeDateStamp and ImageCheckSum stay 0: Linux files carry no such
+ * stamps (a build id is not a time or a PE checksum).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dcache.h>
+#include <linux/kallsyms.h>
+#include <linux/limits.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/utsname.h>
+
+#include "ntkl.h"
+#include "format/record.h"
+#include "format/utf16.h"
+#include "producers/producer.h"
+#include "wrapper/compat.h"
+
+/* The kernel image, found once at load: it does not move. */
+static unsigned long kernel_start, kernel_end;
+
+/*
+ * Does the kernel's symbol table place addr in the kernel image? It names
+ * a symbol of the image, "name+off/size", or of a module, "... [mod]", or
+ * prints the bare address: no symbol.
+ */
+static bool in_kernel_image(unsigned long addr)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	sprint_symbol(sym, addr);
+	return strchr(sym, '+') && !strchr(sym, '[');
+}
+
+/*
+ * The first page of the image at or below known, and the end of its last
+ * page above it: a search each way. With CONFIG_KALLSYMS_ALL (Debian's
+ * kernels and the debug kernel) every address from _text to _end names a
+ * symbol, so the predicate is one run; without it the image found is the
+ * kernel's text.
+ */
+static void find_kernel_image(void)
+{
+	unsigned long known = (unsigned long)&schedule & PAGE_MASK;
+	unsigned long lo, hi, mid;
+
+	lo = known - min(known, (unsigned long)SZ_1G);	/* out of the image */
+	hi = known;					/* in it */
+	while (hi - lo > PAGE_SIZE) {
+		mid = lo + ((hi - lo) / 2 & PAGE_MASK);
+		if (in_kernel_image(mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	kernel_start = hi;
+
+	lo = known;					/* in the image */
+	hi = known + SZ_1G;				/* out of it */
+	while (hi - lo > PAGE_SIZE) {
+		mid = lo + ((hi - lo) / 2 & PAGE_MASK);
+		if (in_kernel_image(mid))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	kernel_end = lo + PAGE_SIZE;
+}
+
+/*
+ * One Image record. Its SYSTEM64 header names the process the image
+ * belongs to, as Windows' rundown records do.
+ */
+static void write_image(struct ntkl_logger *lg, enum etw_event_id id, unsigned long base,
+			unsigned long size, u32 pid, const char *name)
+{
+	struct system_trace_header *h;
+	struct etw_image_v3 *img;
+	struct ntkl_record rec;
+	u8 *p;
+
+	BUILD_BUG_ON(etw_events[ETW_EVENT_IMAGE_DC_START].header_type !=
+		     ETW_HEADER_TYPE_SYSTEM64);
+	p = ntkl_record_begin(lg, &rec, id,
+			      sizeof(*img) + (ntkl_utf16_len(name, PATH_MAX) + 1) * 2);
+	if (!p)
+		return;
+	img = (void *)p;
+	memset(img, 0, sizeof(*img));
+	img->image_base = base;
+	img->image_size = size;
+	img->process_id = pid;
+	img->default_base = base;
+	ntkl_put_utf16(p + sizeof(*img), name, PATH_MAX);
+	h = (void *)(p - sizeof(*h));
+	h->process_id = pid;
+	ntkl_record_end(&rec);
+}
+
+static void write_kernel(struct ntkl_logger *lg, enum etw_event_id id)
+{
+	char name[32 + __NEW_UTS_LEN];
+	struct etw_image_kernel_base *kb;
+	struct ntkl_record rec;
+
+	snprintf(name, sizeof(name), "/boot/vmlinux-%s", init_utsname()->release);
+	preempt_disable();
+	if (id == ETW_EVENT_IMAGE_DC_START) {
+		kb = (void *)ntkl_record_begin(lg, &rec, ETW_EVENT_IMAGE_KERNEL_BASE, sizeof(*kb));
+		if (kb) {
+			kb->image_base = kernel_start;
+			ntkl_record_end(&rec);
+		}
+	}
+	write_image(lg, id, kernel_start, kernel_end - kernel_start, 0, name);
+	preempt_enable();
+}
+
+static void write_module(struct ntkl_logger *lg, enum etw_event_id id, struct module *mod)
+{
+	char name[sizeof("/sys/module/") + MODULE_NAME_LEN];
+	unsigned long base, size;
+
+	ntkl_module_text(mod, &base, &size);
+	snprintf(name, sizeof(name), "/sys/module/%s", mod->name);
+	write_image(lg, id, base, size, 0, name);
+}
+
+/*
+ * Every loaded module. The kernel's list of modules is not exported, but
+ * each module is on it, this one too: walk it from here, and know its
+ * head (a list_head in the kernel's data, not a module) by its address.
+ */
+static void write_modules(struct ntkl_logger *lg, enum etw_event_id id)
+{
+	struct module *mod;
+
+	/* the module list's rule for readers: RCU, preemption off */
+	preempt_disable();
+	rcu_read_lock();
+	list_for_each_entry_rcu(mod, &THIS_MODULE->list, list) {
+		/* at the head, mod is no module: only its list field is real */
+		if (ntkl_module_list_entry(&mod->list) && mod->state != MODULE_STATE_UNFORMED)
+			write_module(lg, id, mod);
+	}
+	write_module(lg, id, THIS_MODULE);
+	rcu_read_unlock();
+	preempt_enable();
+}
+
+/* One file's consecutive mappings: an image if any of them holds code. */
+struct mapping_run {
+	struct file *file;
+	unsigned long start, end;
+	bool exec;
+};
+
+static void write_run(struct ntkl_logger *lg, enum etw_event_id id, u32 pid,
+		      const struct mapping_run *run, char *buf, size_t len)
+{
+	const char *path;
+
+	if (!run->file || !run->exec)
+		return;
+	path = d_path(&run->file->f_path, buf, len);
+	if (IS_ERR(path))
+		path = run->file->f_path.dentry->d_name.name;
+	preempt_disable();
+	write_image(lg, id, run->start, run->end - run->start, pid, path);
+	preempt_enable();
+}
+
+/*
+ * The images of a process: its mappings of files with code, each file's
+ * consecutive mappings (ld.so maps a library as several, read-only and
+ * code and data) one image. Its mm's lock held for reading: the caller
+ * may sleep (rundown), or holds it by trylock (exec).
+ */
+static void write_mm_images(struct ntkl_logger *lg, enum etw_event_id id, u32 pid,
+			    struct mm_struct *mm, char *buf, size_t len)
+{
+	struct mapping_run run = { };
+	struct vm_area_struct *vma;
+	VMA_ITERATOR(vmi, mm, 0);
+
+	for_each_vma(vmi, vma) {
+		struct file *file = vma->vm_file;
+
+		if (file && run.file && file_inode(file) == file_inode(run.file)) {
+			run.end = vma->vm_end;
+			run.exec |= !!(vma->vm_flags & VM_EXEC);
+			continue;
+		}
+		write_run(lg, id, pid, &run, buf, len);
+		run.file = file;
+		run.start = vma->vm_start;
+		run.end = vma->vm_end;
+		run.exec = !!(vma->vm_flags & VM_EXEC);
+	}
+	write_run(lg, id, pid, &run, buf, len);
+}
+
+/* Every process's images, by process id. May sleep. */
+static void write_processes(struct ntkl_logger *lg, enum etw_event_id id, char *buf, size_t len)
+{
+	struct task_struct *t;
+	struct mm_struct *mm;
+	struct pid *pid;
+	int nr = 1;
+
+	for (;;) {
+		rcu_read_lock();
+		pid = find_ge_pid(nr, &init_pid_ns);
+		if (!pid) {
+			rcu_read_unlock();
+			break;
+		}
+		nr = pid_nr(pid) + 1;
+		t = pid_task(pid, PIDTYPE_TGID);
+		if (t)
+			get_task_struct(t);
+		rcu_read_unlock();
+		if (!t)
+			continue;
+		mm = get_task_mm(t);	/* none for kernel threads */
+		if (mm) {
+			mmap_read_lock(mm);
+			write_mm_images(lg, id, task_tgid_nr(t), mm, buf, len);
+			mmap_read_unlock(mm);
+			mmput(mm);
+		}
+		put_task_struct(t);
+		cond_resched();
+	}
+}
+
+/* The image rundown: at start (DCStart), at stop (DCEnd). */
+static void rundown(struct ntkl_logger *lg, enum etw_event_id id)
+{
+	char *buf;
+
+	if (!ntkl_event_on(lg, id))
+		return;
+	if (kernel_end > kernel_start)
+		write_kernel(lg, id);
+	write_modules(lg, id);
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!buf) {
+		atomic64_inc(&lg->events_lost_extra);
+		return;
+	}
+	write_processes(lg, id, buf, PATH_MAX);
+	kfree(buf);
+}
+
+static void rundown_start(struct ntkl_logger *lg)
+{
+	rundown(lg, ETW_EVENT_IMAGE_DC_START);
+}
+
+static void rundown_end(struct ntkl_logger *lg)
+{
+	rundown(lg, ETW_EVENT_IMAGE_DC_END);
+}
+
+const struct ntkl_producer ntkl_image_producer = {
+	.name = "image",
+	.start = rundown_start,
+	.stop = rundown_end,
+};
+
+/* A module comes (its code is in place, its init not run yet) or goes. */
+static int module_event(struct notifier_block *nb, unsigned long state, void *data)
+{
+	enum etw_event_id id = state == MODULE_STATE_COMING ? ETW_EVENT_IMAGE_LOAD :
+			       state == MODULE_STATE_GOING ? ETW_EVENT_IMAGE_UNLOAD :
+			       ETW_EVENT_COUNT;
+	struct ntkl_logger **loggers;
+	unsigned int i, n;
+
+	if (id == ETW_EVENT_COUNT)
+		return NOTIFY_DONE;
+	preempt_disable();
+	n = ntkl_active_loggers(&loggers);
+	for (i = 0; i < n; i++)
+		if (ntkl_event_on(loggers[i], id))
+			write_module(loggers[i], id, data);
+	preempt_enable();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block module_nb = {
+	.notifier_call = module_event,
+};
+
+/* exec's paths: a probe cannot sleep to allocate, nor nest on its CPU */
+#define EXEC_PATH_MAX	512
+static DEFINE_PER_CPU(char[EXEC_PATH_MAX], exec_path);
+
+/*
+ * After an exec: Image Load for the new executable and its interpreter,
+ * from the new mm, in the probe of sched_process_exec (process.c). The
+ * probe may not sleep: if the mm's lock is taken, the images wait for the
+ * DCEnd rundown.
+ */
+void ntkl_image_exec(struct ntkl_logger *lg, struct task_struct *p)
+{
+	struct mm_struct *mm = p->mm;
+
+	if (!mm || !ntkl_event_on(lg, ETW_EVENT_IMAGE_LOAD))
+		return;
+	if (!mmap_read_trylock(mm)) {
+		atomic64_inc(&lg->events_lost_extra);
+		return;
+	}
+	write_mm_images(lg, ETW_EVENT_IMAGE_LOAD, task_tgid_nr(p), mm,
+			*this_cpu_ptr(&exec_path), EXEC_PATH_MAX);
+	mmap_read_unlock(mm);
+}
+
+int ntkl_image_init(void)
+{
+	find_kernel_image();
+	if (kernel_end <= kernel_start)
+		pr_warn("kernel image not found in the symbol table: no kernel Image record\n");
+	return register_module_notifier(&module_nb);
+}
+
+void ntkl_image_exit(void)
+{
+	unregister_module_notifier(&module_nb);
+}
