@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The walk over a buffer's records that replaces each kernel address (a
- * layout field of kind KADDR in uapi/ntkl_event_list.h) by hash(address).
+ * layout field of kind KADDR in uapi/ntkl_event_list.h, or of kind IP
+ * holding a kernel address) by hash(address).
  * Pure: format/redact.c runs it with the kernel's %p hash, and
  * userspace/tests/test_redact.c compiles this same file to check it.
  *
@@ -24,6 +25,16 @@ static inline u32 ntkl_record_header_size(u32 marker)
 	}
 }
 
+/*
+ * Is a code address (ETW_FIELD_IP) a kernel one? On x86_64 and arm64 the
+ * kernel lives in the upper half of the address space, user space in the
+ * lower: the top bit says which, without asking the kernel.
+ */
+static inline bool ntkl_is_kernel_ip(u64 addr)
+{
+	return addr >> 63;
+}
+
 static inline void ntkl_redact_record(u8 *payload, u32 len, const struct etw_layout *l,
 				      u64 (*hash)(u64))
 {
@@ -31,10 +42,13 @@ static inline void ntkl_redact_record(u8 *payload, u32 len, const struct etw_lay
 	u64 addr;
 
 	for (f = l->fields; etw_field_in_layout(f); f++) {
-		if (f->kind != ETW_FIELD_KADDR || f->size != sizeof(addr) ||
-		    f->offset + f->size > len)
+		if ((f->kind != ETW_FIELD_KADDR && f->kind != ETW_FIELD_IP) ||
+		    f->size != sizeof(addr) || f->offset + f->size > len)
 			continue;
 		memcpy(&addr, payload + f->offset, sizeof(addr));
+		/* a user address is the sampled program's own: never hidden */
+		if (f->kind == ETW_FIELD_IP && !ntkl_is_kernel_ip(addr))
+			continue;
 		addr = hash(addr);
 		memcpy(payload + f->offset, &addr, sizeof(addr));
 	}

@@ -302,6 +302,7 @@ static void dec_field(struct dec *d, const struct etw_field *f, struct dec_state
 		break;
 	case ETW_FIELD_HEX:
 	case ETW_FIELD_KADDR:
+	case ETW_FIELD_IP:
 		dec_int(d, f->offset, f->size, f->name, FMT_HEX);
 		break;
 	case ETW_FIELD_WAIT_REASON:
@@ -329,6 +330,14 @@ static void dec_field(struct dec *d, const struct etw_field *f, struct dec_state
 		break;
 	case ETW_FIELD_SPINLOCK_FLAGS:
 		dec_spinlock_flags(d, f);
+		break;
+	case ETW_FIELD_PROFILE_FLAGS:
+		v = dec_int(d, f->offset, f->size, f->name, FMT_HEX);
+		if (!d->is_short)
+			fprintf(d->out, "(ExecutingDPC=%d ExecutingISR=%d Priority=%u)",
+				!!(v & ETW_PROFILE_EXECUTING_DPC), !!(v & ETW_PROFILE_EXECUTING_ISR),
+				(unsigned int)((v & ETW_PROFILE_PRIORITY_MASK) >>
+					       ETW_PROFILE_PRIORITY_SHIFT));
 		break;
 	case ETW_FIELD_LOGFILE_MODE:
 		v = dec_int(d, f->offset, f->size, f->name, FMT_HEX);
@@ -518,6 +527,9 @@ static void dec_tail(struct dec *d, const char *indent, const struct etw_layout 
 	case ETW_TAIL_CCSWAP_PACKETS:
 		dec_ccswap_packets(d, indent);
 		return;
+	case ETW_TAIL_SOURCE_NAME:
+		dec_wstr(d, "SourceName");
+		break;
 	}
 	dec_end(d);
 }
