@@ -33,8 +33,7 @@ enum etw_field_kind {
 	ETW_FIELD_INT,			/* signed decimal */
 	ETW_FIELD_HEX,
 	ETW_FIELD_KADDR,		/* a kernel address: hex; hashed for most readers */
-	ETW_FIELD_IP,			/* a code address, user or kernel: hex; hashed
-					 * like KADDR only if it is a kernel one */
+	ETW_FIELD_IP,			/* a code address: hashed only if a kernel one */
 	ETW_FIELD_WAIT_REASON,		/* KWAIT_REASON, with its name */
 	ETW_FIELD_THREAD_STATE,		/* KTHREAD_STATE, with its name */
 	ETW_FIELD_ADJUST_REASON,	/* ReadyThread AdjustReason, with its name */
