@@ -182,6 +182,9 @@ const char *ntkl_error_advice(const struct ntkl_error_ctx *ctx, int err,
 			add(&t, "spin=N needs N >= %d, acquire=N >= %d, contention=N >= %d, hold=N 0 or >= %d",
 			    NTKL_SPIN_THRESHOLD_MIN, NTKL_ACQUIRE_SAMPLE_RATE_MIN,
 			    NTKL_CONTENTION_SAMPLE_RATE_MIN, NTKL_HOLD_THRESHOLD_MIN);
+		else if (ctx->op == NTKL_OP_PROFILE_INTERVAL)
+			add(&t, "the interval is %d..%d (100 ns units, as xperf -SetProfInt), source 0 (the timer)",
+			    NTKL_PROFILE_INTERVAL_MIN, NTKL_PROFILE_INTERVAL_MAX);
 		else
 			add(&t, "the module refused the request as malformed: the ntkl module and this tool may not match (rebuild both)");
 		break;

@@ -28,6 +28,8 @@ const struct ntkl_flag_keyword ntkl_flag_keywords[] = {
 	{ "DISPATCHER", EVENT_TRACE_FLAG_DISPATCHER, 0,
 	  "threads made ready (ReadyThread)" },
 	{ "SPINLOCK", 0, PERF_SPINLOCK, "sampled spin lock contentions (SpinLock)" },
+	{ "PROFILE", EVENT_TRACE_FLAG_PROFILE, 0,
+	  "CPU samples every -setprofint (SampledProfile)" },
 	{ NULL, 0, 0, NULL },
 };
 
