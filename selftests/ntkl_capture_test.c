@@ -443,22 +443,6 @@ TEST_F(cap, stop_wakes_reader)
 	capture_free(&job.c);
 }
 
-static int delete_module(const char *name)
-{
-	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
-}
-
-static int load_module(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 /*
  * Unloading stops every logger. An open /dev/ntkl keeps the module (the
  * kernel's rule for every module): rmmod fails cleanly, and works once the

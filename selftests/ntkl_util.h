@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -179,6 +180,24 @@ static inline void run_execs(const char *path, int count)
 		if (pid > 0)
 			waitpid(pid, NULL, 0);
 	}
+}
+
+/* rmmod, without busybox: 0 or -errno. */
+static inline int delete_module(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+/* insmod path, without busybox: 0 or -errno. */
+static inline int load_module(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
 }
 
 /*
