@@ -476,9 +476,7 @@ TEST_F(cap, unload_with_loggers)
 	/* two loggers still run, with no file open: unload stops them */
 	ASSERT_EQ(0, delete_module("ntkl"));
 	EXPECT_NE(0, access(NTKL_DEVICE_PATH, F_OK));
-	ASSERT_EQ(0, load_module(ko));
-	for (i = 0; i < 200 && access(NTKL_DEVICE_PATH, F_OK); i++)
-		usleep(10 * 1000);
+	ASSERT_EQ(0, load_module_wait(ko));
 	self->ctl = ntkl_open();
 	ASSERT_GE(self->ctl, 0);
 	self->reader = ntkl_open();

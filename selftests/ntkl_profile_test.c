@@ -543,7 +543,6 @@ TEST_F(profile, unload_while_profiling)
 {
 	const char *ko = getenv("NTKL_KO");
 	struct ntkl_properties p;
-	int i;
 
 	ASSERT_NE(NULL, ko);
 	EXPECT_FALSE(hotplug_state_present());
@@ -559,9 +558,7 @@ TEST_F(profile, unload_while_profiling)
 	ASSERT_EQ(0, delete_module("ntkl"));
 	EXPECT_FALSE(hotplug_state_present());
 	usleep(100 * 1000);	/* a sample handler left behind would run now */
-	ASSERT_EQ(0, load_module(ko));
-	for (i = 0; i < 200 && access(NTKL_DEVICE_PATH, F_OK); i++)
-		usleep(10 * 1000);
+	ASSERT_EQ(0, load_module_wait(ko));
 	self->ctl = ntkl_open();
 	ASSERT_GE(self->ctl, 0);
 	self->reader = ntkl_open();

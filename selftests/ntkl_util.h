@@ -200,6 +200,16 @@ static inline int load_module(const char *path)
 	return ret;
 }
 
+/* insmod path, then wait (2 s at most) for its device: 0 or -errno. */
+static inline int load_module_wait(const char *path)
+{
+	int ret = load_module(path), i;
+
+	for (i = 0; !ret && i < 200 && access(NTKL_DEVICE_PATH, F_OK); i++)
+		usleep(10 * 1000);
+	return ret;
+}
+
 /*
  * A fixture of a control descriptor and a reader descriptor, whose
  * teardown stops every logger (ntkl_stop_every_logger()). Use it after
