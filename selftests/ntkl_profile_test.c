@@ -17,6 +17,8 @@
  *    "Timer");
  *  - a logger without PROFILE beside it gets no sample;
  *  - a CPU taken offline and back keeps its samples coming;
+ *  - user IPs are never hashed, kernel IPs are for readers that may not
+ *    see kernel addresses;
  *  - the interval's bounds are xperf's, and unloading with a profiling
  *    logger running releases everything (the hotplug state goes).
  */
@@ -31,6 +33,8 @@
 
 #define HOTPLUG_STATES	"/sys/devices/system/cpu/hotplug/states"
 #define HOTPLUG_NAME	"ntkl/profile:online"
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+#define KPTR_RESTRICT	"/proc/sys/kernel/kptr_restrict"
 #define WORK		150000000ULL	/* loop turns of the busy child */
 #define MAX_SAMPLES	200000
 
@@ -345,6 +349,59 @@ TEST_F(profile, busy_thread_sampled)
 	capture_free(&job.c);
 }
 
+/* A kernel IP as the hash %p prints: 32 bits, never in the kernel's half. */
+static bool raw_kernel(uint64_t ip)
+{
+	return ip >> 63;
+}
+
+/*
+ * Sample IPs: a user one always raw (the program's own address), a kernel
+ * one raw only for a reader allowed kernel addresses (root with
+ * kptr_restrict 1), else hashed; the idle thread runs only kernel code.
+ */
+TEST_F(profile, kernel_ips_hashed_user_ips_kept)
+{
+	struct drain_job job;
+	struct profile_view v;
+	struct busy_view bv;
+	uint64_t lo, hi, cpu_time;
+	unsigned long idle_raw, idle;
+	int round, cpu = busy_cpu();
+	pthread_t th;
+	pid_t tid;
+	size_t i;
+
+	ASSERT_EQ(0, own_text(&lo, &hi));
+	for (round = 0; round < 2; round++) {
+		/* a descriptor reads one logger: a new one for the second */
+		close(self->reader);
+		self->reader = ntkl_open();
+		ASSERT_GE(self->reader, 0);
+		ASSERT_EQ(0, write_file(KPTR_RESTRICT, round ? "2" : "1"));
+		start_profiling(_metadata, self->ctl, self->reader, "selftest profile",
+				PROFILE_FLAGS, &job, &th);
+		tid = run_busy(cpu, WORK / 4, &cpu_time);
+		stop_profiling(_metadata, self->ctl, "selftest profile", &job, th);
+		write_file(KPTR_RESTRICT, "1");
+		ASSERT_GT(tid, 0);
+		ASSERT_EQ(0, view_capture(&job.c, &v));
+		view_busy(&v, cpu, tid, lo, hi, &bv);
+		for (i = 0, idle = idle_raw = 0; i < v.n; i++) {
+			idle += !v.s[i].tid;
+			idle_raw += !v.s[i].tid && raw_kernel(v.s[i].ip);
+		}
+		TH_LOG("kptr_restrict %d: %lu of %lu busy samples in its text, %lu of %lu idle raw",
+		       round ? 2 : 1, bv.in_text, bv.tid_samples, idle_raw, idle);
+		EXPECT_GE(bv.tid_samples, 10);
+		EXPECT_GE(bv.in_text * 10, bv.tid_samples * 9);
+		EXPECT_GT(idle, 0);
+		EXPECT_EQ(round ? 0 : idle, idle_raw);
+		free(v.s);
+		capture_free(&job.c);
+	}
+}
+
 /* -setprofint before a logger starts, and while it runs (SetInterval). */
 TEST_F(profile, interval_changes_spacing)
 {
@@ -455,20 +512,6 @@ TEST_F(profile, update_turns_profiling_on_and_off)
 	capture_free(&job.c);
 }
 
-static int cpu_online(int cpu, int on)
-{
-	char path[64];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	ok = fprintf(f, "%d\n", on) > 0;
-	return fclose(f) == 0 && ok ? 0 : -EIO;
-}
-
 /* A CPU that goes offline and comes back samples again. */
 TEST_F(profile, cpu_hotplug)
 {
@@ -479,14 +522,14 @@ TEST_F(profile, cpu_hotplug)
 	pthread_t th;
 	pid_t tid;
 
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || access("/sys/devices/system/cpu/cpu1/online", W_OK))
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || access(CPU1_ONLINE, W_OK))
 		SKIP(return, "CPU 1 cannot go offline here");
 	ASSERT_EQ(0, own_text(&lo, &hi));
 	start_profiling(_metadata, self->ctl, self->reader, "selftest profile", PROFILE_FLAGS,
 			&job, &th);
-	ASSERT_EQ(0, cpu_online(1, 0));
+	ASSERT_EQ(0, write_file(CPU1_ONLINE, "0"));
 	usleep(50 * 1000);
-	ASSERT_EQ(0, cpu_online(1, 1));
+	ASSERT_EQ(0, write_file(CPU1_ONLINE, "1"));
 	tid = run_busy(1, WORK / 4, &cpu_time);
 	stop_profiling(_metadata, self->ctl, "selftest profile", &job, th);
 	ASSERT_GT(tid, 0);

@@ -182,6 +182,18 @@ static inline void run_execs(const char *path, int count)
 	}
 }
 
+/* Write text to a sysfs, procfs or tracefs file: 0 or -errno. */
+static inline int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC), ok;
+
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
 /* rmmod, without busybox: 0 or -errno. */
 static inline int delete_module(const char *name)
 {
