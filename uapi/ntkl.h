@@ -37,6 +37,8 @@
  *   ERROR_ACTIVE_CONNECTIONS      EBUSY    logger already bound to a reader,
  *                                          or this descriptor to a logger
  *   ERROR_NOT_SUPPORTED           ENOTTY   unknown ioctl
+ *   ERROR_NOT_SUPPORTED           EOPNOTSUPP  START or UPDATE with PROFILE: the
+ *                                          kernel gave no perf sampling counter
  */
 #ifndef _UAPI_NTKL_H
 #define _UAPI_NTKL_H

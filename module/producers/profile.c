@@ -224,8 +224,13 @@ static int profile_publish(struct ntkl_active_set *set)
 			want++;
 	if (want && !profile_state) {
 		ret = events_create();
-		if (ret)
+		if (ret) {
+			pr_warn("ntkl: PROFILE: no cpu-clock perf event: %d\n", ret);
+			/* ERROR_NOT_SUPPORTED, unless memory ran out */
+			if (ret != -ENOMEM)
+				ret = -EOPNOTSUPP;
 			goto unlock;
+		}
 	}
 	for (i = 0; i < set->n; i++) {
 		struct ntkl_logger *lg = set->loggers[i];

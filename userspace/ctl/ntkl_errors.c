@@ -40,6 +40,7 @@ const char *ntkl_etw_error_name(int err, enum ntkl_op op)
 	case EBUSY:
 		return op == NTKL_OP_BIND ? "ERROR_ACTIVE_CONNECTIONS" : "ERROR_BUSY";
 	case ENOTTY:
+	case EOPNOTSUPP:
 		return "ERROR_NOT_SUPPORTED";
 	case ENOMEM:
 		return "ERROR_NOT_ENOUGH_MEMORY";
@@ -214,6 +215,10 @@ const char *ntkl_error_advice(const struct ntkl_error_ctx *ctx, int err,
 		break;
 	case EFAULT:
 		add(&t, "a bug in ntkl: please report it");
+		break;
+	case EOPNOTSUPP:
+		if (ctx->op == NTKL_OP_START || ctx->op == NTKL_OP_UPDATE)
+			add(&t, "PROFILE needs a perf cpu-clock counter on every CPU, which this kernel refused (dmesg says why): try without PROFILE");
 		break;
 	default:
 		break;
