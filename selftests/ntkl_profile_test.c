@@ -43,6 +43,7 @@ struct sample {
 	uint64_t ip;
 	uint32_t tid;
 	uint16_t cpu;
+	uint8_t flags;
 };
 
 struct profile_view {
@@ -72,7 +73,8 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 		if (r->payload_len != sizeof(*sp) || v->n == MAX_SAMPLES)
 			return;
 		v->s[v->n++] = (struct sample){ r->timestamp, sp->instruction_pointer,
-						sp->thread_id, b->hdr.processor_index };
+						sp->thread_id, b->hdr.processor_index,
+						sp->flags };
 		return;
 	}
 	if (r->hook_id < ETW_EVENT_PROFILE_SET_INTERVAL_HOOK ||
@@ -232,6 +234,8 @@ struct busy_view {
 	unsigned long in_text;		/* of its thread, IP in our text */
 	unsigned long other_cpu;	/* of its thread elsewhere (before it pinned itself) */
 	unsigned long idle;		/* of the idle threads, anywhere */
+	unsigned long idle_prio16;	/* ... with Priority 16, as Windows' */
+	unsigned long prio8;		/* of its thread, with Priority 8 (nice 0) */
 	int64_t first, last;
 };
 
@@ -244,9 +248,13 @@ static void view_busy(const struct profile_view *v, int cpu, uint32_t tid, uint6
 	bv->first = INT64_MAX;
 	bv->last = INT64_MIN;
 	for (i = 0; i < v->n; i++) {
+		unsigned int prio = v->s[i].flags >> ETW_PROFILE_PRIORITY_SHIFT;
+
 		bv->idle += !v->s[i].tid;
+		bv->idle_prio16 += !v->s[i].tid && prio == ETW_PROFILE_IDLE_PRIORITY;
 		if (v->s[i].tid != tid)
 			continue;
+		bv->prio8 += prio == 8;
 		bv->tid_samples++;
 		bv->in_text += v->s[i].ip >= lo && v->s[i].ip < hi;
 		bv->other_cpu += v->s[i].cpu != cpu;
@@ -325,6 +333,9 @@ TEST_F(profile, busy_thread_sampled)
 	EXPECT_LE(bv.other_cpu * 50, bv.tid_samples);
 	/* the other CPUs idle meanwhile: the idle thread, 0, as Windows */
 	EXPECT_GT(bv.idle, 0);
+	EXPECT_EQ(bv.idle, bv.idle_prio16);
+	/* nice 0 is NT priority 8 (docs/linux-to-nt.md) */
+	EXPECT_EQ(bv.tid_samples, bv.prio8);
 	/* the large majority: of the CPU's samples while it ran, of its own in its code */
 	EXPECT_GE(bv.tid_samples * 10, bv.cpu_samples * 8);
 	EXPECT_GE(bv.in_text * 10, bv.tid_samples * 9);

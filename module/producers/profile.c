@@ -57,15 +57,16 @@ static struct ntkl_logger *profiling[NTKL_MAX_LOGGERS];
 static unsigned int n_profiling;
 
 /*
- * ExecutingDPC, ExecutingISR and the thread's priority. The handler runs
- * in one interrupt level of its own (a hard interrupt, or an NMI for a
- * hardware counter, which counts as one too): a second hard interrupt
- * level means it interrupted an interrupt handler.
+ * ExecutingDPC, ExecutingISR and the thread's priority (an idle thread's:
+ * what Windows' idle samples carry). The handler runs in one interrupt
+ * level of its own (a hard interrupt, or an NMI for a hardware counter,
+ * which counts as one too): a second hard interrupt level means it
+ * interrupted an interrupt handler.
  */
 static u8 sample_flags(struct task_struct *t)
 {
-	u8 f = ((u8)ntkl_nt_priority(t) << ETW_PROFILE_PRIORITY_SHIFT) &
-	       ETW_PROFILE_PRIORITY_MASK;
+	u8 prio = is_idle_task(t) ? ETW_PROFILE_IDLE_PRIORITY : ntkl_nt_priority(t);
+	u8 f = (prio << ETW_PROFILE_PRIORITY_SHIFT) & ETW_PROFILE_PRIORITY_MASK;
 
 	if (in_serving_softirq())
 		f |= ETW_PROFILE_EXECUTING_DPC;
