@@ -15,7 +15,8 @@
  *    -setprofint does), which writes SetInterval;
  *  - CollectionStart and CollectionEnd carry the interval (timer source,
  *    "Timer");
- *  - a logger without PROFILE beside it gets no sample;
+ *  - a logger without PROFILE beside it gets no sample; two PROFILE
+ *    loggers both sample, and the one left after the other stops goes on;
  *  - a CPU taken offline and back keeps its samples coming;
  *  - user IPs are never hashed, kernel IPs are for readers that may not
  *    see kernel addresses;
@@ -268,6 +269,20 @@ static void view_busy(const struct profile_view *v, int cpu, uint32_t tid, uint6
 				   v->s[i].time <= bv->last;
 }
 
+static bool hotplug_state_present(void)
+{
+	char line[256];
+	FILE *f = fopen(HOTPLUG_STATES, "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		found |= strstr(line, HOTPLUG_NAME) != NULL;
+	fclose(f);
+	return found;
+}
+
 /* a failed case leaves no logger running into the next (ntkl_util.h) */
 NTKL_READER_FIXTURE(profile);
 
@@ -492,6 +507,64 @@ TEST_F(profile, only_profile_loggers_sampled)
 	capture_free(&job.c);
 }
 
+/*
+ * Two profiling loggers share the counters: both sample, and the first to
+ * stop leaves them to the other; the last releases them.
+ */
+TEST_F(profile, loggers_share_the_counters)
+{
+	struct ntkl_properties p, final = { .size = sizeof(final) };
+	struct capture first = { 0 };
+	struct drain_job job;
+	struct profile_view v;
+	uint64_t cpu_time;
+	int reader2 = ntkl_open();
+	int64_t first_end;
+	unsigned long after;
+	pthread_t th;
+	size_t i;
+
+	ASSERT_GE(reader2, 0);
+	props_init(&p, "selftest first", PROFILE_FLAGS);
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
+	ASSERT_EQ(0, ntkl_bind_id(reader2, p.logger_id));
+	start_profiling(_metadata, self->ctl, self->reader, "selftest profile", PROFILE_FLAGS,
+			&job, &th);
+	ASSERT_GT(run_busy(busy_cpu(), WORK / 8, &cpu_time), 0);
+	ASSERT_EQ(0, ntkl_stop_name(self->ctl, "selftest first"));
+	ASSERT_EQ(0, capture_drain(reader2, p.buffer_size_kb * 1024, &first, 0));
+	ASSERT_EQ(0, ntkl_ctl(reader2, NTKL_IOC_QUERY, &final));
+	capture_patch(&first, &final);
+	close(reader2);
+	if (!access(HOTPLUG_STATES, R_OK))
+		EXPECT_TRUE(hotplug_state_present());
+	ASSERT_GT(run_busy(busy_cpu(), WORK / 8, &cpu_time), 0);
+	stop_profiling(_metadata, self->ctl, "selftest profile", &job, th);
+	EXPECT_FALSE(hotplug_state_present());
+
+	ASSERT_EQ(0, view_capture(&first, &v)) TH_LOG("%s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	EXPECT_EQ(1, v.starts);
+	EXPECT_EQ(1, v.ends);
+	EXPECT_GT(v.n, 10);
+	first_end = INT64_MIN;
+	for (i = 0; i < v.n; i++)
+		if (v.s[i].time > first_end)
+			first_end = v.s[i].time;
+	free(v.s);
+	ASSERT_EQ(0, view_capture(&job.c, &v)) TH_LOG("%s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	EXPECT_EQ(1, v.starts);
+	EXPECT_EQ(1, v.ends);
+	for (i = 0, after = 0; i < v.n; i++)
+		after += v.s[i].time > first_end;
+	TH_LOG("%lu samples after the first logger's last", after);
+	EXPECT_GT(after, 10);
+	free(v.s);
+	capture_free(&first);
+	capture_free(&job.c);
+}
+
 /* UPDATE turns profiling on and off: CollectionStart and End each time. */
 TEST_F(profile, update_turns_profiling_on_and_off)
 {
@@ -575,19 +648,6 @@ TEST_F(profile, interval_bounds)
 	EXPECT_EQ(NTKL_PROFILE_INTERVAL_DEFAULT, get_interval(self->ctl));
 }
 
-static bool hotplug_state_present(void)
-{
-	char line[256];
-	FILE *f = fopen(HOTPLUG_STATES, "r");
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		found |= strstr(line, HOTPLUG_NAME) != NULL;
-	fclose(f);
-	return found;
-}
 
 /*
  * Unloading with a profiling logger running releases its perf events and
