@@ -286,10 +286,9 @@ static bool hotplug_state_present(void)
 /* a failed case leaves no logger running into the next (ntkl_util.h) */
 NTKL_READER_FIXTURE(profile);
 
-/* Start a PROFILE logger (plus PROC_THREAD) and drain it in a thread. */
-static void start_profiling(struct __test_metadata *_metadata, int ctl, int reader,
-			    const char *name, uint32_t flags, struct drain_job *job,
-			    pthread_t *th)
+/* Start a logger with flags, its reader draining it in a thread. */
+static void start_logger(struct __test_metadata *_metadata, int ctl, int reader,
+			 const char *name, uint32_t flags, struct drain_job *job, pthread_t *th)
 {
 	struct ntkl_properties p;
 
@@ -302,8 +301,8 @@ static void start_profiling(struct __test_metadata *_metadata, int ctl, int read
 	ASSERT_EQ(0, pthread_create(th, NULL, drain_thread, job));
 }
 
-static void stop_profiling(struct __test_metadata *_metadata, int ctl, const char *name,
-			   struct drain_job *job, pthread_t th)
+static void stop_logger(struct __test_metadata *_metadata, int ctl, const char *name,
+			struct drain_job *job, pthread_t th)
 {
 	struct ntkl_properties final = { .size = sizeof(final) };
 
@@ -333,10 +332,10 @@ TEST_F(profile, busy_thread_sampled)
 	ASSERT_EQ(0, own_text(&lo, &hi));
 	ASSERT_EQ(0, set_interval(self->ctl, 0));	/* the default */
 	ASSERT_EQ(NTKL_PROFILE_INTERVAL_DEFAULT, get_interval(self->ctl));
-	start_profiling(_metadata, self->ctl, self->reader, "selftest profile", PROFILE_FLAGS,
-			&job, &th);
+	start_logger(_metadata, self->ctl, self->reader, "selftest profile", PROFILE_FLAGS,
+		     &job, &th);
 	tid = run_busy(cpu, WORK, &cpu_time);
-	stop_profiling(_metadata, self->ctl, "selftest profile", &job, th);
+	stop_logger(_metadata, self->ctl, "selftest profile", &job, th);
 	ASSERT_GT(tid, 0);
 
 	ASSERT_EQ(0, view_capture(&job.c, &v)) TH_LOG("%s", v.verdict.first_violation);
@@ -405,10 +404,10 @@ TEST_F(profile, kernel_ips_hashed_user_ips_kept)
 		self->reader = ntkl_open();
 		ASSERT_GE(self->reader, 0);
 		ASSERT_EQ(0, write_file(KPTR_RESTRICT, round ? "2" : "1"));
-		start_profiling(_metadata, self->ctl, self->reader, "selftest profile",
-				PROFILE_FLAGS, &job, &th);
+		start_logger(_metadata, self->ctl, self->reader, "selftest profile",
+			     PROFILE_FLAGS, &job, &th);
 		tid = run_busy(cpu, WORK / 4, &cpu_time);
-		stop_profiling(_metadata, self->ctl, "selftest profile", &job, th);
+		stop_logger(_metadata, self->ctl, "selftest profile", &job, th);
 		write_file(KPTR_RESTRICT, "1");
 		ASSERT_GT(tid, 0);
 		ASSERT_EQ(0, view_capture(&job.c, &v));
@@ -439,13 +438,13 @@ TEST_F(profile, interval_changes_spacing)
 	int64_t before, after;
 
 	ASSERT_EQ(0, set_interval(self->ctl, 20000));	/* 2 ms */
-	start_profiling(_metadata, self->ctl, self->reader, "selftest profile", PROFILE_FLAGS,
-			&job, &th);
+	start_logger(_metadata, self->ctl, self->reader, "selftest profile", PROFILE_FLAGS,
+		     &job, &th);
 	ASSERT_GT(run_busy(cpu, WORK / 2, &cpu_time), 0);
 	ASSERT_EQ(0, set_interval(self->ctl, 5000));	/* 0.5 ms, while it runs */
 	ASSERT_EQ(5000, get_interval(self->ctl));
 	ASSERT_GT(run_busy(cpu, WORK / 2, &cpu_time), 0);
-	stop_profiling(_metadata, self->ctl, "selftest profile", &job, th);
+	stop_logger(_metadata, self->ctl, "selftest profile", &job, th);
 	ASSERT_EQ(0, set_interval(self->ctl, 0));
 
 	ASSERT_EQ(0, view_capture(&job.c, &v)) TH_LOG("%s", v.verdict.first_violation);
@@ -471,39 +470,33 @@ TEST_F(profile, interval_changes_spacing)
 /* A logger without PROFILE beside a profiling one gets no sample. */
 TEST_F(profile, only_profile_loggers_sampled)
 {
-	struct ntkl_properties p, final = { .size = sizeof(final) };
-	struct capture other = { 0 };
-	struct drain_job job;
+	struct drain_job job, other;
 	struct profile_view v;
 	uint64_t cpu_time;
 	int reader2 = ntkl_open();
-	pthread_t th;
+	pthread_t th, th2;
 
 	ASSERT_GE(reader2, 0);
-	props_init(&p, "selftest plain", EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD |
-		   EVENT_TRACE_FLAG_CSWITCH);
-	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
-	ASSERT_EQ(0, ntkl_bind_id(reader2, p.logger_id));
-	start_profiling(_metadata, self->ctl, self->reader, "selftest profile", PROFILE_FLAGS,
-			&job, &th);
+	start_logger(_metadata, self->ctl, reader2, "selftest plain",
+		     EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD | EVENT_TRACE_FLAG_CSWITCH,
+		     &other, &th2);
+	start_logger(_metadata, self->ctl, self->reader, "selftest profile", PROFILE_FLAGS,
+		     &job, &th);
 	ASSERT_GT(run_busy(busy_cpu(), WORK / 4, &cpu_time), 0);
-	stop_profiling(_metadata, self->ctl, "selftest profile", &job, th);
-	ASSERT_EQ(0, ntkl_stop_name(self->ctl, "selftest plain"));
-	ASSERT_EQ(0, capture_drain(reader2, p.buffer_size_kb * 1024, &other, 0));
-	ASSERT_EQ(0, ntkl_ctl(reader2, NTKL_IOC_QUERY, &final));
-	capture_patch(&other, &final);
+	stop_logger(_metadata, self->ctl, "selftest profile", &job, th);
+	stop_logger(_metadata, self->ctl, "selftest plain", &other, th2);
 	close(reader2);
 
 	ASSERT_EQ(0, view_capture(&job.c, &v));
 	EXPECT_GT(v.n, 10);
 	free(v.s);
-	ASSERT_EQ(0, view_capture(&other, &v)) TH_LOG("%s", v.verdict.first_violation);
+	ASSERT_EQ(0, view_capture(&other.c, &v)) TH_LOG("%s", v.verdict.first_violation);
 	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
 	EXPECT_EQ(0, v.n);
 	EXPECT_EQ(0, v.starts + v.ends + v.sets);
-	EXPECT_GT(capture_count_hook(&other, ETW_EVENT_CSWITCH_HOOK), 0);
+	EXPECT_GT(capture_count_hook(&other.c, ETW_EVENT_CSWITCH_HOOK), 0);
 	free(v.s);
-	capture_free(&other);
+	capture_free(&other.c);
 	capture_free(&job.c);
 }
 
@@ -513,36 +506,29 @@ TEST_F(profile, only_profile_loggers_sampled)
  */
 TEST_F(profile, loggers_share_the_counters)
 {
-	struct ntkl_properties p, final = { .size = sizeof(final) };
-	struct capture first = { 0 };
-	struct drain_job job;
+	struct drain_job job, first;
 	struct profile_view v;
 	uint64_t cpu_time;
 	int reader2 = ntkl_open();
 	int64_t first_end;
 	unsigned long after;
-	pthread_t th;
+	pthread_t th, th2;
 	size_t i;
 
 	ASSERT_GE(reader2, 0);
-	props_init(&p, "selftest first", PROFILE_FLAGS);
-	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
-	ASSERT_EQ(0, ntkl_bind_id(reader2, p.logger_id));
-	start_profiling(_metadata, self->ctl, self->reader, "selftest profile", PROFILE_FLAGS,
-			&job, &th);
+	start_logger(_metadata, self->ctl, reader2, "selftest first", PROFILE_FLAGS, &first, &th2);
+	start_logger(_metadata, self->ctl, self->reader, "selftest profile", PROFILE_FLAGS,
+		     &job, &th);
 	ASSERT_GT(run_busy(busy_cpu(), WORK / 8, &cpu_time), 0);
-	ASSERT_EQ(0, ntkl_stop_name(self->ctl, "selftest first"));
-	ASSERT_EQ(0, capture_drain(reader2, p.buffer_size_kb * 1024, &first, 0));
-	ASSERT_EQ(0, ntkl_ctl(reader2, NTKL_IOC_QUERY, &final));
-	capture_patch(&first, &final);
+	stop_logger(_metadata, self->ctl, "selftest first", &first, th2);
 	close(reader2);
 	if (!access(HOTPLUG_STATES, R_OK))
 		EXPECT_TRUE(hotplug_state_present());
 	ASSERT_GT(run_busy(busy_cpu(), WORK / 8, &cpu_time), 0);
-	stop_profiling(_metadata, self->ctl, "selftest profile", &job, th);
+	stop_logger(_metadata, self->ctl, "selftest profile", &job, th);
 	EXPECT_FALSE(hotplug_state_present());
 
-	ASSERT_EQ(0, view_capture(&first, &v)) TH_LOG("%s", v.verdict.first_violation);
+	ASSERT_EQ(0, view_capture(&first.c, &v)) TH_LOG("%s", v.verdict.first_violation);
 	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
 	EXPECT_EQ(1, v.starts);
 	EXPECT_EQ(1, v.ends);
@@ -561,7 +547,7 @@ TEST_F(profile, loggers_share_the_counters)
 	TH_LOG("%lu samples after the first logger's last", after);
 	EXPECT_GT(after, 10);
 	free(v.s);
-	capture_free(&first);
+	capture_free(&first.c);
 	capture_free(&job.c);
 }
 
@@ -574,8 +560,8 @@ TEST_F(profile, update_turns_profiling_on_and_off)
 	uint64_t cpu_time;
 	pthread_t th;
 
-	start_profiling(_metadata, self->ctl, self->reader, "selftest profile",
-			EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD, &job, &th);
+	start_logger(_metadata, self->ctl, self->reader, "selftest profile",
+		     EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD, &job, &th);
 	ASSERT_GT(run_busy(busy_cpu(), WORK / 8, &cpu_time), 0);
 	props_select(&p, "selftest profile");
 	p.enable_flags = PROFILE_FLAGS;
@@ -585,7 +571,7 @@ TEST_F(profile, update_turns_profiling_on_and_off)
 	p.enable_flags = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD;
 	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_UPDATE, &p));
 	ASSERT_GT(run_busy(busy_cpu(), WORK / 8, &cpu_time), 0);
-	stop_profiling(_metadata, self->ctl, "selftest profile", &job, th);
+	stop_logger(_metadata, self->ctl, "selftest profile", &job, th);
 
 	ASSERT_EQ(0, view_capture(&job.c, &v)) TH_LOG("%s", v.verdict.first_violation);
 	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
@@ -609,13 +595,13 @@ TEST_F(profile, cpu_hotplug)
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || access(CPU1_ONLINE, W_OK))
 		SKIP(return, "CPU 1 cannot go offline here");
 	ASSERT_EQ(0, own_text(&lo, &hi));
-	start_profiling(_metadata, self->ctl, self->reader, "selftest profile", PROFILE_FLAGS,
-			&job, &th);
+	start_logger(_metadata, self->ctl, self->reader, "selftest profile", PROFILE_FLAGS,
+		     &job, &th);
 	ASSERT_EQ(0, write_file(CPU1_ONLINE, "0"));
 	usleep(50 * 1000);
 	ASSERT_EQ(0, write_file(CPU1_ONLINE, "1"));
 	tid = run_busy(1, WORK / 4, &cpu_time);
-	stop_profiling(_metadata, self->ctl, "selftest profile", &job, th);
+	stop_logger(_metadata, self->ctl, "selftest profile", &job, th);
 	ASSERT_GT(tid, 0);
 
 	ASSERT_EQ(0, view_capture(&job.c, &v)) TH_LOG("%s", v.verdict.first_violation);
