@@ -127,7 +127,7 @@ static int profile_cpu_online(unsigned int cpu)
 		pr_warn_ratelimited("ntkl: no cpu-clock event on CPU %u (%ld): no samples from it\n",
 				    cpu, PTR_ERR(ev));
 		/* at setup the logger fails to start; later, the CPU still comes up */
-		return profile_setting_up ? PTR_ERR(ev) : 0;
+		return READ_ONCE(profile_setting_up) ? PTR_ERR(ev) : 0;
 	}
 	per_cpu(profile_event, cpu) = ev;
 	return 0;
@@ -148,10 +148,11 @@ static int events_create(void)
 {
 	int ret;
 
-	profile_setting_up = true;
+	/* read by the callbacks, in each CPU's hotplug thread */
+	WRITE_ONCE(profile_setting_up, true);
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "ntkl/profile:online",
 				profile_cpu_online, profile_cpu_offline);
-	profile_setting_up = false;
+	WRITE_ONCE(profile_setting_up, false);
 	if (ret < 0)
 		return ret;
 	profile_state = ret;
