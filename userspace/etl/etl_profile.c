@@ -75,6 +75,7 @@ static struct etl_profile_thread *thread(struct reader *rd, uint32_t tid)
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->pid = tid ? NO_PID : 0;
+	t->named_at = INT64_MIN;
 	if (!tid)
 		strcpy(t->name, "Idle");
 	rd->slots[slot_of(rd, tid)] = (uint32_t)++p->nthreads;
@@ -112,7 +113,7 @@ static int add_sample(struct reader *rd, const struct etl_record *r)
 	return 0;
 }
 
-/* Thread Start/DCStart/DCEnd: the thread's process and name. */
+/* Thread Start/End/DCStart/DCEnd: the thread's process and name, the latest. */
 static int add_thread(struct reader *rd, const struct etl_record *r)
 {
 	struct etl_profile_thread *t;
@@ -126,6 +127,9 @@ static int add_thread(struct reader *rd, const struct etl_record *r)
 	t = thread(rd, tid);
 	if (!t)
 		return oom(rd);
+	if (r->timestamp < t->named_at)
+		return 0;
+	t->named_at = r->timestamp;
 	t->pid = etl_le32(r->payload + offsetof(struct etw_thread_v3, process_id));
 	etl_utf16_to_utf8(r->payload + sizeof(struct etw_thread_v3),
 			  r->payload_len - sizeof(struct etw_thread_v3), t->name, sizeof(t->name),
@@ -165,6 +169,7 @@ static int add_record(struct reader *rd, const struct etl_record *r)
 	case ETW_EVENT_SAMPLED_PROFILE_HOOK:
 		return add_sample(rd, r);
 	case ETW_EVENT_THREAD_START_HOOK:
+	case ETW_EVENT_THREAD_END_HOOK:
 	case ETW_EVENT_THREAD_DC_START_HOOK:
 	case ETW_EVENT_THREAD_DC_END_HOOK:
 		return add_thread(rd, r);

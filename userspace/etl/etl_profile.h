@@ -3,10 +3,11 @@
  * The sampled profile of an ETL file: SampledProfile events (0x0F2E)
  * counted per CPU and per thread, the interval the file's
  * CollectionStart/SetInterval events give, and each thread's process and
- * name from the Thread Start/DCStart/DCEnd events (a process's name is
- * the name of its thread whose id is the process id, as Linux names a
- * thread group after its leader). The idle thread (0) is process 0,
- * "Idle".
+ * name from the Thread Start/End/DCStart/DCEnd events, the latest in time
+ * (buffers of different CPUs interleave in a file; an exec renames a
+ * thread). A process's name is the name of its thread whose id is the
+ * process id, as Linux names a thread group after its leader. The idle
+ * thread (0) is process 0, "Idle".
  *
  * Only records whose layout applies (version 2 for SampledProfile, 3 for
  * the interval events, the Thread events' version 3) are read; a short
@@ -25,6 +26,7 @@ struct etl_profile_thread {
 	uint32_t pid;			/* UINT32_MAX: no Thread event named it */
 	unsigned long samples;
 	char name[64];			/* the Thread event's ThreadName, UTF-8 */
+	int64_t named_at;		/* the time of the Thread event that named it */
 };
 
 struct etl_profile_process {

@@ -2,7 +2,8 @@
 /*
  * The sampled profile reader (etl/etl_profile.h) on synthetic files:
  * samples per CPU and per thread, threads named and given their process
- * by Thread events (before or after their samples), the idle thread as
+ * by the latest Thread event in time (before or after their samples, in
+ * file order or not), the idle thread as
  * process 0 "Idle", processes named after their leader, the interval from
  * CollectionStart, and a short SampledProfile refused with its place.
  */
@@ -23,7 +24,8 @@ static void sample(struct synth *s, int64_t t, uint32_t tid, uint64_t ip)
 	synth_record(s, ETW_EVENT_SAMPLED_PROFILE_HOOK, SP_VERSION, t, &sp, sizeof(sp));
 }
 
-static void thread_named(struct synth *s, uint32_t pid, uint32_t tid, const char *name)
+static void thread_named(struct synth *s, int64_t t, uint32_t pid, uint32_t tid,
+			 const char *name)
 {
 	uint8_t rec[sizeof(struct etw_thread_v3) + 64] = { 0 };
 	struct etw_thread_v3 *th = (void *)rec;
@@ -33,7 +35,7 @@ static void thread_named(struct synth *s, uint32_t pid, uint32_t tid, const char
 	th->thread_id = tid;
 	for (size_t i = 0; i < n; i++)
 		rec[sizeof(*th) + 2 * i] = (uint8_t)name[i];
-	synth_system_record(s, ETW_EVENT_THREAD_DC_START_HOOK, TH_VERSION, 1000, rec,
+	synth_system_record(s, ETW_EVENT_THREAD_DC_START_HOOK, TH_VERSION, t, rec,
 			    (uint32_t)(sizeof(*th) + 2 * n + 2));
 }
 
@@ -61,15 +63,18 @@ static void test_counts(void)
 	synth_begin(&s, 4096, 2);
 	synth_buffer(&s, 0);
 	interval(&s, ETW_EVENT_PROFILE_COLLECTION_START_HOOK, 10000, 10000);
-	thread_named(&s, 100, 100, "busy");
+	thread_named(&s, 1500, 100, 100, "busy");
+	/* named earlier, but later in the file (another CPU's buffer) */
+	thread_named(&s, 1400, 100, 101, "forked");
 	sample(&s, 2000, 100, 0x401000);
 	sample(&s, 3000, 101, 0x401004);	/* named only later */
 	sample(&s, 4000, 0, 0xffffffff81000000ULL);
 	synth_buffer(&s, 1);
 	sample(&s, 2500, 100, 0xffffffff81000010ULL);
 	sample(&s, 3500, 100, 0x401008);
-	thread_named(&s, 100, 101, "worker");
-	thread_named(&s, 7, 7, "quiet");
+	thread_named(&s, 1200, 100, 100, "older");
+	thread_named(&s, 1600, 100, 101, "worker");
+	thread_named(&s, 1000, 7, 7, "quiet");
 	interval(&s, ETW_EVENT_PROFILE_SET_INTERVAL_HOOK, 20000, 10000);
 	interval(&s, ETW_EVENT_PROFILE_COLLECTION_END_HOOK, 20000, 20000);
 	img = synth_end(&s, &size);
