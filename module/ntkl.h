@@ -248,6 +248,10 @@ void ntkl_probe_irq_handler_entry(void *data, int irq, struct irqaction *action)
 int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c);
 void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c);
 
+/* profile.c: sampled profile, kernel-wide interval (100 ns units) */
+int ntkl_profile_set_interval(u32 interval);
+u32 ntkl_profile_get_interval(void);
+
 /* format/redact.c: kernel addresses in records, hashed for most readers */
 bool ntkl_reader_sees_addresses(void);
 void ntkl_redact_addresses(u8 *data, u32 filled);

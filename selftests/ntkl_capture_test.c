@@ -443,22 +443,6 @@ TEST_F(cap, stop_wakes_reader)
 	capture_free(&job.c);
 }
 
-static int delete_module(const char *name)
-{
-	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
-}
-
-static int load_module(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 /*
  * Unloading stops every logger. An open /dev/ntkl keeps the module (the
  * kernel's rule for every module): rmmod fails cleanly, and works once the
@@ -492,9 +476,7 @@ TEST_F(cap, unload_with_loggers)
 	/* two loggers still run, with no file open: unload stops them */
 	ASSERT_EQ(0, delete_module("ntkl"));
 	EXPECT_NE(0, access(NTKL_DEVICE_PATH, F_OK));
-	ASSERT_EQ(0, load_module(ko));
-	for (i = 0; i < 200 && access(NTKL_DEVICE_PATH, F_OK); i++)
-		usleep(10 * 1000);
+	ASSERT_EQ(0, load_module_wait(ko));
 	self->ctl = ntkl_open();
 	ASSERT_GE(self->ctl, 0);
 	self->reader = ntkl_open();

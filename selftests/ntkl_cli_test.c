@@ -2,7 +2,8 @@
 /*
  * ntkl_cli_test: the ntkl command as a user types it, in the test VM:
  * record, start/stop with a background writer, query/list/flush/update,
- * buffering mode with save, spinlock-config, and the error messages. Every
+ * buffering mode with save, spinlock-config, PROFILE with -setprofint and
+ * profile-interval, and the error messages. Every
  * file written must pass `ntkl dump --check`, with BuffersWritten equal to
  * the buffers in the file.
  */
@@ -137,6 +138,35 @@ TEST(spinlock_config)
 	EXPECT_NE(NULL, strstr(out, "acquire=N needs N >= 1000"));
 	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl spinlock-config -defaults"));
 	EXPECT_NE(NULL, strstr(out, "SpinLockContentionSampleRate: 1"));
+}
+
+/* -on PROFILE -setprofint: samples the dump names and counts, at that interval. */
+TEST(profile)
+{
+	char out[16384], why[4096];
+
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record -on PROC_THREAD+PROFILE -setprofint 20000 -o /tmp/p.etl -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done'"))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(file_ok("/tmp/p.etl", why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/p.etl | grep -q 'PerfInfo/SampleProf'"));
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/p.etl | grep -q 'SampledProfile: InstructionPointer=0x'"));
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/p.etl | grep -q 'NewInterval=20000 OldInterval=20000 SourceName=\"Timer\"'"));
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --stats /tmp/p.etl"));
+	EXPECT_NE(NULL, strstr(out, "interval 20000 x 100 ns")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "Threads by samples"));
+	EXPECT_NE(NULL, strstr(out, "  sh\n")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl profile-interval"));
+	EXPECT_NE(NULL, strstr(out, "Profile interval: 20000"));
+	EXPECT_EQ(2, sh(out, sizeof(out), "ntkl profile-interval 1000"));
+	EXPECT_NE(NULL, strstr(out, "1221..10000000"));
+	EXPECT_EQ(2, sh(out, sizeof(out), "ntkl record -on PROFILE -setprofint 99999999 -o /tmp/q.etl -- true"));
+	EXPECT_NE(NULL, strstr(out, "out of bounds"));
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl profile-interval -default"));
+	EXPECT_NE(NULL, strstr(out, "Profile interval: 10000"));
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl help start"));
+	EXPECT_NE(NULL, strstr(out, "PROFILE"));
+	EXPECT_NE(NULL, strstr(out, "-setprofint N"));
 }
 
 TEST(error_messages)

@@ -87,17 +87,6 @@ static void run_workload(void)
 	close(work_pipe[1]);
 }
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC), ok;
-
-	if (fd < 0)
-		return -errno;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok ? 0 : -EIO;
-}
-
 /*
  * Per-CPU trace buffer size while the test counts: a contention storm on a
  * single-threaded TCG guest writes a few MB per CPU, more than the default

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -179,6 +180,46 @@ static inline void run_execs(const char *path, int count)
 		if (pid > 0)
 			waitpid(pid, NULL, 0);
 	}
+}
+
+/* Write text to a sysfs, procfs or tracefs file: 0 or -errno. */
+static inline int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC), ok;
+
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
+/* rmmod, without busybox: 0 or -errno. */
+static inline int delete_module(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+/* insmod path, without busybox: 0 or -errno. */
+static inline int load_module(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* insmod path, then wait (2 s at most) for its device: 0 or -errno. */
+static inline int load_module_wait(const char *path)
+{
+	int ret = load_module(path), i;
+
+	for (i = 0; !ret && i < 200 && access(NTKL_DEVICE_PATH, F_OK); i++)
+		usleep(10 * 1000);
+	return ret;
 }
 
 /*

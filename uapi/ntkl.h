@@ -37,6 +37,8 @@
  *   ERROR_ACTIVE_CONNECTIONS      EBUSY    logger already bound to a reader,
  *                                          or this descriptor to a logger
  *   ERROR_NOT_SUPPORTED           ENOTTY   unknown ioctl
+ *   ERROR_NOT_SUPPORTED           EOPNOTSUPP  START or UPDATE with PROFILE: the
+ *                                          kernel gave no perf sampling counter
  */
 #ifndef _UAPI_NTKL_H
 #define _UAPI_NTKL_H
@@ -180,8 +182,30 @@ struct ntkl_spinlock_config {
 #define NTKL_CONTENTION_SAMPLE_RATE_MIN	1
 #define NTKL_HOLD_THRESHOLD_MIN		1000000
 
+/*
+ * The sampled profile interval (PROFILE loggers), kernel-wide as Windows'
+ * (TRACE_PROFILE_INTERVAL, xperf -SetProfInt): in 100 ns units, default
+ * 10000 (1 ms), bounds xperf's, 1221 to 10,000,000 (8.2 kHz to 1 Hz);
+ * anything else is EINVAL. Source is the profile source: only the timer
+ * (0) exists. SET with interval 0 restores the default. SET while PROFILE
+ * loggers run changes their sampling at once and writes SetInterval to
+ * each.
+ */
+struct ntkl_profile_interval {
+	__u32 size;			/* sizeof(struct ntkl_profile_interval) */
+	__u32 source;			/* 0: the timer */
+	__u32 interval;			/* 100 ns units */
+	__u32 __reserved0;		/* must be zero */
+};
+
+#define NTKL_PROFILE_SOURCE_TIMER	0
+#define NTKL_PROFILE_INTERVAL_DEFAULT	10000
+#define NTKL_PROFILE_INTERVAL_MIN	1221
+#define NTKL_PROFILE_INTERVAL_MAX	10000000
+
 #define NTKL_LIST_SIZE_VER0		24
 #define NTKL_SPINLOCK_CONFIG_SIZE_VER0	24
+#define NTKL_PROFILE_INTERVAL_SIZE_VER0	16
 
 /*
  * GET_VERSION: what this module is. group_masks has a bit for every group
@@ -211,6 +235,8 @@ struct ntkl_version {
 #define NTKL_IOC_SET_SPINLOCK_CONFIG _IOW(NTKL_IOC_MAGIC, 0x08, struct ntkl_spinlock_config)
 #define NTKL_IOC_GET_SPINLOCK_CONFIG _IOWR(NTKL_IOC_MAGIC, 0x09, struct ntkl_spinlock_config)
 #define NTKL_IOC_GET_VERSION	_IOWR(NTKL_IOC_MAGIC, 0x0A, struct ntkl_version)
+#define NTKL_IOC_SET_PROFILE_INTERVAL _IOW(NTKL_IOC_MAGIC, 0x0B, struct ntkl_profile_interval)
+#define NTKL_IOC_GET_PROFILE_INTERVAL _IOWR(NTKL_IOC_MAGIC, 0x0C, struct ntkl_profile_interval)
 
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
@@ -226,6 +252,8 @@ static_assert(sizeof(struct ntkl_bind) == NTKL_BIND_SIZE_VER0, "struct ntkl_bind
 static_assert(sizeof(struct ntkl_spinlock_config) == NTKL_SPINLOCK_CONFIG_SIZE_VER0,
 	      "struct ntkl_spinlock_config size");
 static_assert(sizeof(struct ntkl_version) == NTKL_VERSION_SIZE_VER0, "struct ntkl_version size");
+static_assert(sizeof(struct ntkl_profile_interval) == NTKL_PROFILE_INTERVAL_SIZE_VER0,
+	      "struct ntkl_profile_interval size");
 static_assert(__builtin_offsetof(struct ntkl_version, group_masks) == 16 &&
 	      __builtin_offsetof(struct ntkl_version, module_version) == 48,
 	      "struct ntkl_version layout");

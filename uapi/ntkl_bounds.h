@@ -93,4 +93,28 @@ static inline __u32 ntkl_spinlock_config_out_of_bounds(const struct ntkl_spinloc
 	return bad;
 }
 
+/* The profile interval settings, one bit each. */
+enum ntkl_profint_setting {
+	NTKL_PROFINT_SOURCE,		/* NTKL_PROFILE_SOURCE_TIMER only */
+	NTKL_PROFINT_INTERVAL,		/* NTKL_PROFILE_INTERVAL_MIN..MAX */
+};
+
+/* The interval a SET asks for: 0 means the default. */
+static inline __u32 ntkl_profile_interval_asked(const struct ntkl_profile_interval *p)
+{
+	return p->interval ? p->interval : NTKL_PROFILE_INTERVAL_DEFAULT;
+}
+
+/* The profile interval settings out of bounds: BIT(enum ntkl_profint_setting) each. */
+static inline __u32 ntkl_profile_interval_out_of_bounds(const struct ntkl_profile_interval *p)
+{
+	__u32 bad = 0, v = ntkl_profile_interval_asked(p);
+
+	if (p->source != NTKL_PROFILE_SOURCE_TIMER)
+		bad |= 1u << NTKL_PROFINT_SOURCE;
+	if (v < NTKL_PROFILE_INTERVAL_MIN || v > NTKL_PROFILE_INTERVAL_MAX)
+		bad |= 1u << NTKL_PROFINT_INTERVAL;
+	return bad;
+}
+
 #endif /* _UAPI_NTKL_BOUNDS_H */

@@ -33,7 +33,8 @@
  *   its width in bytes (userspace/tests/test_events.c checks it against the
  *   member), the name tools print, and ETW_FIELD_<kind>; KADDR marks a
  *   kernel address, which the module hashes for readers that may not see
- *   kernel addresses.
+ *   kernel addresses; IP a code address that may be a user one, hashed
+ *   only when it is a kernel address.
  *
  * Adding an event: its hook and NTKL_EVENT line here (and its layout and
  * fields if the payload is new), its producer in module/producers/, a test
@@ -149,7 +150,7 @@ NTKL_EVENT(CONFIG_BOOT, ANY, 0, ANY, 0, "Boot", NONE)
 
 /* PerfInfo */
 #define ETW_EVENT_SAMPLED_PROFILE_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 46)
-NTKL_EVENT(SAMPLED_PROFILE, ANY, 0, ANY, 0, "SampleProf", NONE)
+NTKL_EVENT(SAMPLED_PROFILE, PERFINFO64, 2, EXACT, PERF_PROFILE, "SampleProf", SAMPLED_PROFILE)
 #define ETW_EVENT_ISR_MSI_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 50)
 NTKL_EVENT(ISR_MSI, ANY, 0, ANY, 0, "ISR-MSI", NONE)
 #define ETW_EVENT_SYSCALL_ENTER_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 51)
@@ -165,11 +166,14 @@ NTKL_EVENT(DPC, ANY, 0, ANY, 0, "DPC", NONE)
 #define ETW_EVENT_TIMER_DPC_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 69)
 NTKL_EVENT(TIMER_DPC, ANY, 0, ANY, 0, "TimerDPC", NONE)
 #define ETW_EVENT_PROFILE_SET_INTERVAL_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 72)
-NTKL_EVENT(PROFILE_SET_INTERVAL, ANY, 0, ANY, 0, "SetInterval", NONE)
+NTKL_EVENT(PROFILE_SET_INTERVAL, SYSTEM64, 3, EXACT, PERF_PROFILE, "SetInterval",
+	   SAMPLED_PROFILE_INTERVAL)
 #define ETW_EVENT_PROFILE_COLLECTION_START_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 73)
-NTKL_EVENT(PROFILE_COLLECTION_START, ANY, 0, ANY, 0, "CollectionStart", NONE)
+NTKL_EVENT(PROFILE_COLLECTION_START, SYSTEM64, 3, EXACT, PERF_PROFILE, "CollectionStart",
+	   SAMPLED_PROFILE_INTERVAL)
 #define ETW_EVENT_PROFILE_COLLECTION_END_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 74)
-NTKL_EVENT(PROFILE_COLLECTION_END, ANY, 0, ANY, 0, "CollectionEnd", NONE)
+NTKL_EVENT(PROFILE_COLLECTION_END, SYSTEM64, 3, EXACT, PERF_PROFILE, "CollectionEnd",
+	   SAMPLED_PROFILE_INTERVAL)
 
 /* Image: LOADER (EVENT_TRACE_FLAG_IMAGE_LOAD) */
 #define ETW_EVENT_IMAGE_UNLOAD_HOOK	ETW_HOOK(ETW_GROUP_IMAGE, 0x02)
@@ -343,6 +347,31 @@ NTKL_FIELD(READY_THREAD, struct etw_ready_thread, adjust_reason, 1, "AdjustReaso
 NTKL_FIELD(READY_THREAD, struct etw_ready_thread, adjust_increment, 1, "AdjustIncrement", INT)
 NTKL_FIELD(READY_THREAD, struct etw_ready_thread, flag, 1, "Flag", READY_FLAGS)
 NTKL_FIELD(READY_THREAD, struct etw_ready_thread, reserved, 1, "Reserved", INT)
+
+/*
+ * Version 2 as TraceEvent reads it (64-bit): Count is 16 bits, then a
+ * flags byte (ExecutingDPC, ExecutingISR, Priority) and Rank, which the
+ * MOF calls Reserved.
+ */
+NTKL_LAYOUT(SAMPLED_PROFILE, "SampledProfile", sizeof(struct perfinfo_sampled_profile),
+	    sizeof(struct perfinfo_sampled_profile), sizeof(struct perfinfo_sampled_profile), NONE)
+NTKL_FIELD(SAMPLED_PROFILE, struct perfinfo_sampled_profile, instruction_pointer, 8,
+	   "InstructionPointer", ADDR)
+NTKL_FIELD(SAMPLED_PROFILE, struct perfinfo_sampled_profile, thread_id, 4, "ThreadId", UINT)
+NTKL_FIELD(SAMPLED_PROFILE, struct perfinfo_sampled_profile, count, 2, "Count", UINT)
+NTKL_FIELD(SAMPLED_PROFILE, struct perfinfo_sampled_profile, flags, 1, "Flags", PROFILE_FLAGS)
+NTKL_FIELD(SAMPLED_PROFILE, struct perfinfo_sampled_profile, rank, 1, "Rank", UINT)
+
+/* SampledProfileInterval_V3: the fixed part, then SourceName (a lone NUL at least). */
+NTKL_LAYOUT(SAMPLED_PROFILE_INTERVAL, "ProfileInterval",
+	    sizeof(struct etw_sampled_profile_interval),
+	    sizeof(struct etw_sampled_profile_interval) + 2, ETW_MAX_EVENT_SIZE, SOURCE_NAME)
+NTKL_FIELD(SAMPLED_PROFILE_INTERVAL, struct etw_sampled_profile_interval, source, 4,
+	   "Source", UINT)
+NTKL_FIELD(SAMPLED_PROFILE_INTERVAL, struct etw_sampled_profile_interval, new_interval, 4,
+	   "NewInterval", UINT)
+NTKL_FIELD(SAMPLED_PROFILE_INTERVAL, struct etw_sampled_profile_interval, old_interval, 4,
+	   "OldInterval", UINT)
 
 NTKL_LAYOUT(CONFIG_CPU, "CPU", ETW_CONFIG_CPU_SIZE, ETW_CONFIG_CPU_SIZE, ETW_CONFIG_CPU_SIZE, NONE)
 NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, mhz, 4, "MHz", UINT)

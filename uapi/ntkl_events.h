@@ -25,6 +25,7 @@ enum etw_tail {
 	ETW_TAIL_PROCESS,		/* TOKEN_USER, image name, 3 UTF-16 strings */
 	ETW_TAIL_CCSWAP_PACKETS,	/* TidTable and the compact packets */
 	ETW_TAIL_FILE_NAME,		/* FileName (UTF-16) */
+	ETW_TAIL_SOURCE_NAME,		/* SourceName (UTF-16) */
 };
 
 /* How a field is printed, and what the module does with it. */
@@ -33,12 +34,13 @@ enum etw_field_kind {
 	ETW_FIELD_INT,			/* signed decimal */
 	ETW_FIELD_HEX,
 	ETW_FIELD_KADDR,		/* a kernel address: hex; hashed for most readers */
-	ETW_FIELD_ADDR,			/* a user or kernel address: hex; a kernel one hashed */
+	ETW_FIELD_ADDR,			/* user or kernel address: hex; a kernel one hashed */
 	ETW_FIELD_WAIT_REASON,		/* KWAIT_REASON, with its name */
 	ETW_FIELD_THREAD_STATE,		/* KTHREAD_STATE, with its name */
 	ETW_FIELD_ADJUST_REASON,	/* ReadyThread AdjustReason, with its name */
 	ETW_FIELD_READY_FLAGS,		/* ReadyThread Flag bits, by name */
 	ETW_FIELD_SPINLOCK_FLAGS,	/* AcquireMode:6 ExecuteDpc:1 ExecuteIsr:1 */
+	ETW_FIELD_PROFILE_FLAGS,	/* ExecutingDPC:1 ExecutingISR:1 :1 Priority:5 */
 	ETW_FIELD_LOGFILE_MODE,		/* EVENT_TRACE_* mode bits, by name */
 	ETW_FIELD_GROUP_MASKS,		/* PERFINFO_GROUPMASK, 8 words */
 	ETW_FIELD_WSTR_ARRAY,		/* UTF-16 in a fixed array */

@@ -18,11 +18,15 @@ struct ntkl_active_set __rcu *ntkl_active;
 /*
  * Publish the loggers that accept events, again whenever one's group masks
  * change. Called with the table mutex held; once it returns no probe sees
- * a logger left out of the new set.
+ * a logger left out of the new set. Fails, keeping the old set, if memory
+ * runs out or a producer's publish hook fails (never for an empty set).
  */
 int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
 {
+	/* no logger: the hooks still see it (and release what they hold) */
+	static struct ntkl_active_set none;
 	struct ntkl_active_set *set = NULL, *old;
+	int ret;
 
 	if (n) {
 		set = kzalloc(sizeof(*set), GFP_KERNEL);
@@ -30,7 +34,11 @@ int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
 			return -ENOMEM;
 		set->n = n;
 		memcpy(set->loggers, loggers, n * sizeof(*loggers));
-		ntkl_producers_publish(set);
+	}
+	ret = ntkl_producers_publish(set ? set : &none);
+	if (ret) {
+		kfree(set);
+		return ret;
 	}
 	/* what producers hold back goes to the loggers it was made for */
 	ntkl_producers_flush();

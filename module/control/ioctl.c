@@ -2,7 +2,8 @@
 /*
  * The ioctls of /dev/ntkl (uapi/ntkl.h): the logger table's control calls,
  * binding a file descriptor to a logger as its reader, the kernel-wide
- * spin lock sampling settings, and the module's version.
+ * spin lock sampling settings and profile interval, and the module's
+ * version.
  *
  * Every user copy happens here, by one rule (uapi/ntkl.h): a struct is as
  * long as its size field says, from its first published size up; bytes
@@ -169,6 +170,30 @@ static long spinlock_ioctl(struct file *file, unsigned int cmd, void __user *arg
 	return copy_out(arg, usize, &c, sizeof(c));
 }
 
+/* xperf -SetProfInt: kernel-wide, like Windows' profile interval. */
+static long profile_interval_ioctl(struct file *file, unsigned int cmd, void __user *arg)
+{
+	struct ntkl_profile_interval p;
+	u32 usize;
+	int ret;
+
+	ret = copy_in(&p, sizeof(p), NTKL_PROFILE_INTERVAL_SIZE_VER0, arg, &usize);
+	if (ret)
+		return ret;
+	if (p.__reserved0)
+		return -EINVAL;
+	if (cmd == NTKL_IOC_SET_PROFILE_INTERVAL) {
+		if (ntkl_profile_interval_out_of_bounds(&p))
+			return -EINVAL;
+		return ntkl_profile_set_interval(ntkl_profile_interval_asked(&p));
+	}
+	/* GET: the timer's (the one source); another source is EINVAL */
+	if (p.source != NTKL_PROFILE_SOURCE_TIMER)
+		return -EINVAL;
+	p.interval = ntkl_profile_get_interval();
+	return copy_out(arg, usize, &p, sizeof(p));
+}
+
 /* GET_VERSION: the ABI, and the group masks whose events the module writes. */
 static long version_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 {
@@ -213,6 +238,10 @@ static const struct ntkl_ioc iocs[] = {
 	{ NTKL_IOC_SET_SPINLOCK_CONFIG, NTKL_SPINLOCK_CONFIG_SIZE_VER0, false, spinlock_ioctl },
 	{ NTKL_IOC_GET_SPINLOCK_CONFIG, NTKL_SPINLOCK_CONFIG_SIZE_VER0, false, spinlock_ioctl },
 	{ NTKL_IOC_GET_VERSION, NTKL_VERSION_SIZE_VER0, true, version_ioctl },
+	{ NTKL_IOC_SET_PROFILE_INTERVAL, NTKL_PROFILE_INTERVAL_SIZE_VER0, false,
+	  profile_interval_ioctl },
+	{ NTKL_IOC_GET_PROFILE_INTERVAL, NTKL_PROFILE_INTERVAL_SIZE_VER0, false,
+	  profile_interval_ioctl },
 };
 
 /* Who may control loggers: the one capability check of the module. */

@@ -2,7 +2,7 @@
 /*
  * The walk over a buffer's records that replaces each kernel address (a
  * layout field of kind KADDR in uapi/ntkl_event_list.h, or of kind ADDR
- * holding an address of the kernel's half) by hash(address).
+ * holding a kernel address) by hash(address).
  * Pure: format/redact.c runs it with the kernel's %p hash, and
  * userspace/tests/test_redact.c compiles this same file to check it.
  *
@@ -25,6 +25,16 @@ static inline u32 ntkl_record_header_size(u32 marker)
 	}
 }
 
+/*
+ * Is an address (ETW_FIELD_ADDR) a kernel one? On x86_64 and arm64 the
+ * kernel lives in the upper half of the address space, user space in the
+ * lower: the top bit says which, without asking the kernel.
+ */
+static inline bool ntkl_is_kernel_addr(u64 addr)
+{
+	return addr >> 63;
+}
+
 static inline void ntkl_redact_record(u8 *payload, u32 len, const struct etw_layout *l,
 				      u64 (*hash)(u64))
 {
@@ -36,8 +46,8 @@ static inline void ntkl_redact_record(u8 *payload, u32 len, const struct etw_lay
 		    f->size != sizeof(addr) || f->offset + f->size > len)
 			continue;
 		memcpy(&addr, payload + f->offset, sizeof(addr));
-		/* ADDR: a user address (the lower half) stays as it is */
-		if (f->kind == ETW_FIELD_ADDR && !(addr >> 63))
+		/* a user address (a sampled IP, a process's image) is the program's own */
+		if (f->kind == ETW_FIELD_ADDR && !ntkl_is_kernel_addr(addr))
 			continue;
 		addr = hash(addr);
 		memcpy(payload + f->offset, &addr, sizeof(addr));

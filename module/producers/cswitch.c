@@ -206,7 +206,7 @@ static bool wants_cswitch(const struct ntkl_logger *lg)
 }
 
 /* Which loggers take which form, on which clocks: once per set, not per switch. */
-static void cswitch_publish(struct ntkl_active_set *set)
+static int cswitch_publish(struct ntkl_active_set *set)
 {
 	struct ntkl_cswitch_view *cs = &set->cs;
 	unsigned int i;
@@ -222,6 +222,7 @@ static void cswitch_publish(struct ntkl_active_set *set)
 			cs->compact_clocks |= BIT(lg->clock_type);
 		}
 	}
+	return 0;
 }
 
 const struct ntkl_producer ntkl_cswitch_producer = {

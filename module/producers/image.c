@@ -71,7 +71,7 @@ static void find_kernel_image(void)
 	unsigned long known = (unsigned long)&schedule & PAGE_MASK;
 	unsigned long lo, hi, mid;
 
-	lo = known - min(known, (unsigned long)SZ_1G);	/* out of the image */
+	lo = known - min_t(unsigned long, known, SZ_1G);	/* out of the image */
 	hi = known;					/* in it */
 	while (hi - lo > PAGE_SIZE) {
 		mid = lo + ((hi - lo) / 2 & PAGE_MASK);
@@ -208,6 +208,7 @@ static void write_mm_images(struct ntkl_logger *lg, enum etw_event_id id, u32 pi
 {
 	struct mapping_run run = { };
 	struct vm_area_struct *vma;
+
 	VMA_ITERATOR(vmi, mm, 0);
 
 	for_each_vma(vmi, vma) {

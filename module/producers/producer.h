@@ -8,7 +8,11 @@
  *            logger started, stopped, or changed its group masks): work
  *            out, once, what the producer's probes would otherwise work
  *            out on every event (for CSwitch: which loggers take CSwitch,
- *            which CompCS, on which clocks). Runs before the set is seen.
+ *            which CompCS, on which clocks), and set up what its probes
+ *            need (the profile's perf events). Runs before the set is
+ *            seen, in process context; an error keeps the old set (the
+ *            START or UPDATE fails with it), so a hook that may fail
+ *            changes nothing when it does, and is listed last.
  *   flush    write out whatever the producer holds back (CompCS batches)
  *            to the loggers running now: before FLUSH and the flush timer
  *            close the buffers, and before the set of loggers changes.
@@ -30,7 +34,7 @@ struct ntkl_logger;
 
 struct ntkl_producer {
 	const char *name;
-	void (*publish)(struct ntkl_active_set *set);
+	int (*publish)(struct ntkl_active_set *set);
 	void (*flush)(void);
 	void (*start)(struct ntkl_logger *lg);
 	void (*stop)(struct ntkl_logger *lg);
@@ -40,9 +44,10 @@ extern const struct ntkl_producer ntkl_process_producer;
 extern const struct ntkl_producer ntkl_cswitch_producer;
 extern const struct ntkl_producer ntkl_spinlock_producer;
 extern const struct ntkl_producer ntkl_image_producer;
+extern const struct ntkl_producer ntkl_profile_producer;
 
 /* producers.c: call one hook of every producer that has it */
-void ntkl_producers_publish(struct ntkl_active_set *set);
+int ntkl_producers_publish(struct ntkl_active_set *set);
 void ntkl_producers_flush(void);
 void ntkl_producers_start(struct ntkl_logger *lg);
 void ntkl_producers_stop(struct ntkl_logger *lg);

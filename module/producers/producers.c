@@ -15,15 +15,23 @@ static const struct ntkl_producer *const producers[] = {
 	&ntkl_image_producer,
 	&ntkl_cswitch_producer,
 	&ntkl_spinlock_producer,
+	/* last: its publish may fail, and then nothing after it has run */
+	&ntkl_profile_producer,
 };
 
-void ntkl_producers_publish(struct ntkl_active_set *set)
+int ntkl_producers_publish(struct ntkl_active_set *set)
 {
 	unsigned int i;
+	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(producers); i++)
-		if (producers[i]->publish)
-			producers[i]->publish(set);
+	for (i = 0; i < ARRAY_SIZE(producers); i++) {
+		if (!producers[i]->publish)
+			continue;
+		ret = producers[i]->publish(set);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 void ntkl_producers_flush(void)

@@ -351,13 +351,14 @@ void ntkl_spinlock_init(void)
 }
 
 /* The contention probes stay idle unless a logger takes spin lock records. */
-static void spinlock_publish(struct ntkl_active_set *set)
+static int spinlock_publish(struct ntkl_active_set *set)
 {
 	unsigned int i;
 
 	for (i = 0; i < set->n; i++)
 		if (ntkl_event_on(set->loggers[i], ETW_EVENT_SPINLOCK))
 			set->spinlock = true;
+	return 0;
 }
 
 const struct ntkl_producer ntkl_spinlock_producer = {

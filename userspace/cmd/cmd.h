@@ -7,6 +7,7 @@
 #ifndef NTKL_CMD_H
 #define NTKL_CMD_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #define EXIT_USAGE	2
@@ -38,6 +39,9 @@ int cmd_record(int argc, char **argv);
 void cmd_record_usage(FILE *out);
 int cmd_spinlock_config(int argc, char **argv);
 void cmd_spinlock_config_usage(FILE *out);
+int cmd_profile_interval(int argc, char **argv);
+void cmd_profile_interval_usage(FILE *out);
+int profile_interval_apply(int fd, const char *cmd, uint32_t interval);
 int cmd_version(int argc, char **argv);
 void cmd_version_usage(FILE *out);
 

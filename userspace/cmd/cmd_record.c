@@ -30,7 +30,7 @@
 
 #define RECORD_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_FLUSHTIMER | \
-			 NTKL_OPT_FILE | NTKL_OPT_OUTPUT)
+			 NTKL_OPT_FILE | NTKL_OPT_OUTPUT | NTKL_OPT_SETPROFINT)
 #define PROGRESS_MS	250
 #define EXIT_INTERRUPTED 130
 
@@ -51,7 +51,8 @@ void cmd_record_usage(FILE *out)
 		"  -o FILE.etl        the file to write (-f works too)\n"
 		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
 		"  -minbuffers N, -maxbuffers N, -clock qpc|system|cycle,\n"
-		"  -flushtimer S      as for ntkl start\n"
+		"  -flushtimer S, -setprofint N\n"
+		"                     as for ntkl start\n"
 		"\n"
 		"Exit status: COMMAND's (128+N if signal N killed it), 127 if it\n"
 		"could not run, 130 if interrupted, 1 if tracing failed, 2 usage error.\n",
@@ -432,6 +433,13 @@ int cmd_record(int argc, char **argv)
 	r.ctl_fd = ntkl_open_device("record");
 	if (r.ctl_fd < 0)
 		return 1;
+	if (o.seen & NTKL_OPT_SETPROFINT) {
+		ret = profile_interval_apply(r.ctl_fd, "record", o.profile_interval);
+		if (ret) {
+			close(r.ctl_fd);
+			return ret;
+		}
+	}
 	snprintf(name, sizeof(name), "ntkl record %d", (int)getpid());
 	ntkl_props_init(&r.props, name);
 	ntkl_opts_to_props(&o, &r.props);

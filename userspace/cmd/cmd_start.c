@@ -26,7 +26,7 @@
 
 #define START_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_BUFFERING | \
-			 NTKL_OPT_FLUSHTIMER | NTKL_OPT_FILE)
+			 NTKL_OPT_FLUSHTIMER | NTKL_OPT_FILE | NTKL_OPT_SETPROFINT)
 
 void cmd_start_usage(FILE *out)
 {
@@ -47,6 +47,8 @@ void cmd_start_usage(FILE *out)
 		"  -maxbuffers N      at most N buffers (default 8 per CPU, up to %u)\n"
 		"  -clock C           qpc (default), system or cycle\n"
 		"  -flushtimer S      hand buffers to the writer at least every S seconds\n"
+		"  -setprofint N      PROFILE's interval, 100 ns units (kernel-wide, as\n"
+		"                     ntkl profile-interval N; default 10000 = 1 ms)\n"
 		"  -buffering         keep events in memory only (no -f)\n"
 		"  -f FILE.etl        the file to write\n"
 		"\n"
@@ -392,6 +394,13 @@ int cmd_start(int argc, char **argv)
 	fd = ntkl_open_device("start");
 	if (fd < 0)
 		return 1;
+	if (o.seen & NTKL_OPT_SETPROFINT) {
+		ret = profile_interval_apply(fd, "start", o.profile_interval);
+		if (ret) {
+			close(fd);
+			return ret;
+		}
+	}
 	ntkl_props_init(&p, name);
 	ntkl_opts_to_props(&o, &p);
 	asked = p;

@@ -30,6 +30,8 @@ static const struct ntkl_cmd commands[] = {
 	  cmd_save, cmd_save_usage },
 	{ "spinlock-config", "spin lock sampling: spin=N acquire=N contention=N hold=N",
 	  cmd_spinlock_config, cmd_spinlock_config_usage },
+	{ "profile-interval", "PROFILE sampling interval, 100 ns units (xperf -SetProfInt)",
+	  cmd_profile_interval, cmd_profile_interval_usage },
 	{ "dump", "print an ETL file: header, buffers, events; --check, --stats, --switches",
 	  cmd_dump, cmd_dump_usage },
 	{ "version", "this command's version and the loaded module's (also --version)",

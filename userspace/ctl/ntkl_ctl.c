@@ -160,6 +160,23 @@ int ntkl_set_spinlock_config(int fd, const struct ntkl_spinlock_config *c)
 	return ioctl(fd, NTKL_IOC_SET_SPINLOCK_CONFIG, c) ? -errno : 0;
 }
 
+int ntkl_get_profile_interval(int fd, uint32_t *interval)
+{
+	struct ntkl_profile_interval p = { .size = sizeof(p) };
+
+	if (ioctl(fd, NTKL_IOC_GET_PROFILE_INTERVAL, &p))
+		return -errno;
+	*interval = p.interval;
+	return 0;
+}
+
+int ntkl_set_profile_interval(int fd, uint32_t interval)
+{
+	struct ntkl_profile_interval p = { .size = sizeof(p), .interval = interval };
+
+	return ioctl(fd, NTKL_IOC_SET_PROFILE_INTERVAL, &p) ? -errno : 0;
+}
+
 int ntkl_get_version(int fd, struct ntkl_version *v)
 {
 	memset(v, 0, sizeof(*v));

@@ -48,6 +48,10 @@ int ntkl_bind(int fd, const char *name, uint32_t id);
 int ntkl_get_spinlock_config(int fd, struct ntkl_spinlock_config *c);
 int ntkl_set_spinlock_config(int fd, const struct ntkl_spinlock_config *c);
 
+/* The sampled profile interval (kernel-wide, 100 ns units): 0 or -errno. */
+int ntkl_get_profile_interval(int fd, uint32_t *interval);
+int ntkl_set_profile_interval(int fd, uint32_t interval);
+
 /* What the loaded module is (ABI, version, events): 0 or -errno (ENOTTY: older than ABI 2). */
 int ntkl_get_version(int fd, struct ntkl_version *v);
 

@@ -40,6 +40,7 @@ const char *ntkl_etw_error_name(int err, enum ntkl_op op)
 	case EBUSY:
 		return op == NTKL_OP_BIND ? "ERROR_ACTIVE_CONNECTIONS" : "ERROR_BUSY";
 	case ENOTTY:
+	case EOPNOTSUPP:
 		return "ERROR_NOT_SUPPORTED";
 	case ENOMEM:
 		return "ERROR_NOT_ENOUGH_MEMORY";
@@ -182,6 +183,9 @@ const char *ntkl_error_advice(const struct ntkl_error_ctx *ctx, int err,
 			add(&t, "spin=N needs N >= %d, acquire=N >= %d, contention=N >= %d, hold=N 0 or >= %d",
 			    NTKL_SPIN_THRESHOLD_MIN, NTKL_ACQUIRE_SAMPLE_RATE_MIN,
 			    NTKL_CONTENTION_SAMPLE_RATE_MIN, NTKL_HOLD_THRESHOLD_MIN);
+		else if (ctx->op == NTKL_OP_PROFILE_INTERVAL)
+			add(&t, "the interval is %d..%d (100 ns units, as xperf -SetProfInt), source 0 (the timer)",
+			    NTKL_PROFILE_INTERVAL_MIN, NTKL_PROFILE_INTERVAL_MAX);
 		else
 			add(&t, "the module refused the request as malformed: the ntkl module and this tool may not match (rebuild both)");
 		break;
@@ -211,6 +215,10 @@ const char *ntkl_error_advice(const struct ntkl_error_ctx *ctx, int err,
 		break;
 	case EFAULT:
 		add(&t, "a bug in ntkl: please report it");
+		break;
+	case EOPNOTSUPP:
+		if (ctx->op == NTKL_OP_START || ctx->op == NTKL_OP_UPDATE)
+			add(&t, "PROFILE needs a perf cpu-clock counter on every CPU, which this kernel refused (dmesg says why): try without PROFILE");
 		break;
 	default:
 		break;

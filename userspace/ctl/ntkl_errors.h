@@ -29,6 +29,7 @@ enum ntkl_op {
 	NTKL_OP_BIND,
 	NTKL_OP_READ,		/* read() on a bound descriptor */
 	NTKL_OP_SPINLOCK,	/* spin lock sampling settings */
+	NTKL_OP_PROFILE_INTERVAL, /* the sampled profile interval */
 };
 
 struct ntkl_error_ctx {

@@ -30,6 +30,8 @@ const struct ntkl_flag_keyword ntkl_flag_keywords[] = {
 	{ "SPINLOCK", 0, PERF_SPINLOCK, "sampled spin lock contentions (SpinLock)" },
 	{ "LOADER", EVENT_TRACE_FLAG_IMAGE_LOAD, 0,
 	  "the kernel, modules, processes' code files (Image)" },
+	{ "PROFILE", EVENT_TRACE_FLAG_PROFILE, 0,
+	  "CPU samples every -setprofint (SampledProfile)" },
 	{ NULL, 0, 0, NULL },
 };
 

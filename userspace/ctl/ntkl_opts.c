@@ -28,6 +28,7 @@ static const struct {
 	{ "flushtimer", NTKL_OPT_FLUSHTIMER, V_NUMBER },
 	{ "f", NTKL_OPT_FILE, V_PATH },
 	{ "o", NTKL_OPT_OUTPUT, V_PATH },
+	{ "setprofint", NTKL_OPT_SETPROFINT, V_NUMBER },
 };
 
 static const char *const clock_names[] = {
@@ -116,6 +117,8 @@ int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 		return parse_u32("-maxbuffers", value, &o->maximum_buffers, err, err_size) ? -1 : 1;
 	case NTKL_OPT_FLUSHTIMER:
 		return parse_u32("-flushtimer", value, &o->flush_timer, err, err_size) ? -1 : 1;
+	case NTKL_OPT_SETPROFINT:
+		return parse_u32("-setprofint", value, &o->profile_interval, err, err_size) ? -1 : 1;
 	case NTKL_OPT_CLOCK:
 		for (uint32_t c = NTKL_CLOCK_QPC; c <= NTKL_CLOCK_CYCLE; c++) {
 			if (!strcasecmp(value, clock_names[c])) {

@@ -6,6 +6,7 @@
  *
  *	-on FLAGS -buffersize KB -minbuffers N -maxbuffers N
  *	-clock qpc|system|cycle -buffering -flushtimer S -f FILE -o FILE
+ *	-setprofint N
  *
  * Values are checked for form here (a number, a known clock, known flags);
  * bounds are the module's to check, so its ETW error names the problem.
@@ -30,6 +31,7 @@ enum ntkl_opt_bits {
 	NTKL_OPT_FLUSHTIMER	= 1 << 6,
 	NTKL_OPT_FILE		= 1 << 7,	/* -f FILE */
 	NTKL_OPT_OUTPUT		= 1 << 8,	/* -o FILE, the same */
+	NTKL_OPT_SETPROFINT	= 1 << 9,	/* the kernel-wide profile interval */
 };
 
 struct ntkl_logger_opts {
@@ -40,6 +42,7 @@ struct ntkl_logger_opts {
 	uint32_t maximum_buffers;
 	uint32_t clock_type;		/* NTKL_CLOCK_*, 0 if not given */
 	uint32_t flush_timer;
+	uint32_t profile_interval;	/* -setprofint, 100 ns units */
 	bool buffering;
 	const char *file;		/* -f or -o */
 };

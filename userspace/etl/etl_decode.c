@@ -331,6 +331,14 @@ static void dec_field(struct dec *d, const struct etw_field *f, struct dec_state
 	case ETW_FIELD_SPINLOCK_FLAGS:
 		dec_spinlock_flags(d, f);
 		break;
+	case ETW_FIELD_PROFILE_FLAGS:
+		v = dec_int(d, f->offset, f->size, f->name, FMT_HEX);
+		if (!d->is_short)
+			fprintf(d->out, "(ExecutingDPC=%d ExecutingISR=%d Priority=%u)",
+				!!(v & ETW_PROFILE_EXECUTING_DPC), !!(v & ETW_PROFILE_EXECUTING_ISR),
+				(unsigned int)((v & ETW_PROFILE_PRIORITY_MASK) >>
+					       ETW_PROFILE_PRIORITY_SHIFT));
+		break;
 	case ETW_FIELD_LOGFILE_MODE:
 		v = dec_int(d, f->offset, f->size, f->name, FMT_HEX);
 		if (!d->is_short)
@@ -526,6 +534,9 @@ static void dec_tail(struct dec *d, const char *indent, const struct etw_layout 
 		return;
 	case ETW_TAIL_FILE_NAME:
 		dec_wstr(d, "FileName");
+		break;
+	case ETW_TAIL_SOURCE_NAME:
+		dec_wstr(d, "SourceName");
 		break;
 	}
 	dec_end(d);

@@ -12,6 +12,7 @@
 #include "etl_switches.h"
 #include "etl_decode.h"
 #include "etl_names.h"
+#include "etl_profile.h"
 
 /* ---------------------------------------------------------------------- */
 /* Counts per event type                                                   */
@@ -575,6 +576,70 @@ static void print_stats(struct dump *d, const struct etl_switches *s)
 			s->total.batch_overlaps);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Sampled profile: --stats                                                */
+/* ---------------------------------------------------------------------- */
+
+#define PROFILE_TOP	10
+
+static double percent(unsigned long part, unsigned long whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* Samples per CPU, then the busiest processes and threads; nothing without samples. */
+static void print_profile(struct dump *d)
+{
+	struct etl_profile p;
+	struct etl_error e;
+	FILE *out = d->out;
+	size_t i;
+
+	if (etl_profile_read(d->f, &p, &e)) {
+		report(d, e.msg);
+		return;
+	}
+	if (!p.samples) {
+		etl_profile_free(&p);
+		return;
+	}
+	fprintf(out, "\nSampledProfile (0x0F2E): %lu samples (%lu in user space)", p.samples,
+		p.user_samples);
+	if (p.interval)
+		fprintf(out, ", interval %u x 100 ns (%.4f ms)", p.interval, p.interval / 1e4);
+	fprintf(out, "; CollectionStart %lu, CollectionEnd %lu, SetInterval %lu\n",
+		p.collection_starts, p.collection_ends, p.set_intervals);
+	fprintf(out, "%6s %10s\n", "cpu", "samples");
+	for (uint32_t c = 0; c < p.ncpus; c++)
+		fprintf(out, "%6u %10lu\n", c, p.cpu[c]);
+	fprintf(out, "%6s %10lu\n", "total", p.samples);
+
+	fprintf(out, "\nProcesses by samples (top %d):\n%8s %10s %7s  %s\n", PROFILE_TOP,
+		"pid", "samples", "%", "name");
+	for (i = 0; i < p.nprocs && i < PROFILE_TOP; i++) {
+		if (p.procs[i].pid == UINT32_MAX)
+			fprintf(out, "%8s", "?");
+		else
+			fprintf(out, "%8u", p.procs[i].pid);
+		fprintf(out, " %10lu %6.2f%%  %s\n", p.procs[i].samples,
+			percent(p.procs[i].samples, p.samples), p.procs[i].name);
+	}
+	fprintf(out, "\nThreads by samples (top %d):\n%8s %8s %10s %7s  %s\n", PROFILE_TOP,
+		"tid", "pid", "samples", "%", "name");
+	for (i = 0; i < p.nthreads && i < PROFILE_TOP && p.threads[i].samples; i++) {
+		const struct etl_profile_thread *t = &p.threads[i];
+
+		fprintf(out, "%8u ", t->tid);
+		if (t->pid == UINT32_MAX)
+			fprintf(out, "%8s", "?");
+		else
+			fprintf(out, "%8u", t->pid);
+		fprintf(out, " %10lu %6.2f%%  %s\n", t->samples, percent(t->samples, p.samples),
+			t->name);
+	}
+	etl_profile_free(&p);
+}
+
 static void print_switch_list(struct dump *d, const struct etl_switches *s)
 {
 	const struct trace_logfile_header *h = &d->f->header;
@@ -643,6 +708,7 @@ static void dump_switches(struct dump *d)
 		print_switch_list(d, &s);
 	} else {
 		print_stats(d, &s);
+		print_profile(d);
 		walk(d);
 		print_names(d);
 	}

@@ -16,7 +16,7 @@
 enum etl_dump_flags {
 	ETL_DUMP_EVENTS	= 1 << 0,	/* every event, decoded */
 	ETL_DUMP_CHECK	= 1 << 1,	/* strict checks instead of the summary */
-	ETL_DUMP_STATS	= 1 << 2,	/* switches per CPU, bytes per switch, ReadyThread; events by name */
+	ETL_DUMP_STATS	= 1 << 2,	/* switches, ReadyThread, samples; events by name */
 	/*
 	 * Only the switches, for scripts: "# cpu time old new clock=C freq=F",
 	 * then "<cpu> <time> <old_tid> <new_tid>" per switch in decimal,

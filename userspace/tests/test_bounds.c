@@ -2,7 +2,8 @@
 /*
  * The one validator of the control ABI's settings (uapi/ntkl_bounds.h),
  * which the module and the ntkl command both use: each bound at its edge,
- * every problem of a START at once, and the spin-lock settings.
+ * every problem of a START at once, the spin-lock settings and the
+ * profile interval.
  */
 #include "test.h"
 #include "uapi/ntkl_bounds.h"
@@ -107,9 +108,34 @@ static void test_spinlock(void)
 	test_end();
 }
 
+static void test_profile_interval(void)
+{
+	struct ntkl_profile_interval p = { .size = sizeof(p) };
+
+	test_begin("profile_interval_bounds");
+	/* 0 asks for the default, xperf's 10000 (1 ms) */
+	CHECK_EQ(ntkl_profile_interval_asked(&p), 10000);
+	CHECK_EQ(ntkl_profile_interval_out_of_bounds(&p), 0);
+	p.interval = NTKL_PROFILE_INTERVAL_MIN;
+	CHECK_EQ(ntkl_profile_interval_out_of_bounds(&p), 0);
+	p.interval = NTKL_PROFILE_INTERVAL_MIN - 1;
+	CHECK_EQ(ntkl_profile_interval_out_of_bounds(&p), 1u << NTKL_PROFINT_INTERVAL);
+	p.interval = NTKL_PROFILE_INTERVAL_MAX;
+	CHECK_EQ(ntkl_profile_interval_out_of_bounds(&p), 0);
+	p.interval = NTKL_PROFILE_INTERVAL_MAX + 1;
+	p.source = 1;
+	CHECK_EQ(ntkl_profile_interval_out_of_bounds(&p),
+		 1u << NTKL_PROFINT_INTERVAL | 1u << NTKL_PROFINT_SOURCE);
+	/* xperf's bounds, in 100 ns units */
+	CHECK_EQ(NTKL_PROFILE_INTERVAL_MIN, 1221);
+	CHECK_EQ(NTKL_PROFILE_INTERVAL_MAX, 10000000);
+	test_end();
+}
+
 int main(void)
 {
 	test_start();
 	test_spinlock();
+	test_profile_interval();
 	return test_exit();
 }

@@ -106,6 +106,13 @@ static void test_lines(void)
 	ctx.cmd = "save";
 	test_end();
 
+	test_begin("profile_not_supported");
+	ctx.op = NTKL_OP_START;
+	CHECK_HAS(line(&ctx, "x", EOPNOTSUPP), "(ERROR_NOT_SUPPORTED): PROFILE needs a perf");
+	ctx.op = NTKL_OP_PROFILE_INTERVAL;
+	CHECK_HAS(line(&ctx, "x", EINVAL), "1221..10000000 (100 ns units");
+	test_end();
+
 	test_begin("truncated_line");
 	{
 		char small[20];

@@ -84,6 +84,21 @@ static void test_written_events(void)
 	CHECK_EQ(etw_events[ETW_EVENT_READY_THREAD].mask, PERF_DISPATCHER);
 	CHECK_EQ(etw_events[ETW_EVENT_SPINLOCK].mask, PERF_SPINLOCK);
 	CHECK_EQ(etw_events[ETW_EVENT_PROCESS_DC_START].mask, 0);
+	/* TraceEvent's SampledProfileTraceData and SampledProfileIntervalTraceData */
+	CHECK_EQ(etw_events[ETW_EVENT_SAMPLED_PROFILE].hook_id, 0x0F2E);
+	CHECK_EQ(etw_events[ETW_EVENT_SAMPLED_PROFILE].version, 2);
+	CHECK_EQ(etw_events[ETW_EVENT_SAMPLED_PROFILE].header_type, ETW_HEADER_TYPE_PERFINFO64);
+	CHECK_EQ(etw_events[ETW_EVENT_SAMPLED_PROFILE].mask, PERF_PROFILE);
+	CHECK_EQ(etw_layouts[ETW_LAYOUT_SAMPLED_PROFILE].min, 16);
+	CHECK_EQ(etw_events[ETW_EVENT_PROFILE_SET_INTERVAL].hook_id, 0x0F48);
+	CHECK_EQ(etw_events[ETW_EVENT_PROFILE_COLLECTION_START].hook_id, 0x0F49);
+	CHECK_EQ(etw_events[ETW_EVENT_PROFILE_COLLECTION_END].hook_id, 0x0F4A);
+	CHECK_EQ(etw_events[ETW_EVENT_PROFILE_COLLECTION_START].version, 3);
+	CHECK_EQ(etw_events[ETW_EVENT_PROFILE_COLLECTION_START].header_type,
+		 ETW_HEADER_TYPE_SYSTEM64);
+	CHECK_EQ(etw_layouts[ETW_LAYOUT_SAMPLED_PROFILE_INTERVAL].fixed, 12);
+	/* EVENT_TRACE_FLAG_PROFILE stands for PERF_PROFILE (GC-GM) */
+	CHECK_EQ(etw_enable_flag_group(EVENT_TRACE_FLAG_PROFILE), PERF_PROFILE);
 	test_end();
 }
 

@@ -87,6 +87,14 @@ static void test_names(void)
 	CHECK(masks_zero(&f, 2));
 	test_end();
 
+	/* xperf's PROFILE is EnableFlags 0x01000000, which stands for PERF_PROFILE */
+	test_begin("profile");
+	f = parse_ok("PROC_THREAD+PROFILE");
+	CHECK_EQ(f.enable_flags, 0x01000003);
+	CHECK(masks_zero(&f, 1));
+	CHECK_EQ(etw_enable_flag_group(EVENT_TRACE_FLAG_PROFILE), PERF_PROFILE);
+	test_end();
+
 	test_begin("repeated_names");
 	f = parse_ok("CSWITCH+COMPACT_CSWITCH+CSWITCH");
 	CHECK_EQ(f.enable_flags, EVENT_TRACE_FLAG_CSWITCH);
@@ -145,7 +153,7 @@ static void test_errors(void)
 
 	test_begin("names_list");
 	CHECK_STR(ntkl_flag_names_list(names, sizeof(names)),
-		  "PROC_THREAD, PROCESS, THREAD, COMPACT_CSWITCH, CSWITCH, DISPATCHER, SPINLOCK, LOADER");
+		  "PROC_THREAD, PROCESS, THREAD, COMPACT_CSWITCH, CSWITCH, DISPATCHER, SPINLOCK, LOADER, PROFILE");
 	test_end();
 
 	test_begin("empty_items");
@@ -190,6 +198,8 @@ static struct ntkl_flags as_module_stores(struct ntkl_flags f)
 		f.group_masks[1] |= PERF_GET_MASK_GROUP(PERF_CONTEXT_SWITCH);
 	if (f.enable_flags & EVENT_TRACE_FLAG_DISPATCHER)
 		f.group_masks[1] |= PERF_GET_MASK_GROUP(PERF_DISPATCHER);
+	if (f.enable_flags & EVENT_TRACE_FLAG_PROFILE)
+		f.group_masks[1] |= PERF_GET_MASK_GROUP(PERF_PROFILE);
 	f.enable_flags = f.group_masks[0];
 	return f;
 }
@@ -220,6 +230,7 @@ static void test_format(void)
 	check_format("COMPACT_CSWITCH+CSWITCH", "COMPACT_CSWITCH");
 	check_format("DISPATCHER+CSWITCH", "CSWITCH+DISPATCHER");
 	check_format("LOADER+PROC_THREAD", "PROC_THREAD+LOADER");
+	check_format("PROFILE+PROC_THREAD", "PROC_THREAD+PROFILE");
 	test_end();
 
 	test_begin("format_numbers");

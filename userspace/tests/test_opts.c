@@ -9,7 +9,8 @@
 
 #define ALL	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 		 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_BUFFERING | \
-		 NTKL_OPT_FLUSHTIMER | NTKL_OPT_FILE | NTKL_OPT_OUTPUT)
+		 NTKL_OPT_FLUSHTIMER | NTKL_OPT_FILE | NTKL_OPT_OUTPUT | \
+		 NTKL_OPT_SETPROFINT)
 
 /* Take every option of argv (NULL-terminated); the index it stopped at. */
 static int take_all(char **argv, unsigned int allowed, struct ntkl_logger_opts *o,
@@ -55,7 +56,8 @@ static void test_parse(void)
 		CHECK_EQ(o.flush_timer, 2);
 		CHECK_STR(o.file, "out.etl");
 		CHECK(!o.buffering);
-		CHECK_EQ(o.seen, ALL & ~(NTKL_OPT_BUFFERING | NTKL_OPT_OUTPUT));
+		CHECK_EQ(o.seen, ALL & ~(NTKL_OPT_BUFFERING | NTKL_OPT_OUTPUT |
+					 NTKL_OPT_SETPROFINT));
 	}
 	test_end();
 
@@ -87,6 +89,24 @@ static void test_parse(void)
 		CHECK_STR(o.file, "x.etl");
 		ntkl_opts_to_props(&o, &p);
 		CHECK_EQ(p.log_file_mode, NTKL_MODE_BUFFERING);
+	}
+	test_end();
+
+	/* xperf -SetProfInt N, any case, in 100 ns units */
+	test_begin("setprofint");
+	{
+		char *argv[] = { "-on", "PROFILE", "-SetProfInt", "20000", NULL };
+		char *argv2[] = { "-setprofint", "20000", NULL };
+
+		i = take_all(argv, ALL, &o, &ret, err, sizeof(err));
+		CHECK_EQ(i, 4);
+		CHECK_EQ(o.profile_interval, 20000);
+		CHECK(o.seen & NTKL_OPT_SETPROFINT);
+		CHECK_EQ(o.flags.enable_flags, EVENT_TRACE_FLAG_PROFILE);
+		/* not an option of a command that does not take it */
+		i = take_all(argv2, ALL & ~NTKL_OPT_SETPROFINT, &o, &ret, err, sizeof(err));
+		CHECK_EQ(i, 0);
+		CHECK_EQ(ret, 0);
 	}
 	test_end();
 
@@ -133,6 +153,7 @@ static void test_errors(void)
 	expect_error((char *[]){ "-clock", "tsc", NULL }, "unknown -clock 'tsc': qpc, system or cycle");
 	expect_error((char *[]){ "-on", "NOPE", NULL }, "-on NOPE: unknown flag 'NOPE'");
 	expect_error((char *[]){ "-f", "", NULL }, "-f needs a file name");
+	expect_error((char *[]){ "-setprofint", "1ms", NULL }, "bad -setprofint value '1ms'");
 	test_end();
 
 	test_begin("missing_values");

@@ -5,8 +5,9 @@
  * exactly the fields the event list marks KADDR (SpinLock's two
  * addresses, Thread's kernel stack bounds, Process's DirectoryTableBase),
  * in SYSTEM64 and PERFINFO64 records alike, and of those it marks ADDR
- * only kernel ones (an Image's base), and nothing else; a record
- * whose Size runs past the buffer ends the walk.
+ * (an Image's base, a SampledProfile's InstructionPointer) only kernel
+ * ones, and nothing else; a record whose Size runs past the buffer ends
+ * the walk.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -171,9 +172,36 @@ static void test_image(void)
 	test_end();
 }
 
+/* A sample's IP is hashed when it is in the kernel, never when in user space. */
+static void test_sample_ip(void)
+{
+	struct perfinfo_sampled_profile sp = { .thread_id = 42, .count = 1 };
+	u64 kip = 0xffffffff81234567ULL, uip = 0x000055555555abcdULL;
+	u8 *k, *u;
+
+	test_begin("sample_ip_kernel_only");
+	memset(buf, 0, sizeof(buf));
+	fill = sizeof(struct wmi_buffer_header);
+	sp.instruction_pointer = kip;
+	k = put(ETW_EVENT_SAMPLED_PROFILE_HOOK, ETW_HEADER_TYPE_PERFINFO64, 2, sizeof(sp));
+	memcpy(k, &sp, sizeof(sp));
+	sp.instruction_pointer = uip;
+	u = put(ETW_EVENT_SAMPLED_PROFILE_HOOK, ETW_HEADER_TYPE_PERFINFO64, 2, sizeof(sp));
+	memcpy(u, &sp, sizeof(sp));
+	ntkl_redact_walk(buf, fill, hash);
+	CHECK_EQ(get64(k), kip ^ HASH_XOR);
+	CHECK_EQ(get64(u), uip);
+	CHECK_EQ(((struct perfinfo_sampled_profile *)u)->thread_id, 42);
+	CHECK(ntkl_is_kernel_addr(kip));
+	CHECK(!ntkl_is_kernel_addr(uip));
+	CHECK(!ntkl_is_kernel_addr(0));
+	test_end();
+}
+
 int main(void)
 {
 	test_walk();
 	test_image();
+	test_sample_ip();
 	return test_exit();
 }

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sampled profile of an ETL file. See etl_profile.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "etl_events.h"
+#include "etl_profile.h"
+#include "etl_utf16.h"
+
+#define NO_PID		UINT32_MAX
+
+struct reader {
+	struct etl_profile *p;
+	struct etl_error *err;
+	size_t cap;			/* threads allocated */
+	uint32_t *slots;		/* hash of tid: index + 1, 0 empty */
+	size_t nslots;			/* a power of two, at least 2 * nthreads */
+};
+
+static int oom(struct reader *rd)
+{
+	return etl_error_set(rd->err, "out of memory reading the sampled profile");
+}
+
+static size_t slot_of(const struct reader *rd, uint32_t tid)
+{
+	size_t i = (tid * 2654435761u) & (rd->nslots - 1);
+
+	while (rd->slots[i] && rd->p->threads[rd->slots[i] - 1].tid != tid)
+		i = (i + 1) & (rd->nslots - 1);
+	return i;
+}
+
+static int rehash(struct reader *rd)
+{
+	size_t n = rd->nslots ? rd->nslots * 2 : 64;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	free(rd->slots);
+	rd->slots = slots;
+	rd->nslots = n;
+	for (size_t t = 0; t < rd->p->nthreads; t++)
+		rd->slots[slot_of(rd, rd->p->threads[t].tid)] = (uint32_t)t + 1;
+	return 0;
+}
+
+/* The thread tid, added if new; NULL if out of memory. */
+static struct etl_profile_thread *thread(struct reader *rd, uint32_t tid)
+{
+	struct etl_profile *p = rd->p;
+	struct etl_profile_thread *t;
+	size_t s;
+
+	if (rd->nslots) {
+		s = slot_of(rd, tid);
+		if (rd->slots[s])
+			return &p->threads[rd->slots[s] - 1];
+	}
+	if (p->nthreads * 2 >= rd->nslots && rehash(rd))
+		return NULL;
+	if (p->nthreads == rd->cap) {
+		size_t cap = rd->cap ? rd->cap * 2 : 64;
+
+		t = realloc(p->threads, cap * sizeof(*t));
+		if (!t)
+			return NULL;
+		p->threads = t;
+		rd->cap = cap;
+	}
+	t = &p->threads[p->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->pid = tid ? NO_PID : 0;
+	t->named_at = INT64_MIN;
+	if (!tid)
+		strcpy(t->name, "Idle");
+	rd->slots[slot_of(rd, tid)] = (uint32_t)++p->nthreads;
+	return t;
+}
+
+static int add_sample(struct reader *rd, const struct etl_record *r)
+{
+	struct etl_profile *p = rd->p;
+	struct etl_profile_thread *t;
+	uint64_t ip;
+
+	if (r->payload_len < sizeof(struct perfinfo_sampled_profile))
+		return etl_error_set(rd->err, "buffer %u, record at +0x%x: SampledProfile of %u bytes, not %zu",
+				     r->buffer_index, r->buffer_offset, r->payload_len,
+				     sizeof(struct perfinfo_sampled_profile));
+	if (r->processor >= p->ncpus) {
+		unsigned long *cpu = realloc(p->cpu, (r->processor + 1u) * sizeof(*cpu));
+
+		if (!cpu)
+			return oom(rd);
+		memset(cpu + p->ncpus, 0, (r->processor + 1u - p->ncpus) * sizeof(*cpu));
+		p->cpu = cpu;
+		p->ncpus = r->processor + 1u;
+	}
+	t = thread(rd, etl_le32(r->payload + offsetof(struct perfinfo_sampled_profile, thread_id)));
+	if (!t)
+		return oom(rd);
+	ip = etl_le64(r->payload + offsetof(struct perfinfo_sampled_profile, instruction_pointer));
+	t->samples++;
+	p->cpu[r->processor]++;
+	p->samples++;
+	if (!(ip >> 63))
+		p->user_samples++;
+	return 0;
+}
+
+/* Thread Start/End/DCStart/DCEnd: the thread's process and name, the latest. */
+static int add_thread(struct reader *rd, const struct etl_record *r)
+{
+	struct etl_profile_thread *t;
+	uint32_t tid;
+
+	if (r->payload_len < sizeof(struct etw_thread_v3))
+		return 0;	/* the checker's business; no name then */
+	tid = etl_le32(r->payload + offsetof(struct etw_thread_v3, thread_id));
+	if (!tid)
+		return 0;	/* the idle threads are "Idle" */
+	t = thread(rd, tid);
+	if (!t)
+		return oom(rd);
+	if (r->timestamp < t->named_at)
+		return 0;
+	t->named_at = r->timestamp;
+	t->pid = etl_le32(r->payload + offsetof(struct etw_thread_v3, process_id));
+	etl_utf16_to_utf8(r->payload + sizeof(struct etw_thread_v3),
+			  r->payload_len - sizeof(struct etw_thread_v3), t->name, sizeof(t->name),
+			  NULL);
+	return 0;
+}
+
+static void add_interval(struct etl_profile *p, const struct etl_record *r)
+{
+	uint32_t source, interval;
+
+	if (r->payload_len < sizeof(struct etw_sampled_profile_interval))
+		return;
+	source = etl_le32(r->payload + offsetof(struct etw_sampled_profile_interval, source));
+	interval = etl_le32(r->payload +
+			    offsetof(struct etw_sampled_profile_interval, new_interval));
+	switch (r->hook_id) {
+	case ETW_EVENT_PROFILE_COLLECTION_START_HOOK:
+		p->collection_starts++;
+		if (source == ETW_PROFILE_SOURCE_TIMER && !p->interval)
+			p->interval = interval;
+		break;
+	case ETW_EVENT_PROFILE_COLLECTION_END_HOOK:
+		p->collection_ends++;
+		break;
+	default:
+		p->set_intervals++;
+		break;
+	}
+}
+
+static int add_record(struct reader *rd, const struct etl_record *r)
+{
+	if (r->kind != ETL_KIND_KERNEL || !etl_event_layout(r->hook_id, (uint8_t)r->version))
+		return 0;
+	switch (r->hook_id) {
+	case ETW_EVENT_SAMPLED_PROFILE_HOOK:
+		return add_sample(rd, r);
+	case ETW_EVENT_THREAD_START_HOOK:
+	case ETW_EVENT_THREAD_END_HOOK:
+	case ETW_EVENT_THREAD_DC_START_HOOK:
+	case ETW_EVENT_THREAD_DC_END_HOOK:
+		return add_thread(rd, r);
+	case ETW_EVENT_PROFILE_SET_INTERVAL_HOOK:
+	case ETW_EVENT_PROFILE_COLLECTION_START_HOOK:
+	case ETW_EVENT_PROFILE_COLLECTION_END_HOOK:
+		add_interval(rd->p, r);
+		return 0;
+	}
+	return 0;
+}
+
+static int by_samples(const void *a, const void *b)
+{
+	const struct etl_profile_thread *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int proc_by_samples(const void *a, const void *b)
+{
+	const struct etl_profile_process *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* Processes with samples, named after the thread whose id is theirs. */
+static int make_procs(struct reader *rd)
+{
+	struct etl_profile *p = rd->p;
+
+	p->procs = calloc(p->nthreads ? p->nthreads : 1, sizeof(*p->procs));
+	if (!p->procs)
+		return oom(rd);
+	for (size_t t = 0; t < p->nthreads; t++) {
+		const struct etl_profile_thread *th = &p->threads[t];
+		size_t i;
+
+		if (!th->samples)
+			continue;
+		for (i = 0; i < p->nprocs && p->procs[i].pid != th->pid; i++)
+			;
+		if (i == p->nprocs) {
+			p->procs[i].pid = th->pid;
+			p->nprocs++;
+		}
+		p->procs[i].samples += th->samples;
+	}
+	for (size_t i = 0; i < p->nprocs; i++) {
+		size_t s;
+
+		if (p->procs[i].pid == NO_PID || !rd->nslots)
+			continue;
+		s = slot_of(rd, p->procs[i].pid);
+		if (rd->slots[s])
+			memcpy(p->procs[i].name, p->threads[rd->slots[s] - 1].name,
+			       sizeof(p->procs[i].name));
+	}
+	if (p->nprocs)
+		qsort(p->procs, p->nprocs, sizeof(*p->procs), proc_by_samples);
+	return 0;
+}
+
+int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl_error *err)
+{
+	struct reader rd = { .p = p, .err = err };
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	int rc = 0, ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	etl_buffers_begin(f, &bc);
+	while (!ret && (rc = etl_next_buffer(f, &bc, &b, err)) > 0) {
+		struct etl_record_cursor rcur;
+		struct etl_record r;
+		int rr;
+
+		etl_records_begin(&b, &rcur);
+		while ((rr = etl_next_record(&b, &rcur, &r, err)) > 0)
+			if (add_record(&rd, &r)) {
+				ret = -1;
+				break;
+			}
+		if (rr < 0)
+			ret = -1;
+	}
+	if (!ret && rc < 0)
+		ret = -1;
+	/* names need the hash, which sorting the threads breaks */
+	if (!ret)
+		ret = make_procs(&rd);
+	free(rd.slots);
+	if (ret) {
+		etl_profile_free(p);
+		return -1;
+	}
+	if (p->nthreads)
+		qsort(p->threads, p->nthreads, sizeof(*p->threads), by_samples);
+	return 0;
+}
+
+void etl_profile_free(struct etl_profile *p)
+{
+	free(p->cpu);
+	free(p->threads);
+	free(p->procs);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The sampled profile of an ETL file: SampledProfile events (0x0F2E)
+ * counted per CPU and per thread, the interval the file's
+ * CollectionStart/SetInterval events give, and each thread's process and
+ * name from the Thread Start/End/DCStart/DCEnd events, the latest in time
+ * (buffers of different CPUs interleave in a file; an exec renames a
+ * thread). A process's name is the name of its thread whose id is the
+ * process id, as Linux names a thread group after its leader. The idle
+ * thread (0) is process 0, "Idle".
+ *
+ * Only records whose layout applies (version 2 for SampledProfile, 3 for
+ * the interval events, the Thread events' version 3) are read; a short
+ * one is an error naming it.
+ */
+#ifndef NTKL_ETL_PROFILE_H
+#define NTKL_ETL_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etl_reader.h"
+
+struct etl_profile_thread {
+	uint32_t tid;
+	uint32_t pid;			/* UINT32_MAX: no Thread event named it */
+	unsigned long samples;
+	char name[64];			/* the Thread event's ThreadName, UTF-8 */
+	int64_t named_at;		/* the time of the Thread event that named it */
+};
+
+struct etl_profile_process {
+	uint32_t pid;
+	unsigned long samples;
+	char name[64];			/* its leader's thread name, or "" */
+};
+
+struct etl_profile {
+	unsigned long samples;		/* SampledProfile events */
+	unsigned long user_samples;	/* whose IP is a user address */
+	uint32_t ncpus;			/* 1 + the highest CPU with a sample */
+	unsigned long *cpu;		/* samples per CPU (its buffers' ProcessorIndex) */
+	uint32_t interval;		/* 100 ns, the first timer CollectionStart's; 0 if none */
+	unsigned long collection_starts, collection_ends, set_intervals;
+	/* every thread seen, sampled or named; sorted by samples, most first */
+	struct etl_profile_thread *threads;
+	size_t nthreads;
+	/* processes with samples, most first */
+	struct etl_profile_process *procs;
+	size_t nprocs;
+};
+
+/* Read f's samples into p. 0, or -1 with err set; etl_profile_free() either way. */
+int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl_error *err);
+
+void etl_profile_free(struct etl_profile *p);
+
+#endif /* NTKL_ETL_PROFILE_H */
