@@ -152,46 +152,93 @@ static long bind_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 	return 0;
 }
 
-/* xperf -setspinlocksample: kernel-wide, like Windows' setting. */
-static long spinlock_ioctl(struct file *file, unsigned int cmd, void __user *arg)
-{
-	struct ntkl_spinlock_config c;
-	u32 usize;
-	int ret;
+/*
+ * The kernel-wide settings, as Windows has them (xperf -setspinlocksample,
+ * xperf -SetProfInt): a struct whose SET applies it and whose GET fills it
+ * in. Each struct starts with its size and has a __reserved0 that must be 0.
+ */
+struct setting {
+	unsigned int set_cmd;
+	size_t size, min_size;
+	int (*set)(const void *s);
+	int (*get)(void *s);
+};
 
-	ret = copy_in(&c, sizeof(c), NTKL_SPINLOCK_CONFIG_SIZE_VER0, arg, &usize);
-	if (ret)
-		return ret;
-	if (c.__reserved0)
-		return -EINVAL;
-	if (cmd == NTKL_IOC_SET_SPINLOCK_CONFIG)
-		return ntkl_spinlock_set_config(&c);
-	ntkl_spinlock_get_config(&c);
-	return copy_out(arg, usize, &c, sizeof(c));
+static int spinlock_set(const void *s)
+{
+	const struct ntkl_spinlock_config *c = s;
+
+	return c->__reserved0 ? -EINVAL : ntkl_spinlock_set_config(c);
 }
 
-/* xperf -SetProfInt: kernel-wide, like Windows' profile interval. */
-static long profile_interval_ioctl(struct file *file, unsigned int cmd, void __user *arg)
+static int spinlock_get(void *s)
 {
-	struct ntkl_profile_interval p;
+	struct ntkl_spinlock_config *c = s;
+
+	if (c->__reserved0)
+		return -EINVAL;
+	ntkl_spinlock_get_config(c);
+	return 0;
+}
+
+static int profile_interval_set(const void *s)
+{
+	const struct ntkl_profile_interval *p = s;
+
+	if (p->__reserved0 || ntkl_profile_interval_out_of_bounds(p))
+		return -EINVAL;
+	return ntkl_profile_set_interval(ntkl_profile_interval_asked(p));
+}
+
+/* the timer's (the one source); another source is EINVAL */
+static int profile_interval_get(void *s)
+{
+	struct ntkl_profile_interval *p = s;
+
+	if (p->__reserved0 || p->source != NTKL_PROFILE_SOURCE_TIMER)
+		return -EINVAL;
+	p->interval = ntkl_profile_get_interval();
+	return 0;
+}
+
+static const struct setting spinlock_setting = {
+	NTKL_IOC_SET_SPINLOCK_CONFIG, sizeof(struct ntkl_spinlock_config),
+	NTKL_SPINLOCK_CONFIG_SIZE_VER0, spinlock_set, spinlock_get,
+};
+
+static const struct setting profile_interval_setting = {
+	NTKL_IOC_SET_PROFILE_INTERVAL, sizeof(struct ntkl_profile_interval),
+	NTKL_PROFILE_INTERVAL_SIZE_VER0, profile_interval_set, profile_interval_get,
+};
+
+static long setting_ioctl(const struct setting *st, unsigned int cmd, void __user *arg)
+{
+	union {
+		struct ntkl_spinlock_config spinlock;
+		struct ntkl_profile_interval profile;
+	} k;
 	u32 usize;
 	int ret;
 
-	ret = copy_in(&p, sizeof(p), NTKL_PROFILE_INTERVAL_SIZE_VER0, arg, &usize);
+	BUILD_BUG_ON(sizeof(struct ntkl_spinlock_config) > sizeof(k) ||
+		     sizeof(struct ntkl_profile_interval) > sizeof(k));
+	ret = copy_in(&k, st->size, st->min_size, arg, &usize);
 	if (ret)
 		return ret;
-	if (p.__reserved0)
-		return -EINVAL;
-	if (cmd == NTKL_IOC_SET_PROFILE_INTERVAL) {
-		if (ntkl_profile_interval_out_of_bounds(&p))
-			return -EINVAL;
-		return ntkl_profile_set_interval(ntkl_profile_interval_asked(&p));
-	}
-	/* GET: the timer's (the one source); another source is EINVAL */
-	if (p.source != NTKL_PROFILE_SOURCE_TIMER)
-		return -EINVAL;
-	p.interval = ntkl_profile_get_interval();
-	return copy_out(arg, usize, &p, sizeof(p));
+	if (cmd == st->set_cmd)
+		return st->set(&k);
+	ret = st->get(&k);
+	return ret ?: copy_out(arg, usize, &k, st->size);
+}
+
+static long spinlock_ioctl(struct file *file, unsigned int cmd, void __user *arg)
+{
+	return setting_ioctl(&spinlock_setting, cmd, arg);
+}
+
+static long profile_interval_ioctl(struct file *file, unsigned int cmd, void __user *arg)
+{
+	return setting_ioctl(&profile_interval_setting, cmd, arg);
 }
 
 /* GET_VERSION: the ABI, and the group masks whose events the module writes. */

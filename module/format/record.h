@@ -101,4 +101,27 @@ static __always_inline void ntkl_record_end(struct ntkl_record *rec)
 	ntkl_commit(rec->buf, rec->size);
 }
 
+/*
+ * One payload of event id, built once, written to every logger of a
+ * probe's set (ntkl_active_loggers()) that takes the event.
+ */
+static __always_inline void ntkl_record_each(struct ntkl_logger **loggers, unsigned int n,
+					     enum etw_event_id id, const void *payload,
+					     size_t size)
+{
+	struct ntkl_record rec;
+	unsigned int i;
+	u8 *p;
+
+	for (i = 0; i < n; i++) {
+		if (!ntkl_event_on(loggers[i], id))
+			continue;
+		p = ntkl_record_begin(loggers[i], &rec, id, size);
+		if (!p)
+			continue;
+		memcpy(p, payload, size);
+		ntkl_record_end(&rec);
+	}
+}
+
 #endif /* _NTKL_RECORD_H */

@@ -60,38 +60,35 @@ static bool in_kernel_image(unsigned long addr)
 }
 
 /*
- * The first page of the image at or below known, and the end of its last
- * page above it: a search each way. With CONFIG_KALLSYMS_ALL (Debian's
- * kernels and the debug kernel) every address from _text to _end names a
- * symbol, so the predicate is one run; without it the image found is the
- * kernel's text.
+ * The edge of the image between in (a page in it) and out (one out of it),
+ * page-aligned both, by halving: the first page in it if out < in, the
+ * end of its last page if in < out.
+ */
+static unsigned long image_edge(unsigned long in, unsigned long out)
+{
+	while (max(in, out) - min(in, out) > PAGE_SIZE) {
+		unsigned long mid = min(in, out) + ((max(in, out) - min(in, out)) / 2 & PAGE_MASK);
+
+		if (in_kernel_image(mid))
+			in = mid;
+		else
+			out = mid;
+	}
+	return out < in ? in : out;
+}
+
+/*
+ * The image around a known address of it, within a GiB each way. With
+ * CONFIG_KALLSYMS_ALL (Debian's kernels and the debug kernel) every
+ * address from _text to _end names a symbol, so the image is one run;
+ * without it, the image found is the kernel's text.
  */
 static void find_kernel_image(void)
 {
 	unsigned long known = (unsigned long)&schedule & PAGE_MASK;
-	unsigned long lo, hi, mid;
 
-	lo = known - min_t(unsigned long, known, SZ_1G);	/* out of the image */
-	hi = known;					/* in it */
-	while (hi - lo > PAGE_SIZE) {
-		mid = lo + ((hi - lo) / 2 & PAGE_MASK);
-		if (in_kernel_image(mid))
-			hi = mid;
-		else
-			lo = mid;
-	}
-	kernel_start = hi;
-
-	lo = known;					/* in the image */
-	hi = known + SZ_1G;				/* out of it */
-	while (hi - lo > PAGE_SIZE) {
-		mid = lo + ((hi - lo) / 2 & PAGE_MASK);
-		if (in_kernel_image(mid))
-			lo = mid;
-		else
-			hi = mid;
-	}
-	kernel_end = lo + PAGE_SIZE;
+	kernel_start = image_edge(known, known - min_t(unsigned long, known, SZ_1G));
+	kernel_end = image_edge(known, known + SZ_1G);
 }
 
 /*
@@ -263,8 +260,9 @@ static void write_processes(struct ntkl_logger *lg, enum etw_event_id id, char *
 }
 
 /* The image rundown: at start (DCStart), at stop (DCEnd). */
-static void rundown(struct ntkl_logger *lg, enum etw_event_id id)
+static void rundown(struct ntkl_logger *lg, bool end)
 {
+	enum etw_event_id id = end ? ETW_EVENT_IMAGE_DC_END : ETW_EVENT_IMAGE_DC_START;
 	char *buf;
 
 	if (!ntkl_event_on(lg, id))
@@ -281,20 +279,9 @@ static void rundown(struct ntkl_logger *lg, enum etw_event_id id)
 	kfree(buf);
 }
 
-static void rundown_start(struct ntkl_logger *lg)
-{
-	rundown(lg, ETW_EVENT_IMAGE_DC_START);
-}
-
-static void rundown_end(struct ntkl_logger *lg)
-{
-	rundown(lg, ETW_EVENT_IMAGE_DC_END);
-}
-
 const struct ntkl_producer ntkl_image_producer = {
 	.name = "image",
-	.start = rundown_start,
-	.stop = rundown_end,
+	.rundown = rundown,
 };
 
 /* A module comes (its code is in place, its init not run yet) or goes. */

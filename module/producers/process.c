@@ -213,20 +213,9 @@ static void rundown(struct ntkl_logger *lg, bool end)
 	rcu_read_unlock();
 }
 
-static void rundown_start(struct ntkl_logger *lg)
-{
-	rundown(lg, false);
-}
-
-static void rundown_end(struct ntkl_logger *lg)
-{
-	rundown(lg, true);
-}
-
 const struct ntkl_producer ntkl_process_producer = {
 	.name = "process",
-	.start = rundown_start,
-	.stop = rundown_end,
+	.rundown = rundown,
 };
 
 /* Process and thread Start/End as they happen (PERF_PROCESS, PERF_THREAD). */

@@ -16,18 +16,20 @@
  *   flush    write out whatever the producer holds back (CompCS batches)
  *            to the loggers running now: before FLUSH and the flush timer
  *            close the buffers, and before the set of loggers changes.
- *   start    a logger has started: write what it must begin with (the
- *            DCStart rundown). Process context, may sleep.
- *   stop     a logger is stopping: write what it must end with (the DCEnd
- *            rundown), while it still accepts events. Process context.
- *            After every producer's start or stop, producers.c closes the
- *            rundown with RundownComplete, as Windows does.
+ *   rundown  a logger has started (end false): write what it must begin
+ *            with (the DCStart rundown); or it is stopping (end true):
+ *            write what it must end with (the DCEnd rundown), while it
+ *            still accepts events. Process context, may sleep. After
+ *            every producer's, producers.c closes the rundown with
+ *            RundownComplete, as Windows does.
  *
  * Which fields of a producer's records are kernel addresses is not a hook:
  * the event list says it (uapi/ntkl_event_list.h, kind KADDR).
  */
 #ifndef _NTKL_PRODUCER_H
 #define _NTKL_PRODUCER_H
+
+#include <linux/types.h>
 
 struct ntkl_active_set;
 struct ntkl_logger;
@@ -36,8 +38,7 @@ struct ntkl_producer {
 	const char *name;
 	int (*publish)(struct ntkl_active_set *set);
 	void (*flush)(void);
-	void (*start)(struct ntkl_logger *lg);
-	void (*stop)(struct ntkl_logger *lg);
+	void (*rundown)(struct ntkl_logger *lg, bool end);
 };
 
 extern const struct ntkl_producer ntkl_process_producer;

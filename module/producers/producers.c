@@ -43,11 +43,18 @@ void ntkl_producers_flush(void)
 			producers[i]->flush();
 }
 
-/* Each rundown ends with RundownComplete, as Windows closes it. */
-static void rundown_complete(struct ntkl_logger *lg)
+/*
+ * A rundown: every producer's start (or stop) hook, then RundownComplete,
+ * as Windows closes each rundown.
+ */
+static void rundown(struct ntkl_logger *lg, bool end)
 {
 	struct ntkl_record rec;
+	unsigned int i;
 
+	for (i = 0; i < ARRAY_SIZE(producers); i++)
+		if (producers[i]->rundown)
+			producers[i]->rundown(lg, end);
 	preempt_disable();
 	if (ntkl_record_begin(lg, &rec, ETW_EVENT_RUNDOWN_COMPLETE, 0))
 		ntkl_record_end(&rec);
@@ -56,20 +63,10 @@ static void rundown_complete(struct ntkl_logger *lg)
 
 void ntkl_producers_start(struct ntkl_logger *lg)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(producers); i++)
-		if (producers[i]->start)
-			producers[i]->start(lg);
-	rundown_complete(lg);
+	rundown(lg, false);
 }
 
 void ntkl_producers_stop(struct ntkl_logger *lg)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(producers); i++)
-		if (producers[i]->stop)
-			producers[i]->stop(lg);
-	rundown_complete(lg);
+	rundown(lg, true);
 }

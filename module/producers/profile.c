@@ -80,10 +80,8 @@ static void profile_overflow(struct perf_event *event, struct perf_sample_data *
 			     struct pt_regs *regs)
 {
 	struct ntkl_logger **loggers;
-	unsigned int i, n = ntkl_active_loggers(&loggers);
+	unsigned int n = ntkl_active_loggers(&loggers);
 	struct perfinfo_sampled_profile s;
-	struct ntkl_record rec;
-	u8 *p;
 
 	if (!n || !regs)
 		return;
@@ -92,15 +90,7 @@ static void profile_overflow(struct perf_event *event, struct perf_sample_data *
 	s.count = 1;
 	s.flags = sample_flags(current);
 	s.rank = 0;
-	for (i = 0; i < n; i++) {
-		if (!ntkl_event_on(loggers[i], ETW_EVENT_SAMPLED_PROFILE))
-			continue;
-		p = ntkl_record_begin(loggers[i], &rec, ETW_EVENT_SAMPLED_PROFILE, sizeof(s));
-		if (!p)
-			continue;
-		memcpy(p, &s, sizeof(s));
-		ntkl_record_end(&rec);
-	}
+	ntkl_record_each(loggers, n, ETW_EVENT_SAMPLED_PROFILE, &s, sizeof(s));
 }
 
 static struct perf_event_attr profile_attr(u32 interval)
@@ -254,10 +244,12 @@ unlock:
 }
 
 /* A logger stops: its profiling ends while it still takes events. */
-static void profile_stop(struct ntkl_logger *lg)
+static void profile_rundown(struct ntkl_logger *lg, bool end)
 {
 	int k;
 
+	if (!end)
+		return;		/* CollectionStart comes with the counters (publish) */
 	mutex_lock(&profile_lock);
 	k = profiling_index(lg);
 	if (k >= 0)
@@ -319,5 +311,5 @@ u32 ntkl_profile_get_interval(void)
 const struct ntkl_producer ntkl_profile_producer = {
 	.name = "profile",
 	.publish = profile_publish,
-	.stop = profile_stop,
+	.rundown = profile_rundown,
 };

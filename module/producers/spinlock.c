@@ -218,7 +218,7 @@ static __always_inline void write_record(struct spin_cpu *sc, const struct spin_
 					 u64 now)
 {
 	struct ntkl_logger **loggers;
-	unsigned int i, n = ntkl_active_loggers(&loggers);
+	unsigned int n = ntkl_active_loggers(&loggers);
 	u64 wait = now - w->begin;
 	struct wmi_spinlock rec = {
 		.spin_lock_address = (unsigned long)w->lock,
@@ -235,18 +235,8 @@ static __always_inline void write_record(struct spin_cpu *sc, const struct spin_
 			 (in_serving_softirq() ? WMI_SPINLOCK_EXECUTE_DPC : 0) |
 			 (in_hardirq() || in_nmi() ? WMI_SPINLOCK_EXECUTE_ISR : 0),
 	};
-	struct ntkl_record r;
-	u8 *p;
 
-	for (i = 0; i < n; i++) {
-		if (!ntkl_event_on(loggers[i], ETW_EVENT_SPINLOCK))
-			continue;
-		p = ntkl_record_begin(loggers[i], &r, ETW_EVENT_SPINLOCK, sizeof(rec));
-		if (!p)
-			continue;
-		memcpy(p, &rec, sizeof(rec));
-		ntkl_record_end(&r);
-	}
+	ntkl_record_each(loggers, n, ETW_EVENT_SPINLOCK, &rec, sizeof(rec));
 }
 
 /*

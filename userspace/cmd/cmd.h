@@ -7,8 +7,11 @@
 #ifndef NTKL_CMD_H
 #define NTKL_CMD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "ctl/ntkl_control.h"
 
 #define EXIT_USAGE	2
 
@@ -44,5 +47,25 @@ void cmd_profile_interval_usage(FILE *out);
 int profile_interval_apply(int fd, const char *cmd, uint32_t interval);
 int cmd_version(int argc, char **argv);
 void cmd_version_usage(FILE *out);
+
+/* cmd_logger.c: the commands on one running logger (stop, query, flush, save) */
+struct cmd_logger_op {
+	const char *cmd;		/* "flush" */
+	void (*usage)(FILE *out);
+	int nargs;			/* NAME and the rest */
+	const char *count_msg;		/* for a wrong count; NULL: the one-NAME lines */
+	enum ntkl_op op;		/* for the error's text */
+	const char *verb;		/* "cannot VERB logger NAME" */
+	int (*call)(int fd, struct ntkl_properties *p);	/* ntkl_flush ... */
+};
+enum { CMD_STOP, CMD_QUERY, CMD_FLUSH, CMD_SAVE };
+extern const struct cmd_logger_op cmd_logger_ops[];
+/*
+ * `ntkl CMD NAME ...`: its help, its arguments, then op->call on logger
+ * NAME. 0: p holds the logger as the call left it; -1: the command is
+ * done with *status (0 help shown, 2 usage error, 1 failed, said).
+ */
+int cmd_on_logger(int argc, char **argv, const struct cmd_logger_op *op,
+		  struct ntkl_properties *p, int *status);
 
 #endif /* NTKL_CMD_H */

@@ -52,36 +52,13 @@ static void find_sink(const struct ntkl_properties *p, struct ntkl_writer_state 
 
 int cmd_query(int argc, char **argv)
 {
-	struct ntkl_error_ctx ctx = { .cmd = "query", .op = NTKL_OP_QUERY };
 	struct ntkl_writer_state st;
 	struct ntkl_properties p;
 	struct ntkl_sink sink;
-	char what[NTKL_NAME_MAX + 64];
-	int fd, ret;
+	int status;
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		cmd_query_usage(stdout);
-		return 0;
-	}
-	if (argc != 2 || argv[1][0] == '-' || strlen(argv[1]) >= NTKL_NAME_MAX) {
-		fprintf(stderr, "ntkl query: %s\n", argc < 2 ? "missing the logger NAME" :
-			argc > 2 ? "one logger NAME only" :
-			argv[1][0] == '-' ? "unknown option" : "logger names are 1..127 bytes");
-		cmd_query_usage(stderr);
-		return EXIT_USAGE;
-	}
-	fd = ntkl_open_device("query");
-	if (fd < 0)
-		return 1;
-	ntkl_props_init(&p, argv[1]);
-	ret = ntkl_query(fd, &p);
-	close(fd);
-	if (ret) {
-		ctx.logger = argv[1];
-		snprintf(what, sizeof(what), "cannot query logger %s", argv[1]);
-		ntkl_error_print(stderr, &ctx, what, ret);
-		return 1;
-	}
+	if (cmd_on_logger(argc, argv, &cmd_logger_ops[CMD_QUERY], &p, &status))
+		return status;
 	find_sink(&p, &st, &sink);
 	ntkl_show_props(stdout, &p, &sink);
 	return 0;

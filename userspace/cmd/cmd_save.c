@@ -84,43 +84,16 @@ static int save(const struct ntkl_properties *p, const char *file)
 
 int cmd_save(int argc, char **argv)
 {
-	struct ntkl_error_ctx ctx = { .cmd = "save", .op = NTKL_OP_QUERY };
 	struct ntkl_properties p;
-	char what[NTKL_NAME_MAX + 64];
-	int fd, ret;
+	int status;
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		cmd_save_usage(stdout);
-		return 0;
-	}
-	if (argc != 3 || argv[1][0] == '-' || argv[2][0] == '-' ||
-	    strlen(argv[1]) >= NTKL_NAME_MAX) {
-		fprintf(stderr, "ntkl save: %s\n",
-			argc != 3 ? "give the logger NAME and the FILE.etl" :
-			strlen(argv[1]) >= NTKL_NAME_MAX ? "logger names are 1..127 bytes" :
-			"unknown option");
-		cmd_save_usage(stderr);
-		return EXIT_USAGE;
-	}
-	fd = ntkl_open_device("save");
-	if (fd < 0)
-		return 1;
-	ntkl_props_init(&p, argv[1]);
-	ret = ntkl_query(fd, &p);
-	if (ret) {
-		ctx.logger = argv[1];
-		snprintf(what, sizeof(what), "cannot query logger %s", argv[1]);
-		ntkl_error_print(stderr, &ctx, what, ret);
-		close(fd);
-		return 1;
-	}
+	if (cmd_on_logger(argc, argv, &cmd_logger_ops[CMD_SAVE], &p, &status))
+		return status;
 	/* a file logger's reader would wait for ever: only snapshots here */
 	if (!(p.log_file_mode & NTKL_MODE_BUFFERING)) {
 		fprintf(stderr, "ntkl save: logger %s is not in buffering mode: its events go to its reader (ntkl query %s); ntkl save is for loggers started with -buffering\n",
 			argv[1], argv[1]);
-		close(fd);
 		return 1;
 	}
-	close(fd);
 	return save(&p, argv[2]);
 }

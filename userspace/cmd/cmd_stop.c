@@ -107,41 +107,13 @@ static int complete_for_dead_writer(const struct ntkl_writer_state *st,
 
 int cmd_stop(int argc, char **argv)
 {
-	struct ntkl_error_ctx ctx = { .cmd = "stop", .op = NTKL_OP_STOP };
 	struct ntkl_writer_state st;
 	struct ntkl_properties p;
-	char path[PATH_MAX], what[NTKL_NAME_MAX + 64];
-	const char *name;
-	int fd, ret;
+	char path[PATH_MAX];
+	int ret;
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		cmd_stop_usage(stdout);
-		return 0;
-	}
-	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr, "ntkl stop: %s\n", argc < 2 ? "missing the logger NAME" :
-			argc > 2 ? "one logger NAME only" : "unknown option");
-		cmd_stop_usage(stderr);
-		return EXIT_USAGE;
-	}
-	name = argv[1];
-	if (strlen(name) >= NTKL_NAME_MAX) {
-		fprintf(stderr, "ntkl stop: logger names are 1..127 bytes\n");
-		return EXIT_USAGE;
-	}
-
-	fd = ntkl_open_device("stop");
-	if (fd < 0)
-		return 1;
-	ntkl_props_init(&p, name);
-	ret = ntkl_stop(fd, &p);
-	close(fd);
-	if (ret) {
-		ctx.logger = name;
-		snprintf(what, sizeof(what), "cannot stop logger %s", name);
-		ntkl_error_print(stderr, &ctx, what, ret);
-		return 1;
-	}
+	if (cmd_on_logger(argc, argv, &cmd_logger_ops[CMD_STOP], &p, &ret))
+		return ret;
 	printf("Logger %s (id %u) stopped.\n", p.logger_name, p.logger_id);
 
 	ntkl_state_path(path, sizeof(path), p.logger_id, p.instance_guid);

@@ -11,6 +11,7 @@
 #include "etl_reader.h"
 #include "etl_switches.h"
 #include "etl_decode.h"
+#include "etl_index.h"
 #include "etl_names.h"
 #include "etl_profile.h"
 
@@ -36,56 +37,25 @@ struct type_count {
 struct type_table {
 	struct type_count *items;	/* in insertion order */
 	size_t n, cap;
-	uint32_t *slots;		/* open addressing: index + 1, 0 = free */
-	size_t nslots;
+	struct etl_index index;		/* by key */
 };
 
-static uint32_t key_hash(const struct type_key *k)
+static void table_init(struct type_table *t)
 {
-	const uint8_t *p = (const uint8_t *)k;
-	uint32_t h = 2166136261u;	/* FNV-1a */
-
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
-static int table_grow(struct type_table *t)
-{
-	size_t nslots = t->nslots ? t->nslots * 2 : 256;
-	uint32_t *slots = calloc(nslots, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t s = key_hash(&t->items[i].key) & (nslots - 1);
-
-		while (slots[s])
-			s = (s + 1) & (nslots - 1);
-		slots[s] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = nslots;
-	return 0;
+	memset(t, 0, sizeof(*t));
+	t->index.item_size = sizeof(struct type_count);
+	t->index.key_off = offsetof(struct type_count, key);
+	t->index.key_size = sizeof(struct type_key);
 }
 
 /* Count n more events of type k. */
 static int table_add(struct type_table *t, const struct type_key *k, unsigned long n)
 {
-	size_t s;
+	size_t s, i = etl_index_find(&t->index, t->items, k, &s);
 
-	if ((t->n + 1) * 4 > t->nslots * 3 && table_grow(t))
-		return -1;
-	s = key_hash(k) & (t->nslots - 1);
-	while (t->slots[s]) {
-		struct type_count *tc = &t->items[t->slots[s] - 1];
-
-		if (!memcmp(&tc->key, k, sizeof(*k))) {
-			tc->count += n;
-			return 0;
-		}
-		s = (s + 1) & (t->nslots - 1);
+	if (i != SIZE_MAX) {
+		t->items[i].count += n;
+		return 0;
 	}
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
@@ -98,14 +68,17 @@ static int table_add(struct type_table *t, const struct type_key *k, unsigned lo
 	}
 	t->items[t->n].key = *k;
 	t->items[t->n].count = n;
-	t->slots[s] = (uint32_t)++t->n;
+	if (etl_index_reserve(&t->index, t->items, t->n))
+		return -1;
+	etl_index_find(&t->index, t->items, k, &s);
+	t->index.slots[s] = (uint32_t)++t->n;
 	return 0;
 }
 
 static void table_free(struct type_table *t)
 {
 	free(t->items);
-	free(t->slots);
+	etl_index_free(&t->index);
 }
 
 static void record_key(const struct etl_record *r, struct type_key *k)
@@ -671,8 +644,9 @@ static int count_cmp(const void *a, const void *b)
 /* The counts of the walk by event name: header type and version merged. */
 static void print_names(struct dump *d)
 {
-	struct type_table names = { 0 };
+	struct type_table names;
 
+	table_init(&names);
 	for (size_t i = 0; i < d->types.n; i++) {
 		struct type_key k = d->types.items[i].key;
 
@@ -723,6 +697,7 @@ static int dump_file(const struct etl_file *f, unsigned int flags, FILE *out,
 	};
 	struct etl_error e;
 
+	table_init(&d.types);
 	if (flags & (ETL_DUMP_STATS | ETL_DUMP_SWITCHES)) {
 		dump_switches(&d);
 		goto out;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "etl_events.h"
+#include "etl_index.h"
 #include "etl_profile.h"
 #include "etl_utf16.h"
 
@@ -15,8 +16,7 @@ struct reader {
 	struct etl_profile *p;
 	struct etl_error *err;
 	size_t cap;			/* threads allocated */
-	uint32_t *slots;		/* hash of tid: index + 1, 0 empty */
-	size_t nslots;			/* a power of two, at least 2 * nthreads */
+	struct etl_index by_tid;	/* the threads, by tid */
 };
 
 static int oom(struct reader *rd)
@@ -24,28 +24,10 @@ static int oom(struct reader *rd)
 	return etl_error_set(rd->err, "out of memory reading the sampled profile");
 }
 
-static size_t slot_of(const struct reader *rd, uint32_t tid)
+/* The thread tid's index, or SIZE_MAX; *slot where it is or would go. */
+static size_t find_thread(const struct reader *rd, uint32_t tid, size_t *slot)
 {
-	size_t i = (tid * 2654435761u) & (rd->nslots - 1);
-
-	while (rd->slots[i] && rd->p->threads[rd->slots[i] - 1].tid != tid)
-		i = (i + 1) & (rd->nslots - 1);
-	return i;
-}
-
-static int rehash(struct reader *rd)
-{
-	size_t n = rd->nslots ? rd->nslots * 2 : 64;
-	uint32_t *slots = calloc(n, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	free(rd->slots);
-	rd->slots = slots;
-	rd->nslots = n;
-	for (size_t t = 0; t < rd->p->nthreads; t++)
-		rd->slots[slot_of(rd, rd->p->threads[t].tid)] = (uint32_t)t + 1;
-	return 0;
+	return etl_index_find(&rd->by_tid, rd->p->threads, &tid, slot);
 }
 
 /* The thread tid, added if new; NULL if out of memory. */
@@ -53,15 +35,11 @@ static struct etl_profile_thread *thread(struct reader *rd, uint32_t tid)
 {
 	struct etl_profile *p = rd->p;
 	struct etl_profile_thread *t;
-	size_t s;
+	size_t i, s;
 
-	if (rd->nslots) {
-		s = slot_of(rd, tid);
-		if (rd->slots[s])
-			return &p->threads[rd->slots[s] - 1];
-	}
-	if (p->nthreads * 2 >= rd->nslots && rehash(rd))
-		return NULL;
+	i = find_thread(rd, tid, &s);
+	if (i != SIZE_MAX)
+		return &p->threads[i];
 	if (p->nthreads == rd->cap) {
 		size_t cap = rd->cap ? rd->cap * 2 : 64;
 
@@ -78,7 +56,10 @@ static struct etl_profile_thread *thread(struct reader *rd, uint32_t tid)
 	t->named_at = INT64_MIN;
 	if (!tid)
 		strcpy(t->name, "Idle");
-	rd->slots[slot_of(rd, tid)] = (uint32_t)++p->nthreads;
+	if (etl_index_reserve(&rd->by_tid, p->threads, p->nthreads))
+		return NULL;
+	find_thread(rd, tid, &s);
+	rd->by_tid.slots[s] = (uint32_t)++p->nthreads;
 	return t;
 }
 
@@ -223,14 +204,13 @@ static int make_procs(struct reader *rd)
 		p->procs[i].samples += th->samples;
 	}
 	for (size_t i = 0; i < p->nprocs; i++) {
-		size_t s;
+		size_t s, t;
 
-		if (p->procs[i].pid == NO_PID || !rd->nslots)
+		if (p->procs[i].pid == NO_PID)
 			continue;
-		s = slot_of(rd, p->procs[i].pid);
-		if (rd->slots[s])
-			memcpy(p->procs[i].name, p->threads[rd->slots[s] - 1].name,
-			       sizeof(p->procs[i].name));
+		t = find_thread(rd, p->procs[i].pid, &s);
+		if (t != SIZE_MAX)
+			memcpy(p->procs[i].name, p->threads[t].name, sizeof(p->procs[i].name));
 	}
 	if (p->nprocs)
 		qsort(p->procs, p->nprocs, sizeof(*p->procs), proc_by_samples);
@@ -239,7 +219,14 @@ static int make_procs(struct reader *rd)
 
 int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl_error *err)
 {
-	struct reader rd = { .p = p, .err = err };
+	struct reader rd = {
+		.p = p, .err = err,
+		.by_tid = {
+			.item_size = sizeof(struct etl_profile_thread),
+			.key_off = offsetof(struct etl_profile_thread, tid),
+			.key_size = sizeof(uint32_t),
+		},
+	};
 	struct etl_cursor bc;
 	struct etl_buffer b;
 	int rc = 0, ret = 0;
@@ -265,7 +252,7 @@ int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl
 	/* names need the hash, which sorting the threads breaks */
 	if (!ret)
 		ret = make_procs(&rd);
-	free(rd.slots);
+	etl_index_free(&rd.by_tid);
 	if (ret) {
 		etl_profile_free(p);
 		return -1;
