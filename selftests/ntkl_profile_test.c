@@ -239,6 +239,7 @@ struct busy_view {
 	unsigned long cpu_samples;	/* on its CPU while it ran */
 	unsigned long tid_samples;	/* of its thread */
 	unsigned long in_text;		/* of its thread, IP in our text */
+	unsigned long user;		/* of its thread, IP in the lower half (user, or hashed) */
 	unsigned long other_cpu;	/* of its thread elsewhere (never: born pinned) */
 	unsigned long idle;		/* of the idle threads, anywhere */
 	unsigned long idle_prio16;	/* ... with Priority 16, as Windows' */
@@ -264,6 +265,7 @@ static void view_busy(const struct profile_view *v, int cpu, uint32_t tid, uint6
 		bv->prio8 += prio == 8;
 		bv->tid_samples++;
 		bv->in_text += v->s[i].ip >= lo && v->s[i].ip < hi;
+		bv->user += !(v->s[i].ip >> 63);
 		bv->other_cpu += v->s[i].cpu != cpu;
 		if (v->s[i].time < bv->first)
 			bv->first = v->s[i].time;
@@ -373,7 +375,14 @@ TEST_F(profile, busy_thread_sampled)
 	EXPECT_EQ(bv.tid_samples, bv.prio8);
 	/* the large majority: of the CPU's samples while it ran, of its own in its code */
 	EXPECT_GE(bv.tid_samples * 10, bv.cpu_samples * 8);
-	EXPECT_GE(bv.in_text * 10, bv.tid_samples * 9);
+	/*
+	 * Its code: every user IP of it lies in its text (a static program
+	 * in a loop), and most of its samples are user ones. How many catch
+	 * it in the kernel (ticks, faults) depends on the host's load: 14% on
+	 * the debug kernel beside a busy host.
+	 */
+	EXPECT_EQ(bv.user, bv.in_text);
+	EXPECT_GE(bv.in_text * 4, bv.tid_samples * 3);
 	/* samples x interval against the CPU time the kernel charged it */
 	EXPECT_GE(bv.tid_samples * NTKL_PROFILE_INTERVAL_DEFAULT * 10, cpu_time * 7);
 	EXPECT_LE(bv.tid_samples * NTKL_PROFILE_INTERVAL_DEFAULT * 10, cpu_time * 13);
@@ -440,7 +449,8 @@ TEST_F(profile, kernel_ips_hashed_user_ips_kept)
 		TH_LOG("kptr_restrict %d: %lu of %lu busy samples in its text, %lu of %lu idle raw",
 		       round ? 2 : 1, bv.in_text, bv.tid_samples, idle_raw, idle);
 		EXPECT_GE(bv.tid_samples, 10);
-		EXPECT_GE(bv.in_text * 10, bv.tid_samples * 9);
+		/* kernel IPs are hashed here, into the lower half: only most in its text */
+		EXPECT_GE(bv.in_text * 4, bv.tid_samples * 3);
 		EXPECT_GT(idle, 0);
 		EXPECT_EQ(round ? 0 : idle, idle_raw);
 		free(v.s);
@@ -624,11 +634,8 @@ TEST_F(profile, cpu_hotplug)
 	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
 	view_busy(&v, 1, tid, lo, hi, &bv);
 	EXPECT_GE(bv.tid_samples, 10);
-	/*
-	 * Mostly its own code: a CPU just back online does more in the
-	 * kernel for it (88% in its text on the KASAN debug kernel, where
-	 * the steady-state cases above keep their 90%).
-	 */
+	/* its code, as in busy_thread_sampled */
+	EXPECT_EQ(bv.user, bv.in_text);
 	EXPECT_GE(bv.in_text * 4, bv.tid_samples * 3);
 	free(v.s);
 	capture_free(&job.c);
