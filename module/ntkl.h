@@ -166,6 +166,7 @@ void ntkl_buffers_resume(struct ntkl_logger *lg);
 
 /* header.c */
 void ntkl_header_build(struct ntkl_logger *lg);
+void ntkl_header_extension(const struct ntkl_logger *lg, struct etw_header_extension *ext);
 
 /* producers/process.c: process and thread events, rundown */
 void ntkl_write_process(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t,

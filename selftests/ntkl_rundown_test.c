@@ -11,6 +11,11 @@
  * in uapi/ntkl_event_list.h, its producer (module/producers/process.c),
  * and this test.
  *
+ * Each rundown is bracketed as in ShutdownPerfDiagLogger.etl: it starts
+ * with GroupMasksEnd (0x0020) and, at start, a PERFINFO64 copy of the
+ * HeaderExtension (0x0005) before the DCStart records; at stop that copy
+ * follows the DCEnd records; both carry the logger's group masks.
+ *
  * The rundown's records carry what Windows' do (the samples): a Thread
  * DCStart/DCEnd header names the thread it lists, each CPU's idle thread
  * is on its own CPU, a live process's ExitStatus is STILL_ACTIVE (259),
@@ -31,6 +36,10 @@ struct rundown_view {
 	int32_t end_status[2];			/* Process End of the two children */
 	uint32_t child[2];
 	int64_t complete_time[4];
+	int64_t masks_end_time[4], ext_time[4];	/* GroupMasksEnd, PERFINFO64 Extension */
+	unsigned int masks_end, ext;
+	bool masks_shape_ok;			/* PERFINFO64 v2, 36 bytes, our masks */
+	struct perfinfo_groupmask want_masks;
 	int64_t last_dcstart, first_dcend, last_dcend;
 	bool complete_shape_ok;			/* header, version, size */
 	struct capture_verdict verdict;
@@ -114,6 +123,20 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 		if (r->timestamp < v->first_dcend)
 			v->first_dcend = r->timestamp;
 	}
+	if (r->hook_id == ETW_EVENT_GROUP_MASKS_END_HOOK ||
+	    (r->hook_id == ETW_EVENT_HEADER_EXTENSION_HOOK &&
+	     r->header_type == ETW_HEADER_TYPE_PERFINFO64)) {
+		bool end = r->hook_id == ETW_EVENT_GROUP_MASKS_END_HOOK;
+		unsigned int *n = end ? &v->masks_end : &v->ext;
+
+		if (r->header_type != ETW_HEADER_TYPE_PERFINFO64 || (r->version & 0xFF) != 2 ||
+		    r->payload_len != sizeof(struct etw_header_extension) ||
+		    memcmp(r->payload, &v->want_masks, sizeof(v->want_masks)))
+			v->masks_shape_ok = false;
+		if (*n < 4)
+			(end ? v->masks_end_time : v->ext_time)[*n] = r->timestamp;
+		(*n)++;
+	}
 	if (r->hook_id != ETW_EVENT_RUNDOWN_COMPLETE_HOOK)
 		return;
 	if (r->header_type != ETW_HEADER_TYPE_PERFINFO64 ||
@@ -127,10 +150,13 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 static int view_capture(struct capture *cap, struct rundown_view *v)
 {
 	uint32_t child[2] = { v->child[0], v->child[1] };
+	struct perfinfo_groupmask masks = v->want_masks;
 
 	memset(v, 0, sizeof(*v));
 	v->child[0] = child[0];
 	v->child[1] = child[1];
+	v->want_masks = masks;
+	v->masks_shape_ok = true;
 	v->end_status[0] = v->end_status[1] = -1;
 	v->complete_shape_ok = true;
 	v->first_dcend = INT64_MAX;
@@ -158,6 +184,7 @@ TEST_F(rundown, complete_after_each_rundown)
 	capture_patch(&c, &final);
 
 	memset(&v, 0, sizeof(v));
+	memcpy(&v.want_masks, final.group_masks, sizeof(v.want_masks));
 	ASSERT_EQ(0, view_capture(&c, &v)) TH_LOG("%s", v.verdict.first_violation);
 	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
 	ASSERT_EQ(2, v.complete);
@@ -168,6 +195,16 @@ TEST_F(rundown, complete_after_each_rundown)
 	EXPECT_GE(first, v.last_dcstart);
 	EXPECT_LE(first, v.first_dcend);
 	EXPECT_GE(second, v.last_dcend);
+	/* GroupMasksEnd opens each rundown; the Extension copy as Windows places it */
+	ASSERT_EQ(2, v.masks_end);
+	ASSERT_EQ(2, v.ext);
+	EXPECT_TRUE(v.masks_shape_ok);
+	EXPECT_LE(v.masks_end_time[0], v.ext_time[0]);
+	EXPECT_LE(v.ext_time[0], first);
+	EXPECT_GE(v.masks_end_time[1], first);
+	EXPECT_LE(v.masks_end_time[1], v.first_dcend);
+	EXPECT_GE(v.ext_time[1], v.last_dcend);
+	EXPECT_LE(v.ext_time[1], second);
 
 	/* the rundown's records, as Windows writes them */
 	EXPECT_GT(v.dc_threads, 0);

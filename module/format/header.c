@@ -74,13 +74,19 @@ static void put_logfile_header(struct ntkl_logger *lg, u8 **pos)
 	ntkl_put_utf16(p, "", 1);
 }
 
+/* HeaderExtension's payload, also GroupMasksEnd's: the logger's group masks. */
+void ntkl_header_extension(const struct ntkl_logger *lg, struct etw_header_extension *ext)
+{
+	ext->group_masks = lg->groups;
+	ext->kernel_event_version = ETW_NTKL_KERNEL_EVENT_VERSION;
+}
+
 static void put_header_extension(struct ntkl_logger *lg, u8 **pos)
 {
 	struct etw_header_extension *ext;
 
 	ext = (void *)put_system_record(lg, pos, ETW_EVENT_HEADER_EXTENSION, sizeof(*ext));
-	ext->group_masks = lg->groups;
-	ext->kernel_event_version = ETW_NTKL_KERNEL_EVENT_VERSION;
+	ntkl_header_extension(lg, ext);
 }
 
 static void put_config_cpu(struct ntkl_logger *lg, u8 **pos)

@@ -44,17 +44,44 @@ void ntkl_producers_flush(void)
 }
 
 /*
- * A rundown: every producer's start (or stop) hook, then RundownComplete,
- * as Windows closes each rundown.
+ * The logger's group masks, as GroupMasksEnd (0x0020) or as the PERFINFO64
+ * copy of HeaderExtension (0x0005) that Windows writes with each rundown.
+ */
+static void write_group_masks(struct ntkl_logger *lg, u16 hook)
+{
+	const struct etw_event_desc *ev = &etw_events[ETW_EVENT_GROUP_MASKS_END];
+	struct etw_header_extension *ext;
+	struct ntkl_record rec;
+
+	BUILD_BUG_ON(etw_events[ETW_EVENT_GROUP_MASKS_END].layout != ETW_LAYOUT_HEADER_EXTENSION);
+	preempt_disable();
+	ext = (void *)ntkl_record_begin_common(lg, &rec, ev->header_type, hook, ev->version,
+					       sizeof(*ext), 0, false);
+	if (ext) {
+		ntkl_header_extension(lg, ext);
+		ntkl_record_end(&rec);
+	}
+	preempt_enable();
+}
+
+/*
+ * A rundown, in the order of Windows' kernel logger files: GroupMasksEnd;
+ * at start a HeaderExtension copy; every producer's records (DCStart, or
+ * DCEnd); at stop the HeaderExtension copy; RundownComplete.
  */
 static void rundown(struct ntkl_logger *lg, bool end)
 {
 	struct ntkl_record rec;
 	unsigned int i;
 
+	write_group_masks(lg, ETW_EVENT_GROUP_MASKS_END_HOOK);
+	if (!end)
+		write_group_masks(lg, ETW_EVENT_HEADER_EXTENSION_HOOK);
 	for (i = 0; i < ARRAY_SIZE(producers); i++)
 		if (producers[i]->rundown)
 			producers[i]->rundown(lg, end);
+	if (end)
+		write_group_masks(lg, ETW_EVENT_HEADER_EXTENSION_HOOK);
 	preempt_disable();
 	if (ntkl_record_begin(lg, &rec, ETW_EVENT_RUNDOWN_COMPLETE, 0))
 		ntkl_record_end(&rec);
