@@ -982,8 +982,46 @@ out:
 
 /*
  * A CSwitch logger and a compact logger on the same clock: the same
- * switches at exactly the same times (one clock reading per switch).
+ * switches at exactly the same times (one clock reading per switch). And
+ * the compact file expanded by "ntkl relog --expand-compact" holds them
+ * too, as CSwitch events (all but each CPU's last compact switch, which
+ * names no new thread and falls after the workloads).
  */
+#define EXPANDED	WORK_DIR "/ntkl_cswitch_expanded.etl"
+
+/*
+ * The expanded file has each compact switch that names its new thread
+ * (all but a CPU's last), same threads, same raw time, nothing else.
+ */
+static bool expanded_matches(const struct rec *rc, const struct rec *re, char *why, size_t len)
+{
+	unsigned int cpu;
+	size_t k;
+
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		size_t known = rc->n[cpu] && !rc->v[cpu][rc->n[cpu] - 1].new_known ?
+			       rc->n[cpu] - 1 : rc->n[cpu];
+
+		if (re->n[cpu] != known) {
+			snprintf(why, len, "cpu %u: %zu compact switches name their new thread, the expanded file has %zu CSwitch events",
+				 cpu, known, re->n[cpu]);
+			return false;
+		}
+		for (k = 0; k < known; k++) {
+			const struct sw *a = &rc->v[cpu][k], *b = &re->v[cpu][k];
+
+			if (a->raw != b->raw || a->old_tid != b->old_tid ||
+			    !a->new_known || !b->new_known || a->new_tid != b->new_tid) {
+				snprintf(why, len, "cpu %u switch %zu: compact t=%lld %u -> %u, expanded t=%lld %u -> %u",
+					 cpu, k, (long long)a->raw, a->old_tid, a->new_tid,
+					 (long long)b->raw, b->old_tid, b->new_tid);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 TEST_F_TIMEOUT(cs, full_and_compact_same_times, 90)
 {
 	struct logger full = { .name = "ntkl_cswitch_test full", .reader = -1,
@@ -992,8 +1030,10 @@ TEST_F_TIMEOUT(cs, full_and_compact_same_times, 90)
 				  .path = WORK_DIR "/ntkl_cswitch_compact.etl",
 				  .clock = NTKL_CLOCK_QPC, .compact = true };
 	struct logger *lgs[] = { &full, &compact };
-	const char *const files[] = { full.path, compact.path };
-	struct rec rf = { .name = "cswitch" }, rc = { .name = "compact" };
+	const char *const files[] = { full.path, compact.path, EXPANDED };
+	const struct conv mono = { .freq = 10000000 };
+	struct rec rf = { .name = "cswitch" }, rc = { .name = "compact" },
+		   re = { .name = "compact expanded" };
 	struct rec *recs[] = { &rf, &rc };
 	struct cmp cmp = { .r = recs, .nr = 2, .exact = true };
 	bool ok = false;
@@ -1003,7 +1043,17 @@ TEST_F_TIMEOUT(cs, full_and_compact_same_times, 90)
 	    loggers_finish(self->ctl, lgs, 2, self->why, sizeof(self->why)) ||
 	    read_qpc_loggers(lgs, recs, 2, self->why, sizeof(self->why)))
 		goto out;
-	TH_LOG("switches recorded: cswitch %zu, compact %zu", rf.total, rc.total);
+	if (system("ntkl relog --expand-compact " WORK_DIR "/ntkl_cswitch_compact.etl "
+		   EXPANDED " >/dev/null")) {
+		snprintf(self->why, sizeof(self->why), "ntkl relog --expand-compact failed");
+		goto out;
+	}
+	if (read_ntkl(&re, EXPANDED, &mono, self->why, sizeof(self->why)))
+		goto out;
+	TH_LOG("switches recorded: cswitch %zu, compact %zu, expanded %zu", rf.total, rc.total,
+	       re.total);
+	if (!expanded_matches(&rc, &re, self->why, sizeof(self->why)))
+		goto out;
 	if (!compare_all(&cmp)) {
 		if (cmp.time_diffs)
 			snprintf(self->why, sizeof(self->why),
@@ -1025,9 +1075,10 @@ out:
 	logger_cleanup(self->ctl, &compact);
 	rec_free(&rf);
 	rec_free(&rc);
+	rec_free(&re);
 	cmp_free(&cmp);
 	if (!ok)
-		save_artifacts(files, 2);
+		save_artifacts(files, 3);
 	ASSERT_TRUE(ok) TH_LOG("%s", self->why);
 }
 

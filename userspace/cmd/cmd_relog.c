@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl relog --expand-compact IN.etl OUT.etl
+ *
+ * A compact capture (COMPACT_CSWITCH: CompCS batches, about a third of
+ * the bytes of CSwitch events) rewritten with a CSwitch event per switch,
+ * for the tools that never expand CompCS (TraceEvent: PerfView,
+ * TraceProcessor's .NET users). The work is etl_relog.h's; OUT is written
+ * to a temporary file beside it and renamed, so that it is whole or not
+ * there at all.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "etl/etl_reader.h"
+#include "etl/etl_relog.h"
+
+void cmd_relog_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ntkl relog --expand-compact IN.etl OUT.etl\n"
+		"\n"
+		"Write IN.etl to OUT.etl with every CompCS batch (COMPACT_CSWITCH)\n"
+		"replaced by the CSwitch events it stands for, in time order with\n"
+		"the other events, so that tools which do not expand CompCS\n"
+		"(PerfView, TraceEvent, TraceProcessor) see every context switch.\n"
+		"Fields CompCS does not carry get the defaults docs/linux-to-nt.md\n"
+		"gives (\"CompCS expanded\"); a CPU's last compact switch names no new\n"
+		"thread and is dropped. IN may be compressed; OUT never is.\n"
+		"\n"
+		"  -x, --expand-compact  expand the CompCS batches (the one mode)\n"
+		"  -h, --help            this text\n"
+		"\n"
+		"Exit status: 0 written, 1 unreadable IN or unwritable OUT, 2 usage error.\n");
+}
+
+/* data to a temporary file beside path, then renamed over it. */
+static int write_whole(const char *path, const uint8_t *data, size_t size)
+{
+	size_t len = strlen(path);
+	char *tmp = malloc(len + 16);
+	size_t done = 0;
+	int fd, e = 0;
+
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, len + 16, "%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		e = -errno;
+		free(tmp);
+		return e;
+	}
+	while (done < size && !e) {
+		ssize_t n = write(fd, data + done, size - done);
+
+		if (n < 0 && errno != EINTR)
+			e = -errno;
+		else if (n > 0)
+			done += (size_t)n;
+	}
+	if (!e && (fchmod(fd, 0644) || fsync(fd)))
+		e = -errno;
+	if (close(fd) && !e)
+		e = -errno;
+	if (!e && rename(tmp, path))
+		e = -errno;
+	if (e)
+		unlink(tmp);
+	free(tmp);
+	return e;
+}
+
+int cmd_relog(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "expand-compact", no_argument, NULL, 'x' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct etl_relog_stats st;
+	struct etl_error err;
+	struct etl_file f;
+	uint8_t *img;
+	size_t size;
+	bool expand = false;
+	int opt, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "xh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'x':
+			expand = true;
+			break;
+		case 'h':
+			cmd_relog_usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "ntkl relog: unknown option '%s'\n", argv[optind - 1]);
+			cmd_relog_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!expand || argc - optind != 2) {
+		fprintf(stderr, "ntkl relog: %s\n", !expand ?
+			"say what to do: --expand-compact (the one mode so far)" :
+			"needs IN.etl and OUT.etl");
+		cmd_relog_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (etl_open(&f, argv[optind], &err)) {
+		fprintf(stderr, "ntkl relog: %s: %s\n", argv[optind], err.msg);
+		return 1;
+	}
+	ret = etl_relog_expand_compact(&f, &img, &size, &st, &err);
+	etl_close(&f);
+	if (ret) {
+		fprintf(stderr, "ntkl relog: %s: %s\n", argv[optind], err.msg);
+		return 1;
+	}
+	ret = write_whole(argv[optind + 1], img, size);
+	free(img);
+	if (ret) {
+		fprintf(stderr, "ntkl relog: cannot write %s: %s\n", argv[optind + 1],
+			strerror(-ret));
+		return 1;
+	}
+	printf("%s: %lu CompCS batches expanded to %lu CSwitch events (%lu dropped: a CPU's last compact switch names no new thread), %lu other events copied; %lu buffers in, %lu out\n",
+	       argv[optind + 1], st.batches, st.switches, st.dropped, st.records,
+	       st.buffers_in, st.buffers_out);
+	return 0;
+}

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CompCS batches expanded into CSwitch events (etl_relog.h): gather every
+ * record of the data buffers and a CSwitch record per compact switch, sort
+ * them by CPU, time and file order, and pack them into new buffers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "etl_events.h"
+#include "etl_relog.h"
+#include "etl_switches.h"
+
+/* One record of the output, its bytes in the arena. */
+struct relog_rec {
+	int64_t time;
+	uint64_t order;			/* file order: record offset << 16 | packet */
+	size_t at;			/* in the arena */
+	uint32_t len;			/* bytes, a multiple of ETW_RECORD_ALIGN */
+	uint16_t processor;		/* the buffer's ProcessorIndex */
+	uint16_t lost;			/* ETW_BUFFER_FLAG_EVENTS_LOST or 0 */
+};
+
+struct relog {
+	const struct etl_file *f;
+	struct etl_relog_stats *st;
+	struct etl_error *err;
+	struct relog_rec *v;
+	size_t n, cap;
+	uint8_t *arena;
+	size_t used, arena_cap;
+	struct wmi_buffer_header tmpl;	/* the first data buffer's header */
+	uint16_t flags_seen;		/* BufferFlags of the data buffers, ORed */
+
+	/* the output: one open buffer per CPU */
+	uint8_t *out;
+	size_t out_size, out_cap;
+	uint8_t **open;			/* [cpu]: the open buffer, or NULL */
+	uint32_t *filled;		/* [cpu] */
+	int64_t *last_time;		/* [cpu] */
+	uint32_t ncpus;
+	int64_t next_seq;
+};
+
+static uint32_t align8(uint32_t n)
+{
+	return (n + ETW_RECORD_ALIGN - 1) & ~(uint32_t)(ETW_RECORD_ALIGN - 1);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	q = realloc(*p, c * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static int add(struct relog *rl, const void *bytes, uint32_t size, int64_t time,
+	       uint64_t order, uint16_t processor, uint16_t lost)
+{
+	uint32_t len = align8(size);
+	struct relog_rec *r;
+
+	if (grow((void **)&rl->v, &rl->cap, rl->n + 1, sizeof(*rl->v)) ||
+	    grow((void **)&rl->arena, &rl->arena_cap, rl->used + len, 1))
+		return etl_error_set(rl->err, "out of memory");
+	memcpy(rl->arena + rl->used, bytes, size);
+	memset(rl->arena + rl->used + size, 0, len - size);
+	r = &rl->v[rl->n++];
+	*r = (struct relog_rec){ .time = time, .order = order, .at = rl->used,
+				 .len = len, .processor = processor, .lost = lost };
+	rl->used += len;
+	return 0;
+}
+
+/* Every record of buffers 1..N but the CompCS batches. */
+static int gather_records(struct relog *rl)
+{
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_record_cursor rc;
+	struct etl_record r;
+	int ret;
+
+	etl_buffers_begin(rl->f, &bc);
+	while ((ret = etl_next_buffer(rl->f, &bc, &b, rl->err)) > 0) {
+		uint16_t lost;
+
+		if (b.index == 0)
+			continue;
+		if (!rl->st->buffers_in++)
+			rl->tmpl = b.hdr;
+		rl->flags_seen |= b.hdr.buffer_flag;
+		lost = b.hdr.buffer_flag & ETW_BUFFER_FLAG_EVENTS_LOST;
+		etl_records_begin(&b, &rc);
+		while ((ret = etl_next_record(&b, &rc, &r, rl->err)) > 0) {
+			if (r.kind == ETL_KIND_KERNEL &&
+			    r.hook_id == ETW_EVENT_COMPACT_CSWITCH_HOOK) {
+				rl->st->batches++;
+				continue;
+			}
+			if (add(rl, b.data + r.buffer_offset, r.size, r.timestamp,
+				r.file_offset << 16, r.processor, lost)) {
+				etl_buffers_end(&bc);
+				return -1;
+			}
+			lost = 0;
+			rl->st->records++;
+		}
+		if (ret < 0) {
+			etl_buffers_end(&bc);
+			return -1;
+		}
+	}
+	return ret;
+}
+
+/* A CSwitch record per compact switch (the defaults: etl_relog.h). */
+static int expand_switches(struct relog *rl)
+{
+	struct etl_switches s;
+	int ret = 0;
+
+	if (etl_switches_read(rl->f, &s, rl->err)) {
+		etl_switches_free(&s);
+		return -1;
+	}
+	for (size_t i = 0; i < s.n && !ret; i++) {
+		const struct etl_switch *sw = &s.v[i], *next = i + 1 < s.n ? sw + 1 : NULL;
+		struct {
+			struct perfinfo_trace_header h;
+			struct wmi_contextswap cs;
+		} rec = { 0 };
+
+		if (sw->source != ETL_SWITCH_COMPACT)
+			continue;
+		if (!(sw->known & ETL_SWITCH_HAS_NEW)) {
+			rl->st->dropped++;
+			continue;
+		}
+		rec.h.marker = ETW_MARKER_PERFINFO64(etw_events[ETW_EVENT_CSWITCH].version);
+		rec.h.size = sizeof(rec);
+		rec.h.hook_id = ETW_EVENT_CSWITCH_HOOK;
+		rec.h.timestamp = sw->time;
+		rec.cs.new_thread_id = sw->new_tid;
+		rec.cs.old_thread_id = sw->old_tid;
+		if (sw->new_tid && next && next->cpu == sw->cpu &&
+		    (next->known & ETL_SWITCH_HAS_PRIORITY))
+			rec.cs.new_thread_priority = next->old_priority;
+		if (sw->known & ETL_SWITCH_HAS_PRIORITY)
+			rec.cs.old_thread_priority = sw->old_priority;
+		if (sw->known & ETL_SWITCH_HAS_STATE) {
+			rec.cs.old_thread_state = sw->old_state;
+			rec.cs.old_thread_wait_reason = sw->old_wait_reason;
+		} else if (!sw->old_tid) {
+			rec.cs.old_thread_state = ETW_KTHREAD_READY;
+		}
+		rec.cs.old_thread_ideal_processor = (uint8_t)sw->cpu;
+		if (sw->known & ETL_SWITCH_HAS_WAIT)
+			rec.cs.new_thread_wait_time = sw->new_wait_time;
+		ret = add(rl, &rec, sizeof(rec), sw->time,
+			  sw->file_offset << 16 | sw->packet, (uint16_t)sw->cpu, 0);
+		if (!ret)
+			rl->st->switches++;
+	}
+	etl_switches_free(&s);
+	return ret;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct relog_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return 0;
+}
+
+/* Append CPU cpu's open buffer to the output and close it. */
+static void put_buffer(struct relog *rl, uint32_t cpu, uint16_t flush_marker)
+{
+	struct wmi_buffer_header bh = rl->tmpl;
+	uint8_t *p = rl->open[cpu];
+
+	if (!p)
+		return;
+	bh.saved_offset = rl->filled[cpu];
+	bh.current_offset = rl->filled[cpu];
+	bh.offset = rl->filled[cpu];
+	bh.buffer_size = rl->f->header.buffer_size;
+	bh.timestamp = rl->last_time[cpu];
+	bh.sequence_number = rl->next_seq++;
+	bh.processor_index = (uint16_t)cpu;
+	bh.buffer_type = ETW_BUFFER_TYPE_GENERIC;
+	bh.buffer_flag = (uint16_t)(((const struct wmi_buffer_header *)p)->buffer_flag |
+				    flush_marker);
+	bh.reference_count = 0;
+	memset(bh.reserved, 0, sizeof(bh.reserved));
+	memcpy(p, &bh, sizeof(bh));
+	rl->open[cpu] = NULL;
+	rl->st->buffers_out++;
+}
+
+/* A new buffer for cpu at the end of the output; -1 if out of memory. */
+static int open_buffer(struct relog *rl, uint32_t cpu)
+{
+	uint32_t size = rl->f->header.buffer_size;
+	uint8_t *base = rl->out;
+
+	if (grow((void **)&rl->out, &rl->out_cap, rl->out_size + size, 1))
+		return etl_error_set(rl->err, "out of memory");
+	/* the open buffers moved with the output */
+	for (uint32_t c = 0; c < rl->ncpus; c++)
+		if (rl->open[c])
+			rl->open[c] = rl->out + (rl->open[c] - base);
+	rl->open[cpu] = rl->out + rl->out_size;
+	memset(rl->open[cpu], ETW_BUFFER_FILL_BYTE, size);
+	memset(rl->open[cpu], 0, ETL_BUFFER_HEADER_SIZE);
+	((struct wmi_buffer_header *)rl->open[cpu])->buffer_flag =
+		rl->tmpl.buffer_flag & ~(ETW_BUFFER_FLAG_FLUSH_MARKER |
+					 ETW_BUFFER_FLAG_EVENTS_LOST |
+					 ETW_BUFFER_FLAG_COMPRESSED);
+	rl->filled[cpu] = ETL_BUFFER_HEADER_SIZE;
+	rl->out_size += size;
+	return 0;
+}
+
+static int pack(struct relog *rl)
+{
+	uint32_t size = rl->f->header.buffer_size;
+	int64_t best;
+	uint32_t last = 0;
+
+	rl->ncpus = 1;
+	for (size_t i = 0; i < rl->n; i++)
+		if (rl->v[i].processor >= rl->ncpus)
+			rl->ncpus = rl->v[i].processor + 1u;
+	rl->open = calloc(rl->ncpus, sizeof(*rl->open));
+	rl->filled = calloc(rl->ncpus, sizeof(*rl->filled));
+	rl->last_time = calloc(rl->ncpus, sizeof(*rl->last_time));
+	if (!rl->open || !rl->filled || !rl->last_time)
+		return etl_error_set(rl->err, "out of memory");
+
+	for (size_t i = 0; i < rl->n; i++) {
+		const struct relog_rec *r = &rl->v[i];
+		uint32_t cpu = r->processor;
+
+		if (ETL_BUFFER_HEADER_SIZE + r->len > size)
+			return etl_error_set(rl->err,
+					     "a record of 0x%x bytes does not fit a buffer of 0x%x",
+					     r->len, size);
+		if (rl->open[cpu] && rl->filled[cpu] + r->len > size)
+			put_buffer(rl, cpu, 0);
+		if (!rl->open[cpu] && open_buffer(rl, cpu))
+			return -1;
+		memcpy(rl->open[cpu] + rl->filled[cpu], rl->arena + r->at, r->len);
+		((struct wmi_buffer_header *)rl->open[cpu])->buffer_flag |= r->lost;
+		rl->filled[cpu] += r->len;
+		rl->last_time[cpu] = r->time;
+	}
+	/* the open buffers, oldest last record first; the flush marker on the last */
+	for (;;) {
+		uint32_t pick = rl->ncpus, left = 0;
+
+		best = 0;
+		for (uint32_t c = 0; c < rl->ncpus; c++) {
+			if (!rl->open[c])
+				continue;
+			left++;
+			if (pick == rl->ncpus || rl->last_time[c] < best) {
+				pick = c;
+				best = rl->last_time[c];
+			}
+		}
+		if (!left)
+			break;
+		last = left == 1 ? ETW_BUFFER_FLAG_FLUSH_MARKER : 0;
+		put_buffer(rl, pick, (uint16_t)(rl->flags_seen & last));
+	}
+	return 0;
+}
+
+/* Buffer 0 as it was, its Header event's BuffersWritten and LogFileMode set. */
+static int header_buffer(struct relog *rl, uint8_t *dst)
+{
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct trace_logfile_header h;
+	size_t at = ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header);
+	int ret;
+
+	etl_buffers_begin(rl->f, &bc);
+	ret = etl_next_buffer(rl->f, &bc, &b, rl->err);
+	if (ret <= 0) {
+		etl_buffers_end(&bc);
+		return ret ? -1 : etl_error_set(rl->err, "the file has no header buffer");
+	}
+	memset(dst, ETW_BUFFER_FILL_BYTE, rl->f->header.buffer_size);
+	memcpy(dst, b.data, b.size < rl->f->header.buffer_size ? b.size :
+			    rl->f->header.buffer_size);
+	etl_buffers_end(&bc);
+	memcpy(&h, dst + at, sizeof(h));
+	h.buffers_written = (uint32_t)(1 + rl->st->buffers_out);
+	h.log_file_mode &= ~(uint32_t)EVENT_TRACE_COMPRESSED_MODE;
+	memcpy(dst + at, &h, sizeof(h));
+	return 0;
+}
+
+int etl_relog_expand_compact(const struct etl_file *f, uint8_t **out, size_t *out_size,
+			     struct etl_relog_stats *st, struct etl_error *err)
+{
+	struct relog rl = { .f = f, .st = st, .err = err, .next_seq = 1 };
+	uint32_t size = f->header.buffer_size;
+	int ret = -1;
+
+	memset(st, 0, sizeof(*st));
+	*out = NULL;
+	*out_size = 0;
+	if (size < ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header) +
+		   sizeof(struct trace_logfile_header)) {
+		etl_error_set(err, "the header's BufferSize 0x%x is too small", size);
+		return -1;
+	}
+	/* buffer 0 first; it is filled in once the buffers are counted */
+	if (grow((void **)&rl.out, &rl.out_cap, size, 1)) {
+		etl_error_set(err, "out of memory");
+		goto out;
+	}
+	rl.out_size = size;
+	if (gather_records(&rl) || expand_switches(&rl))
+		goto out;
+	qsort(rl.v, rl.n, sizeof(*rl.v), by_time);
+	if (pack(&rl) || header_buffer(&rl, rl.out))
+		goto out;
+	*out = rl.out;
+	*out_size = rl.out_size;
+	rl.out = NULL;
+	ret = 0;
+out:
+	free(rl.out);
+	free(rl.v);
+	free(rl.arena);
+	free(rl.open);
+	free(rl.filled);
+	free(rl.last_time);
+	return ret;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rewrite an ETL file with every CompCS batch (0x0525) expanded into the
+ * CSwitch events (0x0524, v4) it stands for, so that tools which register
+ * CompCS and never expand it (TraceEvent: PerfView, TraceProcessor's .NET
+ * users; microsoft/perfview issue 791) see every context switch of a
+ * cheap compact capture.
+ *
+ * The switches are those etl_switches_read() finds (etl_switches.h says
+ * how a packet becomes a switch). Each becomes a PERFINFO64 CSwitch record
+ * stamped with the switch's own time, on its batch's CPU; the fields a
+ * packet does not carry get these values (docs/linux-to-nt.md, "CompCS
+ * expanded"):
+ *
+ *   NewThreadId         the old thread of the CPU's next switch; a CPU's
+ *                       last compact switch names none and is dropped
+ *                       (counted in dropped)
+ *   NewThreadPriority   the priority the new thread has when it next
+ *                       switches out of that CPU (the packets record
+ *                       priorities only on the way out); 0 for the idle
+ *                       thread or when that packet has none
+ *   OldThreadPriority   the packet's (FULL or LITE), else 0
+ *   OldThreadState,     the packet's; the idle thread leaving is Ready /
+ *   OldThreadWaitReason Executive, as ntkl's CSwitch writes it
+ *   OldThreadWaitMode   0 (KernelMode): not recorded
+ *   NewThreadWaitTime   the packet's; a LITE packet's "0 or 1 tick" is 0
+ *   IdealProcessor      the CPU
+ *   PreviousCState, SpareByte, RemainingQuantum   0
+ *
+ * Every other record is copied as it is. Buffer 0 (the header buffer)
+ * stays as it was but for BuffersWritten and LogFileMode (COMPRESSED_MODE
+ * cleared: the output is never compressed). The records of the other
+ * buffers, CSwitch ones included, are put back in buffers of the header's
+ * BufferSize, one CPU per buffer, in time order per CPU (file order among
+ * equal times); a CPU's buffer is written out when the next record does
+ * not fit, so buffers follow each other in the file roughly by time as
+ * the kernel's do. The last buffer carries the flush marker when any
+ * input buffer did; EVENTS_LOST is kept on the buffer that holds the
+ * first record of an input buffer that had it.
+ */
+#ifndef NTKL_ETL_RELOG_H
+#define NTKL_ETL_RELOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etl_reader.h"
+
+struct etl_relog_stats {
+	unsigned long batches;		/* CompCS records read */
+	unsigned long switches;		/* CSwitch records written for them */
+	unsigned long dropped;		/* compact switches naming no new thread */
+	unsigned long records;		/* records copied as they were */
+	unsigned long buffers_in;	/* data buffers read (not buffer 0) */
+	unsigned long buffers_out;	/* data buffers written */
+};
+
+/*
+ * Expand f into a new file image: *out (malloc'd, *out_size bytes) and
+ * what it did in *st. Returns 0, or -1 with err set (the reader's errors,
+ * a malformed CompCS batch, a record larger than a buffer, no memory).
+ */
+int etl_relog_expand_compact(const struct etl_file *f, uint8_t **out, size_t *out_size,
+			     struct etl_relog_stats *st, struct etl_error *err);
+
+#endif /* NTKL_ETL_RELOG_H */
