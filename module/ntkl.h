@@ -182,7 +182,7 @@ void ntkl_probe_sched_process_exit(void *data, struct task_struct *p);
 /* producers/image.c: Image events (LOADER) */
 int ntkl_image_init(void);
 void ntkl_image_exit(void);
-void ntkl_image_exec(struct ntkl_logger *lg, struct task_struct *p);
+void ntkl_image_new_process(struct ntkl_logger *lg, struct task_struct *p);
 
 /* control/active_set.c: the running loggers, as probes see them */
 

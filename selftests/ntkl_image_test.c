@@ -13,6 +13,7 @@
  * Image event at all.
  */
 #include <limits.h>
+#include <sys/auxv.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -249,6 +250,25 @@ TEST_F(image, own_executable_covers_own_code)
 	EXPECT_EQ(s->size, e->size);
 	/* the header names the process, as Windows' rundown records do */
 	EXPECT_EQ((uint32_t)getpid(), s->header_pid);
+	free(v.img);
+}
+
+/* The vDSO: no file, but code every process runs: "[vdso]" where the aux vector says. */
+TEST_F(image, vdso_where_auxv_says)
+{
+	uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
+	const struct image *s;
+	struct image_view v;
+
+	if (!vdso)
+		SKIP(return, "this process has no vDSO");
+	ASSERT_EQ(0, record(_metadata, self->ctl, self->reader, EVENT_TRACE_FLAG_IMAGE_LOAD,
+			    NULL, NULL, &v));
+	s = find_image(&v, ETW_EVENT_IMAGE_DC_START_HOOK, "[vdso]", getpid());
+	ASSERT_NE(NULL, s) TH_LOG("no [vdso] DCStart in process %d", getpid());
+	EXPECT_EQ(vdso, s->base);
+	EXPECT_GE(s->size, 4096);
+	EXPECT_NE(NULL, find_image(&v, ETW_EVENT_IMAGE_DC_END_HOOK, "[vdso]", getpid()));
 	free(v.img);
 }
 

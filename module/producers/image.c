@@ -197,12 +197,13 @@ static void write_run(struct ntkl_logger *lg, enum etw_event_id id, u32 pid,
 /*
  * The images of a process: its mappings of files with code, each file's
  * consecutive mappings (ld.so maps a library as several, read-only and
- * code and data) one image. Its mm's lock held for reading: the caller
+ * code and data) one image; and the vDSO, named "[vdso]". Its mm's lock held for reading: the caller
  * may sleep (rundown), or holds it by trylock (exec).
  */
 static void write_mm_images(struct ntkl_logger *lg, enum etw_event_id id, u32 pid,
 			    struct mm_struct *mm, char *buf, size_t len)
 {
+	unsigned long vdso = ntkl_vdso_base(mm);
 	struct mapping_run run = { };
 	struct vm_area_struct *vma;
 
@@ -211,6 +212,14 @@ static void write_mm_images(struct ntkl_logger *lg, enum etw_event_id id, u32 pi
 	for_each_vma(vmi, vma) {
 		struct file *file = vma->vm_file;
 
+		if (!file && vma->vm_start == vdso && vdso) {
+			/* named as /proc/PID/maps and perf name it */
+			preempt_disable();
+			write_image(lg, id, vma->vm_start, vma->vm_end - vma->vm_start, pid,
+				    "[vdso]");
+			preempt_enable();
+			continue;
+		}
 		if (file && run.file && file_inode(file) == file_inode(run.file)) {
 			run.end = vma->vm_end;
 			run.exec |= !!(vma->vm_flags & VM_EXEC);
@@ -313,12 +322,14 @@ static struct notifier_block module_nb = {
 static DEFINE_PER_CPU(char[EXEC_PATH_MAX], exec_path);
 
 /*
- * After an exec: Image Load for the new executable and its interpreter,
- * from the new mm, in the probe of sched_process_exec (process.c). The
- * probe may not sleep: if the mm's lock is taken, the images wait for the
- * DCEnd rundown.
+ * A new process image: after an exec, the new executable and its
+ * interpreter, from the new mm (the probe of sched_process_exec); after a
+ * fork, the child's copy of its parent's mappings (sched_process_fork),
+ * which Windows, with no fork, never needs but WPA does to resolve the
+ * child's addresses. Image Load records, from the probe, which may not
+ * sleep: if the mm's lock is taken, the images wait for the DCEnd rundown.
  */
-void ntkl_image_exec(struct ntkl_logger *lg, struct task_struct *p)
+void ntkl_image_new_process(struct ntkl_logger *lg, struct task_struct *p)
 {
 	struct mm_struct *mm = p->mm;
 

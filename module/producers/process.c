@@ -233,6 +233,8 @@ void ntkl_probe_sched_process_fork(void *data, struct task_struct *parent,
 			ntkl_write_process(lg, ETW_EVENT_PROCESS_START, child, comm);
 		if (ntkl_event_on(lg, ETW_EVENT_THREAD_START))
 			ntkl_write_thread(lg, ETW_EVENT_THREAD_START, child);
+		if (thread_group_leader(child))
+			ntkl_image_new_process(lg, child);
 	}
 }
 
@@ -262,7 +264,7 @@ void ntkl_probe_sched_process_exec(void *data, struct task_struct *p, pid_t old_
 		}
 		if (thread)
 			ntkl_write_thread(lg, ETW_EVENT_THREAD_START, p);
-		ntkl_image_exec(lg, p);
+		ntkl_image_new_process(lg, p);
 	}
 }
 

@@ -73,4 +73,18 @@ static inline bool ntkl_module_list_entry(const struct list_head *pos)
 	return (unsigned long)pos >= MODULES_VADDR && (unsigned long)pos < MODULES_END;
 }
 
+/*
+ * Where the vDSO is mapped in mm, or 0: its code runs in every process
+ * (clock_gettime, getcpu) but it is no file, so the VMA walk would miss
+ * it. The architecture keeps it in mm->context; x86 only here.
+ */
+static inline unsigned long ntkl_vdso_base(const struct mm_struct *mm)
+{
+#ifdef CONFIG_X86
+	return (unsigned long)mm->context.vdso;
+#else
+	return 0;
+#endif
+}
+
 #endif /* _NTKL_COMPAT_H */

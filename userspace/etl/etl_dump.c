@@ -610,6 +610,13 @@ static void print_profile(struct dump *d)
 		fprintf(out, " %10lu %6.2f%%  %s\n", t->samples, percent(t->samples, p.samples),
 			t->name);
 	}
+	fprintf(out, "\nImages by samples (top %d; IPs in an Image record: kernel %lu of %lu, %.2f%%; user %lu of %lu, %.2f%%):\n%10s %7s  %s\n",
+		PROFILE_TOP, p.kernel_resolved, p.samples - p.user_samples,
+		percent(p.kernel_resolved, p.samples - p.user_samples), p.user_resolved,
+		p.user_samples, percent(p.user_resolved, p.user_samples), "samples", "%", "image");
+	for (i = 0; i < p.nmodules && i < PROFILE_TOP; i++)
+		fprintf(out, "%10lu %6.2f%%  %s\n", p.modules[i].samples,
+			percent(p.modules[i].samples, p.samples), p.modules[i].name);
 	etl_profile_free(&p);
 }
 

@@ -12,11 +12,19 @@
 
 #define NO_PID		UINT32_MAX
 
+/* A sample's thread and IP, kept until the images are known. */
+struct sample {
+	uint32_t tid;
+	uint64_t ip;
+};
+
 struct reader {
 	struct etl_profile *p;
 	struct etl_error *err;
 	size_t cap;			/* threads allocated */
 	struct etl_index by_tid;	/* the threads, by tid */
+	struct sample *samples;
+	size_t nsamples, samples_cap;
 };
 
 static int oom(struct reader *rd)
@@ -86,6 +94,16 @@ static int add_sample(struct reader *rd, const struct etl_record *r)
 	if (!t)
 		return oom(rd);
 	ip = etl_le64(r->payload + offsetof(struct perfinfo_sampled_profile, instruction_pointer));
+	if (rd->nsamples == rd->samples_cap) {
+		size_t cap = rd->samples_cap ? 2 * rd->samples_cap : 1024;
+		struct sample *v = realloc(rd->samples, cap * sizeof(*v));
+
+		if (!v)
+			return oom(rd);
+		rd->samples = v;
+		rd->samples_cap = cap;
+	}
+	rd->samples[rd->nsamples++] = (struct sample){ t->tid, ip };
 	t->samples++;
 	p->cpu[r->processor]++;
 	p->samples++;
@@ -217,6 +235,71 @@ static int make_procs(struct reader *rd)
 	return 0;
 }
 
+static int module_by_samples(const void *a, const void *b)
+{
+	const struct etl_profile_module *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* Each sample's image, counted by image name ("?": none). Needs the threads' pids. */
+static int make_modules(struct reader *rd, const struct etl_file *f)
+{
+	struct etl_profile *p = rd->p;
+	struct etl_images m;
+	unsigned long *count = NULL, unresolved = 0;
+	int ret = -1;
+
+	if (etl_images_read(f, &m, rd->err))
+		goto out;
+	count = calloc(m.n + 1, sizeof(*count));
+	p->modules = calloc(m.n + 1, sizeof(*p->modules));
+	if (!count || !p->modules) {
+		oom(rd);
+		goto out;
+	}
+	for (size_t i = 0; i < rd->nsamples; i++) {
+		const struct sample *sm = &rd->samples[i];
+		size_t s, t = find_thread(rd, sm->tid, &s);
+		uint32_t pid = t == SIZE_MAX ? NO_PID : p->threads[t].pid;
+		const struct etl_image *img = etl_images_find(&m, pid, sm->ip);
+
+		if (!img) {
+			unresolved++;
+			continue;
+		}
+		count[img - m.v]++;
+		if (sm->ip >> 63)
+			p->kernel_resolved++;
+		else
+			p->user_resolved++;
+	}
+	/* by name: a library mapped by many processes is one line */
+	for (size_t i = 0; i < m.n; i++) {
+		size_t j;
+
+		if (!count[i])
+			continue;
+		for (j = 0; j < p->nmodules && strcmp(p->modules[j].name, m.v[i].name); j++)
+			;
+		if (j == p->nmodules)
+			memcpy(p->modules[p->nmodules++].name, m.v[i].name, sizeof(m.v[i].name));
+		p->modules[j].samples += count[i];
+	}
+	if (unresolved) {
+		strcpy(p->modules[p->nmodules].name, "?");
+		p->modules[p->nmodules++].samples = unresolved;
+	}
+	qsort(p->modules, p->nmodules, sizeof(*p->modules), module_by_samples);
+	ret = 0;
+out:
+	free(count);
+	etl_images_free(&m);
+	return ret;
+}
+
 int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl_error *err)
 {
 	struct reader rd = {
@@ -252,7 +335,10 @@ int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl
 	/* names need the hash, which sorting the threads breaks */
 	if (!ret)
 		ret = make_procs(&rd);
+	if (!ret && rd.nsamples)
+		ret = make_modules(&rd, f);
 	etl_index_free(&rd.by_tid);
+	free(rd.samples);
 	if (ret) {
 		etl_profile_free(p);
 		return -1;
@@ -267,5 +353,6 @@ void etl_profile_free(struct etl_profile *p)
 	free(p->cpu);
 	free(p->threads);
 	free(p->procs);
+	free(p->modules);
 	memset(p, 0, sizeof(*p));
 }

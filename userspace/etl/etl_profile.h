@@ -9,6 +9,10 @@
  * process id, as Linux names a thread group after its leader. The idle
  * thread (0) is process 0, "Idle".
  *
+ * Each sample's IP is looked up in the file's images (etl_images.h): a
+ * kernel IP among the kernel's, a user IP among its thread's process's;
+ * samples are counted per image name, and how many resolved.
+ *
  * Only records whose layout applies (version 2 for SampledProfile, 3 for
  * the interval events, the Thread events' version 3) are read; a short
  * one is an error naming it.
@@ -19,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "etl_images.h"
 #include "etl_reader.h"
 
 struct etl_profile_thread {
@@ -35,6 +40,11 @@ struct etl_profile_process {
 	char name[64];			/* its leader's thread name, or "" */
 };
 
+struct etl_profile_module {
+	char name[96];			/* the image's file name; "?" for no image */
+	unsigned long samples;
+};
+
 struct etl_profile {
 	unsigned long samples;		/* SampledProfile events */
 	unsigned long user_samples;	/* whose IP is a user address */
@@ -48,6 +58,10 @@ struct etl_profile {
 	/* processes with samples, most first */
 	struct etl_profile_process *procs;
 	size_t nprocs;
+	/* images by samples, most first; kernel and user IPs that resolved */
+	struct etl_profile_module *modules;
+	size_t nmodules;
+	unsigned long kernel_resolved, user_resolved;
 };
 
 /* Read f's samples into p. 0, or -1 with err set; etl_profile_free() either way. */
