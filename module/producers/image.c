@@ -197,8 +197,9 @@ static void write_run(struct ntkl_logger *lg, enum etw_event_id id, u32 pid,
 /*
  * The images of a process: its mappings of files with code, each file's
  * consecutive mappings (ld.so maps a library as several, read-only and
- * code and data) one image; and the vDSO, named "[vdso]". Its mm's lock held for reading: the caller
- * may sleep (rundown), or holds it by trylock (exec).
+ * code and data) one image; and the vDSO, named "[vdso]". Its mm's lock
+ * held for reading: the caller may sleep (rundown), or holds it by
+ * trylock (exec, fork).
  */
 static void write_mm_images(struct ntkl_logger *lg, enum etw_event_id id, u32 pid,
 			    struct mm_struct *mm, char *buf, size_t len)
