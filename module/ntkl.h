@@ -89,6 +89,8 @@ struct ntkl_logger {
 	u32 flush_timer;		/* as given */
 	u32 enable_flags;
 	struct perfinfo_groupmask groups; /* read by probes without locks */
+	/* NTKL_MODE_OWNED: the file that started it (identity only; table lock) */
+	const struct file *owner;
 
 	/* state */
 	int accept;			/* AcceptNewEvents */
@@ -120,7 +122,8 @@ struct ntkl_logger {
 };
 
 /* logger.c: the table and control operations */
-int ntkl_logger_control(unsigned int cmd, struct ntkl_properties *p);
+int ntkl_logger_control(const struct file *file, unsigned int cmd, struct ntkl_properties *p);
+void ntkl_logger_stop_owned(const struct file *file);
 unsigned int ntkl_logger_list(struct ntkl_properties *props);
 bool ntkl_logger_selected(const struct ntkl_logger *lg, const struct ntkl_properties *p);
 void ntkl_logger_put(struct ntkl_logger *lg);

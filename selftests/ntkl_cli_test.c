@@ -3,7 +3,8 @@
  * ntkl_cli_test: the ntkl command as a user types it, in the test VM:
  * record, start/stop with a background writer, query/list/flush/update,
  * buffering mode with save, spinlock-config, PROFILE with -setprofint and
- * profile-interval, and the error messages. Every
+ * profile-interval, a recorder killed with -9 (and -owned), and the
+ * error messages. Every
  * file written must pass `ntkl dump --check`, with BuffersWritten equal to
  * the buffers in the file.
  */
@@ -87,6 +88,47 @@ TEST(record_fork_exec)
 	/* COMMAND's exit status is record's */
 	EXPECT_EQ(7, sh(NULL, 0, "ntkl record -on PROC_THREAD -o /tmp/r7.etl -- sh -c 'exit 7'"));
 	EXPECT_TRUE(file_ok("/tmp/r7.etl", why, sizeof(why))) TH_LOG("%s", why);
+}
+
+/*
+ * kill -9 of a recorder: its logger (NTKL_MODE_OWNED) stops with it, and
+ * its file, kept whole as it grew, reads; --repair completes it.
+ */
+TEST(killed_record_leaves_no_logger)
+{
+	char out[8192], why[4096];
+	int pid;
+
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record -on PROC_THREAD+CSWITCH -flushtimer 1 -o /tmp/k.etl -- sleep 30 >/dev/null & echo $! > /tmp/k.pid; sleep 3"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "cat /tmp/k.pid"));
+	pid = atoi(out);
+	ASSERT_GT(pid, 0);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl list | grep -q 'ntkl record %d'", pid))
+		TH_LOG("the recorder's logger is not running: %s", out);
+	ASSERT_EQ(0, sh(NULL, 0, "kill -9 %d; sleep 1", pid));
+	EXPECT_NE(0, sh(out, sizeof(out), "ntkl list | grep 'ntkl record %d'", pid))
+		TH_LOG("the logger outlived its recorder: %s", out);
+	/* every buffer written before the kill is in the header's count */
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump /tmp/k.etl")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump --repair /tmp/k.etl")) TH_LOG("%s", out);
+	EXPECT_TRUE(file_ok("/tmp/k.etl", why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/k.etl | grep -q Thread/CSwitch"));
+	sh(NULL, 0, "pkill sleep");
+
+	/* ntkl start -owned: the logger is its background writer's */
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl start owned -on PROC_THREAD -owned -f /tmp/o.etl"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "OWNED"));
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl query owned | sed -n 's/.*writer pid \\([0-9]*\\).*/\\1/p'"));
+	pid = atoi(out);
+	ASSERT_GT(pid, 0) TH_LOG("no writer pid in ntkl query");
+	ASSERT_EQ(0, sh(NULL, 0, "kill -9 %d; sleep 1", pid));
+	EXPECT_NE(0, sh(out, sizeof(out), "ntkl query owned")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump --repair /tmp/o.etl")) TH_LOG("%s", out);
+	/* and -owned wants a writer to own it */
+	EXPECT_EQ(2, sh(out, sizeof(out), "ntkl start owned2 -owned -buffering"));
 }
 
 TEST(start_query_flush_stop)

@@ -180,7 +180,7 @@ static const char *make_invalid(struct ntkl_properties *p, int i)
 		return "MinimumBuffers above MaximumBuffers";
 	case 3: p->maximum_buffers = NTKL_MAX_BUFFERS + 1; return "MaximumBuffers above the ceiling";
 	case 4: p->minimum_buffers = NTKL_MAX_BUFFERS + 1; return "MinimumBuffers above the ceiling";
-	case 5: p->log_file_mode = 0x40000000; return "unknown LogFileMode bit";
+	case 5: p->log_file_mode = 0x10000000; return "unsupported LogFileMode bit";
 	case 6: p->log_file_mode = EVENT_TRACE_FILE_MODE_CIRCULAR; return "circular file mode";
 	case 7: p->clock_type = EVENT_TRACE_CLOCK_MAX; return "clock type 4";
 	case 8: p->flush_timer = NTKL_MAX_FLUSH_TIMER + 1; return "FlushTimer above an hour";
@@ -333,6 +333,45 @@ TEST_F(ctl, outlives_its_starter)
 	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_QUERY, &p));
 	EXPECT_EQ(NTKL_STATUS_RUNNING, p.logger_status);
 	EXPECT_EQ(0, ntkl_stop_name(self->fd, "selftest orphan"));
+}
+
+/*
+ * NTKL_MODE_OWNED: the logger stops at the last close of the descriptor
+ * that started it (a dup keeps it), and that one alone; a bound reader
+ * then reads to the end of data.
+ */
+TEST_F(ctl, owned_stops_at_last_close)
+{
+	struct ntkl_properties p, q;
+	int owner = ntkl_open(), copy, reader = ntkl_open();
+	char buf[1 << 16];
+	ssize_t n;
+
+	ASSERT_GE(owner, 0);
+	ASSERT_GE(reader, 0);
+	props_init(&p, "selftest owned", EVENT_TRACE_FLAG_PROCESS);
+	p.log_file_mode |= NTKL_MODE_OWNED;
+	ASSERT_EQ(0, ntkl_ctl(owner, NTKL_IOC_START, &p));
+	EXPECT_EQ(NTKL_MODE_OWNED, p.log_file_mode & NTKL_MODE_OWNED);
+	props_init(&q, "selftest not owned", EVENT_TRACE_FLAG_PROCESS);
+	ASSERT_EQ(0, ntkl_ctl(owner, NTKL_IOC_START, &q));
+	ASSERT_EQ(0, ntkl_bind_id(reader, p.logger_id));
+	copy = dup(owner);
+	ASSERT_GE(copy, 0);
+	close(owner);
+	props_select(&p, "selftest owned");
+	EXPECT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_QUERY, &p)) TH_LOG("a dup still holds it");
+	close(copy);
+	props_select(&p, "selftest owned");
+	EXPECT_EQ(-ENOENT, ntkl_ctl(self->fd, NTKL_IOC_QUERY, &p));
+	/* the reader drains what there was, then end of data */
+	do
+		n = read(reader, buf, sizeof(buf));
+	while (n > 0);
+	EXPECT_EQ(0, n);
+	close(reader);
+	/* a logger it did not own runs on */
+	EXPECT_EQ(0, ntkl_stop_name(self->fd, "selftest not owned"));
 }
 
 TEST_F(ctl, one_reader)

@@ -5,7 +5,8 @@
  * The model is ETW's StartTrace/ControlTrace/QueryAllTraces: a table of up
  * to NTKL_MAX_LOGGERS loggers (trace sessions), each named, with its own
  * buffers, mode, clock and group masks. A logger lives until it is stopped,
- * whatever happens to the process that started it.
+ * whatever happens to the process that started it, unless it was started
+ * with NTKL_MODE_OWNED: then also until its starting descriptor's last close.
  *
  * Rules (Documentation/process/botching-up-ioctls.rst): fixed-width fields,
  * explicit padding that must be zero, pointers as __u64, -ENOTTY for unknown
@@ -76,9 +77,16 @@
 #define NTKL_MODE_SYSTEM_LOGGER	0x02000000u	/* EVENT_TRACE_SYSTEM_LOGGER_MODE */
 #define NTKL_MODE_SEQUENTIAL	0x00000001u	/* EVENT_TRACE_FILE_MODE_SEQUENTIAL */
 #define NTKL_MODE_REAL_TIME	0x00000100u	/* EVENT_TRACE_REAL_TIME_MODE */
+/*
+ * ntkl's own mode, no ETW one (ETW ends a session only when asked): the
+ * logger is owned by the descriptor that started it and stops when that
+ * descriptor is closed for the last time, so a recorder that dies (kill
+ * -9, OOM) leaves no logger behind. Never written to a file's LogFileMode.
+ */
+#define NTKL_MODE_OWNED		0x40000000u
 #define NTKL_MODES_ALLOWED	(NTKL_MODE_BUFFERING | NTKL_MODE_MS_FLUSH_TIMER | \
 				 NTKL_MODE_SYSTEM_LOGGER | NTKL_MODE_SEQUENTIAL | \
-				 NTKL_MODE_REAL_TIME)
+				 NTKL_MODE_REAL_TIME | NTKL_MODE_OWNED)
 
 /* Clock types (WNODE_HEADER.ClientContext). */
 #define NTKL_CLOCK_QPC		1	/* CLOCK_MONOTONIC ticks at 10 MHz */

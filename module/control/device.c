@@ -104,6 +104,7 @@ static int ntkl_release(struct inode *inode, struct file *file)
 {
 	struct ntkl_logger *lg = file->private_data;
 
+	ntkl_logger_stop_owned(file);
 	if (lg) {
 		mutex_lock(&lg->lock);
 		if (lg->paused)

@@ -64,7 +64,7 @@ static long props_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 	    ((!p.logger_name[0] && !p.logger_id) || ntkl_logger_selected(bound, &p))) {
 		ntkl_logger_fill(bound, &p);
 	} else {
-		ret = ntkl_logger_control(cmd, &p);
+		ret = ntkl_logger_control(file, cmd, &p);
 		if (ret)
 			return ret;
 	}

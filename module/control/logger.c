@@ -218,7 +218,7 @@ void ntkl_logger_fill(struct ntkl_logger *lg, struct ntkl_properties *p)
 		   (p->readers ? NTKL_LOGGER_FLAG_REAL_TIME : 0);
 }
 
-static int logger_start(struct ntkl_properties *p)
+static int logger_start(const struct file *file, struct ntkl_properties *p)
 {
 	struct ntkl_logger *lg;
 	unsigned int slot;
@@ -257,6 +257,8 @@ static int logger_start(struct ntkl_properties *p)
 	lg->mode = p->log_file_mode;
 	lg->clock_type = p->clock_type;
 	lg->flush_timer = p->flush_timer;
+	if (lg->mode & NTKL_MODE_OWNED)
+		lg->owner = file;
 	groups_from(&lg->groups, p);
 
 	ret = ntkl_buffers_alloc(lg);
@@ -309,6 +311,22 @@ static void stop_locked(struct ntkl_logger *lg)
 	smp_store_release(&lg->status, NTKL_STATUS_STOPPED);
 	wake_up_all(&lg->wait);
 	ntkl_logger_put(lg);
+}
+
+/*
+ * The last close of file: stop the loggers it owns (NTKL_MODE_OWNED), as
+ * if their owner had said STOP. A reader still bound gets the rest of the
+ * buffers and then end of data.
+ */
+void ntkl_logger_stop_owned(const struct file *file)
+{
+	unsigned int i;
+
+	mutex_lock(&table_lock);
+	for (i = 0; i < NTKL_MAX_LOGGERS; i++)
+		if (table[i] && table[i]->owner == file)
+			stop_locked(table[i]);
+	mutex_unlock(&table_lock);
 }
 
 void ntkl_logger_stop_all(void)
@@ -376,9 +394,10 @@ unsigned int ntkl_logger_list(struct ntkl_properties *props)
 
 /*
  * START, STOP, QUERY, UPDATE or FLUSH (NTKL_IOC_*) with properties p, in
- * and out; the logger is selected by name, else by id (not for START).
+ * and out, on file; the logger is selected by name, else by id (not for
+ * START).
  */
-int ntkl_logger_control(unsigned int cmd, struct ntkl_properties *p)
+int ntkl_logger_control(const struct file *file, unsigned int cmd, struct ntkl_properties *p)
 {
 	struct ntkl_logger *lg;
 	int ret = 0;
@@ -386,7 +405,7 @@ int ntkl_logger_control(unsigned int cmd, struct ntkl_properties *p)
 	if (!memchr(p->logger_name, 0, sizeof(p->logger_name)))
 		return -EINVAL;		/* name not terminated */
 	if (cmd == NTKL_IOC_START)
-		return logger_start(p);
+		return logger_start(file, p);
 	if (!p->logger_name[0] && !p->logger_id)
 		return -EINVAL;
 

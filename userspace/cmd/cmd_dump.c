@@ -3,6 +3,7 @@
  * ntkl dump [--events] [--check] FILE
  * ntkl dump --stats FILE
  * ntkl dump --switches FILE
+ * ntkl dump --repair FILE
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@ void cmd_dump_usage(FILE *out)
 		"usage: ntkl dump [--events] [--check] FILE\n"
 		"       ntkl dump --stats FILE\n"
 		"       ntkl dump --switches FILE\n"
+		"       ntkl dump --repair FILE\n"
 		"\n"
 		"Print an ETL file like tracerpt's summary: the logfile header, one\n"
 		"line per buffer and the number of events of each type.\n"
@@ -48,12 +50,42 @@ void cmd_dump_usage(FILE *out)
 		"                freq=PERFFREQ\", then \"CPU TIME OLD_TID NEW_TID\" per\n"
 		"                switch in decimal, sorted by CPU then time, TIME in\n"
 		"                raw clock units, \"-\" for an unknown NEW_TID\n"
+		"      --repair  complete a file whose writer died before it could\n"
+		"                (kill -9, a crash, a full disk): cut a partly\n"
+		"                written buffer off the end and set the header's\n"
+		"                BuffersWritten and EndTime to what the file holds\n"
 		"  -h, --help    this text\n"
 		"\n"
 		"Exit status: 0 OK, 1 unreadable file or failed check, 2 usage error.\n"
 		"Compressed ETL files (BufferFlag 0x40, as WPR and PerfView save them)\n"
 		"are decompressed as they are read; a corrupt compressed buffer is an\n"
 		"error naming the buffer and its file offset.\n");
+}
+
+/* --repair: the file as its writer would have completed it. */
+static int repair_file(const char *path)
+{
+	struct etl_check_stats st;
+	struct etl_error e;
+	struct etl_file f;
+	uint64_t buffers;
+	char err[512];
+	unsigned long bad;
+
+	if (ntkl_file_complete(path, NULL, &buffers, err, sizeof(err))) {
+		fprintf(stderr, "ntkl dump: --repair: %s\n", err);
+		return 1;
+	}
+	if (etl_open(&f, path, &e)) {
+		fprintf(stderr, "ntkl dump: --repair: %s: still unreadable: %s\n", path, e.msg);
+		return 1;
+	}
+	bad = etl_check(&f, true, NULL, NULL, &st);
+	etl_close(&f);
+	printf("%s: %llu buffers, %lu events%s\n", path, (unsigned long long)buffers,
+	       st.records, bad ? "; ntkl dump --check still finds problems" :
+				 ", every check passed");
+	return bad ? 1 : 0;
 }
 
 int cmd_dump(int argc, char **argv)
@@ -63,10 +95,12 @@ int cmd_dump(int argc, char **argv)
 		{ "check", no_argument, NULL, 'c' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "switches", no_argument, NULL, 'S' },
+		{ "repair", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int flags = 0;
+	bool repair = false;
 	char prefix[4096];
 	int opt;
 
@@ -86,6 +120,9 @@ int cmd_dump(int argc, char **argv)
 		case 'S':
 			flags |= ETL_DUMP_SWITCHES;
 			break;
+		case 'R':
+			repair = true;
+			break;
 		case 'h':
 			cmd_dump_usage(stdout);
 			return 0;
@@ -103,12 +140,19 @@ int cmd_dump(int argc, char **argv)
 		cmd_dump_usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (repair && flags) {
+		fprintf(stderr, "ntkl dump: --repair goes with no other option\n");
+		cmd_dump_usage(stderr);
+		return EXIT_USAGE;
+	}
 	if (argc - optind != 1) {
 		fprintf(stderr, "ntkl dump: %s\n",
 			argc == optind ? "missing FILE" : "only one FILE, please");
 		cmd_dump_usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (repair)
+		return repair_file(argv[optind]);
 	snprintf(prefix, sizeof(prefix), "ntkl dump: %s: ", argv[optind]);
 	return etl_dump_path(argv[optind], flags, stdout, stderr, prefix);
 }

@@ -42,7 +42,9 @@ void cmd_record_usage(FILE *out)
 		"Trace COMMAND from start to end into FILE.etl, then exit with its\n"
 		"status. On a terminal a progress line shows events, bytes, buffers\n"
 		"and events lost. Ctrl-C (SIGINT) or SIGTERM ends the trace early,\n"
-		"with a complete file (exit status 130).\n"
+		"with a complete file (exit status 130). The logger belongs to this\n"
+		"command: if it is killed, the module stops the logger, and FILE.etl\n"
+		"holds every buffer written so far (its header is kept up to date).\n"
 		"\n"
 		"  -on FLAGS          what to record, names joined with '+' (default\n"
 		"                     PROC_THREAD):\n");
@@ -443,6 +445,8 @@ int cmd_record(int argc, char **argv)
 	snprintf(name, sizeof(name), "ntkl record %d", (int)getpid());
 	ntkl_props_init(&r.props, name);
 	ntkl_opts_to_props(&o, &r.props);
+	/* the logger ends with this process, however it ends (kill -9 too) */
+	r.props.log_file_mode |= NTKL_MODE_OWNED;
 	asked = r.props;
 	ret = ntkl_start(r.ctl_fd, &r.props);
 	if (ret) {

@@ -26,7 +26,8 @@
 
 #define START_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_BUFFERING | \
-			 NTKL_OPT_FLUSHTIMER | NTKL_OPT_FILE | NTKL_OPT_SETPROFINT)
+			 NTKL_OPT_FLUSHTIMER | NTKL_OPT_FILE | NTKL_OPT_SETPROFINT | \
+			 NTKL_OPT_OWNED)
 
 void cmd_start_usage(FILE *out)
 {
@@ -50,6 +51,9 @@ void cmd_start_usage(FILE *out)
 		"  -setprofint N      PROFILE's interval, 100 ns units (kernel-wide, as\n"
 		"                     ntkl profile-interval N; default 10000 = 1 ms)\n"
 		"  -buffering         keep events in memory only (no -f)\n"
+		"  -owned             the logger belongs to its background writer: it\n"
+		"                     stops when the writer dies (killed, OOM), not\n"
+		"                     only on ntkl stop (NTKL_MODE_OWNED; needs -f)\n"
 		"  -f FILE.etl        the file to write\n"
 		"\n"
 		"Exit status: 0 started, 1 failed, 2 usage error.\n",
@@ -233,7 +237,7 @@ static void close_other_fds(int *keep, int n)
  * Fork the writer; returns its pid once it is running, or -1 after
  * printing why not.
  */
-static pid_t spawn_writer(int in_fd, int out_fd, int state_fd,
+static pid_t spawn_writer(int in_fd, int out_fd, int state_fd, int own_fd,
 			  uint32_t buffer_size, struct ntkl_writer_state *st)
 {
 	int ready[2];
@@ -254,9 +258,10 @@ static pid_t spawn_writer(int in_fd, int out_fd, int state_fd,
 		return -1;
 	}
 	if (pid == 0) {
-		int keep[] = { in_fd, out_fd, state_fd, ready[1] };
+		/* own_fd (-owned): the logger lives as long as the writer holds it */
+		int keep[] = { in_fd, out_fd, state_fd, ready[1], own_fd };
 
-		close_other_fds(keep, 4);
+		close_other_fds(keep, own_fd >= 0 ? 5 : 4);
 		setsid();
 		detach_stdio();
 		if (chdir("/") < 0)
@@ -328,7 +333,9 @@ static int start_writer(int fd, const struct ntkl_properties *p, const char *fil
 	snprintf(st.logger, sizeof(st.logger), "%s", p->logger_name);
 	if (!realpath(file, st.file))
 		snprintf(st.file, sizeof(st.file), "%s", file);
-	pid = spawn_writer(in_fd, out_fd, state_fd, p->buffer_size_kb * 1024, &st);
+	pid = spawn_writer(in_fd, out_fd, state_fd,
+			   p->log_file_mode & NTKL_MODE_OWNED ? fd : -1,
+			   p->buffer_size_kb * 1024, &st);
 	if (pid < 0) {
 		unlink(state_path);
 		goto fail;
@@ -385,6 +392,8 @@ int cmd_start(int argc, char **argv)
 		return usage_error("logger names are 1..127 bytes: '%s'", name);
 	if (o.buffering && o.file)
 		return usage_error("%s", "-buffering keeps events in memory: no -f (ntkl save NAME FILE writes them)");
+	if (o.owned && o.buffering)
+		return usage_error("%s", "-owned gives the logger to its background writer: it needs -f FILE.etl, not -buffering");
 	if (!o.buffering && !o.file)
 		return usage_error("%s", "missing -f FILE.etl (or -buffering for a flight recorder)");
 	if (!(o.seen & NTKL_OPT_ON))

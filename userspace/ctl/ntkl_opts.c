@@ -29,6 +29,7 @@ static const struct {
 	{ "f", NTKL_OPT_FILE, V_PATH },
 	{ "o", NTKL_OPT_OUTPUT, V_PATH },
 	{ "setprofint", NTKL_OPT_SETPROFINT, V_NUMBER },
+	{ "owned", NTKL_OPT_OWNED, V_NONE },
 };
 
 static const char *const clock_names[] = {
@@ -131,6 +132,9 @@ int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 	case NTKL_OPT_BUFFERING:
 		o->buffering = true;
 		return 1;
+	case NTKL_OPT_OWNED:
+		o->owned = true;
+		return 1;
 	default:	/* -f, -o */
 		if (!*value) {
 			snprintf(err, err_size, "-%s needs a file name", options[k].name);
@@ -150,6 +154,8 @@ void ntkl_opts_to_props(const struct ntkl_logger_opts *o, struct ntkl_properties
 	p->flush_timer = o->flush_timer;
 	/* a file logger writes its buffers in order, as ETW's sequential mode */
 	p->log_file_mode = o->buffering ? NTKL_MODE_BUFFERING : NTKL_MODE_SEQUENTIAL;
+	if (o->owned)
+		p->log_file_mode |= NTKL_MODE_OWNED;
 	p->enable_flags = o->flags.enable_flags;
 	memcpy(p->group_masks, o->flags.group_masks, sizeof(p->group_masks));
 }

@@ -32,6 +32,7 @@ enum ntkl_opt_bits {
 	NTKL_OPT_FILE		= 1 << 7,	/* -f FILE */
 	NTKL_OPT_OUTPUT		= 1 << 8,	/* -o FILE, the same */
 	NTKL_OPT_SETPROFINT	= 1 << 9,	/* the kernel-wide profile interval */
+	NTKL_OPT_OWNED		= 1 << 10,	/* NTKL_MODE_OWNED */
 };
 
 struct ntkl_logger_opts {
@@ -44,6 +45,7 @@ struct ntkl_logger_opts {
 	uint32_t flush_timer;
 	uint32_t profile_interval;	/* -setprofint, 100 ns units */
 	bool buffering;
+	bool owned;			/* -owned */
 	const char *file;		/* -f or -o */
 };
 

@@ -78,6 +78,18 @@ static void sink_str(const struct ntkl_properties *p, const struct ntkl_sink *s,
 	}
 }
 
+/* LogFileMode by name: ETW's modes, and ntkl's own OWNED. */
+static const char *mode_str(uint32_t mode, char *buf, size_t size)
+{
+	size_t n;
+
+	etl_flags_str(etl_logfile_mode_names, mode & ~NTKL_MODE_OWNED, buf, size);
+	n = strlen(buf);
+	if (mode & NTKL_MODE_OWNED)
+		snprintf(buf + n, size - n, "|OWNED: stops when its owner closes");
+	return buf;
+}
+
 void ntkl_show_settings(FILE *out, const struct ntkl_properties *p)
 {
 	struct ntkl_flags f;
@@ -95,8 +107,7 @@ void ntkl_show_settings(FILE *out, const struct ntkl_properties *p)
 	     (uint64_t)p->perf_freq);
 	LINE(out, "Flush Timer", "%s", ntkl_flush_timer_str(p, ft, sizeof(ft)));
 	LINE(out, "Log File Mode", "0x%08x (%s)", p->log_file_mode,
-	     etl_flags_str(etl_logfile_mode_names, p->log_file_mode, mode,
-			   sizeof(mode)));
+	     mode_str(p->log_file_mode, mode, sizeof(mode)));
 }
 
 void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
@@ -112,8 +123,7 @@ void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
 	LINE(out, "Status", "%s, %s", ntkl_status_name(p->logger_status),
 	     p->accept_new_events ? "accepting events" : "not accepting events");
 	LINE(out, "Log File Mode", "0x%08x (%s)", p->log_file_mode,
-	     etl_flags_str(etl_logfile_mode_names, p->log_file_mode, buf,
-			   sizeof(buf)));
+	     mode_str(p->log_file_mode, buf, sizeof(buf)));
 	sink_str(p, sink, buf, sizeof(buf));
 	LINE(out, "Log Filename", "%s", buf);
 	LINE(out, "Clock Type", "%u %s (%" PRIu64 " ticks/s)", p->clock_type,

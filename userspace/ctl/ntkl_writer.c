@@ -127,6 +127,29 @@ static int read_one(struct ntkl_writer *w)
 	return 1;
 }
 
+/*
+ * The header's counts as they are now, so that a file cut here (the
+ * writer killed, the machine down, the disk full) opens with every buffer
+ * it has: 1, or -errno.
+ */
+static int keep_whole(struct ntkl_writer *w)
+{
+	struct etl_header_patch patch;
+	char err[128];
+	int ret;
+
+	ntkl_writer_patch_from(w, NULL, &patch);
+	ret = etl_header_patch_fd(w->out_fd, &patch, err, sizeof(err));
+	if (ret == -ESPIPE)
+		return 1;	/* a pipe: nothing to keep whole */
+	if (ret) {
+		snprintf(w->error, sizeof(w->error), "after buffer %llu: %s",
+			 (unsigned long long)w->buffers - 1, err);
+		return fail(w, ret);
+	}
+	return 1;
+}
+
 int ntkl_writer_step(struct ntkl_writer *w)
 {
 	int ret;
@@ -148,7 +171,7 @@ int ntkl_writer_step(struct ntkl_writer *w)
 		w->events += count_records(w);
 	w->buffers++;
 	w->bytes += w->buffer_size;
-	return 1;
+	return keep_whole(w);
 }
 
 int ntkl_writer_drain(struct ntkl_writer *w)

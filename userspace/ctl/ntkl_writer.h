@@ -2,8 +2,9 @@
 /*
  * Write an ETL file from a logger: read whole buffers from a descriptor
  * bound to it (the header buffer first, then buffers 1..N; 0 at the end)
- * and append them to a file; at the end patch the header buffer's Header
- * event with what only the end knows:
+ * and append them to a file; after each buffer (so that a file cut by a
+ * crash or kill -9 reads whole, EventsLost aside) and at the end, patch
+ * the header buffer's Header event with:
  *
  *	EndTime         FILETIME now
  *	BuffersWritten  buffers in the file, the header buffer included:
