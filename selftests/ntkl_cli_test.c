@@ -154,6 +154,25 @@ TEST(start_query_flush_stop)
 	EXPECT_NE(NULL, strstr(out, "CompCS"));
 }
 
+/* Two writers on one file: the second is refused, naming the first; the first's file is intact. */
+TEST(one_file_one_writer)
+{
+	char out[8192], why[4096];
+
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl start first -on PROC_THREAD -f /tmp/same.etl"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(1, sh(out, sizeof(out), "ntkl start second -on PROC_THREAD -f /tmp/same.etl"));
+	EXPECT_NE(NULL, strstr(out, "being written by logger first")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "ERROR_ALREADY_EXISTS")) TH_LOG("%s", out);
+	EXPECT_NE(0, sh(NULL, 0, "ntkl query second"));
+	EXPECT_EQ(1, sh(out, sizeof(out), "ntkl record -o /tmp/same.etl -- true"));
+	EXPECT_NE(NULL, strstr(out, "being written by logger first")) TH_LOG("%s", out);
+	sh(NULL, 0, "for i in 1 2 3; do /bin/true; done");
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl stop first")) TH_LOG("%s", out);
+	EXPECT_TRUE(file_ok("/tmp/same.etl", why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/same.etl | grep -q Process/Start"));
+}
+
 TEST(buffering_save)
 {
 	char out[8192], why[4096];

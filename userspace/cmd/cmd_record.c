@@ -398,7 +398,7 @@ int cmd_record(int argc, char **argv)
 	struct ntkl_logger_opts o = { 0 };
 	struct ntkl_properties asked;
 	struct recording r;
-	char err[512], name[NTKL_NAME_MAX], what[NTKL_NAME_MAX + 64];
+	char err[512], name[NTKL_NAME_MAX], what[PATH_MAX + 256];
 	char **cmd = NULL;
 	int ret, i = 1;
 
@@ -466,9 +466,9 @@ int cmd_record(int argc, char **argv)
 		ntkl_error_print(stderr, &ctx, what, ret);
 		goto stop;
 	}
-	r.out_fd = open(o.file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	r.out_fd = ntkl_output_create(o.file, what, sizeof(what));
 	if (r.out_fd < 0) {
-		fprintf(stderr, "ntkl record: cannot create %s: %s\n", o.file, strerror(errno));
+		fprintf(stderr, "ntkl record: %s\n", what);
 		goto stop;
 	}
 	ret = ntkl_writer_init(&r.w, r.in_fd, r.out_fd, r.props.buffer_size_kb * 1024);

@@ -40,7 +40,7 @@ static int save(const struct ntkl_properties *p, const char *file)
 	};
 	struct ntkl_properties final;
 	struct ntkl_writer w;
-	char what[NTKL_NAME_MAX + 64];
+	char what[PATH_MAX + 256];
 	int in_fd, out_fd, ret;
 
 	in_fd = ntkl_open();
@@ -52,9 +52,9 @@ static int save(const struct ntkl_properties *p, const char *file)
 			close(in_fd);
 		return 1;
 	}
-	out_fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out_fd = ntkl_output_create(file, what, sizeof(what));
 	if (out_fd < 0) {
-		fprintf(stderr, "ntkl save: cannot create %s: %s\n", file, strerror(errno));
+		fprintf(stderr, "ntkl save: %s\n", what);
 		close(in_fd);
 		return 1;
 	}

@@ -305,13 +305,13 @@ static int start_writer(int fd, const struct ntkl_properties *p, const char *fil
 		.cmd = "start", .op = NTKL_OP_BIND, .logger = p->logger_name,
 	};
 	struct ntkl_writer_state st;
-	char state_path[PATH_MAX], what[PATH_MAX + 64];
+	char state_path[PATH_MAX], what[PATH_MAX + 256];
 	int out_fd = -1, in_fd = -1, state_fd = -1, ret;
 	pid_t pid;
 
-	out_fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out_fd = ntkl_output_create(file, what, sizeof(what));
 	if (out_fd < 0) {
-		fprintf(stderr, "ntkl start: cannot create %s: %s\n", file, strerror(errno));
+		fprintf(stderr, "ntkl start: %s\n", what);
 		goto fail;
 	}
 	in_fd = ntkl_open();

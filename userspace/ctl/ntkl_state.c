@@ -2,6 +2,7 @@
 /*
  * Background writer state files. See ntkl_state.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -190,5 +191,30 @@ int ntkl_state_wait(const char *path, int timeout_ms, int waiting_ms,
 		usleep(20 * 1000);
 	}
 	close(fd);
+	return ret;
+}
+
+int ntkl_state_find_file(const char *file, struct ntkl_writer_state *s)
+{
+	char real[PATH_MAX], path[PATH_MAX + 256];
+	DIR *dir = opendir(ntkl_run_dir());
+	struct dirent *de;
+	int ret = -ENOENT;
+
+	if (!dir || !realpath(file, real)) {
+		if (dir)
+			closedir(dir);
+		return -ENOENT;
+	}
+	while (ret && (de = readdir(dir))) {
+		size_t n = strlen(de->d_name);
+
+		if (n < 5 || strcmp(de->d_name + n - 4, ".pid"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", ntkl_run_dir(), de->d_name);
+		if (ntkl_state_busy(path) && !ntkl_state_read(path, s) && !strcmp(s->file, real))
+			ret = 0;
+	}
+	closedir(dir);
 	return ret;
 }

@@ -52,6 +52,12 @@ int ntkl_state_write(int fd, const struct ntkl_writer_state *s);
 /* Parse the file at path: 0, or -errno (-ENOENT: no writer). */
 int ntkl_state_read(const char *path, struct ntkl_writer_state *s);
 
+/*
+ * The running background writer whose file is file (by its real path),
+ * into s: 0, or -ENOENT if none writes it.
+ */
+int ntkl_state_find_file(const char *file, struct ntkl_writer_state *s);
+
 /* true while a writer holds the lock on path. */
 bool ntkl_state_busy(const char *path);
 

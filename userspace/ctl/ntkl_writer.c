@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "etl/etl_reader.h"
+#include "ntkl_state.h"
 #include "ntkl_writer.h"
 #include "ctl/ntkl_ctl.h"
 
@@ -367,4 +369,41 @@ int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
 out:
 	close(fd);
 	return ret;
+}
+
+int ntkl_output_create(const char *path, char *err, size_t err_size)
+{
+	struct ntkl_writer_state other;
+	int fd, e;
+
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, err_size, "cannot create %s: %s", path, strerror(e));
+		return -e;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		e = errno;
+		close(fd);
+		if (e != EWOULDBLOCK) {
+			snprintf(err, err_size, "cannot lock %s: %s", path, strerror(e));
+			return -e;
+		}
+		if (!ntkl_state_find_file(path, &other))
+			snprintf(err, err_size,
+				 "%s is being written by logger %s (writer pid %ld): ERROR_ALREADY_EXISTS: choose another file, or ntkl stop %s first",
+				 path, other.logger, other.pid, other.logger);
+		else
+			snprintf(err, err_size,
+				 "%s is being written by another ntkl command (record or save): ERROR_ALREADY_EXISTS: choose another file",
+				 path);
+		return -EEXIST;
+	}
+	if (ftruncate(fd, 0) < 0) {
+		e = errno;
+		close(fd);
+		snprintf(err, err_size, "cannot empty %s: %s", path, strerror(e));
+		return -e;
+	}
+	return fd;
 }

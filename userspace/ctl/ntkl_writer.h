@@ -103,6 +103,16 @@ int ntkl_writer_end(struct ntkl_writer *w, int error, struct ntkl_properties *fi
 int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
 		      uint64_t *buffers, char *err, size_t err_size);
 
+/*
+ * Create (or empty) the ETL file at path for one writer: a descriptor,
+ * with an exclusive flock() held for as long as it (or a fork's copy) is
+ * open, or -errno with a one-line reason in err: -EEXIST when another
+ * ntkl writer holds the file (naming its logger when it is a background
+ * writer: two loggers on one file would lose the first one's events).
+ * The file is only emptied once the lock is ours.
+ */
+int ntkl_output_create(const char *path, char *err, size_t err_size);
+
 /* FILETIME (100 ns since 1601) of the real-time clock now. */
 int64_t etl_filetime_now(void);
 
