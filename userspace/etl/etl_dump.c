@@ -432,7 +432,12 @@ static void walk(struct dump *d)
 		}
 	}
 	if (rc < 0) {
-		report(d, err.msg);
+		char msg[sizeof(err.msg) + 128];
+
+		snprintf(msg, sizeof(msg), "%s; the %zu buffers before it are shown%s", err.msg,
+			 d->nbufs, strstr(err.msg, "truncated") ?
+			 " (ntkl dump --repair FILE cuts the rest off)" : "");
+		report(d, msg);
 	} else if (d->nbufs != d->f->header.buffers_written) {
 		char msg[160];
 
@@ -702,7 +707,6 @@ static int dump_file(const struct etl_file *f, unsigned int flags, FILE *out,
 	struct dump d = {
 		.f = f, .flags = flags, .out = out, .err = err, .prefix = prefix,
 	};
-	struct etl_error e;
 
 	table_init(&d.types);
 	if (flags & (ETL_DUMP_STATS | ETL_DUMP_SWITCHES)) {
@@ -726,11 +730,11 @@ static int dump_file(const struct etl_file *f, unsigned int flags, FILE *out,
 		goto out;
 	}
 
-	/* Find framing problems (truncated, corrupt compressed data) before printing. */
-	if (etl_count_buffers(f, &e) < 0) {
-		report(&d, e.msg);
-		goto out;
-	}
+	/*
+	 * A file cut short (a VM that died while recording) or a corrupt
+	 * buffer: every buffer before it is shown, then the error, as
+	 * trace-cmd and perf do (the walk reports it; the status is 1).
+	 */
 	print_header(&d);
 	if (flags & ETL_DUMP_EVENTS)
 		fprintf(out, "\nEvents:\n");

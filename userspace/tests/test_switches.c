@@ -643,6 +643,29 @@ static void test_slots_any_order(void)
 /* Fuzz                                                                    */
 /* ---------------------------------------------------------------------- */
 
+/* A file cut mid-buffer: the dump shows the whole buffers, then the error. */
+static void test_cut_file(void)
+{
+	struct hand_batch b2;
+	size_t size;
+	uint8_t *img = mixed_file(&size, &b2);
+	char *out = NULL, *err = NULL;
+
+	test_begin("dump_of_a_cut_file");
+	CHECK(img != NULL);
+	if (img) {
+		/* into the last buffer, as a VM that died while writing it */
+		CHECK_EQ(dump_strings(img, size - 100, 0, &out, &err), 1);
+		CHECK_HAS(out, "Total: ");
+		CHECK_HAS(out, "Thread/CSwitch");
+		CHECK_HAS(err, "truncated file; the 5 buffers before it are shown (ntkl dump --repair FILE cuts the rest off)");
+	}
+	free(out);
+	free(err);
+	free(img);
+	test_end();
+}
+
 static void test_fuzz(void)
 {
 	static const unsigned int modes[] = {
@@ -707,6 +730,7 @@ int main(void)
 	test_full_only();
 	test_malformed();
 	test_slots_any_order();
+	test_cut_file();
 	test_fuzz();
 	return test_exit();
 }
