@@ -5,7 +5,8 @@
 #   make modules-all   module for every installed kernel (and the debug kernel) with W=1
 #   make check         every test: builds, checkpatch, sparse, unit tests, VM tests
 #   make bench         the cost of recording context switches, in one test VM boot
-#   make install       install ntkl.ko for KVER and the ntkl command
+#   make install       install ntkl.ko for KVER, the ntkl command and the udev rule
+#                      (/dev/ntkl for the group tracing)
 
 BUILD     := $(CURDIR)/build
 KVERS     := $(shell scripts/kernels)
@@ -56,10 +57,15 @@ install: module userspace
 	install -D -m 0644 $(BUILD)/ko/$(KVER)/ntkl.ko \
 		$(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko
 	install -D -m 0755 $(BUILD)/userspace/ntkl $(DESTDIR)$(PREFIX)/bin/ntkl
+	install -D -m 0644 udev/60-ntkl.rules $(DESTDIR)/etc/udev/rules.d/60-ntkl.rules
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+	[ -n "$(DESTDIR)" ] || getent group tracing >/dev/null || groupadd --system tracing
+	[ -n "$(DESTDIR)" ] || ! command -v udevadm >/dev/null || \
+		{ udevadm control --reload && udevadm trigger --name-match=ntkl; }
 
 uninstall:
-	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko $(DESTDIR)$(PREFIX)/bin/ntkl
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko $(DESTDIR)$(PREFIX)/bin/ntkl \
+		$(DESTDIR)/etc/udev/rules.d/60-ntkl.rules
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 clean:

@@ -6,6 +6,11 @@
  * any kernel warning).
  */
 #define _GNU_SOURCE
+#include <grp.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -303,7 +308,8 @@ TEST_F(ctl, no_capabilities)
 		bad |= (ntkl_ctl(self->fd, NTKL_IOC_QUERY, &q) != -EPERM) << 1;
 		bad |= (ntkl_ctl(self->fd, NTKL_IOC_STOP, &q) != -EPERM) << 2;
 		bad |= (ntkl_bind_id(self->fd, p.logger_id) != -EPERM) << 3;
-		bad |= (open(NTKL_DEVICE_PATH, O_RDWR) >= 0) << 4;	/* mode 0600 */
+		/* mode 0660, group root (or tracing): nobody is in neither */
+		bad |= (open(NTKL_DEVICE_PATH, O_RDWR) >= 0) << 4;
 		_exit(bad);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -311,6 +317,73 @@ TEST_F(ctl, no_capabilities)
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("failed checks bitmap %d", WEXITSTATUS(status));
 	/* the logger it could not touch still runs */
 	EXPECT_EQ(0, ntkl_stop_name(self->fd, "selftest owned"));
+}
+
+#define TRACING_GID	4242	/* the group udev/60-ntkl.rules gives the device */
+
+/*
+ * As nobody, in the device's group or not, with only the capabilities of
+ * the second word in cap_word1 (CAP_PERFMON is 38): start, query and stop
+ * a logger.
+ * The exit status: 1 open failed, 2 START failed with EPERM, 3 another
+ * failure, 0 all went well.
+ */
+static int as_nobody(bool in_group, uint32_t cap_word1)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	struct ntkl_properties p;
+	gid_t g = TRACING_GID;
+	int fd, ret;
+
+	if (setgroups(in_group ? 1 : 0, &g) || prctl(PR_SET_KEEPCAPS, 1) ||
+	    setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
+		return 3;
+	data[1].effective = data[1].permitted = cap_word1;
+	if (syscall(SYS_capset, &hdr, data))
+		return 3;
+	fd = open(NTKL_DEVICE_PATH, O_RDWR);
+	if (fd < 0)
+		return errno == EACCES ? 1 : 3;
+	props_init(&p, "selftest perfmon", EVENT_TRACE_FLAG_PROCESS);
+	ret = ntkl_ctl(fd, NTKL_IOC_START, &p);
+	if (ret)
+		return ret == -EPERM ? 2 : 3;
+	props_select(&p, "selftest perfmon");
+	if (ntkl_ctl(fd, NTKL_IOC_QUERY, &p) || ntkl_stop_name(fd, "selftest perfmon"))
+		return 3;
+	return 0;
+}
+
+static int child_status(int (*fn)(bool, uint32_t), bool in_group, uint32_t caps)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0)
+		_exit(fn(in_group, caps));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Who may trace (docs/design.md): the device's group opens it (as udev's
+ * rule makes it: group tracing, 0660), CAP_PERFMON alone runs a logger;
+ * outside the group the open fails, in it without CAP_PERFMON START does.
+ */
+TEST_F(ctl, tracing_group_and_cap_perfmon)
+{
+	uint32_t perfmon = 1u << (CAP_PERFMON - 32);
+	struct stat st;
+
+	ASSERT_EQ(0, stat(NTKL_DEVICE_PATH, &st));
+	EXPECT_EQ(0660, st.st_mode & 0777);
+	ASSERT_EQ(0, chown(NTKL_DEVICE_PATH, (uid_t)-1, TRACING_GID));
+	EXPECT_EQ(0, child_status(as_nobody, true, perfmon));
+	EXPECT_EQ(2, child_status(as_nobody, true, 0));
+	EXPECT_EQ(1, child_status(as_nobody, false, perfmon));
+	ASSERT_EQ(0, chown(NTKL_DEVICE_PATH, (uid_t)-1, st.st_gid));
 }
 
 /* As in ETW, a logger lives on after the process that started it exits. */

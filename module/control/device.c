@@ -2,8 +2,9 @@
 /*
  * ntkl: record the Windows NT Kernel Logger's trace format on Linux.
  *
- * /dev/ntkl is root-only (mode 0600); its ioctls (ioctl.c) also need
- * CAP_SYS_ADMIN or CAP_PERFMON and act on the logger table (logger.c). A
+ * /dev/ntkl is mode 0660, group root until udev/60-ntkl.rules (make
+ * install) gives it to the group "tracing"; its ioctls (ioctl.c) also need
+ * CAP_PERFMON or CAP_SYS_ADMIN and act on the logger table (logger.c). A
  * file descriptor bound to one logger (NTKL_IOC_BIND) reads its buffers
  * here: whole ETW buffers, the header buffer first, then 0 once the logger
  * is stopped and drained.
@@ -131,7 +132,7 @@ static struct miscdevice ntkl_miscdev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = NTKL_DEVICE_NAME,
 	.fops = &ntkl_fops,
-	.mode = 0600,
+	.mode = 0660,	/* the group: udev's rule (udev/60-ntkl.rules) */
 };
 
 static int __init ntkl_init(void)

@@ -192,9 +192,14 @@ const char *ntkl_error_advice(const struct ntkl_error_ctx *ctx, int err,
 	case ENAMETOOLONG:
 		add(&t, "logger names are 1..%d bytes", NTKL_NAME_MAX - 1);
 		break;
-	case EPERM:
 	case EACCES:
-		add(&t, "run as root (needs CAP_SYS_ADMIN or CAP_PERFMON)");
+		if (ctx->op == NTKL_OP_OPEN) {
+			add(&t, "/dev/ntkl is for root and the group tracing (make install's udev rule): sudo usermod -aG tracing $USER and log in again, or run as root");
+			break;
+		}
+		__attribute__((fallthrough));
+	case EPERM:
+		add(&t, "needs CAP_PERFMON (or CAP_SYS_ADMIN): run as root, or sudo setcap cap_perfmon+ep $(command -v ntkl)");
 		break;
 	case E2BIG:
 		add(&t, "loggers started while listing them: try again");
