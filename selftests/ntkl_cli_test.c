@@ -173,6 +173,52 @@ TEST(one_file_one_writer)
 	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/same.etl | grep -q Process/Start"));
 }
 
+/* The events of a file, by ntkl dump's total line. */
+static unsigned long file_events(const char *path)
+{
+	char out[256];
+
+	if (sh(out, sizeof(out), "ntkl dump %s | sed -n 's/^Total: \\([0-9]*\\) events.*/\\1/p'",
+	       path))
+		return 0;
+	return strtoul(out, NULL, 10);
+}
+
+/*
+ * -compress: one run recorded by two loggers, one writing compressed: the
+ * compressed file passes every check with about the same events, at
+ * least 3 times smaller (issue 11's bar).
+ */
+TEST(compressed_capture)
+{
+	char out[8192], why[4096];
+	struct stat plain, packed;
+	unsigned long ep, ec;
+
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl start plain -on PROC_THREAD+CSWITCH -f /tmp/plain.etl"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl start packed -on PROC_THREAD+CSWITCH -compress -f /tmp/packed.etl"))
+		TH_LOG("%s", out);
+	sh(NULL, 0, "for i in $(seq 1 200); do /bin/true; done; ls -R / >/dev/null");
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl stop packed")) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl stop plain")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump --check /tmp/packed.etl")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump /tmp/packed.etl | grep -q COMPRESSED_MODE"));
+	EXPECT_TRUE(file_ok("/tmp/plain.etl", why, sizeof(why))) TH_LOG("%s", why);
+	ASSERT_EQ(0, stat("/tmp/plain.etl", &plain));
+	ASSERT_EQ(0, stat("/tmp/packed.etl", &packed));
+	ep = file_events("/tmp/plain.etl");
+	ec = file_events("/tmp/packed.etl");
+	TH_LOG("uncompressed %lld bytes, %lu events; compressed %lld bytes, %lu events",
+	       (long long)plain.st_size, ep, (long long)packed.st_size, ec);
+	EXPECT_GT(ec, 1000);
+	/* started apart by a command's time: nearly the same events */
+	EXPECT_LE(ec * 100, ep * 110);
+	EXPECT_GE(ec * 100, ep * 90);
+	EXPECT_LE(packed.st_size * 3, plain.st_size);
+}
+
 TEST(buffering_save)
 {
 	char out[8192], why[4096];

@@ -30,7 +30,8 @@
 
 #define RECORD_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_FLUSHTIMER | \
-			 NTKL_OPT_FILE | NTKL_OPT_OUTPUT | NTKL_OPT_SETPROFINT)
+			 NTKL_OPT_FILE | NTKL_OPT_OUTPUT | NTKL_OPT_SETPROFINT | \
+			 NTKL_OPT_COMPRESS)
 #define PROGRESS_MS	250
 #define EXIT_INTERRUPTED 130
 
@@ -53,7 +54,7 @@ void cmd_record_usage(FILE *out)
 		"  -o FILE.etl        the file to write (-f works too)\n"
 		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
 		"  -minbuffers N, -maxbuffers N, -clock qpc|system|cycle,\n"
-		"  -flushtimer S, -setprofint N\n"
+		"  -flushtimer S, -setprofint N, -compress\n"
 		"                     as for ntkl start\n"
 		"\n"
 		"Exit status: COMMAND's (128+N if signal N killed it), 127 if it\n"
@@ -472,6 +473,8 @@ int cmd_record(int argc, char **argv)
 		goto stop;
 	}
 	ret = ntkl_writer_init(&r.w, r.in_fd, r.out_fd, r.props.buffer_size_kb * 1024);
+	if (!ret && o.compress)
+		ret = ntkl_writer_compress(&r.w);
 	if (ret) {
 		fprintf(stderr, "ntkl record: %s\n", r.w.error);
 		close(r.out_fd);

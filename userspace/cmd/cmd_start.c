@@ -27,7 +27,7 @@
 #define START_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_BUFFERING | \
 			 NTKL_OPT_FLUSHTIMER | NTKL_OPT_FILE | NTKL_OPT_SETPROFINT | \
-			 NTKL_OPT_OWNED)
+			 NTKL_OPT_OWNED | NTKL_OPT_COMPRESS)
 
 void cmd_start_usage(FILE *out)
 {
@@ -51,6 +51,8 @@ void cmd_start_usage(FILE *out)
 		"  -setprofint N      PROFILE's interval, 100 ns units (kernel-wide, as\n"
 		"                     ntkl profile-interval N; default 10000 = 1 ms)\n"
 		"  -buffering         keep events in memory only (no -f)\n"
+		"  -compress          write FILE compressed, as WPR and PerfView save\n"
+		"                     traces (COMPRESSED_MODE, [MS-XCA] LZ77 per buffer)\n"
 		"  -owned             the logger belongs to its background writer: it\n"
 		"                     stops when the writer dies (killed, OOM), not\n"
 		"                     only on ntkl stop (NTKL_MODE_OWNED; needs -f)\n"
@@ -122,7 +124,7 @@ static void wait_for_stop(const sigset_t *during_wait)
  * consistent (shorter) file.
  */
 static int run_writer(int in_fd, int out_fd, int state_fd, int ready_fd,
-		      uint32_t buffer_size, struct ntkl_writer_state *st)
+		      uint32_t buffer_size, bool compress, struct ntkl_writer_state *st)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct ntkl_properties final;
@@ -144,6 +146,8 @@ static int run_writer(int in_fd, int out_fd, int state_fd, int ready_fd,
 	signal(SIGPIPE, SIG_IGN);
 
 	ret = ntkl_writer_init(&w, in_fd, out_fd, buffer_size);
+	if (!ret && compress)
+		ret = ntkl_writer_compress(&w);
 	st->pid = getpid();
 	snprintf(st->state, sizeof(st->state), "writing");
 	if (ret)
@@ -238,7 +242,7 @@ static void close_other_fds(int *keep, int n)
  * printing why not.
  */
 static pid_t spawn_writer(int in_fd, int out_fd, int state_fd, int own_fd,
-			  uint32_t buffer_size, struct ntkl_writer_state *st)
+			  uint32_t buffer_size, bool compress, struct ntkl_writer_state *st)
 {
 	int ready[2];
 	char ok = 0;
@@ -266,7 +270,7 @@ static pid_t spawn_writer(int in_fd, int out_fd, int state_fd, int own_fd,
 		detach_stdio();
 		if (chdir("/") < 0)
 			_exit(1);
-		_exit(run_writer(in_fd, out_fd, state_fd, ready[1], buffer_size, st));
+		_exit(run_writer(in_fd, out_fd, state_fd, ready[1], buffer_size, compress, st));
 	}
 	close(ready[1]);
 	do
@@ -299,7 +303,8 @@ static void ensure_stdio(void)
 }
 
 /* Open FILE and the writer's side; 0, or 1 after stopping the logger. */
-static int start_writer(int fd, const struct ntkl_properties *p, const char *file)
+static int start_writer(int fd, const struct ntkl_properties *p, const char *file,
+			bool compress)
 {
 	struct ntkl_error_ctx ctx = {
 		.cmd = "start", .op = NTKL_OP_BIND, .logger = p->logger_name,
@@ -335,7 +340,7 @@ static int start_writer(int fd, const struct ntkl_properties *p, const char *fil
 		snprintf(st.file, sizeof(st.file), "%s", file);
 	pid = spawn_writer(in_fd, out_fd, state_fd,
 			   p->log_file_mode & NTKL_MODE_OWNED ? fd : -1,
-			   p->buffer_size_kb * 1024, &st);
+			   p->buffer_size_kb * 1024, compress, &st);
 	if (pid < 0) {
 		unlink(state_path);
 		goto fail;
@@ -392,6 +397,8 @@ int cmd_start(int argc, char **argv)
 		return usage_error("logger names are 1..127 bytes: '%s'", name);
 	if (o.buffering && o.file)
 		return usage_error("%s", "-buffering keeps events in memory: no -f (ntkl save NAME FILE writes them)");
+	if (o.compress && o.buffering)
+		return usage_error("%s", "-compress is for the file -f writes; ntkl save writes a -buffering logger's");
 	if (o.owned && o.buffering)
 		return usage_error("%s", "-owned gives the logger to its background writer: it needs -f FILE.etl, not -buffering");
 	if (!o.buffering && !o.file)
@@ -429,7 +436,7 @@ int cmd_start(int argc, char **argv)
 		       "Log Filename", name);
 		ret = 0;
 	} else {
-		ret = start_writer(fd, &p, o.file);
+		ret = start_writer(fd, &p, o.file, o.compress);
 	}
 	close(fd);
 	return ret;

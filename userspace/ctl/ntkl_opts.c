@@ -30,6 +30,7 @@ static const struct {
 	{ "o", NTKL_OPT_OUTPUT, V_PATH },
 	{ "setprofint", NTKL_OPT_SETPROFINT, V_NUMBER },
 	{ "owned", NTKL_OPT_OWNED, V_NONE },
+	{ "compress", NTKL_OPT_COMPRESS, V_NONE },
 };
 
 static const char *const clock_names[] = {
@@ -134,6 +135,9 @@ int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 		return 1;
 	case NTKL_OPT_OWNED:
 		o->owned = true;
+		return 1;
+	case NTKL_OPT_COMPRESS:
+		o->compress = true;
 		return 1;
 	default:	/* -f, -o */
 		if (!*value) {

@@ -33,6 +33,7 @@ enum ntkl_opt_bits {
 	NTKL_OPT_OUTPUT		= 1 << 8,	/* -o FILE, the same */
 	NTKL_OPT_SETPROFINT	= 1 << 9,	/* the kernel-wide profile interval */
 	NTKL_OPT_OWNED		= 1 << 10,	/* NTKL_MODE_OWNED */
+	NTKL_OPT_COMPRESS	= 1 << 11,	/* the writer compresses */
 };
 
 struct ntkl_logger_opts {
@@ -46,6 +47,7 @@ struct ntkl_logger_opts {
 	uint32_t profile_interval;	/* -setprofint, 100 ns units */
 	bool buffering;
 	bool owned;			/* -owned */
+	bool compress;			/* -compress */
 	const char *file;		/* -f or -o */
 };
 

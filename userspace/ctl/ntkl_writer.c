@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "etl/etl_reader.h"
+#include "etl/etl_xpress.h"
 #include "ntkl_state.h"
 #include "ntkl_writer.h"
 #include "ctl/ntkl_ctl.h"
@@ -42,7 +43,62 @@ int ntkl_writer_init(struct ntkl_writer *w, int in_fd, int out_fd,
 void ntkl_writer_free(struct ntkl_writer *w)
 {
 	free(w->buf);
+	free(w->cbuf);
 	w->buf = NULL;
+	w->cbuf = NULL;
+}
+
+int ntkl_writer_compress(struct ntkl_writer *w)
+{
+	w->cbuf_cap = ETL_BUFFER_HEADER_SIZE + etl_xpress_bound(w->buffer_size);
+	w->cbuf = malloc(w->cbuf_cap);
+	if (!w->cbuf) {
+		snprintf(w->error, sizeof(w->error), "cannot allocate a %zu-byte buffer",
+			 w->cbuf_cap);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * What goes to the file for the buffer in w->buf: itself, or compressed
+ * (ntkl_writer_compress()); -errno if it cannot be compressed.
+ */
+static int on_disk(struct ntkl_writer *w, const uint8_t **p, size_t *len)
+{
+	struct wmi_buffer_header bh;
+	uint32_t mode;
+	size_t n;
+
+	*p = w->buf;
+	*len = w->buffer_size;
+	if (!w->cbuf)
+		return 0;
+	if (w->buffers == 0) {
+		/* the header buffer stays whole: readers need it as it is */
+		memcpy(&mode, w->buf + LOGFILE_HEADER_OFFSET +
+		       offsetof(struct trace_logfile_header, log_file_mode), sizeof(mode));
+		mode |= EVENT_TRACE_COMPRESSED_MODE;
+		memcpy(w->buf + LOGFILE_HEADER_OFFSET +
+		       offsetof(struct trace_logfile_header, log_file_mode), &mode, sizeof(mode));
+		return 0;
+	}
+	memcpy(&bh, w->buf, sizeof(bh));
+	if (bh.saved_offset < ETL_BUFFER_HEADER_SIZE || bh.saved_offset > w->buffer_size ||
+	    etl_xpress_compress(w->buf + ETL_BUFFER_HEADER_SIZE,
+				bh.saved_offset - ETL_BUFFER_HEADER_SIZE,
+				w->cbuf + ETL_BUFFER_HEADER_SIZE,
+				w->cbuf_cap - ETL_BUFFER_HEADER_SIZE, &n)) {
+		snprintf(w->error, sizeof(w->error), "cannot compress buffer %llu",
+			 (unsigned long long)w->buffers);
+		return -EIO;
+	}
+	bh.buffer_size = (uint32_t)(ETL_BUFFER_HEADER_SIZE + n);
+	bh.buffer_flag |= ETW_BUFFER_FLAG_COMPRESSED;
+	memcpy(w->cbuf, &bh, sizeof(bh));
+	*p = w->cbuf;
+	*len = bh.buffer_size;
+	return 0;
 }
 
 static int write_all(int fd, const uint8_t *p, size_t len)
@@ -154,6 +210,8 @@ static int keep_whole(struct ntkl_writer *w)
 
 int ntkl_writer_step(struct ntkl_writer *w)
 {
+	const uint8_t *data;
+	size_t len;
 	int ret;
 
 	/* after a failed write the file offset is past the end: stop there */
@@ -162,7 +220,10 @@ int ntkl_writer_step(struct ntkl_writer *w)
 	ret = read_one(w);
 	if (ret <= 0)
 		return ret;
-	ret = write_all(w->out_fd, w->buf, w->buffer_size);
+	ret = on_disk(w, &data, &len);
+	if (ret)
+		return fail(w, ret);
+	ret = write_all(w->out_fd, data, len);
 	if (ret) {
 		snprintf(w->error, sizeof(w->error), "writing buffer %llu: %s",
 			 (unsigned long long)w->buffers, strerror(-ret));
@@ -172,7 +233,7 @@ int ntkl_writer_step(struct ntkl_writer *w)
 	if (w->buffers > 0)
 		w->events += count_records(w);
 	w->buffers++;
-	w->bytes += w->buffer_size;
+	w->bytes += len;
 	return keep_whole(w);
 }
 
@@ -328,6 +389,7 @@ int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
 	struct wmi_buffer_header bh;
 	struct etl_header_patch patch;
 	struct ntkl_writer w = { .buffers = 0 };
+	uint64_t whole = 0;
 	struct stat st;
 	int fd, ret = 0;
 
@@ -343,16 +405,28 @@ int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
 		ret = -EINVAL;
 		goto out;
 	}
-	/* buffer 0 gives the size of every buffer */
+	/* buffer 0, the header buffer, is never compressed: a sane size or no ETL file */
 	if (bh.buffer_size < PATCH_BYTES || bh.buffer_size > NTKL_MAX_BUFFER_KB * 1024) {
 		snprintf(err, err_size, "%s: buffer 0 has BufferSize 0x%x: not an ntkl file",
 			 path, bh.buffer_size);
 		ret = -EINVAL;
 		goto out;
 	}
-	w.buffers = (uint64_t)st.st_size / bh.buffer_size;
-	if ((uint64_t)st.st_size % bh.buffer_size &&
-	    ftruncate(fd, (off_t)(w.buffers * bh.buffer_size)) < 0) {
+	/* buffer by buffer: a compressed one's BufferSize is its own */
+	for (uint64_t off = 0;;) {
+		struct wmi_buffer_header next;
+
+		if ((uint64_t)st.st_size - off < sizeof(next) ||
+		    pread(fd, &next, sizeof(next), (off_t)off) != (ssize_t)sizeof(next) ||
+		    next.buffer_size < ETL_BUFFER_HEADER_SIZE ||
+		    next.buffer_size > (uint64_t)st.st_size - off) {
+			whole = off;
+			break;
+		}
+		off += next.buffer_size;
+		w.buffers++;
+	}
+	if (whole < (uint64_t)st.st_size && ftruncate(fd, (off_t)whole) < 0) {
 		ret = -errno;
 		snprintf(err, err_size, "%s: cannot cut the partial buffer off: %s", path,
 			 strerror(-ret));

@@ -32,6 +32,9 @@ struct ntkl_writer {
 	uint64_t buffers;		/* in the file, header buffer included */
 	uint64_t bytes;
 	uint64_t events;		/* records in the data buffers */
+	/* -compress: data buffers compressed as Windows writes them */
+	uint8_t *cbuf;			/* NULL: not compressing */
+	size_t cbuf_cap;
 	int failed;			/* the first -errno: no step after it */
 	char error[320];		/* why the last call failed */
 };
@@ -48,6 +51,16 @@ struct etl_header_patch {
 int ntkl_writer_init(struct ntkl_writer *w, int in_fd, int out_fd,
 		    uint32_t buffer_size);
 void ntkl_writer_free(struct ntkl_writer *w);
+
+/*
+ * Write the file compressed, as Windows' compressed ETL files are
+ * (EVENT_TRACE_COMPRESSED_MODE, -compress): the header buffer as it is,
+ * with COMPRESSED_MODE in its LogFileMode; each data buffer its header
+ * (BufferFlag COMPRESSED, BufferSize the bytes on disk, SavedOffset the
+ * size uncompressed) then its records as one [MS-XCA] LZ77 stream
+ * (etl_xpress.h). Before the first step: 0 or -ENOMEM.
+ */
+int ntkl_writer_compress(struct ntkl_writer *w);
 
 /*
  * Read one buffer and append it. Returns 1 (one more buffer in the file),
