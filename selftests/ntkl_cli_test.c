@@ -219,6 +219,50 @@ TEST(compressed_capture)
 	EXPECT_LE(packed.st_size * 3, plain.st_size);
 }
 
+/*
+ * ntkl report --json against the switches themselves: each CPU's busy %
+ * worked out by awk from `ntkl dump --switches` (the interval before a
+ * switch is busy unless its old thread is the idle one), and the count.
+ */
+TEST(report_matches_switches)
+{
+	char out[8192], mine[4096], theirs[4096];
+	unsigned long n_switches = 0, n_report = 0;
+	char *a, *b;
+	int cpus = 0;
+
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record -on PROC_THREAD+CSWITCH+DISPATCHER -o /tmp/rep.etl -- threadmix -q 4 300"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(mine, sizeof(mine),
+			"ntkl dump --switches /tmp/rep.etl | awk 'NR > 1 { if (seen && $1 == c) { d = $2 - t; span[$1] += d; if ($3 != 0) busy[$1] += d } c = $1; t = $2; seen = 1 } END { for (k = 0; k in span; k++) printf \"%%.3f \", 100 * busy[k] / span[k] }'"));
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --switches /tmp/rep.etl | wc -l"));
+	n_switches = strtoul(out, NULL, 10) - 1;
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl report --json /tmp/rep.etl"));
+	a = strstr(out, "\"switches\": ");
+	ASSERT_NE(NULL, a);
+	n_report = strtoul(a + strlen("\"switches\": "), NULL, 10);
+	EXPECT_EQ(n_switches, n_report);
+	a = strstr(out, "\"busy_pct\": [");
+	ASSERT_NE(NULL, a);
+	a += strlen("\"busy_pct\": [");
+	theirs[0] = 0;
+	for (b = a; *b && *b != ']'; cpus++) {
+		double v = strtod(b, &b);
+		size_t n = strlen(theirs);
+
+		snprintf(theirs + n, sizeof(theirs) - n, "%.3f ", v);
+		while (*b == ',' || *b == ' ')
+			b++;
+	}
+	TH_LOG("busy per CPU: report %s; from --switches %s", theirs, mine);
+	EXPECT_GT(cpus, 0);
+	EXPECT_STREQ(mine, theirs);
+	/* the workload is in the report's processes, by name */
+	EXPECT_NE(NULL, strstr(out, "\"name\": \"threadmix\""));
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl report /tmp/rep.etl | grep -q 'Ready latency (ReadyThread to switch in): [0-9]* of'"));
+}
+
 TEST(buffering_save)
 {
 	char out[8192], why[4096];

@@ -45,6 +45,8 @@ void cmd_spinlock_config_usage(FILE *out);
 int cmd_profile_interval(int argc, char **argv);
 void cmd_profile_interval_usage(FILE *out);
 int profile_interval_apply(int fd, const char *cmd, uint32_t interval);
+int cmd_report(int argc, char **argv);
+void cmd_report_usage(FILE *out);
 int cmd_relog(int argc, char **argv);
 void cmd_relog_usage(FILE *out);
 int cmd_version(int argc, char **argv);

@@ -34,6 +34,8 @@ static const struct ntkl_cmd commands[] = {
 	  cmd_profile_interval, cmd_profile_interval_usage },
 	{ "dump", "print an ETL file: header, buffers, events; --check, --stats, --switches",
 	  cmd_dump, cmd_dump_usage },
+	{ "report", "a capture at first sight: CPU busy, top threads, waits, ready latency",
+	  cmd_report, cmd_report_usage },
 	{ "relog", "rewrite an ETL file: relog --expand-compact IN OUT (CompCS to CSwitch)",
 	  cmd_relog, cmd_relog_usage },
 	{ "version", "this command's version and the loaded module's (also --version)",

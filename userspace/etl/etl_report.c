@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl report: a capture's first answers. See etl_report.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "etl_events.h"
+#include "etl_names.h"
+#include "etl_profile.h"
+#include "etl_report.h"
+#include "etl_switches.h"
+
+/* A (thread, time) pair: a switch in, or a ReadyThread event. */
+struct tid_time {
+	uint32_t tid;
+	int64_t time;
+};
+
+struct work {
+	const struct etl_file *f;
+	struct etl_report *r;
+	struct etl_error *err;
+	double freq;
+	struct tid_time *ready;
+	size_t nready, ready_cap;
+	/* names and processes, from the Thread events (etl_profile) */
+	struct etl_profile names;
+	struct etl_profile_thread **by_tid;	/* names.threads sorted by tid */
+};
+
+static int oom(struct work *w)
+{
+	return etl_error_set(w->err, "out of memory writing the report");
+}
+
+static int push(struct tid_time **v, size_t *n, size_t *cap, uint32_t tid, int64_t time)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 1024;
+		struct tid_time *p = realloc(*v, c * sizeof(*p));
+
+		if (!p)
+			return -1;
+		*v = p;
+		*cap = c;
+	}
+	(*v)[(*n)++] = (struct tid_time){ tid, time };
+	return 0;
+}
+
+static int by_tid_time(const void *a, const void *b)
+{
+	const struct tid_time *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* Counts, span, ReadyThread events, Process/Thread starts and ends. */
+static int walk_records(struct work *w)
+{
+	struct etl_report *r = w->r;
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_record_cursor rc;
+	struct etl_record rec;
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	int ret;
+
+	etl_buffers_begin(w->f, &bc);
+	while ((ret = etl_next_buffer(w->f, &bc, &b, w->err)) > 0) {
+		r->buffers++;
+		r->bytes += b.hdr.buffer_size;
+		etl_records_begin(&b, &rc);
+		while ((ret = etl_next_record(&b, &rc, &rec, w->err)) > 0) {
+			r->events++;
+			if (b.index && rec.timestamp < first)
+				first = rec.timestamp;
+			if (b.index && rec.timestamp > last)
+				last = rec.timestamp;
+			if (rec.kind != ETL_KIND_KERNEL)
+				continue;
+			switch (rec.hook_id) {
+			case ETW_EVENT_READY_THREAD_HOOK:
+				r->ready_events++;
+				if (rec.payload_len >= sizeof(struct etw_ready_thread) &&
+				    push(&w->ready, &w->nready, &w->ready_cap,
+					 etl_le32(rec.payload), rec.timestamp)) {
+					etl_buffers_end(&bc);
+					return oom(w);
+				}
+				break;
+			case ETW_EVENT_PROCESS_START_HOOK:
+				r->process_starts++;
+				break;
+			case ETW_EVENT_PROCESS_END_HOOK:
+				r->process_ends++;
+				break;
+			case ETW_EVENT_THREAD_START_HOOK:
+				r->thread_starts++;
+				break;
+			case ETW_EVENT_THREAD_END_HOOK:
+				r->thread_ends++;
+				break;
+			}
+		}
+		if (ret < 0) {
+			etl_buffers_end(&bc);
+			return -1;
+		}
+	}
+	if (ret < 0)
+		return -1;
+	if (last > first)
+		r->duration_s = (double)(last - first) / w->freq;
+	r->events_lost = w->f->header.events_lost;
+	r->buffers_lost = w->f->header.buffers_lost;
+	return 0;
+}
+
+static int cmp_tid_ptr(const void *a, const void *b)
+{
+	const struct etl_profile_thread *x = *(const struct etl_profile_thread *const *)a;
+	const struct etl_profile_thread *y = *(const struct etl_profile_thread *const *)b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static const struct etl_profile_thread *named(const struct work *w, uint32_t tid)
+{
+	size_t lo = 0, hi = w->names.nthreads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->by_tid[mid]->tid == tid)
+			return w->by_tid[mid];
+		if (w->by_tid[mid]->tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int thread_by_cpu(const void *a, const void *b)
+{
+	const struct etl_report_thread *x = a, *y = b;
+
+	if (x->cpu_s != y->cpu_s)
+		return x->cpu_s < y->cpu_s ? 1 : -1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int proc_by_cpu(const void *a, const void *b)
+{
+	const struct etl_report_process *x = a, *y = b;
+
+	if (x->cpu_s != y->cpu_s)
+		return x->cpu_s < y->cpu_s ? 1 : -1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Threads' running time and switches in, CPUs' busy time, wait reasons. */
+static int from_switches(struct work *w, const struct etl_switches *s,
+			 struct tid_time **ins, size_t *nins)
+{
+	struct etl_report *r = w->r;
+	struct tid_time *run = NULL;	/* (thread, ticks run) per interval */
+	size_t nrun = 0, run_cap = 0, ins_cap = 0, i, j;
+	int64_t *busy, *span;
+
+	r->ncpus = s->ncpus;
+	r->busy_pct = calloc(s->ncpus ? s->ncpus : 1, sizeof(*r->busy_pct));
+	busy = calloc(s->ncpus ? s->ncpus : 1, sizeof(*busy));
+	span = calloc(s->ncpus ? s->ncpus : 1, sizeof(*span));
+	if (!r->busy_pct || !busy || !span)
+		goto nomem;
+	r->switches = s->n;
+	for (i = 0; i < s->n; i++) {
+		const struct etl_switch *sw = &s->v[i], *prev = i ? sw - 1 : NULL;
+
+		r->compact |= sw->source == ETL_SWITCH_COMPACT;
+		if (sw->old_tid && sw->old_state == ETW_KTHREAD_WAITING &&
+		    (sw->known & ETL_SWITCH_HAS_STATE))
+			r->waits[sw->old_wait_reason]++;
+		if ((sw->known & ETL_SWITCH_HAS_NEW) &&
+		    push(ins, nins, &ins_cap, sw->new_tid, sw->time))
+			goto nomem;
+		if (!prev || prev->cpu != sw->cpu)
+			continue;
+		/* the old thread ran since the CPU's previous switch */
+		span[sw->cpu] += sw->time - prev->time;
+		if (sw->old_tid)
+			busy[sw->cpu] += sw->time - prev->time;
+		if (push(&run, &nrun, &run_cap, sw->old_tid, sw->time - prev->time))
+			goto nomem;
+	}
+	for (uint32_t c = 0; c < s->ncpus; c++)
+		r->busy_pct[c] = span[c] ? 100.0 * (double)busy[c] / (double)span[c] : -1;
+	if (r->duration_s > 0)
+		r->switches_per_s = (double)r->switches / r->duration_s;
+
+	/* per thread: sum the intervals (sorted by thread), the idle thread left out */
+	if (nrun)
+		qsort(run, nrun, sizeof(*run), by_tid_time);
+	if (*nins)
+		qsort(*ins, *nins, sizeof(**ins), by_tid_time);
+	r->threads = calloc(nrun + 1, sizeof(*r->threads));
+	if (!r->threads)
+		goto nomem;
+	for (i = 0, j = 0; i < nrun; i = j) {
+		struct etl_report_thread *t;
+		const struct etl_profile_thread *n;
+		int64_t ticks = 0;
+
+		for (j = i; j < nrun && run[j].tid == run[i].tid; j++)
+			ticks += run[j].time;
+		if (!run[i].tid)
+			continue;
+		t = &r->threads[r->nthreads++];
+		t->tid = run[i].tid;
+		t->cpu_s = (double)ticks / w->freq;
+		n = named(w, t->tid);
+		t->pid = n ? n->pid : UINT32_MAX;
+		if (n)
+			memcpy(t->name, n->name, sizeof(t->name));
+	}
+	for (i = 0; i < *nins; i++) {
+		for (j = 0; j < r->nthreads && r->threads[j].tid != (*ins)[i].tid; j++)
+			;
+		if (j < r->nthreads)
+			r->threads[j].switches_in++;
+	}
+	free(run);
+	free(busy);
+	free(span);
+	return 0;
+nomem:
+	free(run);
+	free(busy);
+	free(span);
+	return oom(w);
+}
+
+/* Threads' CPU time summed per process, named after the process's leader. */
+static int make_procs(struct work *w)
+{
+	struct etl_report *r = w->r;
+
+	r->procs = calloc(r->nthreads + 1, sizeof(*r->procs));
+	if (!r->procs)
+		return oom(w);
+	for (size_t i = 0; i < r->nthreads; i++) {
+		const struct etl_report_thread *t = &r->threads[i];
+		size_t j;
+
+		for (j = 0; j < r->nprocs && r->procs[j].pid != t->pid; j++)
+			;
+		if (j == r->nprocs) {
+			const struct etl_profile_thread *leader = named(w, t->pid);
+
+			r->procs[j].pid = t->pid;
+			if (leader)
+				memcpy(r->procs[j].name, leader->name, sizeof(r->procs[j].name));
+			r->nprocs++;
+		}
+		r->procs[j].cpu_s += t->cpu_s;
+		r->procs[j].threads++;
+	}
+	qsort(r->procs, r->nprocs ? r->nprocs : 1, sizeof(*r->procs), proc_by_cpu);
+	qsort(r->threads, r->nthreads ? r->nthreads : 1, sizeof(*r->threads), thread_by_cpu);
+	return 0;
+}
+
+/* Each ReadyThread to the thread's next switch in; the percentiles. */
+static int ready_latency(struct work *w, const struct tid_time *ins, size_t nins)
+{
+	struct etl_report *r = w->r;
+	double *lat = malloc((w->nready + 1) * sizeof(*lat));
+	size_t n = 0;
+
+	if (!lat)
+		return oom(w);
+	for (size_t i = 0; i < w->nready; i++) {
+		struct tid_time key = w->ready[i];
+		size_t lo = 0, hi = nins;
+
+		/* the first switch in of the thread at or after the event */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (by_tid_time(&ins[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < nins && ins[lo].tid == key.tid)
+			lat[n++] = (double)(ins[lo].time - key.time) / w->freq * 1e6;
+	}
+	r->ready_measured = n;
+	if (n) {
+		qsort(lat, n, sizeof(*lat), cmp_double);
+		r->ready_p50_us = lat[n / 2];
+		r->ready_p90_us = lat[n * 9 / 10];
+		r->ready_p99_us = lat[n * 99 / 100];
+		r->ready_max_us = lat[n - 1];
+	}
+	free(lat);
+	return 0;
+}
+
+int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_error *err)
+{
+	struct work w = { .f = f, .r = r, .err = err };
+	struct etl_switches s = { 0 };
+	struct tid_time *ins = NULL;
+	size_t nins = 0;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	w.freq = f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7;
+	if (walk_records(&w) || etl_profile_read(f, &w.names, err) ||
+	    etl_switches_read(f, &s, err))
+		goto out;
+	w.by_tid = malloc((w.names.nthreads + 1) * sizeof(*w.by_tid));
+	if (!w.by_tid) {
+		oom(&w);
+		goto out;
+	}
+	for (size_t i = 0; i < w.names.nthreads; i++)
+		w.by_tid[i] = &w.names.threads[i];
+	qsort(w.by_tid, w.names.nthreads ? w.names.nthreads : 1, sizeof(*w.by_tid), cmp_tid_ptr);
+	if (from_switches(&w, &s, &ins, &nins) || make_procs(&w) ||
+	    ready_latency(&w, ins, nins))
+		goto out;
+	ret = 0;
+out:
+	free(ins);
+	free(w.ready);
+	free(w.by_tid);
+	etl_profile_free(&w.names);
+	etl_switches_free(&s);
+	if (ret)
+		etl_report_free(r);
+	return ret;
+}
+
+void etl_report_free(struct etl_report *r)
+{
+	free(r->busy_pct);
+	free(r->procs);
+	free(r->threads);
+	memset(r, 0, sizeof(*r));
+}
+
+static void print_pid(FILE *out, uint32_t pid)
+{
+	if (pid == UINT32_MAX)
+		fprintf(out, "%8s", "?");
+	else
+		fprintf(out, "%8u", pid);
+}
+
+void etl_report_print(FILE *out, const struct etl_report *r)
+{
+	fprintf(out, "Duration:          %.3f s\n", r->duration_s);
+	fprintf(out, "Events:            %lu in %lu buffers (%.1f MB)\n", r->events, r->buffers,
+		r->bytes / 1e6);
+	fprintf(out, "Events lost:       %u", r->events_lost);
+	if (r->events_lost || r->buffers_lost)
+		fprintf(out, " (buffers lost %u): the reader fell behind: record with a larger -buffersize or -maxbuffers",
+			r->buffers_lost);
+	fprintf(out, "\nCPUs busy:        ");
+	for (uint32_t c = 0; c < r->ncpus; c++) {
+		if (r->busy_pct[c] < 0)
+			fprintf(out, " cpu%u -", c);
+		else
+			fprintf(out, " cpu%u %.1f%%", c, r->busy_pct[c]);
+	}
+	fprintf(out, "%s\n", r->ncpus ? "" : " no context switches recorded (CSWITCH)");
+	fprintf(out, "Context switches:  %lu (%.1f per second)%s\n", r->switches,
+		r->switches_per_s, r->compact ? ", from CompCS batches" : "");
+	fprintf(out, "Process starts:    %lu, ends %lu; thread starts %lu, ends %lu\n",
+		r->process_starts, r->process_ends, r->thread_starts, r->thread_ends);
+
+	fprintf(out, "\nProcesses by CPU time (top %d):\n%8s %10s %8s  %s\n", ETL_REPORT_TOP,
+		"pid", "cpu s", "threads", "name");
+	for (size_t i = 0; i < r->nprocs && i < ETL_REPORT_TOP; i++) {
+		print_pid(out, r->procs[i].pid);
+		fprintf(out, " %10.4f %8lu  %s\n", r->procs[i].cpu_s, r->procs[i].threads,
+			r->procs[i].name);
+	}
+	fprintf(out, "\nThreads by CPU time (top %d):\n%8s %8s %10s %10s  %s\n", ETL_REPORT_TOP,
+		"tid", "pid", "cpu s", "switch-in", "name");
+	for (size_t i = 0; i < r->nthreads && i < ETL_REPORT_TOP; i++) {
+		const struct etl_report_thread *t = &r->threads[i];
+
+		fprintf(out, "%8u ", t->tid);
+		print_pid(out, t->pid);
+		fprintf(out, " %10.4f %10lu  %s\n", t->cpu_s, t->switches_in, t->name);
+	}
+	fprintf(out, "\nWait reasons (switches out while Waiting):\n");
+	for (int k = 0; k < 256; k++) {
+		const char *name = etl_kwait_reason_name((uint8_t)k);
+
+		if (r->waits[k])
+			fprintf(out, "%10lu  %s\n", r->waits[k], name ? name : "?");
+	}
+	fprintf(out, "\nReady latency (ReadyThread to switch in): ");
+	if (!r->ready_measured)
+		fprintf(out, "none measured (needs DISPATCHER and CSWITCH)\n");
+	else
+		fprintf(out, "%lu of %lu events; p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us\n",
+			r->ready_measured, r->ready_events, r->ready_p50_us, r->ready_p90_us,
+			r->ready_p99_us, r->ready_max_us);
+}
+
+/* A JSON string of s: quotes, backslashes and control bytes escaped. */
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+void etl_report_print_json(FILE *out, const struct etl_report *r)
+{
+	fprintf(out, "{\"duration_s\": %.6f, \"events\": %lu, \"buffers\": %lu, \"bytes\": %llu,\n",
+		r->duration_s, r->events, r->buffers, (unsigned long long)r->bytes);
+	fprintf(out, " \"events_lost\": %u, \"buffers_lost\": %u,\n \"busy_pct\": [",
+		r->events_lost, r->buffers_lost);
+	for (uint32_t c = 0; c < r->ncpus; c++) {
+		if (r->busy_pct[c] < 0)
+			fprintf(out, "%snull", c ? ", " : "");
+		else
+			fprintf(out, "%s%.3f", c ? ", " : "", r->busy_pct[c]);
+	}
+	fprintf(out, "],\n \"switches\": %lu, \"switches_per_s\": %.3f, \"compact\": %s,\n",
+		r->switches, r->switches_per_s, r->compact ? "true" : "false");
+	fprintf(out, " \"process_starts\": %lu, \"process_ends\": %lu, \"thread_starts\": %lu, \"thread_ends\": %lu,\n",
+		r->process_starts, r->process_ends, r->thread_starts, r->thread_ends);
+	fprintf(out, " \"processes\": [");
+	for (size_t i = 0; i < r->nprocs; i++) {
+		fprintf(out, "%s\n  {\"pid\": ", i ? "," : "");
+		if (r->procs[i].pid == UINT32_MAX)
+			fprintf(out, "null");
+		else
+			fprintf(out, "%u", r->procs[i].pid);
+		fprintf(out, ", \"cpu_s\": %.6f, \"threads\": %lu, \"name\": ", r->procs[i].cpu_s,
+			r->procs[i].threads);
+		json_str(out, r->procs[i].name);
+		fputc('}', out);
+	}
+	fprintf(out, "],\n \"threads\": [");
+	for (size_t i = 0; i < r->nthreads; i++) {
+		const struct etl_report_thread *t = &r->threads[i];
+
+		fprintf(out, "%s\n  {\"tid\": %u, \"pid\": ", i ? "," : "", t->tid);
+		if (t->pid == UINT32_MAX)
+			fprintf(out, "null");
+		else
+			fprintf(out, "%u", t->pid);
+		fprintf(out, ", \"cpu_s\": %.6f, \"switches_in\": %lu, \"name\": ", t->cpu_s,
+			t->switches_in);
+		json_str(out, t->name);
+		fputc('}', out);
+	}
+	fprintf(out, "],\n \"waits\": {");
+	for (int k = 0, first = 1; k < 256; k++) {
+		const char *name = etl_kwait_reason_name((uint8_t)k);
+		char num[8];
+
+		if (!r->waits[k])
+			continue;
+		snprintf(num, sizeof(num), "%d", k);
+		fprintf(out, "%s", first ? "" : ", ");
+		json_str(out, name ? name : num);
+		fprintf(out, ": %lu", r->waits[k]);
+		first = 0;
+	}
+	fprintf(out, "},\n \"ready_events\": %lu, \"ready_measured\": %lu, \"ready_p50_us\": %.3f, \"ready_p90_us\": %.3f, \"ready_p99_us\": %.3f, \"ready_max_us\": %.3f}\n",
+		r->ready_events, r->ready_measured, r->ready_p50_us, r->ready_p90_us,
+		r->ready_p99_us, r->ready_max_us);
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The first questions about a capture, answered without WPA (ntkl report):
+ * how long, how many events and bytes, what was lost and how to avoid it,
+ * how busy each CPU was, how often threads switched, which processes and
+ * threads ran most, why threads waited, how long a thread made ready
+ * waited for a CPU, and how many processes and threads came and went.
+ *
+ * Everything comes from the context switches (etl_switches.h: CSwitch
+ * events and CompCS batches alike), the ReadyThread events and the
+ * Process/Thread events, with these rules:
+ *
+ *   - the thread running on a CPU between two of its switches is the old
+ *     thread of the second (both forms carry it); time before a CPU's
+ *     first switch and after its last is not counted;
+ *   - a CPU's busy time is the time a thread other than the idle thread
+ *     (0) ran; busy % is of the span from its first to its last switch;
+ *   - a thread's CPU time is the sum of its running intervals; a
+ *     process's, the sum of its threads' (the process from the thread's
+ *     Thread events, its name its leader's);
+ *   - a wait reason counts each switch out in state Waiting;
+ *   - ready latency: from a ReadyThread event of a thread to its next
+ *     switch in on any CPU (a ReadyThread with no later switch in is not
+ *     counted).
+ */
+#ifndef NTKL_ETL_REPORT_H
+#define NTKL_ETL_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "etl_reader.h"
+
+#define ETL_REPORT_TOP	10
+
+struct etl_report_thread {
+	uint32_t tid, pid;		/* pid UINT32_MAX: unknown */
+	double cpu_s;			/* seconds on a CPU */
+	unsigned long switches_in;
+	char name[64];
+};
+
+struct etl_report_process {
+	uint32_t pid;
+	double cpu_s;
+	unsigned long threads;
+	char name[64];
+};
+
+struct etl_report {
+	double duration_s;		/* first to last record */
+	unsigned long events, buffers;
+	uint64_t bytes;			/* the file */
+	uint32_t events_lost, buffers_lost;
+	uint32_t ncpus;
+	double *busy_pct;		/* per CPU; -1 for a CPU without switches */
+	unsigned long switches;
+	double switches_per_s;
+	bool compact;			/* any switch came from CompCS */
+	struct etl_report_process *procs;	/* by CPU time, most first */
+	size_t nprocs;
+	struct etl_report_thread *threads;	/* by CPU time, most first */
+	size_t nthreads;
+	unsigned long waits[256];	/* switches out Waiting, by KWAIT_REASON */
+	unsigned long ready_events, ready_measured;
+	double ready_p50_us, ready_p90_us, ready_p99_us, ready_max_us;
+	unsigned long process_starts, process_ends, thread_starts, thread_ends;
+};
+
+/* Work out r from f. 0, or -1 with err set; etl_report_free() either way. */
+int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_error *err);
+
+void etl_report_free(struct etl_report *r);
+
+/* As text for people, or as one JSON object (keys as the struct's). */
+void etl_report_print(FILE *out, const struct etl_report *r);
+void etl_report_print_json(FILE *out, const struct etl_report *r);
+
+#endif /* NTKL_ETL_REPORT_H */
