@@ -25,8 +25,8 @@
  * Each CPU keeps a stack of entries in progress per group: a softirq is
  * interrupted by an interrupt, whose handler may run an hrtimer callback,
  * and each returns before the one it interrupted (NMIs fire none of
- * these). An entry is written before the depth that publishes it, so a
- * nested context never sees half an entry. An exit takes the innermost
+ * these). An entry takes its slot (the depth) before it fills it, so a
+ * nested context never writes into it. An exit takes the innermost
  * entry of its own kind and key, dropping any above it whose exit was
  * never seen; an exit without an entry (the probes were attached between
  * the two) writes nothing. The stacks are emptied while no probe is
@@ -86,6 +86,13 @@ static __always_inline void push(struct dpc_stack *st, u32 clocks, const void *k
 {
 	unsigned int depth = READ_ONCE(st->depth);
 
+	/*
+	 * The slot is taken before it is filled: a context that interrupts
+	 * the filling pushes above it (and pops back to it) instead of
+	 * writing into it. Its exit finds its own entry above this one.
+	 */
+	WRITE_ONCE(st->depth, depth + 1);
+	barrier();
 	if (depth < DPC_NEST_MAX) {
 		struct dpc_frame *f = &st->frame[depth];
 
@@ -96,8 +103,6 @@ static __always_inline void push(struct dpc_stack *st, u32 clocks, const void *k
 		f->clocks = clocks;
 		read_clocks(clocks, f->start);
 	}
-	barrier();	/* the entry before the depth that publishes it */
-	WRITE_ONCE(st->depth, depth + 1);
 }
 
 /* An event that ends deeper than the stack stores: lost for its loggers. */
@@ -299,7 +304,7 @@ static u64 lookup_function(const char *name)
 
 static void resolve_softirq_actions(void)
 {
-	unsigned int vec, k;
+	unsigned int vec, k, missing = 0;
 	u64 addr;
 
 	if (softirq_resolved)
@@ -307,10 +312,13 @@ static void resolve_softirq_actions(void)
 	for (vec = 0; vec < NR_SOFTIRQS; vec++) {
 		for (k = 0, addr = 0; k < 2 && !addr && softirq_action_names[vec][k]; k++)
 			addr = lookup_function(softirq_action_names[vec][k]);
-		if (!addr)
-			pr_info("ntkl: DPC: softirq %u's action not found: its Routine is 0\n", vec);
+		missing += !addr;
 		WRITE_ONCE(softirq_action[vec], addr);
 	}
+	if (missing)
+		pr_info("ntkl: DPC: %u of %u softirq actions not found%s: their Routine is 0\n",
+			missing, NR_SOFTIRQS,
+			IS_ENABLED(CONFIG_KPROBES) ? "" : " (no kprobes to look them up)");
 	softirq_resolved = true;
 }
 
