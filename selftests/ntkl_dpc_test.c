@@ -11,7 +11,8 @@
  *
  *   - the same count of handlers that entered and returned in it (+-1 %);
  *   - about the same total time in them (InitialTime to the record's time
- *     against entry to exit);
+ *     against entry to exit), and each ntkl record paired with trace-cmd's
+ *     of about its duration (median microseconds apart);
  *   - the same timer callbacks (Routine against the tracepoints' function);
  *
  * and in the ntkl file alone: InitialTime <= the record's time; on each
@@ -527,6 +528,76 @@ static void window_totals(const struct intervals *iv, int64_t a, int64_t b, stru
 	}
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+struct match {
+	size_t n, matched;
+	int64_t median, p95;		/* |ntkl duration - trace-cmd's|, ns */
+};
+
+/*
+ * Pair each of ntkl's intervals of kind k in [a, b] with trace-cmd's on
+ * the same CPU whose entry and exit are nearest (both within 2 ms), and
+ * sum up how far their durations are apart. tc must be sorted by
+ * cmp_start().
+ */
+static void match_durations(const struct intervals *nt, const struct intervals *tc,
+			    enum kind k, int64_t a, int64_t b, struct match *m)
+{
+	int64_t *diff = calloc(nt->n + 1, sizeof(*diff));
+	size_t i, lo, hi, j;
+
+	memset(m, 0, sizeof(*m));
+	if (!diff)
+		return;
+	for (i = 0; i < nt->n; i++) {
+		const struct interval *x = &nt->v[i];
+		const struct interval *best = NULL;
+		int64_t best_d = 0;
+
+		if (x->kind != k || x->start < a || x->end > b)
+			continue;
+		m->n++;
+		/* the first of tc on x's CPU starting at x->start - 2 ms or later */
+		lo = 0;
+		hi = tc->n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			const struct interval *y = &tc->v[mid];
+
+			if (y->cpu < x->cpu || (y->cpu == x->cpu && y->start < x->start - 2000000))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (j = lo; j < tc->n && tc->v[j].cpu == x->cpu &&
+			     tc->v[j].start <= x->start + 2000000; j++) {
+			const struct interval *y = &tc->v[j];
+			int64_t d = llabs(y->end - x->end) + llabs(y->start - x->start);
+
+			if (y->kind != k || llabs(y->end - x->end) > 2000000)
+				continue;
+			if (!best || d < best_d) {
+				best = y;
+				best_d = d;
+			}
+		}
+		if (best)
+			diff[m->matched++] = llabs((x->end - x->start) - (best->end - best->start));
+	}
+	if (m->matched) {
+		qsort(diff, m->matched, sizeof(*diff), cmp_i64);
+		m->median = diff[m->matched / 2];
+		m->p95 = diff[m->matched * 95 / 100];
+	}
+	free(diff);
+}
+
 static bool has_routine(const struct intervals *iv, enum kind k, uint64_t routine, int64_t a,
 			int64_t b)
 {
@@ -653,6 +724,23 @@ TEST_F_TIMEOUT(dpc, same_as_trace_cmd, 600)
 			dt = -dt;
 		EXPECT_LE(dt, tt.ns[k] / 4 + (int64_t)tt.n[k] * 20000)
 			TH_LOG("%s total time differs", kind_name[k]);
+	}
+	/* one by one: each of ntkl's has trace-cmd's, of about its duration */
+	qsort(tc.v, tc.n, sizeof(*tc.v), cmp_start);
+	for (k = 0; k < K_KINDS; k++) {
+		struct match m;
+
+		match_durations(&v.iv, &tc, k, a, b, &m);
+		TH_LOG("%s: %zu of %zu paired with trace-cmd's; duration apart by %lld us (median), %lld us (95th percentile)",
+		       kind_name[k], m.matched, m.n, (long long)m.median / 1000,
+		       (long long)m.p95 / 1000);
+		/*
+		 * a few are not paired: on the debug kernel under a busy host
+		 * 0.5 to 0.7 % (a vCPU stalled between the two probes)
+		 */
+		EXPECT_GE(m.matched * 100, m.n * 97) TH_LOG("%s: unpaired", kind_name[k]);
+		/* under TCG on a busy host, both clocks read microseconds apart */
+		EXPECT_LE(m.median, 50000) TH_LOG("%s: durations apart", kind_name[k]);
 	}
 
 	/* every timer callback trace-cmd saw run in the window, ntkl names */
