@@ -208,6 +208,8 @@ struct ntkl_active_set {
 	/* filled by the producers' publish hooks (producers/producer.h) */
 	struct ntkl_cswitch_view cs;
 	bool spinlock;			/* a logger takes spin lock records */
+	u32 isr_clocks;			/* BIT(clock type) of ISR loggers */
+	u32 dpc_clocks;			/* ... of DPC (and TimerDPC) loggers */
 };
 
 extern struct ntkl_active_set __rcu *ntkl_active;
@@ -230,9 +232,23 @@ static inline unsigned int ntkl_active_loggers(struct ntkl_logger ***loggers)
 
 int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n);
 
-/* wrapper/tracepoints.c: every producer's probes on their tracepoints */
+/*
+ * wrapper/tracepoints.c: every producer's probes on their tracepoints.
+ * Most are attached while the module is loaded; a group of them only while
+ * a logger takes their events (attached and detached by their producer's
+ * publish hook, under its own lock).
+ */
+enum ntkl_tp_group {
+	NTKL_TP_ISR,			/* irq handler entry/exit: ISR */
+	NTKL_TP_DPC,			/* softirq, tasklet, timer, hrtimer: DPC, TimerDPC */
+	NTKL_TP_GROUPS,
+	NTKL_TP_ALWAYS = NTKL_TP_GROUPS,
+};
+
 int ntkl_probes_register(void);
 void ntkl_probes_unregister(void);
+int ntkl_probes_attach(enum ntkl_tp_group group);
+void ntkl_probes_detach(enum ntkl_tp_group group);
 
 /* control/ioctl.c */
 long ntkl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
@@ -251,6 +267,21 @@ void ntkl_probe_contention_end(void *data, void *lock, int ret);
 void ntkl_probe_irq_handler_entry(void *data, int irq, struct irqaction *action);
 int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c);
 void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c);
+
+/* dpc.c: ISR, DPC, TimerDPC (their tracepoints attached on demand) */
+struct hrtimer;
+struct tasklet_struct;
+struct timer_list;
+void ntkl_isr_entry(void *data, int irq, struct irqaction *action);
+void ntkl_isr_exit(void *data, int irq, struct irqaction *action, int ret);
+void ntkl_softirq_entry(void *data, unsigned int vec);
+void ntkl_softirq_exit(void *data, unsigned int vec);
+void ntkl_tasklet_entry(void *data, struct tasklet_struct *t, void *func);
+void ntkl_tasklet_exit(void *data, struct tasklet_struct *t, void *func);
+void ntkl_timer_entry(void *data, struct timer_list *timer, unsigned long baseclk);
+void ntkl_timer_exit(void *data, struct timer_list *timer);
+void ntkl_hrtimer_entry(void *data, struct hrtimer *timer, s64 *now);	/* ktime_t */
+void ntkl_hrtimer_exit(void *data, struct hrtimer *timer);
 
 /* profile.c: sampled profile, kernel-wide interval (100 ns units) */
 int ntkl_profile_set_interval(u32 interval);

@@ -3,7 +3,8 @@
  * ntkl_cli_test: the ntkl command as a user types it, in the test VM:
  * record, start/stop with a background writer, query/list/flush/update,
  * buffering mode with save, spinlock-config, PROFILE with -setprofint and
- * profile-interval, a recorder killed with -9 (and -owned), and the
+ * profile-interval, an xperf kernel group with DPC and INTERRUPT, a
+ * recorder killed with -9 (and -owned), -compress, report, and the
  * error messages. Every
  * file written must pass `ntkl dump --check`, with BuffersWritten equal to
  * the buffers in the file.
@@ -318,6 +319,30 @@ TEST(profile)
 	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl help start"));
 	EXPECT_NE(NULL, strstr(out, "PROFILE"));
 	EXPECT_NE(NULL, strstr(out, "-setprofint N"));
+}
+
+/*
+ * -on Latency, an xperf kernel group: the flags of it ntkl records, one
+ * warning naming the others; the dump shows ISR, DPC and TimerDPC, and
+ * their time per Routine. -on 0x0 records nothing but says so.
+ */
+TEST(kernel_group_dpc_isr)
+{
+	char out[16384], why[4096];
+
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record -on latency -o /tmp/l.etl -- sh -c 'dd if=/dev/vda of=/dev/null bs=4k count=64 iflag=direct 2>/dev/null || head -c 262144 /dev/vda >/dev/null; sleep 0.2'"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "ntkl: Latency: DISK_IO, HARD_FAULTS not recorded by ntkl (recording PROC_THREAD+LOADER+DPC+INTERRUPT+CSWITCH+PROFILE)\n"))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(file_ok("/tmp/l.etl", why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/l.etl | grep -q 'PerfInfo/TimerDPC'"));
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/l.etl | grep -q 'DPC: InitialTime=[0-9]* Routine=0x'"));
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --stats /tmp/l.etl"));
+	EXPECT_NE(NULL, strstr(out, "ISR, DPC and TimerDPC by Routine")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\nISR ")) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl record -on 0x0 -o /tmp/z.etl -- true"));
+	EXPECT_NE(NULL, strstr(out, "ntkl: -on 0x0 selects no event ntkl records")) TH_LOG("%s", out);
 }
 
 TEST(error_messages)

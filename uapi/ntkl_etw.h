@@ -882,6 +882,36 @@ struct perfinfo_sampled_profile {
 #define ETW_PROFILE_IDLE_PRIORITY	16
 
 /*
+ * DPC, TimerDPC and ThreadedDPC (0x0F44, 0x0F45, 0x0F42), version 2,
+ * PERFINFO64 header, 16 bytes in a 64-bit file: the MOF's DPC class and
+ * TraceEvent's DPCTraceData. The record is written when the routine
+ * returns (its header time); InitialTime is when it was entered, in the
+ * logger's clock, so the header time less InitialTime is its duration.
+ */
+struct perfinfo_dpc {
+	__u64 initial_time;		/* entry, the logger's clock */
+	__u64 routine;			/* the routine's (kernel) address */
+};
+
+/*
+ * ISR (0x0F43), version 2, PERFINFO64 header, 20 bytes in a 64-bit file:
+ * the MOF's ISR class (InitialTime, Routine, ReturnValue, Vector,
+ * Reserved); TraceEvent's ISRTraceData reads ReturnValue at 16 and Vector
+ * at 17, and a MessageNumber at 20 only in later versions (the MSI form
+ * is ISR-MSI, 0x0F32), so version 2 ends at 20.
+ */
+struct perfinfo_isr {
+	__u64 initial_time;		/* entry, the logger's clock */
+	__u64 routine;			/* the handler's (kernel) address */
+	__u8 return_value;		/* 1 if the interrupt was claimed */
+	__u8 vector;			/* the interrupt (on Linux: irq number, 8 bits) */
+	__u16 reserved;			/* 0 */
+	/* sizeof() rounds up to 24: write ETW_ISR_SIZE bytes */
+};
+
+#define ETW_ISR_SIZE			20
+
+/*
  * SetInterval, CollectionStart and CollectionEnd (0x0F48-0x0F4A), version
  * 3, SYSTEM64 header: SampledProfileInterval_V3 (Source, NewInterval,
  * OldInterval, then the source's name in UTF-16, NUL-terminated).
@@ -1250,6 +1280,15 @@ ETW_ASSERT_OFFSET(struct perfinfo_sampled_profile, thread_id, 8);
 ETW_ASSERT_OFFSET(struct perfinfo_sampled_profile, count, 12);
 ETW_ASSERT_OFFSET(struct perfinfo_sampled_profile, flags, 14);
 ETW_ASSERT_OFFSET(struct perfinfo_sampled_profile, rank, 15);
+ETW_ASSERT_SIZE(struct perfinfo_dpc, 16);
+ETW_ASSERT_OFFSET(struct perfinfo_dpc, initial_time, 0);
+ETW_ASSERT_OFFSET(struct perfinfo_dpc, routine, 8);
+static_assert(offsetof(struct perfinfo_isr, reserved) + 2 == ETW_ISR_SIZE, "ISR v2 size");
+ETW_ASSERT_OFFSET(struct perfinfo_isr, initial_time, 0);
+ETW_ASSERT_OFFSET(struct perfinfo_isr, routine, 8);
+ETW_ASSERT_OFFSET(struct perfinfo_isr, return_value, 16);
+ETW_ASSERT_OFFSET(struct perfinfo_isr, vector, 17);
+ETW_ASSERT_OFFSET(struct perfinfo_isr, reserved, 18);
 ETW_ASSERT_SIZE(struct etw_sampled_profile_interval, 12);
 ETW_ASSERT_OFFSET(struct etw_sampled_profile_interval, new_interval, 4);
 ETW_ASSERT_OFFSET(struct etw_sampled_profile_interval, old_interval, 8);

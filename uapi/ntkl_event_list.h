@@ -158,13 +158,13 @@ NTKL_EVENT(SYSCALL_ENTER, ANY, 0, ANY, 0, "SysClEnter", NONE)
 #define ETW_EVENT_SYSCALL_EXIT_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 52)
 NTKL_EVENT(SYSCALL_EXIT, ANY, 0, ANY, 0, "SysClExit", NONE)
 #define ETW_EVENT_THREADED_DPC_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 66)
-NTKL_EVENT(THREADED_DPC, ANY, 0, ANY, 0, "ThreadedDPC", NONE)
+NTKL_EVENT(THREADED_DPC, ANY, 2, EXACT, 0, "ThreadedDPC", DPC)
 #define ETW_EVENT_ISR_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 67)
-NTKL_EVENT(ISR, ANY, 0, ANY, 0, "ISR", NONE)
+NTKL_EVENT(ISR, PERFINFO64, 2, EXACT, PERF_INTERRUPT, "ISR", ISR)
 #define ETW_EVENT_DPC_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 68)
-NTKL_EVENT(DPC, ANY, 0, ANY, 0, "DPC", NONE)
+NTKL_EVENT(DPC, PERFINFO64, 2, EXACT, PERF_DPC, "DPC", DPC)
 #define ETW_EVENT_TIMER_DPC_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 69)
-NTKL_EVENT(TIMER_DPC, ANY, 0, ANY, 0, "TimerDPC", NONE)
+NTKL_EVENT(TIMER_DPC, PERFINFO64, 2, EXACT, PERF_DPC, "TimerDPC", DPC)
 #define ETW_EVENT_PROFILE_SET_INTERVAL_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 72)
 NTKL_EVENT(PROFILE_SET_INTERVAL, SYSTEM64, 3, EXACT, PERF_PROFILE, "SetInterval",
 	   SAMPLED_PROFILE_INTERVAL)
@@ -361,6 +361,23 @@ NTKL_FIELD(SAMPLED_PROFILE, struct perfinfo_sampled_profile, thread_id, 4, "Thre
 NTKL_FIELD(SAMPLED_PROFILE, struct perfinfo_sampled_profile, count, 2, "Count", UINT)
 NTKL_FIELD(SAMPLED_PROFILE, struct perfinfo_sampled_profile, flags, 1, "Flags", PROFILE_FLAGS)
 NTKL_FIELD(SAMPLED_PROFILE, struct perfinfo_sampled_profile, rank, 1, "Rank", UINT)
+
+/*
+ * DPC, TimerDPC, ThreadedDPC (v2): InitialTime at entry in the logger's
+ * clock; the record's own time is the routine's return.
+ */
+NTKL_LAYOUT(DPC, "DPC", sizeof(struct perfinfo_dpc), sizeof(struct perfinfo_dpc),
+	    sizeof(struct perfinfo_dpc), NONE)
+NTKL_FIELD(DPC, struct perfinfo_dpc, initial_time, 8, "InitialTime", UINT)
+NTKL_FIELD(DPC, struct perfinfo_dpc, routine, 8, "Routine", KADDR)
+
+/* ISR (v2, 20 bytes): MessageNumber comes with later versions and ISR-MSI. */
+NTKL_LAYOUT(ISR, "ISR", ETW_ISR_SIZE, ETW_ISR_SIZE, ETW_ISR_SIZE, NONE)
+NTKL_FIELD(ISR, struct perfinfo_isr, initial_time, 8, "InitialTime", UINT)
+NTKL_FIELD(ISR, struct perfinfo_isr, routine, 8, "Routine", KADDR)
+NTKL_FIELD(ISR, struct perfinfo_isr, return_value, 1, "ReturnValue", UINT)
+NTKL_FIELD(ISR, struct perfinfo_isr, vector, 1, "Vector", UINT)
+NTKL_FIELD(ISR, struct perfinfo_isr, reserved, 2, "Reserved", RESERVED)
 
 /* SampledProfileInterval_V3: the fixed part, then SourceName (a lone NUL at least). */
 NTKL_LAYOUT(SAMPLED_PROFILE_INTERVAL, "ProfileInterval",

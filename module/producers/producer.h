@@ -45,6 +45,7 @@ extern const struct ntkl_producer ntkl_process_producer;
 extern const struct ntkl_producer ntkl_cswitch_producer;
 extern const struct ntkl_producer ntkl_spinlock_producer;
 extern const struct ntkl_producer ntkl_image_producer;
+extern const struct ntkl_producer ntkl_dpc_producer;
 extern const struct ntkl_producer ntkl_profile_producer;
 
 /* producers.c: call one hook of every producer that has it */

@@ -15,7 +15,11 @@ static const struct ntkl_producer *const producers[] = {
 	&ntkl_image_producer,
 	&ntkl_cswitch_producer,
 	&ntkl_spinlock_producer,
-	/* last: its publish may fail, and then nothing after it has run */
+	/*
+	 * last, as their publish may fail (then nothing after it has run):
+	 * DPC's failure changes nothing, the profile's is the last step
+	 */
+	&ntkl_dpc_producer,
 	&ntkl_profile_producer,
 };
 

@@ -14,6 +14,13 @@
  * needs is required: without it the module does not load, and the log
  * names it. The others only feed details; without one, the module loads
  * and says once what is missing from its records.
+ *
+ * The probes of a group (TPG()) are attached only while a logger takes
+ * their events, so that with their flags off these busy tracepoints stay
+ * disabled: ntkl_probes_attach() and _detach(), from their producer's
+ * publish hook. A group's exits are listed before its entries: attached
+ * in list order and detached in reverse, an exit probe is there whenever
+ * an entry probe is.
  */
 #include <linux/interrupt.h>
 #include <linux/string.h>
@@ -22,6 +29,7 @@
 #include <trace/events/lock.h>
 #include <trace/events/power.h>
 #include <trace/events/sched.h>
+#include <trace/events/timer.h>
 
 #include "ntkl.h"
 
@@ -30,6 +38,7 @@ struct probe {
 	void *func;
 	const char *lost;	/* NULL: required; else what is missing without it */
 	bool typed;		/* the compiler checked func against the prototype */
+	enum ntkl_tp_group group;	/* NTKL_TP_ALWAYS, or attached on demand */
 	struct tracepoint *tp;
 	bool attached;
 };
@@ -40,6 +49,16 @@ struct probe {
 	.func = ntkl_probe_##tracepoint, \
 	.lost = (without), \
 	.typed = sizeof(register_trace_##tracepoint(ntkl_probe_##tracepoint, NULL)) != 0, \
+	.group = NTKL_TP_ALWAYS, \
+}
+
+/* The probe ntkl_PROBE of group GRP: attached by ntkl_probes_attach(GRP). */
+#define TPG(tracepoint, probe, grp, without) { \
+	.name = #tracepoint, \
+	.func = ntkl_##probe, \
+	.lost = (without), \
+	.typed = sizeof(register_trace_##tracepoint(ntkl_##probe, NULL)) != 0, \
+	.group = (grp), \
 }
 
 static struct probe probes[] = {
@@ -52,6 +71,18 @@ static struct probe probes[] = {
 	TP(contention_begin, "no SpinLock records"),
 	TP(contention_end, "no SpinLock records"),
 	TP(irq_handler_entry, "SpinLock InterruptCount is 0"),
+	TPG(irq_handler_exit, isr_exit, NTKL_TP_ISR, "no ISR records"),
+	TPG(irq_handler_entry, isr_entry, NTKL_TP_ISR, "no ISR records"),
+	TPG(softirq_exit, softirq_exit, NTKL_TP_DPC, "no DPC records of softirqs"),
+	TPG(softirq_entry, softirq_entry, NTKL_TP_DPC, "no DPC records of softirqs"),
+	TPG(tasklet_exit, tasklet_exit, NTKL_TP_DPC, "no DPC records of tasklets"),
+	TPG(tasklet_entry, tasklet_entry, NTKL_TP_DPC, "no DPC records of tasklets"),
+	TPG(timer_expire_exit, timer_exit, NTKL_TP_DPC, "no TimerDPC records of timers"),
+	TPG(timer_expire_entry, timer_entry, NTKL_TP_DPC, "no TimerDPC records of timers"),
+	TPG(hrtimer_expire_exit, hrtimer_exit, NTKL_TP_DPC,
+	    "no TimerDPC records of hrtimers"),
+	TPG(hrtimer_expire_entry, hrtimer_entry, NTKL_TP_DPC,
+	    "no TimerDPC records of hrtimers"),
 };
 
 static void find_tracepoint(struct tracepoint *tp, void *priv)
@@ -68,6 +99,8 @@ static int attach_probe(struct probe *p)
 	int ret;
 
 	if (!p->tp) {
+		if (p->group != NTKL_TP_ALWAYS)
+			return 0;	/* said once, at load */
 		if (!p->lost) {
 			pr_err("ntkl: tracepoint %s not found: this kernel cannot run ntkl\n",
 			       p->name);
@@ -99,6 +132,41 @@ void ntkl_probes_unregister(void)
 	tracepoint_synchronize_unregister();
 }
 
+/* Detach a group's probes, last first; none runs once this returns. */
+void ntkl_probes_detach(enum ntkl_tp_group group)
+{
+	bool any = false;
+	int i;
+
+	for (i = ARRAY_SIZE(probes) - 1; i >= 0; i--) {
+		if (probes[i].group != group || !probes[i].attached)
+			continue;
+		tracepoint_probe_unregister(probes[i].tp, probes[i].func, NULL);
+		probes[i].attached = false;
+		any = true;
+	}
+	if (any)
+		tracepoint_synchronize_unregister();
+}
+
+/* Attach a group's probes in list order; on failure none stays attached. */
+int ntkl_probes_attach(enum ntkl_tp_group group)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(probes); i++) {
+		if (probes[i].group != group || probes[i].attached)
+			continue;
+		ret = attach_probe(&probes[i]);
+		if (ret) {
+			ntkl_probes_detach(group);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 int ntkl_probes_register(void)
 {
 	unsigned int i;
@@ -106,6 +174,12 @@ int ntkl_probes_register(void)
 
 	for_each_kernel_tracepoint(find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(probes); i++) {
+		if (probes[i].group != NTKL_TP_ALWAYS) {
+			if (!probes[i].tp)
+				pr_warn("ntkl: tracepoint %s not found: %s\n", probes[i].name,
+					probes[i].lost);
+			continue;
+		}
 		ret = attach_probe(&probes[i]);
 		if (ret) {
 			ntkl_probes_unregister();

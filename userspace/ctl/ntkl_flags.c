@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "etl/etl_events.h"
 #include "ntkl_flags.h"
 
 
@@ -32,8 +33,37 @@ const struct ntkl_flag_keyword ntkl_flag_keywords[] = {
 	  "the kernel, modules, processes' code files (Image)" },
 	{ "PROFILE", EVENT_TRACE_FLAG_PROFILE, 0,
 	  "CPU samples every -setprofint (SampledProfile)" },
+	{ "DPC", EVENT_TRACE_FLAG_DPC, 0,
+	  "softirqs, tasklets, timer callbacks (DPC, TimerDPC)" },
+	{ "INTERRUPT", EVENT_TRACE_FLAG_INTERRUPT, 0, "interrupt handlers (ISR)" },
 	{ NULL, 0, 0, NULL },
 };
+
+/*
+ * xperf's kernel groups, as `xperf -providers KG` lists them (Windows
+ * Performance Toolkit; DiagEasy's list is also on learn.microsoft.com's
+ * "WPA Providers" page). -on takes them like a flag name: a group stands
+ * for the flags of it that ntkl records (ntkl_flag_keywords), and
+ * ntkl_flags_warnings() names the others.
+ */
+static const struct {
+	const char *name;
+	const char *flags;
+} kernel_groups[] = {
+	{ "Base", "PROC_THREAD+LOADER+DISK_IO+HARD_FAULTS+PROFILE+MEMINFO+MEMINFO_WS" },
+	{ "Diag", "PROC_THREAD+LOADER+DISK_IO+HARD_FAULTS+DPC+INTERRUPT+CSWITCH+PERF_COUNTER+COMPACT_CSWITCH" },
+	{ "DiagEasy", "PROC_THREAD+LOADER+DISK_IO+HARD_FAULTS+DPC+INTERRUPT+CSWITCH+PERF_COUNTER" },
+	{ "Latency", "PROC_THREAD+LOADER+DISK_IO+HARD_FAULTS+DPC+INTERRUPT+CSWITCH+PROFILE" },
+	{ "FileIO", "PROC_THREAD+LOADER+DISK_IO+HARD_FAULTS+FILE_IO+FILE_IO_INIT" },
+	{ "IOTrace", "PROC_THREAD+LOADER+DISK_IO+HARD_FAULTS+CSWITCH+IDLE_STATES" },
+	{ "ResumeTrace", "PROC_THREAD+LOADER+DISK_IO+HARD_FAULTS+PROFILE+POWER" },
+	{ "SysProf", "PROC_THREAD+LOADER+PROFILE" },
+	{ "ResidentSet", "PROC_THREAD+LOADER+DISK_IO+HARD_FAULTS+MEMORY+MEMINFO+VAMAP+SESSION+VIRT_ALLOC" },
+	{ "ReferenceSet", "PROC_THREAD+LOADER+HARD_FAULTS+MEMORY+FOOTPRINT+VIRT_ALLOC+MEMINFO+VAMAP+SESSION+REFSET+MEMINFO_WS" },
+	{ "Network", "PROC_THREAD+LOADER+NETWORKTRACE" },
+};
+
+#define N_KERNEL_GROUPS	(sizeof(kernel_groups) / sizeof(kernel_groups[0]))
 
 #define FLAG(name)	{ EVENT_TRACE_FLAG_##name, #name }
 
@@ -103,6 +133,9 @@ static bool append(char *buf, size_t size, size_t *len, const char *sep,
 	return true;
 }
 
+static void expand_group(int g, struct ntkl_flags *out, char *missing, size_t msize,
+			 char *recording, size_t rsize);
+
 const char *ntkl_flag_names_list(char *buf, size_t size)
 {
 	size_t len = 0;
@@ -118,6 +151,13 @@ void ntkl_flags_help(FILE *out, const char *indent)
 {
 	for (const struct ntkl_flag_keyword *k = ntkl_flag_keywords; k->name; k++)
 		fprintf(out, "%s  %-16s %s\n", indent, k->name, k->help);
+	fprintf(out, "%sor xperf's kernel groups, for the flags of them ntkl records:\n", indent);
+	for (size_t g = 0; g < N_KERNEL_GROUPS; g++) {
+		char recording[256];
+
+		expand_group((int)g, NULL, NULL, 0, recording, sizeof(recording));
+		fprintf(out, "%s  %-12s %s\n", indent, kernel_groups[g].name, recording);
+	}
 	fprintf(out, "%sor numbers: a group mask constant such as 0x20010000 (the mask\n"
 		"%sindex in the top 3 bits), or EnableFlags below 0x20000000\n",
 		indent, indent);
@@ -129,6 +169,51 @@ static const struct ntkl_flag_keyword *find_keyword(const char *name, size_t len
 		if (strlen(k->name) == len && !strncasecmp(k->name, name, len))
 			return k;
 	return NULL;
+}
+
+static int find_group(const char *name, size_t len)
+{
+	for (size_t g = 0; g < N_KERNEL_GROUPS; g++)
+		if (strlen(kernel_groups[g].name) == len &&
+		    !strncasecmp(kernel_groups[g].name, name, len))
+			return (int)g;
+	return -1;
+}
+
+/*
+ * Walk a group's flags: the ones ntkl records are added to *out, the
+ * names of the others to missing (", "-joined) and of the recorded ones to
+ * recording ('+'-joined); either buffer may be NULL.
+ */
+static void expand_group(int g, struct ntkl_flags *out, char *missing, size_t msize,
+			 char *recording, size_t rsize)
+{
+	const char *s = kernel_groups[g].flags;
+	size_t mlen = 0, rlen = 0;
+	char name[32];
+
+	if (missing)
+		missing[0] = '\0';
+	if (recording)
+		recording[0] = '\0';
+	while (*s) {
+		size_t len = strcspn(s, "+");
+		const struct ntkl_flag_keyword *k = find_keyword(s, len);
+
+		snprintf(name, sizeof(name), "%.*s", (int)len, s);
+		if (k) {
+			if (out) {
+				out->enable_flags |= k->enable_flags;
+				if (k->group)
+					group_set(out->group_masks, k->group);
+			}
+			if (recording)
+				append(recording, rsize, &rlen, "+", name);
+		} else if (missing) {
+			append(missing, msize, &mlen, ", ", name);
+		}
+		s += len + (s[len] == '+');
+	}
 }
 
 /* One '+'-separated item of len bytes at s; 0 or -1 with err set. */
@@ -174,9 +259,13 @@ static int parse_item(const char *s, size_t len, struct ntkl_flags *out,
 	}
 
 	k = find_keyword(item, len);
+	if (!k && find_group(item, len) >= 0) {
+		expand_group(find_group(item, len), out, NULL, 0, NULL, 0);
+		return 0;
+	}
 	if (!k) {
 		snprintf(err, err_size,
-			 "unknown flag '%s': valid names are %s (joined with '+'), or a number: a group constant like 0x20010000, or EnableFlags below 0x20000000",
+			 "unknown flag '%s': valid names are %s (joined with '+'), xperf's kernel groups (Base, Latency, DiagEasy, SysProf, ...), or a number: a group constant like 0x20010000, or EnableFlags below 0x20000000",
 			 item, ntkl_flag_names_list(names, sizeof(names)));
 		return -1;
 	}
@@ -273,4 +362,57 @@ const char *ntkl_groups_format(const uint32_t masks[PERF_NUM_MASKS], char *buf,
 	if (!len)
 		snprintf(buf, size, "none");
 	return buf;
+}
+
+bool ntkl_flags_record_any(const struct ntkl_flags *f)
+{
+	struct perfinfo_groupmask gm;
+
+	memcpy(gm.masks, f->group_masks, sizeof(gm.masks));
+	etw_groups_add_enable_flags(&gm, f->enable_flags);
+	for (int i = 0; i < ETW_EVENT_COUNT; i++) {
+		const struct etw_event_desc *ev = &etw_events[i];
+
+		if (ev->header_type != ETW_HEADER_TYPE_ANY && ev->mask &&
+		    perf_group_is_on(&gm, ev->mask))
+			return true;
+	}
+	return false;
+}
+
+size_t ntkl_flags_warnings(const char *spec, const struct ntkl_flags *f, char *buf,
+			   size_t size)
+{
+	char missing[256], recording[256], line[640], names[256];
+	size_t len = 0, lines = 0;
+	const char *s = spec;
+
+	buf[0] = '\0';
+	for (;;) {
+		size_t n = strcspn(s, "+");
+		int g = find_group(s, n);
+
+		if (g >= 0) {
+			expand_group(g, NULL, missing, sizeof(missing), recording,
+				     sizeof(recording));
+			if (missing[0]) {
+				snprintf(line, sizeof(line),
+					 "ntkl: %s: %s not recorded by ntkl (recording %s)\n",
+					 kernel_groups[g].name, missing, recording);
+				if (append(buf, size, &len, "", line))
+					lines++;
+			}
+		}
+		if (!s[n])
+			break;
+		s += n + 1;
+	}
+	if (!ntkl_flags_record_any(f)) {
+		snprintf(line, sizeof(line),
+			 "ntkl: -on %s selects no event ntkl records: the trace will hold only the rundowns (ntkl records %s)\n",
+			 spec, ntkl_flag_names_list(names, sizeof(names)));
+		if (append(buf, size, &len, "", line))
+			lines++;
+	}
+	return lines;
 }

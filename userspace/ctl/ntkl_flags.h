@@ -7,6 +7,9 @@
  *   0x20010000                a group constant (PERF_SPINLOCK): the mask
  *                             index in the top 3 bits, the bits below
  *   0x3                       a plain number (< 0x20000000): EnableFlags
+ *   Latency                   one of xperf's kernel groups: the flags of
+ *                             it that ntkl records (ntkl_flags_warnings()
+ *                             names the others)
  *
  * The result is the pair the START ioctl takes: EnableFlags and the
  * PERFINFO_GROUPMASK (struct ntkl_properties' enable_flags, group_masks).
@@ -47,6 +50,23 @@ extern const struct etl_flag_name ntkl_enable_flag_names[];
  */
 int ntkl_flags_parse(const char *spec, struct ntkl_flags *out, char *err,
 		     size_t err_size);
+
+/*
+ * Does f turn on any event ntkl writes (beyond the rundowns, which are
+ * always written)? From the event list: an event ntkl writes whose group
+ * the flags turn on.
+ */
+bool ntkl_flags_record_any(const struct ntkl_flags *f);
+
+/*
+ * What the user should hear about FLAGS, parsed into *f: one line (each
+ * ending in '\n') per xperf kernel group in it that has flags ntkl does
+ * not record ("ntkl: Latency: DISK_IO, HARD_FAULTS not recorded by ntkl
+ * (recording PROC_THREAD+LOADER+DPC+INTERRUPT+CSWITCH+PROFILE)"), and one
+ * if the flags select no event ntkl records. Returns the number of lines.
+ */
+size_t ntkl_flags_warnings(const char *spec, const struct ntkl_flags *f, char *buf,
+			   size_t size);
 
 /*
  * For usage texts: one line per name with what it records, then how

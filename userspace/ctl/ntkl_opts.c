@@ -110,6 +110,8 @@ int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 			snprintf(err, err_size, "-on %s: %s", value, ferr);
 			return -1;
 		}
+		if (ntkl_flags_warnings(value, &o->flags, ferr, sizeof(ferr)))
+			fputs(ferr, stderr);
 		return 1;
 	case NTKL_OPT_BUFFERSIZE:
 		return parse_u32("-buffersize", value, &o->buffer_size_kb, err, err_size) ? -1 : 1;

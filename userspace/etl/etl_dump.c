@@ -625,6 +625,95 @@ static void print_profile(struct dump *d)
 	etl_profile_free(&p);
 }
 
+/* ---------------------------------------------------------------------- */
+/* ISR, DPC, TimerDPC: --stats                                             */
+/* ---------------------------------------------------------------------- */
+
+#define DPC_ROUTINES	4096
+
+struct dpc_routine {
+	uint16_t hook;
+	uint64_t routine;
+	unsigned long count;
+	uint64_t ticks, max_ticks;	/* the logger's clock */
+};
+
+static int dpc_by_time(const void *a, const void *b)
+{
+	const struct dpc_routine *x = a, *y = b;
+
+	if (x->ticks != y->ticks)
+		return x->ticks < y->ticks ? 1 : -1;
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+/*
+ * Count and time (record time less InitialTime) per event and Routine,
+ * most time first; nothing without such events.
+ */
+static void print_dpc(struct dump *d)
+{
+	double us_per_tick = d->f->header.perf_freq > 0 ? 1e6 / (double)d->f->header.perf_freq : 0;
+	struct dpc_routine *v = calloc(DPC_ROUTINES, sizeof(*v));
+	size_t n = 0, i, other = 0;
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_error e;
+
+	if (!v) {
+		report(d, "out of memory");
+		return;
+	}
+	etl_buffers_begin(d->f, &bc);
+	while (etl_next_buffer(d->f, &bc, &b, &e) > 0) {
+		struct etl_record_cursor rc;
+		struct etl_record r;
+
+		etl_records_begin(&b, &rc);
+		while (etl_next_record(&b, &rc, &r, &e) > 0) {
+			uint64_t start, routine, ticks;
+
+			if (r.kind != ETL_KIND_KERNEL || r.version != 2 ||
+			    (r.hook_id != ETW_EVENT_ISR_HOOK && r.hook_id != ETW_EVENT_DPC_HOOK &&
+			     r.hook_id != ETW_EVENT_TIMER_DPC_HOOK) || r.payload_len < 16)
+				continue;
+			memcpy(&start, r.payload, 8);
+			memcpy(&routine, r.payload + 8, 8);
+			ticks = (uint64_t)r.timestamp > start ? (uint64_t)r.timestamp - start : 0;
+			for (i = 0; i < n; i++)
+				if (v[i].hook == r.hook_id && v[i].routine == routine)
+					break;
+			if (i == n) {
+				if (n == DPC_ROUTINES) {
+					other++;
+					continue;
+				}
+				v[n].hook = r.hook_id;
+				v[n++].routine = routine;
+			}
+			v[i].count++;
+			v[i].ticks += ticks;
+			if (ticks > v[i].max_ticks)
+				v[i].max_ticks = ticks;
+		}
+	}
+	if (n) {
+		qsort(v, n, sizeof(*v), dpc_by_time);
+		fprintf(d->out, "\nISR, DPC and TimerDPC by Routine (time from InitialTime to the record):\n"
+			"%-8s %18s %10s %12s %10s\n", "event", "routine", "count", "total us",
+			"max us");
+		for (i = 0; i < n; i++)
+			fprintf(d->out, "%-8s %#18" PRIx64 " %10lu %12.1f %10.1f\n",
+				v[i].hook == ETW_EVENT_ISR_HOOK ? "ISR" :
+				v[i].hook == ETW_EVENT_DPC_HOOK ? "DPC" : "TimerDPC",
+				v[i].routine, v[i].count, (double)v[i].ticks * us_per_tick,
+				(double)v[i].max_ticks * us_per_tick);
+		if (other)
+			fprintf(d->out, "(%zu records of further routines not listed)\n", other);
+	}
+	free(v);
+}
+
 static void print_switch_list(struct dump *d, const struct etl_switches *s)
 {
 	const struct trace_logfile_header *h = &d->f->header;
@@ -695,6 +784,7 @@ static void dump_switches(struct dump *d)
 	} else {
 		print_stats(d, &s);
 		print_profile(d);
+		print_dpc(d);
 		walk(d);
 		print_names(d);
 	}

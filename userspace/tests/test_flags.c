@@ -153,7 +153,7 @@ static void test_errors(void)
 
 	test_begin("names_list");
 	CHECK_STR(ntkl_flag_names_list(names, sizeof(names)),
-		  "PROC_THREAD, PROCESS, THREAD, COMPACT_CSWITCH, CSWITCH, DISPATCHER, SPINLOCK, LOADER, PROFILE");
+		  "PROC_THREAD, PROCESS, THREAD, COMPACT_CSWITCH, CSWITCH, DISPATCHER, SPINLOCK, LOADER, PROFILE, DPC, INTERRUPT");
 	test_end();
 
 	test_begin("empty_items");
@@ -283,6 +283,7 @@ static void test_format(void)
 			CHECK_HAS(text, want);
 		}
 		CHECK_HAS(text, "0x20010000");
+		CHECK_HAS(text, "Latency      PROC_THREAD+LOADER+DPC+INTERRUPT+CSWITCH+PROFILE\n");
 		/* usage texts fit an 80-column terminal */
 		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 			CHECK(strlen(line) < 80);
@@ -296,8 +297,100 @@ static void test_format(void)
 	test_end();
 }
 
+/* DPC, INTERRUPT and xperf's kernel groups (`xperf -providers KG`). */
+static void test_dpc_and_groups(void)
+{
+	struct ntkl_flags f;
+	char w[2048];
+
+	test_begin("dpc_interrupt");
+	f = parse_ok("DPC+interrupt");
+	CHECK_EQ(f.enable_flags, EVENT_TRACE_FLAG_DPC | EVENT_TRACE_FLAG_INTERRUPT);
+	CHECK_EQ(f.enable_flags, 0x60);
+	CHECK(masks_zero(&f, 0));
+	CHECK(ntkl_flags_record_any(&f));
+	test_end();
+
+	/* xperf: PROC_THREAD+LOADER+DISK_IO+HARD_FAULTS+DPC+INTERRUPT+CSWITCH+PROFILE */
+	test_begin("latency_group");
+	f = parse_ok("Latency");
+	CHECK_EQ(f.enable_flags, EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD |
+		 EVENT_TRACE_FLAG_IMAGE_LOAD | EVENT_TRACE_FLAG_DPC |
+		 EVENT_TRACE_FLAG_INTERRUPT | EVENT_TRACE_FLAG_CSWITCH |
+		 EVENT_TRACE_FLAG_PROFILE);
+	CHECK(masks_zero(&f, 1));
+	CHECK_EQ(ntkl_flags_warnings("Latency", &f, w, sizeof(w)), 1);
+	CHECK_STR(w, "ntkl: Latency: DISK_IO, HARD_FAULTS not recorded by ntkl "
+		  "(recording PROC_THREAD+LOADER+DPC+INTERRUPT+CSWITCH+PROFILE)\n");
+	test_end();
+
+	test_begin("groups_case_insensitive_and_combined");
+	f = parse_ok("sysprof+DIAGEASY+spinlock");
+	CHECK_EQ(f.enable_flags, EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD |
+		 EVENT_TRACE_FLAG_IMAGE_LOAD | EVENT_TRACE_FLAG_PROFILE |
+		 EVENT_TRACE_FLAG_DPC | EVENT_TRACE_FLAG_INTERRUPT | EVENT_TRACE_FLAG_CSWITCH);
+	CHECK_EQ(f.group_masks[1], 0x10000);
+	/* SysProf is all recorded: one line, DiagEasy's */
+	CHECK_EQ(ntkl_flags_warnings("sysprof+DIAGEASY+spinlock", &f, w, sizeof(w)), 1);
+	CHECK_STR(w, "ntkl: DiagEasy: DISK_IO, HARD_FAULTS, PERF_COUNTER not recorded by "
+		  "ntkl (recording PROC_THREAD+LOADER+DPC+INTERRUPT+CSWITCH)\n");
+	test_end();
+
+	test_begin("diag_takes_compact_cswitch");
+	f = parse_ok("Diag");
+	CHECK_EQ(f.group_masks[1], PERF_GET_MASK_GROUP(PERF_COMPACT_CSWITCH));
+	test_end();
+
+	test_begin("every_group_parses");
+	{
+		static const char *const groups[] = {
+			"Base", "Diag", "DiagEasy", "Latency", "FileIO", "IOTrace",
+			"ResumeTrace", "SysProf", "ResidentSet", "ReferenceSet", "Network",
+		};
+
+		for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+			f = parse_ok(groups[i]);
+			/* each has PROC_THREAD+LOADER at least */
+			CHECK_EQ(f.enable_flags & 7, 7);
+			CHECK(ntkl_flags_record_any(&f));
+		}
+	}
+	test_end();
+
+	/* issue 13: warn when the flags select nothing ntkl records */
+	test_begin("warn_nothing_recorded");
+	f = parse_ok("0x0");
+	CHECK(!ntkl_flags_record_any(&f));
+	CHECK_EQ(ntkl_flags_warnings("0x0", &f, w, sizeof(w)), 1);
+	CHECK(strstr(w, "ntkl: -on 0x0 selects no event ntkl records") == w);
+	f = parse_ok("0x100");			/* DISK_IO: not recorded */
+	CHECK_EQ(ntkl_flags_warnings("0x100", &f, w, sizeof(w)), 1);
+	f = parse_ok("0x40000040");		/* PERF_SYSCALL: not recorded */
+	CHECK(!ntkl_flags_record_any(&f));
+	/* 0xffffffff is a group constant: every group of Masks[7], none recorded */
+	f = parse_ok("0xffffffff");
+	CHECK(!ntkl_flags_record_any(&f));
+	CHECK_EQ(ntkl_flags_warnings("0xffffffff", &f, w, sizeof(w)), 1);
+	/* every EnableFlags bit: partial, but records */
+	f = parse_ok("0x1fffffff");
+	CHECK(ntkl_flags_record_any(&f));
+	CHECK_EQ(ntkl_flags_warnings("0x1fffffff", &f, w, sizeof(w)), 0);
+	CHECK_STR(w, "");
+	f = parse_ok("PROC_THREAD+CSWITCH");
+	CHECK_EQ(ntkl_flags_warnings("PROC_THREAD+CSWITCH", &f, w, sizeof(w)), 0);
+	f = parse_ok("SPINLOCK");
+	CHECK(ntkl_flags_record_any(&f));
+	test_end();
+
+	test_begin("format_dpc_interrupt");
+	f = parse_ok("PROC_THREAD+DPC+INTERRUPT");
+	CHECK_STR(ntkl_flags_format(&f, w, sizeof(w)), "PROC_THREAD+DPC+INTERRUPT");
+	test_end();
+}
+
 int main(void)
 {
+	test_dpc_and_groups();
 	test_names();
 	test_numbers();
 	test_errors();
