@@ -51,7 +51,7 @@ void cmd_record_usage(FILE *out)
 		"                     PROC_THREAD):\n");
 	ntkl_flags_help(out, "      ");
 	fprintf(out,
-		"  -o FILE.etl        the file to write (-f works too)\n"
+		"  -o FILE.etl        the file to write (-f works too; default ntkl.etl)\n"
 		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
 		"  -minbuffers N, -maxbuffers N, -clock qpc|system|cycle,\n"
 		"  -flushtimer S, -setprofint N, -compress\n"
@@ -424,7 +424,7 @@ int cmd_record(int argc, char **argv)
 	if (i < argc)
 		cmd = argv + i;
 	if (!o.file)
-		return usage_error("%s", "missing -o FILE.etl");
+		o.file = "ntkl.etl";	/* as perf.data and trace.dat */
 	if (!cmd)
 		return usage_error("%s", "missing the COMMAND to trace (after --)");
 	if (!(o.seen & NTKL_OPT_ON))

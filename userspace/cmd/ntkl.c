@@ -52,6 +52,49 @@ static void usage(FILE *out)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 }
 
+/* Edit distance of a and b (short words): for "did you mean". */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[32], prev, tmp;
+
+	if (la >= 32 || lb >= 32)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = prev + (a[i - 1] != b[j - 1]);
+
+			tmp = row[j];
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+/* The command closest to a mistyped name, if one is close; else NULL. */
+static const char *closest_command(const char *name)
+{
+	const char *best = NULL;
+	size_t d, best_d = 3;	/* at most two edits away */
+
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		d = distance(name, commands[i].name);
+		if (d < best_d) {
+			best_d = d;
+			best = commands[i].name;
+		}
+	}
+	return best;
+}
+
 static const struct ntkl_cmd *find_command(const char *name)
 {
 	for (size_t i = 0; i < NCOMMANDS; i++)
@@ -93,8 +136,13 @@ int main(int argc, char **argv)
 		return cmd_version(argc - 1, argv + 1);
 	cmd = find_command(argv[1]);
 	if (!cmd) {
-		fprintf(stderr, "ntkl: unknown command '%s'\n", argv[1]);
-		usage(stderr);
+		const char *near = closest_command(argv[1]);
+
+		if (near)
+			fprintf(stderr, "ntkl: unknown command '%s': did you mean '%s'? (ntkl help lists them)\n",
+				argv[1], near);
+		else
+			fprintf(stderr, "ntkl: unknown command '%s' (ntkl help lists them)\n", argv[1]);
 		return EXIT_USAGE;
 	}
 	return cmd->run(argc - 1, argv + 1);
