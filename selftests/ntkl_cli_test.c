@@ -349,6 +349,14 @@ TEST(error_messages)
 {
 	char out[4096];
 
+	char why[4096];
+
+	EXPECT_EQ(2, sh(out, sizeof(out), "ntkl recrod"));
+	EXPECT_NE(NULL, strstr(out, "did you mean 'record'?")) TH_LOG("%s", out);
+	/* no -o: ntkl.etl, as perf.data */
+	EXPECT_EQ(0, sh(out, sizeof(out), "cd /tmp && rm -f ntkl.etl && ntkl record -- true"))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(file_ok("/tmp/ntkl.etl", why, sizeof(why))) TH_LOG("%s", why);
 	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl start dup -on PROC_THREAD -buffering"));
 	EXPECT_EQ(1, sh(out, sizeof(out), "ntkl start DUP -on PROC_THREAD -buffering"));
 	EXPECT_NE(NULL, strstr(out, "ERROR_ALREADY_EXISTS"));
