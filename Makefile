@@ -5,6 +5,7 @@
 #   make modules-all   module for every installed kernel (and the debug kernel) with W=1
 #   make check         every test: builds, checkpatch, sparse, unit tests, VM tests
 #   make bench         the cost of recording context switches, in one test VM boot
+#   make fuzz          the ETL readers under libFuzzer for FUZZ_SECONDS (600)
 #   make install       install ntkl.ko for KVER, the ntkl command and the udev rule
 #                      (/dev/ntkl for the group tracing)
 
@@ -15,7 +16,7 @@ KDIR      ?= $(shell scripts/kernels --dir $(KVER))
 PREFIX    ?= /usr/local
 
 .PHONY: all module modules-all userspace selftests check unit-test vm-test \
-	checkpatch sparse install uninstall clean debug-kernel kernel-tools bench
+	checkpatch sparse install uninstall clean debug-kernel kernel-tools bench fuzz
 
 all: module userspace
 
@@ -52,6 +53,11 @@ check:
 
 bench:
 	+scripts/bench
+
+# The ETL readers under libFuzzer (make check runs them for a minute).
+FUZZ_SECONDS ?= 600
+fuzz:
+	$(MAKE) -C userspace BUILD=$(BUILD) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 install: module userspace
 	install -D -m 0644 $(BUILD)/ko/$(KVER)/ntkl.ko \

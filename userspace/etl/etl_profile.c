@@ -332,6 +332,8 @@ int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl
 	}
 	if (!ret && rc < 0)
 		ret = -1;
+	/* a walk stopped by a bad record still holds a decompressed buffer */
+	etl_buffers_end(&bc);
 	/* names need the hash, which sorting the threads breaks */
 	if (!ret)
 		ret = make_procs(&rd);

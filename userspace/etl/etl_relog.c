@@ -11,6 +11,9 @@
 #include "etl_relog.h"
 #include "etl_switches.h"
 
+/* ETW's largest buffer (16 MB): beyond it BufferSize is corrupt. */
+#define RELOG_MAX_BUFFER	(16u << 20)
+
 /* One record of the output, its bytes in the arena. */
 struct relog_rec {
 	int64_t time;
@@ -328,8 +331,10 @@ int etl_relog_expand_compact(const struct etl_file *f, uint8_t **out, size_t *ou
 	*out = NULL;
 	*out_size = 0;
 	if (size < ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header) +
-		   sizeof(struct trace_logfile_header)) {
-		etl_error_set(err, "the header's BufferSize 0x%x is too small", size);
+		   sizeof(struct trace_logfile_header) || size > RELOG_MAX_BUFFER) {
+		etl_error_set(err, "the header's BufferSize 0x%x is not a buffer size (0x%zx to 0x%x)",
+			      size, ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header) +
+			      sizeof(struct trace_logfile_header), RELOG_MAX_BUFFER);
 		return -1;
 	}
 	/* buffer 0 first; it is filled in once the buffers are counted */

@@ -29,6 +29,12 @@ struct work {
 	struct etl_profile_thread **by_tid;	/* names.threads sorted by tid */
 };
 
+/* b - a for b >= a, in unsigned arithmetic: a corrupt time cannot overflow. */
+static uint64_t elapsed(int64_t a, int64_t b)
+{
+	return (uint64_t)b - (uint64_t)a;
+}
+
 static int oom(struct work *w)
 {
 	return etl_error_set(w->err, "out of memory writing the report");
@@ -114,7 +120,7 @@ static int walk_records(struct work *w)
 	if (ret < 0)
 		return -1;
 	if (last > first)
-		r->duration_s = (double)(last - first) / w->freq;
+		r->duration_s = (double)elapsed(first, last) / w->freq;
 	r->events_lost = w->f->header.events_lost;
 	r->buffers_lost = w->f->header.buffers_lost;
 	return 0;
@@ -177,7 +183,7 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 	struct etl_report *r = w->r;
 	struct tid_time *run = NULL;	/* (thread, ticks run) per interval */
 	size_t nrun = 0, run_cap = 0, ins_cap = 0, i, j;
-	int64_t *busy, *span;
+	uint64_t *busy, *span;
 
 	r->ncpus = s->ncpus;
 	r->busy_pct = calloc(s->ncpus ? s->ncpus : 1, sizeof(*r->busy_pct));
@@ -199,10 +205,11 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 		if (!prev || prev->cpu != sw->cpu)
 			continue;
 		/* the old thread ran since the CPU's previous switch */
-		span[sw->cpu] += sw->time - prev->time;
+		span[sw->cpu] += elapsed(prev->time, sw->time);
 		if (sw->old_tid)
-			busy[sw->cpu] += sw->time - prev->time;
-		if (push(&run, &nrun, &run_cap, sw->old_tid, sw->time - prev->time))
+			busy[sw->cpu] += elapsed(prev->time, sw->time);
+		if (push(&run, &nrun, &run_cap, sw->old_tid,
+			 (int64_t)elapsed(prev->time, sw->time)))
 			goto nomem;
 	}
 	for (uint32_t c = 0; c < s->ncpus; c++)
@@ -221,10 +228,10 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 	for (i = 0, j = 0; i < nrun; i = j) {
 		struct etl_report_thread *t;
 		const struct etl_profile_thread *n;
-		int64_t ticks = 0;
+		uint64_t ticks = 0;
 
 		for (j = i; j < nrun && run[j].tid == run[i].tid; j++)
-			ticks += run[j].time;
+			ticks += (uint64_t)run[j].time;
 		if (!run[i].tid)
 			continue;
 		t = &r->threads[r->nthreads++];
@@ -305,7 +312,7 @@ static int ready_latency(struct work *w, const struct tid_time *ins, size_t nins
 				hi = mid;
 		}
 		if (lo < nins && ins[lo].tid == key.tid)
-			lat[n++] = (double)(ins[lo].time - key.time) / w->freq * 1e6;
+			lat[n++] = (double)elapsed(key.time, ins[lo].time) / w->freq * 1e6;
 	}
 	r->ready_measured = n;
 	if (n) {
