@@ -89,6 +89,7 @@ struct ntkl_logger {
 	u32 flush_timer;		/* as given */
 	u32 enable_flags;
 	struct perfinfo_groupmask groups; /* read by probes without locks */
+	u32 stack_hooks;		/* NTKL_STACK_*: hooks whose stacks it walks */
 
 	/* state */
 	int accept;			/* AcceptNewEvents */
@@ -100,6 +101,7 @@ struct ntkl_logger {
 	atomic64_t sequence;		/* buffers closed so far */
 	atomic64_t buffers_written;	/* buffers handed to a reader */
 	atomic64_t events_lost_extra;	/* losses outside the rings */
+	atomic64_t stacks_truncated;	/* StackWalk events cut at the frame cap */
 
 	/* buffers */
 	unsigned int nr_rings;		/* nr_cpu_ids */
@@ -128,6 +130,8 @@ struct ntkl_logger *ntkl_logger_get_by_id(u32 id);
 struct ntkl_logger *ntkl_logger_get_by_name(const char *name);
 void ntkl_logger_fill(struct ntkl_logger *lg, struct ntkl_properties *p);
 void ntkl_logger_stop_all(void);
+int ntkl_logger_set_stack_tracing(const struct ntkl_stack_tracing *st, const u16 *hooks);
+int ntkl_logger_get_stack_tracing(struct ntkl_stack_tracing *st, u16 *hooks, u32 room);
 
 /* buffers.c */
 int ntkl_buffers_alloc(struct ntkl_logger *lg);

@@ -13,27 +13,20 @@
 
 #include "producers/ntsched.h"
 #include "format/record.h"
+#include "producers/stack.h"
 
 void ntkl_probe_sched_waking(void *data, struct task_struct *p)
 {
 	struct ntkl_logger **loggers;
-	unsigned int i, n = ntkl_active_loggers(&loggers);
-	struct etw_ready_thread *rt;
-	struct ntkl_record rec;
+	unsigned int n = ntkl_active_loggers(&loggers);
+	struct etw_ready_thread rt = {
+		.thread_id = ntkl_thread_id(p),
+		.adjust_reason = ETW_ADJUST_NONE,
+		.flag = in_hardirq() || in_serving_softirq() ?
+			ETW_READY_THREAD_READIED_FROM_DPC : 0,
+	};
 
-	for (i = 0; i < n; i++) {
-		if (!ntkl_event_on(loggers[i], ETW_EVENT_READY_THREAD))
-			continue;
-		rt = (void *)ntkl_record_begin(loggers[i], &rec, ETW_EVENT_READY_THREAD,
-					       sizeof(*rt));
-		if (!rt)
-			continue;
-		rt->thread_id = ntkl_thread_id(p);
-		rt->adjust_reason = ETW_ADJUST_NONE;
-		rt->adjust_increment = 0;
-		rt->flag = in_hardirq() || in_serving_softirq() ?
-			   ETW_READY_THREAD_READIED_FROM_DPC : 0;
-		rt->reserved = 0;
-		ntkl_record_end(&rec);
-	}
+	/* with the readying context's stack for loggers that walk ReadyThread */
+	ntkl_record_each_walked(loggers, n, ETW_EVENT_READY_THREAD, &rt, sizeof(rt),
+				NTKL_STACK_READY_THREAD, NULL);
 }
