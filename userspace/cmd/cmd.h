@@ -45,6 +45,10 @@ void cmd_spinlock_config_usage(FILE *out);
 int cmd_profile_interval(int argc, char **argv);
 void cmd_profile_interval_usage(FILE *out);
 int profile_interval_apply(int fd, const char *cmd, uint32_t interval);
+/* cmd_stackwalk.c: -stackwalk, and query's lines for it */
+int stackwalk_apply(int fd, const char *cmd, const char *logger, uint32_t id,
+		    const struct ntkl_stackwalk *sw);
+void stackwalk_show(FILE *out, int fd, const char *logger, uint32_t id);
 int cmd_version(int argc, char **argv);
 void cmd_version_usage(FILE *out);
 

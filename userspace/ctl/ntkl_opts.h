@@ -6,7 +6,7 @@
  *
  *	-on FLAGS -buffersize KB -minbuffers N -maxbuffers N
  *	-clock qpc|system|cycle -buffering -flushtimer S -f FILE -o FILE
- *	-setprofint N
+ *	-setprofint N -stackwalk HOOKS
  *
  * Values are checked for form here (a number, a known clock, known flags);
  * bounds are the module's to check, so its ETW error names the problem.
@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "ntkl_flags.h"
+#include "ntkl_stackwalk.h"
 #include "uapi/ntkl.h"
 
 /* Which options a command takes. */
@@ -32,6 +33,7 @@ enum ntkl_opt_bits {
 	NTKL_OPT_FILE		= 1 << 7,	/* -f FILE */
 	NTKL_OPT_OUTPUT		= 1 << 8,	/* -o FILE, the same */
 	NTKL_OPT_SETPROFINT	= 1 << 9,	/* the kernel-wide profile interval */
+	NTKL_OPT_STACKWALK	= 1 << 10,	/* the events whose stacks are walked */
 };
 
 struct ntkl_logger_opts {
@@ -45,6 +47,7 @@ struct ntkl_logger_opts {
 	uint32_t profile_interval;	/* -setprofint, 100 ns units */
 	bool buffering;
 	const char *file;		/* -f or -o */
+	struct ntkl_stackwalk stackwalk;	/* -stackwalk */
 };
 
 /*
