@@ -13,6 +13,7 @@
  *  - each file a process maps with code in it (its executable, ld.so, its
  *    shared libraries) is one image of that process, from the first to
  *    the last of the consecutive mappings of that file, named by its path.
+ *  - its vDSO is one image too, "[vdso]".
  * At logger start and stop every one is listed (DCStart, DCEnd); while
  * it runs, module loads and unloads (the module notifier) and each exec's
  * new executable and interpreter (sched_process_exec) are written as Load
@@ -36,6 +37,10 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/utsname.h>
+
+#ifdef CONFIG_X86
+#include <asm/vdso.h>
+#endif
 
 #include "ntkl.h"
 #include "format/record.h"
@@ -195,6 +200,27 @@ static void write_run(struct ntkl_logger *lg, enum etw_event_id id, u32 pid,
 }
 
 /*
+ * The vDSO, code the kernel maps into every process without a file: an
+ * image "[vdso]" (as /proc/PID/maps names it), so that a sample or a
+ * stack frame in it (clock_gettime() and its system call fallback) has
+ * one.
+ */
+static void write_vdso(struct ntkl_logger *lg, enum etw_event_id id, u32 pid,
+		       struct mm_struct *mm)
+{
+#ifdef CONFIG_X86
+	unsigned long base = (unsigned long)READ_ONCE(mm->context.vdso);
+	const struct vdso_image *image = READ_ONCE(mm->context.vdso_image);
+
+	if (!base || !image)
+		return;
+	preempt_disable();
+	write_image(lg, id, base, image->size, pid, "[vdso]");
+	preempt_enable();
+#endif
+}
+
+/*
  * The images of a process: its mappings of files with code, each file's
  * consecutive mappings (ld.so maps a library as several, read-only and
  * code and data) one image. Its mm's lock held for reading: the caller
@@ -223,6 +249,7 @@ static void write_mm_images(struct ntkl_logger *lg, enum etw_event_id id, u32 pi
 		run.exec = !!(vma->vm_flags & VM_EXEC);
 	}
 	write_run(lg, id, pid, &run, buf, len);
+	write_vdso(lg, id, pid, mm);
 }
 
 /* Every process's images, by process id. May sleep. */
