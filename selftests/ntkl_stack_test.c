@@ -19,6 +19,8 @@
  *    covers: at least 95%; the busy child's user samples' stacks begin
  *    at the sample's own IP;
  *  - with Profile walked alone, only samples have stacks;
+ *  - SpinLock stacks (threads contending for the file table and a pipe)
+ *    follow their SpinLock with its ThreadId, kernel frames in an Image;
  *  - a stack deeper than the cap (a recursion 300 deep, built with frame
  *    pointers) is cut at 192 frames and counted by GET_STACK_TRACING;
  *  - SET and GET take and give the list; a hook ntkl cannot walk, too
@@ -61,7 +63,7 @@ struct stack_view {
 	struct image img[MAX_IMAGES];
 	unsigned int n_img;
 	unsigned long stacks, bad_shape, unmatched, wrong_thread, max_frames;
-	unsigned long by_hook[3];	/* Profile, CSwitch, ReadyThread */
+	unsigned long by_hook[4];	/* Profile, CSwitch, ReadyThread, SpinLock */
 	/* frames, checked after the walk against every Image */
 	uint64_t *frames;		/* pid << 32 in the upper slot: pairs */
 	size_t n_frames, cap_frames;
@@ -84,6 +86,8 @@ static int hook_index(uint16_t hook)
 		return 1;
 	case ETW_EVENT_READY_THREAD_HOOK:
 		return 2;
+	case ETW_EVENT_SPINLOCK_HOOK:
+		return 3;
 	}
 	return -1;
 }
@@ -196,8 +200,10 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 	case ETW_EVENT_CSWITCH_HOOK:
 		tid = ((const struct wmi_contextswap *)r->payload)->new_thread_id;
 		break;
-	case ETW_EVENT_READY_THREAD_HOOK:
 	case ETW_EVENT_SPINLOCK_HOOK:
+		tid = ((const struct wmi_spinlock *)r->payload)->thread_id;
+		break;
+	case ETW_EVENT_READY_THREAD_HOOK:
 		break;
 	default:
 		return;
@@ -370,6 +376,11 @@ static void start_logger(struct __test_metadata *_metadata, int ctl, int reader,
 	struct ntkl_properties p;
 
 	props_init(&p, name, flags);
+	if (!(flags & EVENT_TRACE_FLAG_CSWITCH)) {
+		/* the spin lock case: SPINLOCK (a group mask, no flag) and room */
+		perf_group_set((struct perfinfo_groupmask *)p.group_masks, PERF_SPINLOCK);
+		p.maximum_buffers = 256;
+	}
 	ASSERT_EQ(0, ntkl_ctl(ctl, NTKL_IOC_START, &p));
 	*id = p.logger_id;
 	ASSERT_EQ(0, set_stacks(ctl, p.logger_id, hooks, count));
@@ -524,6 +535,71 @@ TEST_F(stack, deep_stack_truncated_and_counted)
 	EXPECT_EQ(ETW_STACK_MAX_FRAMES, v->max_frames);
 	EXPECT_GT(truncated, 10);
 	EXPECT_LE(truncated, v->stacks);
+	view_free(v);
+	capture_free(&job.c);
+}
+
+/* Threads fighting over the file table and a pipe: spin lock contention. */
+static int spin_pipe[2];
+
+static void *spinner(void *arg)
+{
+	char buf[256];
+	int i;
+
+	for (i = 0; i < 4000; i++) {
+		int fd = open("/proc/self/stat", O_RDONLY);
+
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf)) < 0)
+				break;
+			close(fd);
+		}
+		if (write(spin_pipe[1], "x", 1) != 1 || read(spin_pipe[0], buf, 1) != 1)
+			break;
+	}
+	return arg;
+}
+
+TEST_F(stack, spin_lock)
+{
+	static const uint16_t hooks[] = { NTKL_STACK_HOOK_SPINLOCK };
+	struct ntkl_spinlock_config sc = { .size = sizeof(sc) };
+	struct stack_view *v;
+	struct resolved res;
+	struct drain_job job;
+	uint64_t truncated;
+	pthread_t th, t[8];
+	uint32_t id;
+	int i;
+
+	/* the defaults: every contended acquisition that spun */
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_SET_SPINLOCK_CONFIG, &sc));
+	start_logger(_metadata, self->ctl, self->reader, "selftest stack",
+		     EVENT_TRACE_FLAG_IMAGE_LOAD, hooks, 1, &job, &th, &id);
+	ASSERT_EQ(0, pipe(spin_pipe));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, spinner, NULL));
+	for (i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	close(spin_pipe[0]);
+	close(spin_pipe[1]);
+	stop_logger(_metadata, self->ctl, "selftest stack", &job, th, &truncated);
+
+	v = view_capture(&job.c, 0);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(0, v->verdict.violations) TH_LOG("first: %s", v->verdict.first_violation);
+	resolve_frames(v, &res);
+	TH_LOG("%lu SpinLock stacks, kernel frames %lu/%lu in an Image", v->by_hook[3],
+	       res.kernel_ok, res.kernel);
+	if (!v->stacks)
+		SKIP(goto out, "no spin lock contention on this machine");
+	EXPECT_EQ(v->stacks, v->by_hook[3]);
+	EXPECT_EQ(0, v->bad_shape);
+	EXPECT_EQ(0, v->unmatched);
+	EXPECT_EQ(0, v->wrong_thread);
+	EXPECT_GE(res.kernel_ok * 100, res.kernel * 99);
+out:
 	view_free(v);
 	capture_free(&job.c);
 }
