@@ -367,6 +367,11 @@ static int set_stacks(int fd, uint32_t id, const uint16_t *hooks, uint32_t count
 	return ntkl_ctl(fd, NTKL_IOC_SET_STACK_TRACING, &st);
 }
 
+/*
+ * Each recording case gets 180 s: on the debug kernel (KASAN, lockdep)
+ * beside a busy host, walking and checking tens of thousands of stacks
+ * takes more than the harness's default 30.
+ */
 NTKL_READER_FIXTURE(stack);
 
 static void start_logger(struct __test_metadata *_metadata, int ctl, int reader,
@@ -432,7 +437,7 @@ static void view_free(struct stack_view *v)
 	free(v);
 }
 
-TEST_F(stack, profile_cswitch_ready_thread)
+TEST_F_TIMEOUT(stack, profile_cswitch_ready_thread, 180)
 {
 	static const uint16_t hooks[] = { NTKL_STACK_HOOK_PROFILE, NTKL_STACK_HOOK_CSWITCH,
 					  NTKL_STACK_HOOK_READY_THREAD };
@@ -481,7 +486,7 @@ TEST_F(stack, profile_cswitch_ready_thread)
 	capture_free(&job.c);
 }
 
-TEST_F(stack, only_the_hooks_asked)
+TEST_F_TIMEOUT(stack, only_the_hooks_asked, 180)
 {
 	static const uint16_t hooks[] = { NTKL_STACK_HOOK_PROFILE };
 	struct stack_view *v;
@@ -511,7 +516,7 @@ TEST_F(stack, only_the_hooks_asked)
 	capture_free(&job.c);
 }
 
-TEST_F(stack, deep_stack_truncated_and_counted)
+TEST_F_TIMEOUT(stack, deep_stack_truncated_and_counted, 180)
 {
 	static const uint16_t hooks[] = { NTKL_STACK_HOOK_PROFILE };
 	struct stack_view *v;
@@ -539,15 +544,20 @@ TEST_F(stack, deep_stack_truncated_and_counted)
 	capture_free(&job.c);
 }
 
-/* Threads fighting over the file table and a pipe: spin lock contention. */
+/*
+ * Threads fighting over the file table and a pipe for SPIN_MS: spin lock
+ * contention (for a time, not a count: the debug kernel walks slowly).
+ */
+#define SPIN_MS		1000
 static int spin_pipe[2];
 
 static void *spinner(void *arg)
 {
+	struct timespec start, now;
 	char buf[256];
-	int i;
 
-	for (i = 0; i < 4000; i++) {
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
 		int fd = open("/proc/self/stat", O_RDONLY);
 
 		if (fd >= 0) {
@@ -557,11 +567,13 @@ static void *spinner(void *arg)
 		}
 		if (write(spin_pipe[1], "x", 1) != 1 || read(spin_pipe[0], buf, 1) != 1)
 			break;
-	}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 <
+		 SPIN_MS);
 	return arg;
 }
 
-TEST_F(stack, spin_lock)
+TEST_F_TIMEOUT(stack, spin_lock, 180)
 {
 	static const uint16_t hooks[] = { NTKL_STACK_HOOK_SPINLOCK };
 	struct ntkl_spinlock_config sc = { .size = sizeof(sc) };
