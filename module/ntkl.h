@@ -91,6 +91,7 @@ struct ntkl_logger {
 	struct perfinfo_groupmask groups; /* read by probes without locks */
 	/* NTKL_MODE_OWNED: the file that started it (identity only; table lock) */
 	const struct file *owner;
+	u32 stack_hooks;		/* NTKL_STACK_*: hooks whose stacks it walks */
 
 	/* state */
 	int accept;			/* AcceptNewEvents */
@@ -102,6 +103,7 @@ struct ntkl_logger {
 	atomic64_t sequence;		/* buffers closed so far */
 	atomic64_t buffers_written;	/* buffers handed to a reader */
 	atomic64_t events_lost_extra;	/* losses outside the rings */
+	atomic64_t stacks_truncated;	/* StackWalk events cut at the frame cap */
 
 	/* buffers */
 	unsigned int nr_rings;		/* nr_cpu_ids */
@@ -131,6 +133,8 @@ struct ntkl_logger *ntkl_logger_get_by_id(u32 id);
 struct ntkl_logger *ntkl_logger_get_by_name(const char *name);
 void ntkl_logger_fill(struct ntkl_logger *lg, struct ntkl_properties *p);
 void ntkl_logger_stop_all(void);
+int ntkl_logger_set_stack_tracing(const struct ntkl_stack_tracing *st, const u16 *hooks);
+int ntkl_logger_get_stack_tracing(struct ntkl_stack_tracing *st, u16 *hooks, u32 room);
 
 /* buffers.c */
 int ntkl_buffers_alloc(struct ntkl_logger *lg);

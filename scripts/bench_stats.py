@@ -19,11 +19,14 @@ trace-cmd's. scripts/test_bench_stats.py checks each rule.
 import sys
 
 MODES = ("none", "cswitch", "compact", "tracecmd")
+# Recorders tabulated only when the raw output has them.
+OPTIONAL_MODES = ("cswstack",)
 NAMES = {
     "none": "no tracing",
     "cswitch": "ntkl CSWITCH",
     "compact": "ntkl COMPACT_CSWITCH",
     "tracecmd": "trace-cmd sched_switch",
+    "cswstack": "ntkl CSWITCH+stacks",
 }
 SPIN_MODES = ("none", "spinlock", "tracecmd")
 SPIN_NAMES = {
@@ -136,11 +139,13 @@ def switch_table(raw):
     p("Cost per context switch (min | median over all runs; switches per run:")
     p("/proc/stat ctxt delta over the run, all CPUs, median of the untraced runs)")
     noise, tc_min, ok_min, ok_med, r_min, r_med = {}, {}, {}, {}, {}, {}
+    modes = MODES + tuple(m for m in OPTIONAL_MODES
+                          if any((wl, m, "ns") in raw.runs for wl in raw.workloads))
     for wl in raw.workloads:
         base_min, base_med = min_median(raw.runs.get((wl, "none", "ns"), []))
         nsw = min_median(raw.runs.get((wl, "none", "ctxt"), []))[1]
         add_min, add_med, wall, ctx = {}, {}, {}, {}
-        for m in MODES:
+        for m in modes:
             smin, smed = min_median(raw.runs.get((wl, m, "ns"), []))
             add_min[m] = (smin - base_min) / nsw
             add_med[m] = (smed - base_med) / nsw
@@ -153,7 +158,7 @@ def switch_table(raw):
         p("  median - min: less than that added is noise)")
         p("  %-24s %21s %10s %22s %16s" %
           ("recorder", "wall ms min | med", "ctxt med", "added ns/sw min | med", "vs trace-cmd"))
-        for m in MODES:
+        for m in modes:
             if m == "none":
                 p("  %-24s %10.1f | %8.1f %10d %22s %16s" %
                   (NAMES[m], wall[m][0] / 1e6, wall[m][1] / 1e6, int(ctx[m]), "-", "-"))
@@ -162,6 +167,11 @@ def switch_table(raw):
                   (NAMES[m], wall[m][0] / 1e6, wall[m][1] / 1e6, int(ctx[m]),
                    add_min[m], add_med[m], ratio(add_min[m], add_min["tracecmd"]),
                    ratio(add_med[m], add_med["tracecmd"])))
+        if "cswstack" in modes:
+            # each switch of a CSWITCH -stackwalk CSwitch logger has a stack
+            p("  %-24s %21s %10s %10.0f | %9.0f" %
+              ("cost per CSwitch stack", "", "", add_min["cswstack"] - add_min["cswitch"],
+               add_med["cswstack"] - add_med["cswitch"]))
         tc_min[wl] = add_min["tracecmd"]
         for m in ("cswitch", "compact"):
             ok_min[wl, m] = add_min["tracecmd"] > 0
@@ -176,7 +186,7 @@ def switch_table(raw):
     p("Bytes per switch and events lost (default buffers)")
     p("  %-24s %10s %12s %12s %12s %14s" %
       ("recorder", "switches", "records B/sw", "file B/sw", "lost", "lost max-rate"))
-    for m in MODES[1:]:
+    for m in modes[1:]:
         sw = total(m, "switches")
         rec_bytes = total(m, "rawbytes" if m == "tracecmd" else "evbytes")
         rec = "%.2f" % (rec_bytes / sw) if sw else "n/a"
@@ -187,7 +197,7 @@ def switch_table(raw):
     p("  compressed .dat, kallsyms and event formats included)")
     p("")
     p("Max rate: one pinned pingpong per CPU at once")
-    for m in MODES[1:]:
+    for m in modes[1:]:
         sw = raw.max_rate.get(m, {}).get("switches", 0)
         ns = raw.max_ns.get(m, 0)
         p("  %-24s %8d switches in %6.2f s = %6.0f switches/s, %d lost" %
@@ -213,7 +223,7 @@ def switch_table(raw):
     cb = total("compact", "evbytes") / sw if sw else -1
     p("  %-52s %s (%.2f)" %
       ("CompCS <= 5 bytes per switch", "met" if 0 <= cb <= 5 else "NOT met", cb))
-    lost = sum(total(m, "lost") + raw.max_rate.get(m, {}).get("lost", 0) for m in MODES[1:])
+    lost = sum(total(m, "lost") + raw.max_rate.get(m, {}).get("lost", 0) for m in modes[1:])
     p("  %-52s %s (%d)" % ("nothing lost with default buffers", "met" if lost == 0 else "NOT met",
                            lost))
     return "\n".join(out) + "\n"

@@ -80,6 +80,18 @@ class Tables(unittest.TestCase):
         self.assertIn("wl: CSWITCH adds <= 1/2 of trace-cmd                 met (0.05; median 0.05)",
                       text)
 
+    def test_stack_cost(self):
+        r = self.workload([3000, 3500])
+        r2 = raw("W round=1 mode=cswstack rep=0 wl ns=1400 ctxt=10",
+                 "W round=1 mode=cswstack rep=1 wl ns=1900 ctxt=10")
+        for k, v in r2.runs.items():
+            r.runs.setdefault(k, []).extend(v)
+        text = bench_stats.switch_table(r)
+        # CSWITCH adds 10 ns per switch, with stacks 40: 30 per stack
+        self.assertIn("ntkl CSWITCH+stacks", text)
+        self.assertIn("cost per CSwitch stack", text)
+        self.assertRegex(text, r"cost per CSwitch stack +30 \| +30")
+
     def test_within_noise(self):
         # untraced spread (1500 - 1000) / 10 = 50 ns; trace-cmd adds 20: noise
         text = bench_stats.switch_table(self.workload([1200, 1700]))

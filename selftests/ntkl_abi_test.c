@@ -33,6 +33,7 @@ struct padded {
 		struct ntkl_bind bind;
 		struct ntkl_spinlock_config spin;
 		struct ntkl_version version;
+		struct ntkl_stack_tracing stack;
 		uint8_t bytes[sizeof(struct ntkl_properties)];
 	};
 	uint8_t extra[EXTRA];
@@ -177,6 +178,49 @@ TEST_F(abi, other_structs_sizes)
 }
 
 /* Unknown numbers, and known numbers encoding a size below the first published one. */
+/* The stack tracing list (-stackwalk) follows them too. */
+TEST_F(abi, stack_tracing_sizes)
+{
+	uint16_t hooks[2] = { NTKL_STACK_HOOK_PROFILE };
+	struct ntkl_properties p;
+	struct padded u;
+
+	props_init(&p, "selftest abi", EVENT_TRACE_FLAG_PROCESS);
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_START, &p));
+
+	/* SET: the first published size; below it EINVAL; a non-zero tail E2BIG */
+	memset(&u, 0, sizeof(u));
+	u.stack.size = NTKL_STACK_TRACING_SIZE_VER0;
+	u.stack.logger_id = p.logger_id;
+	u.stack.count = 1;
+	u.stack.hooks = (uint64_t)(uintptr_t)hooks;
+	EXPECT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_SET_STACK_TRACING, &u));
+	u.stack.size = NTKL_STACK_TRACING_SIZE_VER0 - 8;
+	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_SET_STACK_TRACING, &u));
+	u.stack.size = sizeof(u.stack) + 8;
+	u.bytes[sizeof(u.stack) + 4] = 1;
+	EXPECT_EQ(-E2BIG, ntkl_ctl(self->fd, NTKL_IOC_SET_STACK_TRACING, &u));
+	/* stacks_truncated is out only */
+	u.bytes[sizeof(u.stack) + 4] = 0;
+	u.stack.stacks_truncated = 1;
+	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_SET_STACK_TRACING, &u));
+
+	/* GET writes no more than the caller's size, and the hooks it has room for */
+	memset(&u, CANARY, sizeof(u));
+	memset(&u.stack, 0, sizeof(u.stack));
+	memset(hooks, 0, sizeof(hooks));
+	u.stack.size = sizeof(u.stack);
+	u.stack.logger_id = p.logger_id;
+	u.stack.count = 2;
+	u.stack.hooks = (uint64_t)(uintptr_t)hooks;
+	EXPECT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_GET_STACK_TRACING, &u));
+	EXPECT_EQ(1, u.stack.count);
+	EXPECT_EQ(NTKL_STACK_HOOK_PROFILE, hooks[0]);
+	EXPECT_EQ(0, hooks[1]);
+	EXPECT_TRUE(all_bytes(u.bytes + sizeof(u.stack), sizeof(u) - sizeof(u.stack), CANARY));
+	ASSERT_EQ(0, ntkl_stop_name(self->fd, "selftest abi"));
+}
+
 TEST_F(abi, enotty)
 {
 	struct padded u;

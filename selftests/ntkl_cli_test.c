@@ -3,9 +3,9 @@
  * ntkl_cli_test: the ntkl command as a user types it, in the test VM:
  * record, start/stop with a background writer, query/list/flush/update,
  * buffering mode with save, spinlock-config, PROFILE with -setprofint and
- * profile-interval, an xperf kernel group with DPC and INTERRUPT, a
- * recorder killed with -9 (and -owned), -compress, report, and the
- * error messages. Every
+ * profile-interval, -stackwalk, an xperf kernel group with DPC and
+ * INTERRUPT, a recorder killed with -9 (and -owned), -compress, report,
+ * and the error messages. Every
  * file written must pass `ntkl dump --check`, with BuffersWritten equal to
  * the buffers in the file.
  */
@@ -343,6 +343,43 @@ TEST(kernel_group_dpc_isr)
 	EXPECT_NE(NULL, strstr(out, "\nISR ")) TH_LOG("%s", out);
 	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl record -on 0x0 -o /tmp/z.etl -- true"));
 	EXPECT_NE(NULL, strstr(out, "ntkl: -on 0x0 selects no event ntkl records")) TH_LOG("%s", out);
+}
+
+/* -stackwalk: stacks in the file, the list in query, update, errors. */
+TEST(stackwalk)
+{
+	char out[16384], why[4096];
+
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record -on PROC_THREAD+LOADER+CSWITCH+PROFILE+DISPATCHER -stackwalk Profile+CSwitch+ReadyThread -o /tmp/st.etl -- threadmix 4 100"))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(file_ok("/tmp/st.etl", why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/st.etl | grep -q 'StackWalk/Stack (0x1820 PERFINFO64 v2'"));
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/st.etl | grep -q '  frame 0: 0x'"));
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --stats /tmp/st.etl | grep -q '0x1820 StackWalk/Stack'"));
+
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl start clist -on CSWITCH+PROFILE -stackwalk 0x0f2e -buffering"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl query clist"));
+	EXPECT_NE(NULL, strstr(out, "Stack Walk            : Profile\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "Stacks Truncated      : 0\n")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl update clist -stackwalk cswitch+ReadyThread"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl query clist"));
+	EXPECT_NE(NULL, strstr(out, "Stack Walk            : CSwitch+ReadyThread\n")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl update clist -stackwalk none"));
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl query clist"));
+	EXPECT_NE(NULL, strstr(out, "Stack Walk            : none\n")) TH_LOG("%s", out);
+	/* a name xperf has but ntkl cannot walk, a hook the module refuses */
+	EXPECT_EQ(2, sh(out, sizeof(out), "ntkl update clist -stackwalk DiskIo"));
+	EXPECT_NE(NULL, strstr(out, "unknown stack walk event 'DiskIo'")) TH_LOG("%s", out);
+	EXPECT_EQ(1, sh(out, sizeof(out), "ntkl update clist -stackwalk 0x0301"));
+	EXPECT_NE(NULL, strstr(out, "cannot walk the stacks of 0x0301")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl stop clist"));
+	/* start refused: no logger left running */
+	EXPECT_EQ(1, sh(out, sizeof(out), "ntkl start clist2 -on CSWITCH -stackwalk 0x0301 -buffering"));
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl list"));
+	EXPECT_EQ(NULL, strstr(out, "clist2")) TH_LOG("%s", out);
 }
 
 TEST(error_messages)

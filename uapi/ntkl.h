@@ -211,6 +211,38 @@ struct ntkl_profile_interval {
 #define NTKL_PROFILE_INTERVAL_MIN	1221
 #define NTKL_PROFILE_INTERVAL_MAX	10000000
 
+/*
+ * Stack tracing (TraceSetInformation's TraceStackTracingInfo, xperf
+ * -stackwalk): the hooks (CLASSIC_EVENT_ID's group << 8 | type, e.g.
+ * 0x0524 CSwitch) after whose events a logger writes a StackWalk/Stack
+ * event (0x1820) with the stack of the thread the event is about.
+ * Selects the logger as the properties calls do (name if non-empty, else
+ * id). SET replaces the logger's list with count hooks at hooks (count 0:
+ * no stacks); a hook ntkl cannot walk (NTKL_STACK_HOOK_* are those it can),
+ * or more than NTKL_STACK_HOOKS_MAX, is EINVAL. GET fills up to count
+ * hooks at hooks (count in: their room) and returns how many the logger
+ * walks in count (E2BIG if there was less room), with the logger's
+ * truncated stacks (the frames ran past ETW_STACK_MAX_FRAMES).
+ */
+struct ntkl_stack_tracing {
+	__u32 size;			/* sizeof(struct ntkl_stack_tracing) */
+	__u32 logger_id;
+	char logger_name[NTKL_NAME_MAX];
+	__u32 count;
+	__u32 __reserved0;		/* must be zero */
+	__u64 hooks;			/* __u16 * */
+	__u64 stacks_truncated;		/* out (GET); must be zero on input */
+};
+
+#define NTKL_STACK_TRACING_SIZE_VER0	160
+#define NTKL_STACK_HOOKS_MAX		256	/* as Windows' list */
+
+/* The hooks ntkl can walk (uapi/ntkl_event_list.h has their events). */
+#define NTKL_STACK_HOOK_CSWITCH		0x0524
+#define NTKL_STACK_HOOK_SPINLOCK	0x0529
+#define NTKL_STACK_HOOK_READY_THREAD	0x0532
+#define NTKL_STACK_HOOK_PROFILE		0x0F2E
+
 #define NTKL_LIST_SIZE_VER0		24
 #define NTKL_SPINLOCK_CONFIG_SIZE_VER0	24
 #define NTKL_PROFILE_INTERVAL_SIZE_VER0	16
@@ -245,6 +277,8 @@ struct ntkl_version {
 #define NTKL_IOC_GET_VERSION	_IOWR(NTKL_IOC_MAGIC, 0x0A, struct ntkl_version)
 #define NTKL_IOC_SET_PROFILE_INTERVAL _IOW(NTKL_IOC_MAGIC, 0x0B, struct ntkl_profile_interval)
 #define NTKL_IOC_GET_PROFILE_INTERVAL _IOWR(NTKL_IOC_MAGIC, 0x0C, struct ntkl_profile_interval)
+#define NTKL_IOC_SET_STACK_TRACING _IOW(NTKL_IOC_MAGIC, 0x0D, struct ntkl_stack_tracing)
+#define NTKL_IOC_GET_STACK_TRACING _IOWR(NTKL_IOC_MAGIC, 0x0E, struct ntkl_stack_tracing)
 
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
@@ -260,6 +294,8 @@ static_assert(sizeof(struct ntkl_bind) == NTKL_BIND_SIZE_VER0, "struct ntkl_bind
 static_assert(sizeof(struct ntkl_spinlock_config) == NTKL_SPINLOCK_CONFIG_SIZE_VER0,
 	      "struct ntkl_spinlock_config size");
 static_assert(sizeof(struct ntkl_version) == NTKL_VERSION_SIZE_VER0, "struct ntkl_version size");
+static_assert(sizeof(struct ntkl_stack_tracing) == NTKL_STACK_TRACING_SIZE_VER0,
+	      "struct ntkl_stack_tracing size");
 static_assert(sizeof(struct ntkl_profile_interval) == NTKL_PROFILE_INTERVAL_SIZE_VER0,
 	      "struct ntkl_profile_interval size");
 static_assert(__builtin_offsetof(struct ntkl_version, group_masks) == 16 &&

@@ -912,6 +912,23 @@ struct perfinfo_isr {
 #define ETW_ISR_SIZE			20
 
 /*
+ * StackWalk/Stack (0x1820), PERFINFO64 version 2 as the PerfView sample
+ * has it: the time of the event whose stack it is (its record's
+ * TimeStamp), the process and thread whose stack it is, then the frames,
+ * innermost first, kernel frames before user frames, 8 bytes each (the
+ * count is what the record's size leaves: (Size - 16 - 16) / 8).
+ */
+struct etw_stack_walk {
+	__u64 event_time_stamp;
+	__u32 stack_process;
+	__u32 stack_thread;
+	/* __u64 stack[]; */
+};
+
+/* The most frames one Stack record carries: Windows' cap (192). */
+#define ETW_STACK_MAX_FRAMES		192
+
+/*
  * SetInterval, CollectionStart and CollectionEnd (0x0F48-0x0F4A), version
  * 3, SYSTEM64 header: SampledProfileInterval_V3 (Source, NewInterval,
  * OldInterval, then the source's name in UTF-16, NUL-terminated).
@@ -1289,6 +1306,10 @@ ETW_ASSERT_OFFSET(struct perfinfo_isr, routine, 8);
 ETW_ASSERT_OFFSET(struct perfinfo_isr, return_value, 16);
 ETW_ASSERT_OFFSET(struct perfinfo_isr, vector, 17);
 ETW_ASSERT_OFFSET(struct perfinfo_isr, reserved, 18);
+ETW_ASSERT_SIZE(struct etw_stack_walk, 16);
+ETW_ASSERT_OFFSET(struct etw_stack_walk, event_time_stamp, 0);
+ETW_ASSERT_OFFSET(struct etw_stack_walk, stack_process, 8);
+ETW_ASSERT_OFFSET(struct etw_stack_walk, stack_thread, 12);
 ETW_ASSERT_SIZE(struct etw_sampled_profile_interval, 12);
 ETW_ASSERT_OFFSET(struct etw_sampled_profile_interval, new_interval, 4);
 ETW_ASSERT_OFFSET(struct etw_sampled_profile_interval, old_interval, 8);

@@ -191,7 +191,7 @@ NTKL_EVENT(IMAGE_HYPERCALL_PAGE, ANY, 0, ANY, 0, "HypercallPage", NONE)
 
 /* StackWalk */
 #define ETW_EVENT_STACK_WALK_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x20)
-NTKL_EVENT(STACK_WALK, ANY, 0, ANY, 0, "Stack", NONE)
+NTKL_EVENT(STACK_WALK, PERFINFO64, 2, ANY, 0, "Stack", STACK_WALK)
 #define ETW_EVENT_STACK_KEY_DELETE_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x23)
 NTKL_EVENT(STACK_KEY_DELETE, ANY, 0, ANY, 0, "KeyDelete", NONE)
 #define ETW_EVENT_STACK_KEY_RUNDOWN_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x24)
@@ -378,6 +378,18 @@ NTKL_FIELD(ISR, struct perfinfo_isr, routine, 8, "Routine", KADDR)
 NTKL_FIELD(ISR, struct perfinfo_isr, return_value, 1, "ReturnValue", UINT)
 NTKL_FIELD(ISR, struct perfinfo_isr, vector, 1, "Vector", UINT)
 NTKL_FIELD(ISR, struct perfinfo_isr, reserved, 2, "Reserved", RESERVED)
+
+/*
+ * StackWalk/Stack: written after an event of a hook the logger walks
+ * (NTKL_IOC_SET_STACK_TRACING), never by a group mask. The frames that
+ * follow are addresses: kernel ones hashed for readers that may not see
+ * kernel addresses, user ones kept (format/redact_walk.h).
+ */
+NTKL_LAYOUT(STACK_WALK, "Stack", sizeof(struct etw_stack_walk), sizeof(struct etw_stack_walk) + 8,
+	    sizeof(struct etw_stack_walk) + 8 * ETW_STACK_MAX_FRAMES, STACK_FRAMES)
+NTKL_FIELD(STACK_WALK, struct etw_stack_walk, event_time_stamp, 8, "EventTimeStamp", UINT)
+NTKL_FIELD(STACK_WALK, struct etw_stack_walk, stack_process, 4, "StackProcess", UINT)
+NTKL_FIELD(STACK_WALK, struct etw_stack_walk, stack_thread, 4, "StackThread", UINT)
 
 /* SampledProfileInterval_V3: the fixed part, then SourceName (a lone NUL at least). */
 NTKL_LAYOUT(SAMPLED_PROFILE_INTERVAL, "ProfileInterval",

@@ -26,6 +26,7 @@ enum etw_tail {
 	ETW_TAIL_CCSWAP_PACKETS,	/* TidTable and the compact packets */
 	ETW_TAIL_FILE_NAME,		/* FileName (UTF-16) */
 	ETW_TAIL_SOURCE_NAME,		/* SourceName (UTF-16) */
+	ETW_TAIL_STACK_FRAMES,		/* 8-byte addresses: kernel ones hashed */
 };
 
 /* How a field is printed, and what the module does with it. */

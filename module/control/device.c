@@ -20,6 +20,7 @@
 
 #include "ntkl.h"
 #include "producers/ntsched.h"
+#include "producers/stack.h"
 
 static bool read_done(struct ntkl_logger *lg)
 {
@@ -142,9 +143,12 @@ static int __init ntkl_init(void)
 	ntkl_clock_anchor();
 	ntkl_sched_init();
 	ntkl_spinlock_init();
-	ret = ntkl_image_init();
+	ret = ntkl_stack_init();
 	if (ret)
 		return ret;
+	ret = ntkl_image_init();
+	if (ret)
+		goto no_image;
 	ret = ntkl_probes_register();
 	if (ret)
 		goto no_probes;
@@ -160,6 +164,8 @@ no_device:
 	ntkl_probes_unregister();
 no_probes:
 	ntkl_image_exit();
+no_image:
+	ntkl_stack_exit();
 	return ret;
 }
 
@@ -170,6 +176,7 @@ static void __exit ntkl_exit(void)
 	ntkl_logger_stop_all();
 	ntkl_probes_unregister();
 	ntkl_image_exit();
+	ntkl_stack_exit();
 	pr_info("unloaded\n");
 }
 

@@ -241,6 +241,54 @@ static long profile_interval_ioctl(struct file *file, unsigned int cmd, void __u
 	return setting_ioctl(&profile_interval_setting, cmd, arg);
 }
 
+/*
+ * SET_STACK_TRACING and GET_STACK_TRACING: a logger's list of hooks whose
+ * events carry stacks (uapi/ntkl.h), copied through a bounded array.
+ */
+static long stack_tracing_ioctl(struct file *file, unsigned int cmd, void __user *arg)
+{
+	struct ntkl_stack_tracing st;
+	void __user *uhooks;
+	u16 *hooks = NULL;
+	u32 usize, room;
+	int ret;
+
+	ret = copy_in(&st, sizeof(st), NTKL_STACK_TRACING_SIZE_VER0, arg, &usize);
+	if (ret)
+		return ret;
+	if (st.__reserved0 || st.stacks_truncated ||
+	    !memchr(st.logger_name, 0, sizeof(st.logger_name)) ||
+	    (!st.logger_name[0] && !st.logger_id))
+		return -EINVAL;
+	uhooks = u64_to_user_ptr(st.hooks);
+	if (cmd == NTKL_IOC_SET_STACK_TRACING) {
+		if (st.count > NTKL_STACK_HOOKS_MAX)
+			return -EINVAL;
+		if (st.count) {
+			hooks = memdup_user(uhooks, st.count * sizeof(*hooks));
+			if (IS_ERR(hooks))
+				return PTR_ERR(hooks);
+		}
+		ret = ntkl_logger_set_stack_tracing(&st, hooks);
+		kfree(hooks);
+		return ret;
+	}
+	/* GET: at most as many hooks as ntkl can walk */
+	room = min_t(u32, st.count, NTKL_STACK_HOOKS_MAX);
+	hooks = kcalloc(NTKL_STACK_HOOKS_MAX, sizeof(*hooks), GFP_KERNEL);
+	if (!hooks)
+		return -ENOMEM;
+	ret = ntkl_logger_get_stack_tracing(&st, hooks, room);
+	if (!ret && min(st.count, room) &&
+	    copy_to_user(uhooks, hooks, min(st.count, room) * sizeof(*hooks)))
+		ret = -EFAULT;
+	kfree(hooks);
+	if (ret)
+		return ret;
+	ret = copy_out(arg, usize, &st, sizeof(st));
+	return ret ?: (st.count > room ? -E2BIG : 0);
+}
+
 /* GET_VERSION: the ABI, and the group masks whose events the module writes. */
 static long version_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 {
@@ -289,6 +337,8 @@ static const struct ntkl_ioc iocs[] = {
 	  profile_interval_ioctl },
 	{ NTKL_IOC_GET_PROFILE_INTERVAL, NTKL_PROFILE_INTERVAL_SIZE_VER0, false,
 	  profile_interval_ioctl },
+	{ NTKL_IOC_SET_STACK_TRACING, NTKL_STACK_TRACING_SIZE_VER0, false, stack_tracing_ioctl },
+	{ NTKL_IOC_GET_STACK_TRACING, NTKL_STACK_TRACING_SIZE_VER0, false, stack_tracing_ioctl },
 };
 
 /* Who may control loggers: the one capability check of the module. */

@@ -19,6 +19,7 @@
 #include "ntkl.h"
 #include "uapi/ntkl_bounds.h"
 #include "producers/producer.h"
+#include "producers/stack.h"
 
 static DEFINE_MUTEX(table_lock);
 static struct ntkl_logger *table[NTKL_MAX_LOGGERS];
@@ -442,6 +443,73 @@ int ntkl_logger_control(const struct file *file, unsigned int cmd, struct ntkl_p
 	}
 	mutex_unlock(&table_lock);
 	return ret;
+}
+
+/* The running logger a name (if non-empty) or id selects. table_lock held. */
+static struct ntkl_logger *find_named_locked(const char *name, u32 id)
+{
+	unsigned int i;
+
+	if (name[0]) {
+		for (i = 0; i < NTKL_MAX_LOGGERS; i++)
+			if (table[i] && !strncasecmp(table[i]->name, name, NTKL_NAME_MAX))
+				return table[i];
+		return NULL;
+	}
+	if (id >= 1 && id <= NTKL_MAX_LOGGERS)
+		return table[ID_TO_SLOT(id)];
+	return NULL;
+}
+
+/*
+ * SET_STACK_TRACING: the hooks (st->count of them, checked by the caller)
+ * whose events lg follows with their stacks, replacing its list. Probes
+ * read the set of bits where they write the event, without a lock.
+ */
+int ntkl_logger_set_stack_tracing(const struct ntkl_stack_tracing *st, const u16 *hooks)
+{
+	struct ntkl_logger *lg;
+	u32 i, bits = 0, bit;
+
+	for (i = 0; i < st->count; i++) {
+		bit = ntkl_stack_hook_bit(hooks[i]);
+		if (!bit)
+			return -EINVAL;
+		bits |= bit;
+	}
+	mutex_lock(&table_lock);
+	lg = find_named_locked(st->logger_name, st->logger_id);
+	if (lg)
+		WRITE_ONCE(lg->stack_hooks, bits);
+	mutex_unlock(&table_lock);
+	return lg ? 0 : -ENOENT;
+}
+
+/*
+ * GET_STACK_TRACING: up to room of lg's hooks into hooks, how many it
+ * has in st->count, and its truncated stacks.
+ */
+int ntkl_logger_get_stack_tracing(struct ntkl_stack_tracing *st, u16 *hooks, u32 room)
+{
+	struct ntkl_logger *lg;
+	unsigned long bits;
+	unsigned int bit;
+	u32 n = 0;
+
+	mutex_lock(&table_lock);
+	lg = find_named_locked(st->logger_name, st->logger_id);
+	if (lg) {
+		bits = READ_ONCE(lg->stack_hooks);
+		for_each_set_bit(bit, &bits, BITS_PER_TYPE(u32)) {
+			if (n < room)
+				hooks[n] = ntkl_stack_bit_hook(bit);
+			n++;
+		}
+		st->count = n;
+		st->stacks_truncated = atomic64_read(&lg->stacks_truncated);
+	}
+	mutex_unlock(&table_lock);
+	return lg ? 0 : -ENOENT;
 }
 
 /* Does p select lg (by name if it has one, else by id)? */

@@ -2,7 +2,8 @@
 /*
  * The walk over a buffer's records that replaces each kernel address (a
  * layout field of kind KADDR in uapi/ntkl_event_list.h, or of kind ADDR
- * holding a kernel address) by hash(address).
+ * holding a kernel address, or a kernel frame of a StackWalk's tail) by
+ * hash(address).
  * Pure: format/redact.c runs it with the kernel's %p hash, and
  * userspace/tests/test_redact.c compiles this same file to check it.
  *
@@ -51,6 +52,18 @@ static inline void ntkl_redact_record(u8 *payload, u32 len, const struct etw_lay
 			continue;
 		addr = hash(addr);
 		memcpy(payload + f->offset, &addr, sizeof(addr));
+	}
+	/* a stack's frames: its kernel frames hashed, its user frames kept */
+	if (l->tail == ETW_TAIL_STACK_FRAMES) {
+		u32 off;
+
+		for (off = l->fixed; off + sizeof(addr) <= len; off += sizeof(addr)) {
+			memcpy(&addr, payload + off, sizeof(addr));
+			if (!ntkl_is_kernel_addr(addr))
+				continue;
+			addr = hash(addr);
+			memcpy(payload + off, &addr, sizeof(addr));
+		}
 	}
 }
 

@@ -19,6 +19,7 @@
 #include "producers/ntsched.h"
 #include "format/record.h"
 #include "producers/producer.h"
+#include "producers/stack.h"
 #include "uapi/ntkl_ccswap.h"
 
 struct cswitch_cpu {
@@ -49,17 +50,29 @@ static void emit_batch(const struct ntkl_active_set *set, struct ccswap_batch *b
 	ccswap_reset(b);
 }
 
+/*
+ * A CSwitch, then for a logger that walks CSwitch the new thread's stack
+ * (walked once per switch, into *st, for the first such logger).
+ */
 static void write_cswitch(struct ntkl_logger *lg, const struct wmi_contextswap *cs,
-			  u64 clock)
+			  u64 clock, struct task_struct *next, struct ntkl_stack **st)
 {
 	struct ntkl_record rec;
+	u64 time;
 	u8 *p;
 
 	p = ntkl_record_begin_at(lg, &rec, ETW_EVENT_CSWITCH, sizeof(*cs), clock);
 	if (!p)
 		return;
 	memcpy(p, cs, sizeof(*cs));
+	time = ntkl_record_perfinfo_time(p);
 	ntkl_record_end(&rec);
+	if (likely(!ntkl_stack_on(lg, NTKL_STACK_CSWITCH)))
+		return;
+	if (!*st)
+		*st = ntkl_stack_task(next);
+	if (*st)
+		ntkl_stack_write(lg, *st, time);
 }
 
 /* What both forms need of one switch, worked out once. */
@@ -148,12 +161,13 @@ void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	si.wait_ticks = ntkl_nt_wait_ticks(next);
 
 	if (set->cs.n_cswitch) {
+		struct ntkl_stack *st = NULL;
 		struct wmi_contextswap cs;
 
 		fill_cswitch(&cs, prev, next, &si);
 		for (i = 0; i < set->cs.n_cswitch; i++)
 			write_cswitch(set->cs.cswitch[i], &cs,
-				      now[set->cs.cswitch[i]->clock_type]);
+				      now[set->cs.cswitch[i]->clock_type], next, &st);
 	}
 	if (set->cs.compact_clocks)
 		write_compact(set, now, prev, &si);

@@ -13,6 +13,7 @@
  *  - each file a process maps with code in it (its executable, ld.so, its
  *    shared libraries) is one image of that process, from the first to
  *    the last of the consecutive mappings of that file, named by its path.
+ *  - its vDSO is one image too, "[vdso]".
  * At logger start and stop every one is listed (DCStart, DCEnd); while
  * it runs, module loads and unloads (the module notifier) and each exec's
  * new executable and interpreter (sched_process_exec) are written as Load

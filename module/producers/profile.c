@@ -40,6 +40,7 @@
 #include "format/record.h"
 #include "format/utf16.h"
 #include "producers/producer.h"
+#include "producers/stack.h"
 #include "uapi/ntkl_bounds.h"
 
 static DEFINE_MUTEX(profile_lock);
@@ -90,7 +91,9 @@ static void profile_overflow(struct perf_event *event, struct perf_sample_data *
 	s.count = 1;
 	s.flags = sample_flags(current);
 	s.rank = 0;
-	ntkl_record_each(loggers, n, ETW_EVENT_SAMPLED_PROFILE, &s, sizeof(s));
+	/* with the interrupted context's stack for loggers that walk Profile */
+	ntkl_record_each_walked(loggers, n, ETW_EVENT_SAMPLED_PROFILE, &s, sizeof(s),
+				NTKL_STACK_PROFILE, regs);
 }
 
 static struct perf_event_attr profile_attr(u32 interval)

@@ -13,13 +13,16 @@
 
 #include "producers/ntsched.h"
 #include "format/record.h"
+#include "producers/stack.h"
 
 void ntkl_probe_sched_waking(void *data, struct task_struct *p)
 {
 	struct ntkl_logger **loggers;
 	unsigned int i, n = ntkl_active_loggers(&loggers);
+	struct ntkl_stack *st = NULL;
 	struct etw_ready_thread *rt;
 	struct ntkl_record rec;
+	u64 time;
 
 	for (i = 0; i < n; i++) {
 		if (!ntkl_event_on(loggers[i], ETW_EVENT_READY_THREAD))
@@ -34,6 +37,14 @@ void ntkl_probe_sched_waking(void *data, struct task_struct *p)
 		rt->flag = in_hardirq() || in_serving_softirq() ?
 			   ETW_READY_THREAD_READIED_FROM_DPC : 0;
 		rt->reserved = 0;
+		time = ntkl_record_perfinfo_time((u8 *)rt);
 		ntkl_record_end(&rec);
+		/* the readying context's stack, for loggers that walk ReadyThread */
+		if (likely(!ntkl_stack_on(loggers[i], NTKL_STACK_READY_THREAD)))
+			continue;
+		if (!st)
+			st = ntkl_stack_current(NULL);
+		if (st)
+			ntkl_stack_write(loggers[i], st, time);
 	}
 }

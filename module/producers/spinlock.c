@@ -31,6 +31,7 @@
 #include "producers/ntsched.h"
 #include "format/record.h"
 #include "producers/producer.h"
+#include "producers/stack.h"
 #include "uapi/ntkl_bounds.h"
 
 #define SPIN_NEST_MAX	8	/* Windows tracks nesting to a depth of 8 */
@@ -236,7 +237,8 @@ static __always_inline void write_record(struct spin_cpu *sc, const struct spin_
 			 (in_hardirq() || in_nmi() ? WMI_SPINLOCK_EXECUTE_ISR : 0),
 	};
 
-	ntkl_record_each(loggers, n, ETW_EVENT_SPINLOCK, &rec, sizeof(rec));
+	ntkl_record_each_walked(loggers, n, ETW_EVENT_SPINLOCK, &rec, sizeof(rec),
+				NTKL_STACK_SPINLOCK, NULL);
 }
 
 /*

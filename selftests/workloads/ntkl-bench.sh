@@ -14,6 +14,8 @@
 #   none       no tracing
 #   cswitch    ntkl start -on CSWITCH (a CSwitch event per switch)
 #   compact    ntkl start -on COMPACT_CSWITCH (CompCS batches)
+#   cswstack   ntkl start -on CSWITCH -stackwalk CSwitch (each CSwitch
+#              followed by the new thread's stack: the cost of a stack)
 #   tracecmd   trace-cmd record -C mono -e sched:sched_switch
 #
 # ntkl writes with its background writer and trace-cmd with its per-CPU
@@ -41,7 +43,7 @@ max_trips=${6:-10000}
 T=/sys/kernel/tracing
 W=/tmp/ntkl-bench
 LOGGER=ntkl-bench
-MODES="none cswitch compact tracecmd"
+MODES="none cswitch compact tracecmd cswstack"
 mkdir -p "$W"
 
 die() {
@@ -101,7 +103,7 @@ tc_stop() {
 
 ntkl_start() {
 	rm -f "$W/ntkl.etl"
-	ntkl start "$LOGGER" -on "$1" -f "$W/ntkl.etl" > /dev/null
+	ntkl start "$LOGGER" -on "$@" -f "$W/ntkl.etl" > /dev/null
 }
 
 # The F line of an ntkl run, from ntkl stop's counters and the "total" row
@@ -121,6 +123,7 @@ start() {
 	none) ;;
 	cswitch) ntkl_start CSWITCH ;;
 	compact) ntkl_start COMPACT_CSWITCH ;;
+	cswstack) ntkl_start CSWITCH -stackwalk CSwitch ;;
 	tracecmd) tc_start ;;
 	esac
 }
@@ -129,7 +132,7 @@ start() {
 stop() {
 	case $1 in
 	none) ;;
-	cswitch|compact) ntkl_stop ;;
+	cswitch|compact|cswstack) ntkl_stop ;;
 	tracecmd) tc_stop ;;
 	esac
 }
@@ -154,7 +157,7 @@ rotate() {
 
 r=1
 while [ $r -le "$rounds" ]; do
-	for m in $(rotate $(((r - 1) % 4)) $MODES); do
+	for m in $(rotate $(((r - 1) % 5)) $MODES); do
 		start "$m"
 		: > "$W/w"
 		i=1
@@ -174,7 +177,7 @@ while [ $r -le "$rounds" ]; do
 done
 
 # The highest rate: one pinned pingpong per CPU, all at once.
-for m in cswitch compact tracecmd; do
+for m in cswitch compact tracecmd cswstack; do
 	start "$m"
 	pids=
 	c=0

@@ -49,6 +49,10 @@ int cmd_report(int argc, char **argv);
 void cmd_report_usage(FILE *out);
 int cmd_relog(int argc, char **argv);
 void cmd_relog_usage(FILE *out);
+/* cmd_stackwalk.c: -stackwalk, and query's lines for it */
+int stackwalk_apply(int fd, const char *cmd, const char *logger, uint32_t id,
+		    const struct ntkl_stackwalk *sw);
+void stackwalk_show(FILE *out, int fd, const char *logger, uint32_t id);
 int cmd_version(int argc, char **argv);
 void cmd_version_usage(FILE *out);
 

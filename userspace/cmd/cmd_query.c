@@ -55,12 +55,17 @@ int cmd_query(int argc, char **argv)
 	struct ntkl_writer_state st;
 	struct ntkl_properties p;
 	struct ntkl_sink sink;
-	int status;
+	int status, fd;
 
 	if (cmd_on_logger(argc, argv, &cmd_logger_ops[CMD_QUERY], &p, &status))
 		return status;
 	find_sink(&p, &st, &sink);
 	ntkl_show_props(stdout, &p, &sink);
+	fd = ntkl_open();
+	if (fd >= 0) {
+		stackwalk_show(stdout, fd, NULL, p.logger_id);
+		close(fd);
+	}
 	return 0;
 }
 

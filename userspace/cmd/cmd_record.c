@@ -31,7 +31,7 @@
 #define RECORD_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_FLUSHTIMER | \
 			 NTKL_OPT_FILE | NTKL_OPT_OUTPUT | NTKL_OPT_SETPROFINT | \
-			 NTKL_OPT_COMPRESS)
+			 NTKL_OPT_COMPRESS | NTKL_OPT_STACKWALK)
 #define PROGRESS_MS	250
 #define EXIT_INTERRUPTED 130
 
@@ -54,7 +54,7 @@ void cmd_record_usage(FILE *out)
 		"  -o FILE.etl        the file to write (-f works too; default ntkl.etl)\n"
 		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
 		"  -minbuffers N, -maxbuffers N, -clock qpc|system|cycle,\n"
-		"  -flushtimer S, -setprofint N, -compress\n"
+		"  -flushtimer S, -setprofint N, -stackwalk HOOKS, -compress\n"
 		"                     as for ntkl start\n"
 		"\n"
 		"Exit status: COMMAND's (128+N if signal N killed it), 127 if it\n"
@@ -455,6 +455,12 @@ int cmd_record(int argc, char **argv)
 		ctx.asked = &asked;
 		snprintf(what, sizeof(what), "cannot start logger '%s'", name);
 		ntkl_error_print(stderr, &ctx, what, ret);
+		close(r.ctl_fd);
+		return 1;
+	}
+	if ((o.seen & NTKL_OPT_STACKWALK) &&
+	    stackwalk_apply(r.ctl_fd, "record", NULL, r.props.logger_id, &o.stackwalk)) {
+		ntkl_stop(r.ctl_fd, &r.props);
 		close(r.ctl_fd);
 		return 1;
 	}

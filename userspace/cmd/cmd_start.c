@@ -27,7 +27,7 @@
 #define START_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_BUFFERING | \
 			 NTKL_OPT_FLUSHTIMER | NTKL_OPT_FILE | NTKL_OPT_SETPROFINT | \
-			 NTKL_OPT_OWNED | NTKL_OPT_COMPRESS)
+			 NTKL_OPT_OWNED | NTKL_OPT_COMPRESS | NTKL_OPT_STACKWALK)
 
 void cmd_start_usage(FILE *out)
 {
@@ -50,6 +50,9 @@ void cmd_start_usage(FILE *out)
 		"  -flushtimer S      hand buffers to the writer at least every S seconds\n"
 		"  -setprofint N      PROFILE's interval, 100 ns units (kernel-wide, as\n"
 		"                     ntkl profile-interval N; default 10000 = 1 ms)\n"
+		"  -stackwalk HOOKS   record the stacks of these events, names joined\n"
+		"                     with '+' as xperf's: Profile, CSwitch, ReadyThread,\n"
+		"                     SpinLock, or hook ids (0x0524)\n"
 		"  -buffering         keep events in memory only (no -f)\n"
 		"  -compress          write FILE compressed, as WPR and PerfView save\n"
 		"                     traces (COMPRESSED_MODE, [MS-XCA] LZ77 per buffer)\n"
@@ -426,6 +429,12 @@ int cmd_start(int argc, char **argv)
 		ctx.asked = &asked;
 		snprintf(what, sizeof(what), "cannot start logger %s", name);
 		ntkl_error_print(stderr, &ctx, what, ret);
+		close(fd);
+		return 1;
+	}
+	if ((o.seen & NTKL_OPT_STACKWALK) &&
+	    stackwalk_apply(fd, "start", NULL, p.logger_id, &o.stackwalk)) {
+		ntkl_stop(fd, &p);
 		close(fd);
 		return 1;
 	}

@@ -14,12 +14,14 @@
 #include "cmd.h"
 #include "ctl/ntkl_control.h"
 
-#define UPDATE_OPTS	(NTKL_OPT_ON | NTKL_OPT_FLUSHTIMER | NTKL_OPT_MAXBUFFERS)
+#define UPDATE_OPTS	(NTKL_OPT_ON | NTKL_OPT_FLUSHTIMER | NTKL_OPT_MAXBUFFERS | \
+			 NTKL_OPT_STACKWALK)
 
 void cmd_update_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ntkl update NAME [-on FLAGS] [-flushtimer S] [-maxbuffers N]\n"
+		"       [-stackwalk HOOKS]\n"
 		"\n"
 		"Change a running logger. What is not given stays as it is.\n"
 		"\n"
@@ -29,6 +31,8 @@ void cmd_update_usage(FILE *out)
 		"  -flushtimer S   hand buffers to the reader at least every S seconds\n"
 		"                  (1..%u; a timer cannot be turned off)\n"
 		"  -maxbuffers N   accepted only as it is: the buffers are allocated at start\n"
+		"  -stackwalk HOOKS  the events whose stacks are recorded, replacing the\n"
+		"                  list (as ntkl start; -stackwalk none records none)\n"
 		"\n"
 		"Exit status: 0 updated, 1 failed, 2 usage error.\n",
 		NTKL_MAX_FLUSH_TIMER);
@@ -40,6 +44,7 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n");
 	fprintf(stderr, "usage: ntkl update NAME [-on FLAGS] [-flushtimer S] [-maxbuffers N]\n"
+		"       [-stackwalk HOOKS]\n"
 		"(ntkl help update says more)\n");
 	return EXIT_USAGE;
 }
@@ -64,7 +69,7 @@ int cmd_update(int argc, char **argv)
 			return 0;
 		}
 		if (ntkl_opts_is_option(argv[i]))
-			return usage_error("unknown option '%s' (update takes -on, -flushtimer, -maxbuffers)",
+			return usage_error("unknown option '%s' (update takes -on, -flushtimer, -maxbuffers, -stackwalk)",
 					   argv[i]);
 		if (name)
 			return usage_error("one logger name only: '%s' is one too many", argv[i]);
@@ -75,7 +80,7 @@ int cmd_update(int argc, char **argv)
 	if (strlen(name) >= NTKL_NAME_MAX)
 		return usage_error("logger names are 1..127 bytes: '%s'", name);
 	if (!o.seen)
-		return usage_error("%s", "nothing to change: give -on, -flushtimer or -maxbuffers");
+		return usage_error("%s", "nothing to change: give -on, -flushtimer, -maxbuffers or -stackwalk");
 	/* for the ioctl 0 means "leave it": say so rather than do nothing */
 	if ((o.seen & NTKL_OPT_FLUSHTIMER) && !o.flush_timer)
 		return usage_error("%s", "-flushtimer 0: a flush timer cannot be turned off, only changed (1..3600)");
@@ -107,6 +112,11 @@ int cmd_update(int argc, char **argv)
 	p.flush_timer = o.flush_timer;
 	p.maximum_buffers = o.maximum_buffers;
 	asked = p;
+	if ((o.seen & NTKL_OPT_STACKWALK) &&
+	    stackwalk_apply(fd, "update", name, 0, &o.stackwalk)) {
+		close(fd);
+		return 1;
+	}
 	ret = ntkl_update(fd, &p);
 	close(fd);
 	if (ret) {

@@ -18,6 +18,7 @@
 #include "ntkl_flags.h"
 #include "ntkl_opts.h"
 #include "ntkl_show.h"
+#include "ntkl_stackwalk.h"
 #include "ntkl_state.h"
 #include "ntkl_writer.h"
 

@@ -12,7 +12,7 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-enum value_kind { V_NONE, V_NUMBER, V_FLAGS, V_CLOCK, V_PATH };
+enum value_kind { V_NONE, V_NUMBER, V_FLAGS, V_CLOCK, V_PATH, V_HOOKS };
 
 static const struct {
 	const char *name;
@@ -31,6 +31,7 @@ static const struct {
 	{ "setprofint", NTKL_OPT_SETPROFINT, V_NUMBER },
 	{ "owned", NTKL_OPT_OWNED, V_NONE },
 	{ "compress", NTKL_OPT_COMPRESS, V_NONE },
+	{ "stackwalk", NTKL_OPT_STACKWALK, V_HOOKS },
 };
 
 static const char *const clock_names[] = {
@@ -123,6 +124,12 @@ int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 		return parse_u32("-flushtimer", value, &o->flush_timer, err, err_size) ? -1 : 1;
 	case NTKL_OPT_SETPROFINT:
 		return parse_u32("-setprofint", value, &o->profile_interval, err, err_size) ? -1 : 1;
+	case NTKL_OPT_STACKWALK:
+		if (ntkl_stackwalk_parse(value, &o->stackwalk, ferr, sizeof(ferr))) {
+			snprintf(err, err_size, "-stackwalk %s: %s", value, ferr);
+			return -1;
+		}
+		return 1;
 	case NTKL_OPT_CLOCK:
 		for (uint32_t c = NTKL_CLOCK_QPC; c <= NTKL_CLOCK_CYCLE; c++) {
 			if (!strcasecmp(value, clock_names[c])) {

@@ -6,7 +6,7 @@
  *
  *	-on FLAGS -buffersize KB -minbuffers N -maxbuffers N
  *	-clock qpc|system|cycle -buffering -flushtimer S -f FILE -o FILE
- *	-setprofint N
+ *	-setprofint N -stackwalk HOOKS
  *
  * Values are checked for form here (a number, a known clock, known flags);
  * bounds are the module's to check, so its ETW error names the problem.
@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "ntkl_flags.h"
+#include "ntkl_stackwalk.h"
 #include "uapi/ntkl.h"
 
 /* Which options a command takes. */
@@ -34,6 +35,7 @@ enum ntkl_opt_bits {
 	NTKL_OPT_SETPROFINT	= 1 << 9,	/* the kernel-wide profile interval */
 	NTKL_OPT_OWNED		= 1 << 10,	/* NTKL_MODE_OWNED */
 	NTKL_OPT_COMPRESS	= 1 << 11,	/* the writer compresses */
+	NTKL_OPT_STACKWALK	= 1 << 12,	/* the events whose stacks are walked */
 };
 
 struct ntkl_logger_opts {
@@ -49,6 +51,7 @@ struct ntkl_logger_opts {
 	bool owned;			/* -owned */
 	bool compress;			/* -compress */
 	const char *file;		/* -f or -o */
+	struct ntkl_stackwalk stackwalk;	/* -stackwalk */
 };
 
 /*

@@ -21,7 +21,9 @@
  *   reader gives it. The header buffer is not compressed, and the file's
  *   LogFileMode has EVENT_TRACE_COMPRESSED_MODE.
  */
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +153,26 @@ static bool check_buffer_header(struct checker *c, const struct etl_buffer *b)
 }
 
 /*
+ * A StackWalk: whole 8-byte frames after its 16 fixed bytes, and the
+ * event it belongs to no later than itself (Windows walks after it logs
+ * the event, and so does ntkl).
+ */
+static bool check_stack(struct checker *c, const struct etl_buffer *b,
+			const struct etl_record *r, const struct etw_layout *l)
+{
+	uint64_t event_time;
+
+	if ((r->payload_len - l->fixed) % 8)
+		return violation(c, REC_FMT "StackWalk payload is 0x%x bytes: not 16 + 8 per frame (Size 0x%x)",
+				 REC_ARGS(b, r), r->payload_len, r->size);
+	event_time = etl_le64(r->payload + offsetof(struct etw_stack_walk, event_time_stamp));
+	if (event_time > (uint64_t)r->timestamp)
+		return violation(c, REC_FMT "StackWalk EventTimeStamp %" PRIu64 " is after its own time %" PRId64,
+				 REC_ARGS(b, r), event_time, r->timestamp);
+	return false;
+}
+
+/*
  * Payload sizes of the layouts the event table knows (uapi/ntkl_events.h):
  * a Size that a flipped byte made larger can still land on a record
  * boundary, but not on the size the event's layout has. Every sample
@@ -165,6 +187,9 @@ static bool check_payload_size(struct checker *c, const struct etl_buffer *b,
 	if (r->kind != ETL_KIND_KERNEL)
 		return false;
 	l = etl_event_layout(r->hook_id, (uint8_t)r->version);
+	if (l && l->tail == ETW_TAIL_STACK_FRAMES && r->payload_len >= l->min &&
+	    r->payload_len <= l->max)
+		return check_stack(c, b, r, l);
 	if (!l || (r->payload_len >= l->min && r->payload_len <= l->max))
 		return false;
 	etl_hook_label(r->hook_id, hook, sizeof(hook));

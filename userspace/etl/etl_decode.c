@@ -412,6 +412,29 @@ static void print_state_wr(FILE *out, uint8_t state_wr)
 	}
 }
 
+/*
+ * StackWalk/Stack: the frame count, then one line per frame, innermost
+ * first, each marked kernel or user (ends the record's line itself).
+ */
+static void dec_stack_frames(struct dec *d, const char *indent)
+{
+	uint32_t pos = d->pos, n = (d->len - d->pos) / 8, i;
+
+	fprintf(d->out, " Frames=%u", n);
+	/* a stack has a frame at least */
+	if (!dec_have(d, pos, (uint64_t)(n ? n : 1) * 8, "Stack")) {
+		dec_end(d);
+		return;
+	}
+	dec_end(d);
+	for (i = 0; i < n; i++) {
+		uint64_t a = etl_le64(d->p + pos + 8 * i);
+
+		fprintf(d->out, "%s  frame %u: 0x%016" PRIx64 " %s\n", indent, i, a,
+			a >> 63 ? "kernel" : "user");
+	}
+}
+
 /* CompCS: the TidTable, then one line per packet (ends the record's line itself). */
 static void dec_ccswap_packets(struct dec *d, const char *indent)
 {
@@ -538,6 +561,9 @@ static void dec_tail(struct dec *d, const char *indent, const struct etw_layout 
 	case ETW_TAIL_SOURCE_NAME:
 		dec_wstr(d, "SourceName");
 		break;
+	case ETW_TAIL_STACK_FRAMES:
+		dec_stack_frames(d, indent);
+		return;
 	}
 	dec_end(d);
 }

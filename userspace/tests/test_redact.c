@@ -6,7 +6,7 @@
  * addresses, Thread's kernel stack bounds, Process's DirectoryTableBase),
  * in SYSTEM64 and PERFINFO64 records alike, and of those it marks ADDR
  * (an Image's base, a SampledProfile's InstructionPointer) only kernel
- * ones, and nothing else; a record whose Size runs past the buffer ends
+ * ones, and a StackWalk's kernel frames, and nothing else; a record whose Size runs past the buffer ends
  * the walk.
  */
 #include <stddef.h>
@@ -198,10 +198,34 @@ static void test_sample_ip(void)
 	test_end();
 }
 
+/* A stack's frames: kernel ones hashed, user ones kept, the fixed fields kept. */
+static void test_stack_frames(void)
+{
+	struct etw_stack_walk sw = { .event_time_stamp = 0xffffffff00001234ULL,
+				     .stack_process = 42, .stack_thread = 43 };
+	u64 frames[3] = { 0xffffffff81234567ULL, 0x000055555555abcdULL, 0xffffffffc0401000ULL };
+	u8 *p;
+
+	test_begin("stack_frames_kernel_only");
+	memset(buf, 0, sizeof(buf));
+	fill = sizeof(struct wmi_buffer_header);
+	p = put(ETW_EVENT_STACK_WALK_HOOK, ETW_HEADER_TYPE_PERFINFO64, 2,
+		sizeof(sw) + sizeof(frames));
+	memcpy(p, &sw, sizeof(sw));
+	memcpy(p + sizeof(sw), frames, sizeof(frames));
+	ntkl_redact_walk(buf, fill, hash);
+	CHECK(!memcmp(p, &sw, sizeof(sw)));
+	CHECK_EQ(get64(p + sizeof(sw)), frames[0] ^ HASH_XOR);
+	CHECK_EQ(get64(p + sizeof(sw) + 8), frames[1]);
+	CHECK_EQ(get64(p + sizeof(sw) + 16), frames[2] ^ HASH_XOR);
+	test_end();
+}
+
 int main(void)
 {
 	test_walk();
 	test_image();
 	test_sample_ip();
+	test_stack_frames();
 	return test_exit();
 }

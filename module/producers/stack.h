@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Stack walking (StackWalk/Stack, 0x1820): the stack of the thread an
+ * event is about, written right after the event to each logger that walks
+ * its hook (NTKL_IOC_SET_STACK_TRACING, xperf -stackwalk). A probe walks
+ * once per event, into its CPU's scratch for its interrupt nesting level,
+ * and writes the same frames to every logger that asked.
+ */
+#ifndef _NTKL_STACK_H
+#define _NTKL_STACK_H
+
+#include <linux/compiler.h>
+#include <linux/types.h>
+
+#include "ntkl.h"
+#include "format/record.h"
+
+struct pt_regs;
+struct task_struct;
+
+/* One walked stack: kernel frames first, then user frames. */
+struct ntkl_stack {
+	u32 n;
+	u32 pid, tid;			/* StackProcess, StackThread */
+	bool truncated;			/* more frames than ETW_STACK_MAX_FRAMES */
+	u64 frames[ETW_STACK_MAX_FRAMES];
+};
+
+/* The hooks ntkl walks, as bits of ntkl_logger.stack_hooks. */
+#define NTKL_STACK_CSWITCH	BIT(0)
+#define NTKL_STACK_SPINLOCK	BIT(1)
+#define NTKL_STACK_READY_THREAD	BIT(2)
+#define NTKL_STACK_PROFILE	BIT(3)
+
+u32 ntkl_stack_hook_bit(u16 hook);
+u16 ntkl_stack_bit_hook(unsigned int bit);
+int ntkl_stack_init(void);
+void ntkl_stack_exit(void);
+
+/* Does lg walk the stacks of this event? Read where the event is written. */
+static __always_inline bool ntkl_stack_on(const struct ntkl_logger *lg, u32 bit)
+{
+	return READ_ONCE(lg->stack_hooks) & bit;
+}
+
+/*
+ * The current context's stack (regs: the interrupted registers of a
+ * sample, or NULL for the probe's own context, whose ntkl frames are
+ * skipped), or a task's that is not running (a CSwitch's new thread).
+ * Preemption off; the result lives until the probe returns.
+ */
+struct ntkl_stack *ntkl_stack_current(struct pt_regs *regs);
+struct ntkl_stack *ntkl_stack_task(struct task_struct *t);
+
+/* StackWalk/Stack for an event stamped event_time; nothing if no frames. */
+void ntkl_stack_write(struct ntkl_logger *lg, const struct ntkl_stack *st, u64 event_time);
+
+/* The time of a PERFINFO64 record whose payload begins at payload. */
+static __always_inline u64 ntkl_record_perfinfo_time(const u8 *payload)
+{
+	return ((const struct perfinfo_trace_header *)payload - 1)->timestamp;
+}
+
+/*
+ * ntkl_record_each() for an event whose stack may be walked: the stack
+ * (of the current context, regs as for ntkl_stack_current()) is walked
+ * once, for the first logger that walks the hook, and follows the event
+ * in each such logger's buffer with the event's time.
+ */
+static __always_inline void ntkl_record_each_walked(struct ntkl_logger **loggers, unsigned int n,
+						    enum etw_event_id id, const void *payload,
+						    size_t size, u32 bit, struct pt_regs *regs)
+{
+	struct ntkl_stack *st = NULL;
+	struct ntkl_record rec;
+	unsigned int i;
+	u64 time;
+	u8 *p;
+
+	for (i = 0; i < n; i++) {
+		if (!ntkl_event_on(loggers[i], id))
+			continue;
+		p = ntkl_record_begin(loggers[i], &rec, id, size);
+		if (!p)
+			continue;
+		memcpy(p, payload, size);
+		time = ntkl_record_perfinfo_time(p);
+		ntkl_record_end(&rec);
+		if (!ntkl_stack_on(loggers[i], bit))
+			continue;
+		if (!st)
+			st = ntkl_stack_current(regs);
+		if (st)
+			ntkl_stack_write(loggers[i], st, time);
+	}
+}
+
+#endif /* _NTKL_STACK_H */

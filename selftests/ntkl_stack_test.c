@@ -1,0 +1,667 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl_stack_test: stack walking (-stackwalk, StackWalk/Stack 0x1820)
+ * against independent truth. A logger with PROC_THREAD, LOADER, CSWITCH,
+ * PROFILE and DISPATCHER walks Profile, CSwitch and ReadyThread while a
+ * child of this (static) program loops in its own code and two threads
+ * of it ping-pong through pipes; then:
+ *
+ *  - every StackWalk is PERFINFO64 version 2 (as Windows', the PerfView
+ *    sample's), 16 bytes and at least one 8-byte frame, and follows on
+ *    its CPU an event of a walked hook with an equal timestamp, the
+ *    thread it names being that event's (a sample's ThreadId, a CSwitch's
+ *    NewThreadId);
+ *  - Profile, CSwitch and ReadyThread each got stacks, and an event of
+ *    a hook not asked for (none here is) never did;
+ *  - its kernel frames lie in the kernel or a module, as their Image
+ *    records (ImageBase, ImageSize) say: at least 99%; the user frames of
+ *    this program's threads in its own text, which its Image record
+ *    covers: at least 95%; the busy child's user samples' stacks begin
+ *    at the sample's own IP;
+ *  - with Profile walked alone, only samples have stacks;
+ *  - SpinLock stacks (threads contending for the file table and a pipe)
+ *    follow their SpinLock with its ThreadId, kernel frames in an Image;
+ *  - a stack deeper than the cap (a recursion 300 deep, built with frame
+ *    pointers) is cut at 192 frames and counted by GET_STACK_TRACING;
+ *  - SET and GET take and give the list; a hook ntkl cannot walk, too
+ *    long a list, a nonzero reserved field are EINVAL, no such logger
+ *    ENOENT, too little room E2BIG with the count.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+
+#include "kselftest_harness.h"
+#include "ntkl_reader.h"
+
+#define WORK		60000000ULL	/* loop turns of the busy child */
+#define ROUNDS		3000		/* ping-pong round trips */
+#define DEPTH		300		/* the deep recursion */
+#define MAX_EVENTS	64		/* walked events remembered per CPU */
+#define MAX_IMAGES	4096
+#define MAX_CPUS	64
+
+#define STACK_FLAGS	(EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD | \
+			 EVENT_TRACE_FLAG_IMAGE_LOAD | EVENT_TRACE_FLAG_CSWITCH | \
+			 EVENT_TRACE_FLAG_PROFILE | EVENT_TRACE_FLAG_DISPATCHER)
+
+struct walked_event {
+	int64_t time;
+	uint16_t hook;
+	uint32_t tid;			/* whose stack it should be; ~0: any */
+};
+
+struct image {
+	uint64_t base, size;
+	uint32_t pid;
+};
+
+struct stack_view {
+	/* per CPU, the last walked-hook events in file order */
+	struct walked_event ev[MAX_CPUS][MAX_EVENTS];
+	unsigned int next[MAX_CPUS];
+	struct image img[MAX_IMAGES];
+	unsigned int n_img;
+	unsigned long stacks, bad_shape, unmatched, wrong_thread, max_frames;
+	unsigned long by_hook[4];	/* Profile, CSwitch, ReadyThread, SpinLock */
+	/* frames, checked after the walk against every Image */
+	uint64_t *frames;		/* pid << 32 in the upper slot: pairs */
+	size_t n_frames, cap_frames;
+	/* this program's threads */
+	uint32_t pid, child;
+	uint64_t lo, hi;
+	unsigned long own_user, own_user_in_text;
+	unsigned long child_user_samples, child_first_is_ip;
+	uint64_t last_child_ip;
+	int64_t last_child_time;
+	struct capture_verdict verdict;
+};
+
+static int hook_index(uint16_t hook)
+{
+	switch (hook) {
+	case ETW_EVENT_SAMPLED_PROFILE_HOOK:
+		return 0;
+	case ETW_EVENT_CSWITCH_HOOK:
+		return 1;
+	case ETW_EVENT_READY_THREAD_HOOK:
+		return 2;
+	case ETW_EVENT_SPINLOCK_HOOK:
+		return 3;
+	}
+	return -1;
+}
+
+static void add_frame(struct stack_view *v, uint32_t pid, uint64_t a)
+{
+	if (v->n_frames + 2 > v->cap_frames) {
+		size_t cap = v->cap_frames ? v->cap_frames * 2 : 1 << 16;
+		uint64_t *f = realloc(v->frames, cap * sizeof(*f));
+
+		if (!f)
+			return;
+		v->frames = f;
+		v->cap_frames = cap;
+	}
+	v->frames[v->n_frames++] = pid;
+	v->frames[v->n_frames++] = a;
+}
+
+static void view_stack(struct stack_view *v, const struct etl_buffer *b,
+		       const struct etl_record *r)
+{
+	const struct etw_stack_walk *sw = (const void *)r->payload;
+	unsigned int cpu = b->hdr.processor_index % MAX_CPUS, i, n;
+	struct walked_event match_ev, *match = NULL;
+	const uint8_t *fp;
+
+	v->stacks++;
+	if (r->header_type != ETW_HEADER_TYPE_PERFINFO64 || (r->version & 0xFF) != 2 ||
+	    r->payload_len < sizeof(*sw) + 8 || (r->payload_len - sizeof(*sw)) % 8) {
+		v->bad_shape++;
+		return;
+	}
+	n = (r->payload_len - sizeof(*sw)) / 8;
+	if (n > v->max_frames)
+		v->max_frames = n;
+	/* the latest first: only a nested interrupt's records come between */
+	for (i = 1; i <= MAX_EVENTS && !match; i++) {
+		struct walked_event *e = &v->ev[cpu][(v->next[cpu] - i) % MAX_EVENTS];
+
+		if (e->hook && e->time == (int64_t)sw->event_time_stamp) {
+			match_ev = *e;
+			match = &match_ev;
+			e->hook = 0;	/* one stack per event */
+		}
+	}
+	if (!match || r->timestamp < match->time) {
+		v->unmatched++;
+		return;
+	}
+	v->by_hook[hook_index(match->hook)]++;
+	if (match->tid != ~0u && match->tid != sw->stack_thread)
+		v->wrong_thread++;
+	fp = r->payload + sizeof(*sw);
+	for (i = 0; i < n; i++) {
+		uint64_t a;
+
+		memcpy(&a, fp + 8 * i, 8);
+		add_frame(v, a >> 63 ? 0 : sw->stack_process, a);
+		if (!(a >> 63) && sw->stack_process == v->pid) {
+			v->own_user++;
+			v->own_user_in_text += a >= v->lo && a < v->hi;
+		}
+	}
+	/* the child's user samples: the stack's first user frame is the IP */
+	if (match->hook == ETW_EVENT_SAMPLED_PROFILE_HOOK && sw->stack_thread == v->child &&
+	    match->time == v->last_child_time && !(v->last_child_ip >> 63)) {
+		uint64_t first;
+
+		memcpy(&first, fp, 8);
+		v->child_user_samples++;
+		v->child_first_is_ip += first == v->last_child_ip;
+	}
+}
+
+static void view_record(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			const struct etl_record *r)
+{
+	struct stack_view *v = ctx;
+	unsigned int cpu;
+	uint32_t tid = ~0u;
+
+	if (!r || r->kind != ETL_KIND_KERNEL)
+		return;
+	cpu = b->hdr.processor_index % MAX_CPUS;
+	switch (r->hook_id) {
+	case ETW_EVENT_STACK_WALK_HOOK:
+		view_stack(v, b, r);
+		return;
+	case ETW_EVENT_IMAGE_DC_START_HOOK:
+	case ETW_EVENT_IMAGE_LOAD_HOOK:
+	case ETW_EVENT_IMAGE_DC_END_HOOK: {
+		const struct etw_image_v3 *im = (const void *)r->payload;
+
+		if (r->payload_len >= sizeof(*im) && v->n_img < MAX_IMAGES)
+			v->img[v->n_img++] = (struct image){ im->image_base, im->image_size,
+							     im->process_id };
+		return;
+	}
+	case ETW_EVENT_SAMPLED_PROFILE_HOOK: {
+		const struct perfinfo_sampled_profile *sp = (const void *)r->payload;
+
+		tid = sp->thread_id;
+		if (tid == v->child) {
+			v->last_child_ip = sp->instruction_pointer;
+			v->last_child_time = r->timestamp;
+		}
+		break;
+	}
+	case ETW_EVENT_CSWITCH_HOOK:
+		tid = ((const struct wmi_contextswap *)r->payload)->new_thread_id;
+		break;
+	case ETW_EVENT_SPINLOCK_HOOK:
+		tid = ((const struct wmi_spinlock *)r->payload)->thread_id;
+		break;
+	case ETW_EVENT_READY_THREAD_HOOK:
+		break;
+	default:
+		return;
+	}
+	v->ev[cpu][v->next[cpu]++ % MAX_EVENTS] =
+		(struct walked_event){ r->timestamp, r->hook_id, tid };
+}
+
+/* Do a frame's address and process lie in an Image record? */
+static bool resolves(const struct stack_view *v, uint32_t pid, uint64_t a)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->n_img; i++)
+		if ((v->img[i].pid == pid || (a >> 63)) && a >= v->img[i].base &&
+		    a - v->img[i].base < v->img[i].size)
+			return true;
+	return false;
+}
+
+struct resolved {
+	unsigned long kernel, kernel_ok, own, own_ok;
+};
+
+static void resolve_frames(const struct stack_view *v, struct resolved *res)
+{
+	size_t i;
+
+	memset(res, 0, sizeof(*res));
+	for (i = 0; i + 1 < v->n_frames; i += 2) {
+		uint32_t pid = (uint32_t)v->frames[i];
+		uint64_t a = v->frames[i + 1];
+
+		if (a >> 63) {
+			res->kernel++;
+			res->kernel_ok += resolves(v, 0, a);
+		} else if (pid == v->pid) {
+			res->own++;
+			res->own_ok += resolves(v, pid, a);
+		}
+	}
+}
+
+/* This program's text: the r-xp mapping of its own file. */
+static int own_text(uint64_t *lo, uint64_t *hi)
+{
+	char exe[256], line[512], path[256];
+	unsigned long long a, b;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int found = -1;
+
+	if (n <= 0 || !maps)
+		return -1;
+	exe[n] = 0;
+	while (fgets(line, sizeof(line), maps)) {
+		char perms[8];
+
+		path[0] = 0;
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %255s", &a, &b, perms, path) < 3)
+			continue;
+		if (!strcmp(perms, "r-xp") && !strcmp(path, exe)) {
+			*lo = a;
+			*hi = b;
+			found = 0;
+			break;
+		}
+	}
+	fclose(maps);
+	return found;
+}
+
+/* The busy child's work: this program's code only, no system call. */
+static __attribute__((noinline)) uint64_t busy(uint64_t turns)
+{
+	volatile uint64_t x = 1;
+	uint64_t i;
+
+	for (i = 0; i < turns; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return x;
+}
+
+/* A recursion DEPTH deep, each frame with a frame pointer, busy at the bottom. */
+static __attribute__((noinline, optimize("no-omit-frame-pointer")))
+uint64_t deep(int depth, uint64_t turns)
+{
+	volatile uint64_t r;
+
+	if (!depth)
+		return busy(turns);
+	r = deep(depth - 1, turns);
+	return r + 1;
+}
+
+static pid_t run_child(uint64_t turns, int depth)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (depth)
+			deep(depth, turns);
+		else
+			busy(turns);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return pid;
+}
+
+/* Two threads passing a byte back and forth: switches and wakeups. */
+struct pong {
+	int in, out;
+};
+
+static void *ponger(void *arg)
+{
+	struct pong *p = arg;
+	char c;
+	int i;
+
+	for (i = 0; i < ROUNDS; i++)
+		if (read(p->in, &c, 1) != 1 || write(p->out, &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+static int ping_pong(void)
+{
+	int a[2], b[2], i;
+	struct pong p;
+	pthread_t th;
+	char c = 'x';
+
+	if (pipe(a) || pipe(b))
+		return -1;
+	p.in = a[0];
+	p.out = b[1];
+	if (pthread_create(&th, NULL, ponger, &p))
+		return -1;
+	for (i = 0; i < ROUNDS; i++)
+		if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
+			break;
+	pthread_join(th, NULL);
+	close(a[0]);
+	close(a[1]);
+	close(b[0]);
+	close(b[1]);
+	return i == ROUNDS ? 0 : -1;
+}
+
+static int set_stacks(int fd, uint32_t id, const uint16_t *hooks, uint32_t count)
+{
+	struct ntkl_stack_tracing st = {
+		.size = sizeof(st), .logger_id = id, .count = count,
+		.hooks = (uint64_t)(uintptr_t)hooks,
+	};
+
+	return ntkl_ctl(fd, NTKL_IOC_SET_STACK_TRACING, &st);
+}
+
+/*
+ * Each recording case gets 180 s: on the debug kernel (KASAN, lockdep)
+ * beside a busy host, walking and checking tens of thousands of stacks
+ * takes more than the harness's default 30.
+ */
+NTKL_READER_FIXTURE(stack);
+
+static void start_logger(struct __test_metadata *_metadata, int ctl, int reader,
+			 const char *name, uint32_t flags, const uint16_t *hooks,
+			 uint32_t count, struct drain_job *job, pthread_t *th, uint32_t *id)
+{
+	struct ntkl_properties p;
+
+	props_init(&p, name, flags);
+	if (!(flags & EVENT_TRACE_FLAG_CSWITCH)) {
+		/* the spin lock case: SPINLOCK (a group mask, no flag) and room */
+		perf_group_set((struct perfinfo_groupmask *)p.group_masks, PERF_SPINLOCK);
+		p.maximum_buffers = 256;
+	}
+	ASSERT_EQ(0, ntkl_ctl(ctl, NTKL_IOC_START, &p));
+	*id = p.logger_id;
+	ASSERT_EQ(0, set_stacks(ctl, p.logger_id, hooks, count));
+	ASSERT_EQ(0, ntkl_bind_id(reader, p.logger_id));
+	memset(job, 0, sizeof(*job));
+	job->fd = reader;
+	job->size = p.buffer_size_kb * 1024;
+	ASSERT_EQ(0, pthread_create(th, NULL, drain_thread, job));
+}
+
+static void stop_logger(struct __test_metadata *_metadata, int ctl, const char *name,
+			struct drain_job *job, pthread_t th, uint64_t *truncated)
+{
+	struct ntkl_properties final = { .size = sizeof(final) };
+	struct ntkl_stack_tracing st = { .size = sizeof(st) };
+	uint16_t hooks[4];
+
+	snprintf(st.logger_name, sizeof(st.logger_name), "%s", name);
+	st.count = 4;
+	st.hooks = (uint64_t)(uintptr_t)hooks;
+	ASSERT_EQ(0, ntkl_ctl(ctl, NTKL_IOC_GET_STACK_TRACING, &st));
+	*truncated = st.stacks_truncated;
+	ASSERT_EQ(0, ntkl_stop_name(ctl, name));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(0, job->ret);
+	ASSERT_EQ(0, ntkl_ctl(job->fd, NTKL_IOC_QUERY, &final));
+	capture_patch(&job->c, &final);
+	EXPECT_EQ(0, final.events_lost);
+}
+
+static struct stack_view *view_capture(struct capture *c, uint32_t child)
+{
+	struct stack_view *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->pid = getpid();
+	v->child = child;
+	if (own_text(&v->lo, &v->hi) || capture_walk(c, view_record, v, &v->verdict)) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+static void view_free(struct stack_view *v)
+{
+	free(v->frames);
+	free(v);
+}
+
+TEST_F_TIMEOUT(stack, profile_cswitch_ready_thread, 180)
+{
+	static const uint16_t hooks[] = { NTKL_STACK_HOOK_PROFILE, NTKL_STACK_HOOK_CSWITCH,
+					  NTKL_STACK_HOOK_READY_THREAD };
+	struct stack_view *v;
+	struct resolved res;
+	struct drain_job job;
+	uint64_t truncated;
+	pthread_t th;
+	uint32_t id;
+	pid_t child;
+
+	start_logger(_metadata, self->ctl, self->reader, "selftest stack", STACK_FLAGS, hooks,
+		     3, &job, &th, &id);
+	child = run_child(WORK, 0);
+	ASSERT_EQ(0, ping_pong());
+	stop_logger(_metadata, self->ctl, "selftest stack", &job, th, &truncated);
+	ASSERT_GT(child, 0);
+
+	/* for a look with ntkl dump, in the test VM (its /out comes back) */
+	capture_write(&job.c, "/out/ntkl_stack_test.etl");
+	v = view_capture(&job.c, child);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(0, v->verdict.violations) TH_LOG("first: %s", v->verdict.first_violation);
+	resolve_frames(v, &res);
+	TH_LOG("%lu stacks (Profile %lu, CSwitch %lu, ReadyThread %lu), up to %lu frames, %lu truncated",
+	       v->stacks, v->by_hook[0], v->by_hook[1], v->by_hook[2], v->max_frames,
+	       (unsigned long)truncated);
+	TH_LOG("kernel frames %lu/%lu in an Image, this program's user frames %lu/%lu in an Image, %lu/%lu in its text, child's user samples %lu/%lu begin at the IP",
+	       res.kernel_ok, res.kernel, res.own_ok, res.own, v->own_user_in_text, v->own_user,
+	       v->child_first_is_ip, v->child_user_samples);
+	EXPECT_EQ(0, v->bad_shape);
+	EXPECT_EQ(0, v->unmatched);
+	EXPECT_EQ(0, v->wrong_thread);
+	EXPECT_GT(v->by_hook[0], 20);
+	EXPECT_GT(v->by_hook[1], 100);
+	EXPECT_GT(v->by_hook[2], 100);
+	EXPECT_LE(v->max_frames, ETW_STACK_MAX_FRAMES);
+	ASSERT_GT(res.kernel, 0);
+	EXPECT_GE(res.kernel_ok * 100, res.kernel * 99);
+	ASSERT_GT(res.own, 0);
+	EXPECT_GE(res.own_ok * 100, res.own * 95);
+	EXPECT_GE(v->own_user_in_text * 100, v->own_user * 95);
+	EXPECT_GT(v->child_user_samples, 10);
+	EXPECT_EQ(v->child_user_samples, v->child_first_is_ip);
+	view_free(v);
+	capture_free(&job.c);
+}
+
+TEST_F_TIMEOUT(stack, only_the_hooks_asked, 180)
+{
+	static const uint16_t hooks[] = { NTKL_STACK_HOOK_PROFILE };
+	struct stack_view *v;
+	struct drain_job job;
+	uint64_t truncated;
+	pthread_t th;
+	uint32_t id;
+	pid_t child;
+
+	start_logger(_metadata, self->ctl, self->reader, "selftest stack", STACK_FLAGS, hooks,
+		     1, &job, &th, &id);
+	child = run_child(WORK / 2, 0);
+	ASSERT_EQ(0, ping_pong());
+	stop_logger(_metadata, self->ctl, "selftest stack", &job, th, &truncated);
+	ASSERT_GT(child, 0);
+
+	v = view_capture(&job.c, child);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(0, v->verdict.violations) TH_LOG("first: %s", v->verdict.first_violation);
+	TH_LOG("%lu stacks (Profile %lu, CSwitch %lu, ReadyThread %lu)", v->stacks,
+	       v->by_hook[0], v->by_hook[1], v->by_hook[2]);
+	EXPECT_GT(v->by_hook[0], 10);
+	EXPECT_EQ(0, v->by_hook[1]);
+	EXPECT_EQ(0, v->by_hook[2]);
+	EXPECT_EQ(0, v->unmatched);
+	view_free(v);
+	capture_free(&job.c);
+}
+
+TEST_F_TIMEOUT(stack, deep_stack_truncated_and_counted, 180)
+{
+	static const uint16_t hooks[] = { NTKL_STACK_HOOK_PROFILE };
+	struct stack_view *v;
+	struct drain_job job;
+	uint64_t truncated;
+	pthread_t th;
+	uint32_t id;
+	pid_t child;
+
+	start_logger(_metadata, self->ctl, self->reader, "selftest stack", STACK_FLAGS, hooks,
+		     1, &job, &th, &id);
+	child = run_child(WORK / 2, DEPTH);
+	stop_logger(_metadata, self->ctl, "selftest stack", &job, th, &truncated);
+	ASSERT_GT(child, 0);
+
+	v = view_capture(&job.c, child);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(0, v->verdict.violations) TH_LOG("first: %s", v->verdict.first_violation);
+	TH_LOG("%lu stacks, up to %lu frames, %llu truncated", v->stacks, v->max_frames,
+	       (unsigned long long)truncated);
+	EXPECT_EQ(ETW_STACK_MAX_FRAMES, v->max_frames);
+	EXPECT_GT(truncated, 10);
+	EXPECT_LE(truncated, v->stacks);
+	view_free(v);
+	capture_free(&job.c);
+}
+
+/*
+ * Threads fighting over the file table and a pipe for SPIN_MS: spin lock
+ * contention (for a time, not a count: the debug kernel walks slowly).
+ */
+#define SPIN_MS		1000
+static int spin_pipe[2];
+
+static void *spinner(void *arg)
+{
+	struct timespec start, now;
+	char buf[256];
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		int fd = open("/proc/self/stat", O_RDONLY);
+
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf)) < 0)
+				break;
+			close(fd);
+		}
+		if (write(spin_pipe[1], "x", 1) != 1 || read(spin_pipe[0], buf, 1) != 1)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 <
+		 SPIN_MS);
+	return arg;
+}
+
+TEST_F_TIMEOUT(stack, spin_lock, 180)
+{
+	static const uint16_t hooks[] = { NTKL_STACK_HOOK_SPINLOCK };
+	struct ntkl_spinlock_config sc = { .size = sizeof(sc) };
+	struct stack_view *v;
+	struct resolved res;
+	struct drain_job job;
+	uint64_t truncated;
+	pthread_t th, t[8];
+	uint32_t id;
+	int i;
+
+	/* the defaults: every contended acquisition that spun */
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_SET_SPINLOCK_CONFIG, &sc));
+	start_logger(_metadata, self->ctl, self->reader, "selftest stack",
+		     EVENT_TRACE_FLAG_IMAGE_LOAD, hooks, 1, &job, &th, &id);
+	ASSERT_EQ(0, pipe(spin_pipe));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, spinner, NULL));
+	for (i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	close(spin_pipe[0]);
+	close(spin_pipe[1]);
+	stop_logger(_metadata, self->ctl, "selftest stack", &job, th, &truncated);
+
+	v = view_capture(&job.c, 0);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(0, v->verdict.violations) TH_LOG("first: %s", v->verdict.first_violation);
+	resolve_frames(v, &res);
+	TH_LOG("%lu SpinLock stacks, kernel frames %lu/%lu in an Image", v->by_hook[3],
+	       res.kernel_ok, res.kernel);
+	if (!v->stacks)
+		SKIP(goto out, "no spin lock contention on this machine");
+	EXPECT_EQ(v->stacks, v->by_hook[3]);
+	EXPECT_EQ(0, v->bad_shape);
+	EXPECT_EQ(0, v->unmatched);
+	EXPECT_EQ(0, v->wrong_thread);
+	EXPECT_GE(res.kernel_ok * 100, res.kernel * 99);
+out:
+	view_free(v);
+	capture_free(&job.c);
+}
+
+TEST_F(stack, set_and_get)
+{
+	uint16_t hooks[NTKL_STACK_HOOKS_MAX + 1] = { NTKL_STACK_HOOK_CSWITCH,
+						     NTKL_STACK_HOOK_PROFILE };
+	struct ntkl_stack_tracing st = { .size = sizeof(st) };
+	uint16_t got[4] = { 0 };
+	struct ntkl_properties p;
+
+	props_init(&p, "selftest stack", EVENT_TRACE_FLAG_CSWITCH);
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
+	ASSERT_EQ(0, set_stacks(self->ctl, p.logger_id, hooks, 2));
+
+	st.logger_id = p.logger_id;
+	st.count = 4;
+	st.hooks = (uint64_t)(uintptr_t)got;
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_GET_STACK_TRACING, &st));
+	EXPECT_EQ(2, st.count);
+	EXPECT_EQ(NTKL_STACK_HOOK_CSWITCH, got[0]);
+	EXPECT_EQ(NTKL_STACK_HOOK_PROFILE, got[1]);
+	EXPECT_EQ(0, st.stacks_truncated);
+	/* too little room: E2BIG, the count, the first hooks */
+	st.count = 1;
+	EXPECT_EQ(-E2BIG, ntkl_ctl(self->ctl, NTKL_IOC_GET_STACK_TRACING, &st));
+	EXPECT_EQ(2, st.count);
+
+	/* a hook ntkl cannot walk (Process/Start), too many, reserved, no logger */
+	hooks[2] = ETW_EVENT_PROCESS_START_HOOK;
+	EXPECT_EQ(-EINVAL, set_stacks(self->ctl, p.logger_id, hooks, 3));
+	EXPECT_EQ(-EINVAL, set_stacks(self->ctl, p.logger_id, hooks, NTKL_STACK_HOOKS_MAX + 1));
+	EXPECT_EQ(-ENOENT, set_stacks(self->ctl, NTKL_MAX_LOGGERS, hooks, 1));
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	st.logger_id = p.logger_id;
+	st.__reserved0 = 1;
+	EXPECT_EQ(-EINVAL, ntkl_ctl(self->ctl, NTKL_IOC_SET_STACK_TRACING, &st));
+	/* the failed SETs left the list as it was; count 0 clears it */
+	st.__reserved0 = 0;
+	st.count = 4;
+	st.hooks = (uint64_t)(uintptr_t)got;
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_GET_STACK_TRACING, &st));
+	EXPECT_EQ(2, st.count);
+	ASSERT_EQ(0, set_stacks(self->ctl, p.logger_id, NULL, 0));
+	st.count = 4;
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_GET_STACK_TRACING, &st));
+	EXPECT_EQ(0, st.count);
+	ASSERT_EQ(0, ntkl_stop_name(self->ctl, "selftest stack"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * -stackwalk on ntkl start, record and update: the logger's list of
+ * hooks whose events carry their stacks (NTKL_IOC_SET_STACK_TRACING), and
+ * the line ntkl query shows for it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+int stackwalk_apply(int fd, const char *cmd, const char *logger, uint32_t id,
+		    const struct ntkl_stackwalk *sw)
+{
+	char hooks[512];
+	int ret = ntkl_set_stack_tracing(fd, logger, id, sw);
+
+	if (!ret)
+		return 0;
+	ntkl_stackwalk_format(sw->hooks, sw->count, hooks, sizeof(hooks));
+	if (ret == -EINVAL)
+		fprintf(stderr, "ntkl %s: cannot walk the stacks of %s: ntkl walks Profile, CSwitch, ReadyThread and SpinLock (0x%04x, 0x%04x, 0x%04x, 0x%04x)\n",
+			cmd, hooks, NTKL_STACK_HOOK_PROFILE, NTKL_STACK_HOOK_CSWITCH,
+			NTKL_STACK_HOOK_READY_THREAD, NTKL_STACK_HOOK_SPINLOCK);
+	else if (ret == -ENOTTY)
+		fprintf(stderr, "ntkl %s: -stackwalk: the loaded ntkl module cannot walk stacks (ntkl version)\n",
+			cmd);
+	else
+		fprintf(stderr, "ntkl %s: -stackwalk %s: %s\n", cmd, hooks, strerror(-ret));
+	return 1;
+}
+
+void stackwalk_show(FILE *out, int fd, const char *logger, uint32_t id)
+{
+	struct ntkl_stackwalk sw;
+	uint64_t truncated;
+	char hooks[512];
+
+	if (ntkl_get_stack_tracing(fd, logger, id, &sw, &truncated))
+		return;		/* an older module: no stack walking to show */
+	ntkl_stackwalk_format(sw.hooks, sw.count, hooks, sizeof(hooks));
+	fprintf(out, "%-22s: %s\n", "Stack Walk", hooks);
+	if (sw.count)
+		fprintf(out, "%-22s: %llu\n", "Stacks Truncated", (unsigned long long)truncated);
+}
