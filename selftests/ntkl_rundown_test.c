@@ -288,7 +288,7 @@ TEST_F(rundown, process_end_exit_status)
 
 struct proc_rec {
 	uint16_t hook;
-	uint32_t pid, uid;
+	uint32_t pid, parent, uid;
 	int32_t exit_status;
 	int64_t time;
 	char name[300], cmdline[1100];
@@ -336,6 +336,7 @@ static void census_process(struct census *c, const struct etl_record *r)
 	memset(pr, 0, sizeof(*pr));
 	pr->hook = r->hook_id;
 	pr->pid = p->process_id;
+	pr->parent = p->parent_id;
 	pr->exit_status = p->exit_status;
 	pr->time = r->timestamp;
 	if (sid->sub_authority_count == 2)
@@ -609,13 +610,13 @@ static void busy_a_while(void *arg)
 /*
  * Kernel threads are threads of System (2), which alone of them has a
  * Process record; every thread of a switch belongs to a process of the
- * capture.
+ * capture, and every process's parent too.
  */
 TEST_F(rundown, kernel_threads_in_system)
 {
 	pid_t kt[1024];
 	unsigned int nkt = kernel_threads(kt, 1024), i, j, listed = 0, misplaced = 0;
-	unsigned int own_process = 0, orphans = 0;
+	unsigned int own_process = 0, orphans = 0, no_parent = 0;
 	const struct proc_rec *sys;
 	struct census c;
 
@@ -658,6 +659,12 @@ TEST_F(rundown, kernel_threads_in_system)
 		}
 	}
 	EXPECT_EQ(0, orphans);
+	/* a parent is alive (orphans are adopted): in the capture, or 0 */
+	for (i = 0; i < c.nprocs; i++)
+		if (c.procs[i].parent && !has_proc(&c, c.procs[i].parent) && !no_parent++)
+			TH_LOG("process %u: parent %u not in the capture", c.procs[i].pid,
+			       c.procs[i].parent);
+	EXPECT_EQ(0, no_parent);
 	census_free(&c);
 }
 

@@ -187,7 +187,8 @@ static void write_process(struct ntkl_logger *lg, enum etw_event_id id, struct t
 	proc->unique_process_key = ntkl_process_id(t);
 	proc->process_id = ntkl_process_id(t);
 	rcu_read_lock();
-	proc->parent_id = is_idle_task(t) ? 0 : task_tgid_nr(rcu_dereference(t->real_parent));
+	/* a kernel thread's child (a usermode helper) is System's */
+	proc->parent_id = is_idle_task(t) ? 0 : ntkl_process_id(rcu_dereference(t->real_parent));
 	rcu_read_unlock();
 	proc->session_id = is_idle_task(t) ? 0 : task_session_nr_ns(t, &init_pid_ns);
 	proc->exit_status = nt_exit_status(id, t);
