@@ -44,7 +44,7 @@ struct rundown_view {
 	unsigned int dc_threads, dc_thread_header_mismatch;
 	uint64_t idle_affinity;			/* OR of idle threads' Affinity, DCStart */
 	unsigned int idle_threads, idle_named_by_cpu;
-	unsigned int dc_processes, dc_process_not_active;
+	unsigned int dc_processes, dc_process_not_active, dc_process_with_ids;
 	int32_t end_status[2];			/* Process End of the two children */
 	uint32_t child[2];
 	int64_t complete_time[4];
@@ -110,6 +110,9 @@ static void view_process(struct rundown_view *v, const struct etl_record *r)
 		v->dc_processes++;
 		if (p->exit_status != 259)
 			v->dc_process_not_active++;
+		/* PERFINFO64, as Windows' (test_samples.c): no ids */
+		if (r->header_type != ETW_HEADER_TYPE_PERFINFO64 || r->has_ids)
+			v->dc_process_with_ids++;
 	}
 	if (r->hook_id != ETW_EVENT_PROCESS_END_HOOK)
 		return;
@@ -243,6 +246,7 @@ TEST_F(rundown, complete_after_each_rundown)
 	EXPECT_EQ((1ULL << v.idle_threads) - 1, v.idle_affinity);
 	EXPECT_GT(v.dc_processes, 0);
 	EXPECT_EQ(0, v.dc_process_not_active);
+	EXPECT_EQ(0, v.dc_process_with_ids);
 	capture_free(&c);
 }
 
