@@ -44,6 +44,7 @@ struct rundown_view {
 	unsigned int dc_threads, dc_thread_header_mismatch;
 	uint64_t idle_affinity;			/* OR of idle threads' Affinity, DCStart */
 	unsigned int idle_threads, idle_named_by_cpu;
+	uint32_t idle_ticks[64];		/* DCStart header KernelTime, by CPU */
 	unsigned int dc_processes, dc_process_not_active, dc_process_with_ids;
 	int32_t end_status[2];			/* Process End of the two children */
 	uint32_t child[2];
@@ -85,8 +86,11 @@ static void view_thread(struct rundown_view *v, const struct etl_record *r)
 	v->idle_affinity |= t->affinity;
 	if (t->affinity && !(t->affinity & (t->affinity - 1))) {
 		unsigned int cpu = __builtin_ctzll(t->affinity);
+		const struct system_trace_header *h = (const void *)(r->payload - r->header_len);
 		char want[32];
 		unsigned int i, n = (r->payload_len - sizeof(*t)) / 2;
+
+		v->idle_ticks[cpu] = h->kernel_time;
 
 		for (i = 0; i < n && i < sizeof(name) - 1 && r->payload[sizeof(*t) + 2 * i]; i++)
 			name[i] = (char)r->payload[sizeof(*t) + 2 * i];
@@ -178,6 +182,24 @@ static int view_capture(struct capture *cap, struct rundown_view *v)
 	return capture_walk(cap, view_record, v, &v->verdict);
 }
 
+/* Each CPU's idle time in ns, from /proc/stat (USER_HZ, 100 a second); -1 if unread. */
+static void proc_stat_idle(int64_t *idle_ns, unsigned int max)
+{
+	unsigned long long user, nice, sys, idle;
+	unsigned int cpu, i;
+	char line[512];
+	FILE *f = fopen("/proc/stat", "r");
+
+	for (i = 0; i < max; i++)
+		idle_ns[i] = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "cpu%u %llu %llu %llu %llu", &cpu, &user, &nice, &sys, &idle) == 5 &&
+		    cpu < max)
+			idle_ns[cpu] = (int64_t)idle * 10000000;
+	if (f)
+		fclose(f);
+}
+
 /* t[0] the earlier of two times, t[1] the later */
 static void sort2(int64_t *t)
 {
@@ -198,11 +220,14 @@ TEST_F(rundown, complete_after_each_rundown)
 	struct ntkl_properties p, final = { .size = sizeof(final) };
 	struct capture c = { 0 };
 	struct rundown_view v;
-	int64_t first, second;
+	int64_t first, second, idle_before[64], idle_after[64], tick_ns;
+	unsigned int cpu;
 
 	props_init(&p, "selftest rundown", EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD);
+	proc_stat_idle(idle_before, 64);
 	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
 	ASSERT_EQ(0, ntkl_bind_id(self->reader, p.logger_id));
+	proc_stat_idle(idle_after, 64);
 	run_execs("/bin/true", 3);
 	ASSERT_EQ(0, ntkl_stop_name(self->ctl, "selftest rundown"));
 	ASSERT_EQ(0, capture_drain(self->reader, p.buffer_size_kb * 1024, &c, 0));
@@ -244,6 +269,29 @@ TEST_F(rundown, complete_after_each_rundown)
 	EXPECT_EQ(sysconf(_SC_NPROCESSORS_CONF), v.idle_threads);
 	EXPECT_EQ(v.idle_threads, v.idle_named_by_cpu);
 	EXPECT_EQ((1ULL << v.idle_threads) - 1, v.idle_affinity);
+	/*
+	 * Each idle thread's KernelTime (ticks of TimerResolution) is its
+	 * CPU's idle time at DCStart, as /proc/stat counts it just before and
+	 * after START (10 ms units: one of slack each side, and a tick).
+	 */
+	tick_ns = (int64_t)capture_logfile_header(&c)->timer_resolution * 100;
+	ASSERT_GT(tick_ns, 0);
+	for (cpu = 0; cpu < v.idle_threads && cpu < 64; cpu++) {
+		int64_t ns = (int64_t)v.idle_ticks[cpu] * tick_ns;
+
+		if (idle_before[cpu] < 0 || idle_after[cpu] < 0)
+			continue;
+		TH_LOG("cpu %u idle: %lld ms at DCStart, /proc/stat %lld..%lld ms", cpu,
+		       (long long)ns / 1000000, (long long)idle_before[cpu] / 1000000,
+		       (long long)idle_after[cpu] / 1000000);
+		EXPECT_GT(v.idle_ticks[cpu], 0);
+		EXPECT_GE(ns + tick_ns + 10000000, idle_before[cpu])
+			TH_LOG("cpu %u: idle %lld ns, /proc/stat %lld ns before", cpu,
+			       (long long)ns, (long long)idle_before[cpu]);
+		EXPECT_LE(ns, idle_after[cpu] + 10000000)
+			TH_LOG("cpu %u: idle %lld ns, /proc/stat %lld ns after", cpu,
+			       (long long)ns, (long long)idle_after[cpu]);
+	}
 	EXPECT_GT(v.dc_processes, 0);
 	EXPECT_EQ(0, v.dc_process_not_active);
 	EXPECT_EQ(0, v.dc_process_with_ids);

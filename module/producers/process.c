@@ -15,6 +15,7 @@
  */
 #include <linux/binfmts.h>
 #include <linux/cred.h>
+#include <linux/kernel_stat.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
@@ -25,6 +26,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/tick.h>
 #include <linux/uaccess.h>
 
 #include "ntkl.h"
@@ -227,14 +229,31 @@ static bool has_process_record(struct task_struct *t)
 }
 
 /*
+ * The time CPU cpu has spent idle, in ns: what its idle thread has run.
+ * The idle task's own stime does not count it (idle time is the CPU's,
+ * in tick-sched or kcpustat, as /proc/stat reads it).
+ */
+static u64 cpu_idle_ns(unsigned int cpu)
+{
+	u64 us = get_cpu_idle_time_us(cpu, NULL);
+
+	if (us != (u64)-1)
+		return us * NSEC_PER_USEC;
+	return kcpustat_cpu(cpu).cpustat[CPUTIME_IDLE];
+}
+
+/*
  * Thread Start/End/DCStart/DCEnd, SYSTEM64 version 3, named name, on the
  * CPUs of affinity. A rundown record's header describes the thread it
  * lists, as Windows' do: its process and thread ids, and its kernel and
- * user times in ticks (the header's TimerResolution: a jiffy).
+ * user times in ticks (the header's TimerResolution: a jiffy); an idle
+ * thread's kernel time is its CPU's idle time.
  */
 static void write_thread(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t,
 			 const char *name, u64 affinity)
 {
+	u64 kernel_ns, user_ns;
+
 	struct system_trace_header *h;
 	struct etw_thread_v3 *th;
 	struct ntkl_record rec;
@@ -268,8 +287,14 @@ static void write_thread(struct ntkl_logger *lg, enum etw_event_id id, struct ta
 		h = (void *)(p - sizeof(*h));
 		h->process_id = th->process_id;
 		h->thread_id = th->thread_id;
-		h->kernel_time = min_t(u64, div_u64(READ_ONCE(t->stime), TICK_NSEC), U32_MAX);
-		h->user_time = min_t(u64, div_u64(READ_ONCE(t->utime), TICK_NSEC), U32_MAX);
+		kernel_ns = READ_ONCE(t->stime);
+		user_ns = READ_ONCE(t->utime);
+		if (is_idle_task(t) && affinity && !(affinity & (affinity - 1))) {
+			kernel_ns = cpu_idle_ns(__ffs64(affinity));
+			user_ns = 0;
+		}
+		h->kernel_time = min_t(u64, div_u64(kernel_ns, TICK_NSEC), U32_MAX);
+		h->user_time = min_t(u64, div_u64(user_ns, TICK_NSEC), U32_MAX);
 	}
 	ntkl_record_end(&rec);
 }
