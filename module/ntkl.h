@@ -175,11 +175,14 @@ void ntkl_buffers_resume(struct ntkl_logger *lg);
 void ntkl_header_build(struct ntkl_logger *lg);
 void ntkl_header_extension(const struct ntkl_logger *lg, struct etw_header_extension *ext);
 
-/* producers/process.c: process and thread events, rundown */
-void ntkl_write_process(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t,
-			const char *name);
-void ntkl_write_thread(struct ntkl_logger *lg, enum etw_event_id id, struct task_struct *t);
+/*
+ * producers/process.c: process and thread events, rundown. Kernel threads
+ * are threads of one process, System, whose id is kthreadd's (2 in the
+ * initial pid namespace, where ntkl takes every id).
+ */
+#define NTKL_SYSTEM_PID		2
 struct linux_binprm;
+void ntkl_probe_task_rename(void *data, struct task_struct *task, const char *comm);
 void ntkl_probe_sched_process_fork(void *data, struct task_struct *parent,
 				   struct task_struct *child);
 void ntkl_probe_sched_process_exec(void *data, struct task_struct *p, pid_t old_pid,

@@ -55,7 +55,10 @@ static __always_inline u8 *ntkl_record_begin_common(struct ntkl_logger *lg,
 		h->size = size;
 		h->hook_id = hook;
 		h->thread_id = in_task() ? task_pid_nr(current) : 0;
-		h->process_id = in_task() ? task_tgid_nr(current) : 0;
+		/* the idle task is process 0, other kernel threads System's */
+		h->process_id = !in_task() || is_idle_task(current) ? 0 :
+				current->flags & PF_KTHREAD ? NTKL_SYSTEM_PID :
+				task_tgid_nr(current);
 		h->system_time = clock;
 		h->kernel_time = 0;
 		h->user_time = 0;

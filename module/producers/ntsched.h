@@ -14,6 +14,7 @@
 #include <linux/sched/prio.h>
 #include <linux/sched/rt.h>
 
+#include "ntkl.h"
 #include "wrapper/compat.h"
 #include "uapi/ntkl_etw.h"
 #include "producers/ntstate.h"
@@ -24,7 +25,11 @@ extern u32 ntkl_ns_to_quantum_mult;		/* ns to units of 1024 cycles */
 
 void ntkl_sched_init(void);
 
-/* NT thread and process ids: the idle tasks are thread 0 of process 0. */
+/*
+ * NT thread and process ids: the idle tasks are thread 0 of process 0;
+ * kernel threads are threads of one System process (NTKL_SYSTEM_PID), as
+ * Windows' are of its System process (docs/linux-to-nt.md).
+ */
 static inline u32 ntkl_thread_id(struct task_struct *t)
 {
 	return is_idle_task(t) ? 0 : task_pid_nr(t);
@@ -32,7 +37,11 @@ static inline u32 ntkl_thread_id(struct task_struct *t)
 
 static inline u32 ntkl_process_id(struct task_struct *t)
 {
-	return is_idle_task(t) ? 0 : task_tgid_nr(t);
+	if (is_idle_task(t))
+		return 0;
+	if (t->flags & PF_KTHREAD)
+		return NTKL_SYSTEM_PID;
+	return task_tgid_nr(t);
 }
 
 static inline s8 ntkl_nt_prio(struct task_struct *p, int prio)

@@ -29,6 +29,7 @@
 #include <trace/events/lock.h>
 #include <trace/events/power.h>
 #include <trace/events/sched.h>
+#include <trace/events/task.h>
 #include <trace/events/timer.h>
 
 #include "ntkl.h"
@@ -65,6 +66,7 @@ static struct probe probes[] = {
 	TP(sched_process_fork, NULL),
 	TP(sched_process_exec, NULL),
 	TP(sched_process_exit, NULL),
+	TP(task_rename, "no Process End for the image an exec replaces"),
 	TP(sched_switch, NULL),
 	TP(sched_waking, NULL),
 	TP(cpu_idle, "CSwitch PreviousCState is 0"),

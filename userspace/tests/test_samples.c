@@ -270,6 +270,60 @@ static bool open_sample(struct etl_file *f, const char *dir, const char *name)
 	return true;
 }
 
+/*
+ * What a Windows rundown record's header says (issue 15): every Thread
+ * DCStart/DCEnd header carries the thread it lists (its process and
+ * thread ids), with that thread's times; Process DCStart/DCEnd headers
+ * are PERFINFO64 and carry no ids. ntkl_rundown_test checks ntkl's.
+ */
+struct rundown_headers {
+	unsigned long threads, ids_match, with_kernel_time;
+	unsigned long idle, idle_with_kernel_time;
+	unsigned long processes, processes_perfinfo;
+};
+
+static void view_rundown_headers(const struct etl_file *f, struct rundown_headers *v)
+{
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_error err;
+
+	memset(v, 0, sizeof(*v));
+	etl_buffers_begin(f, &bc);
+	while (etl_next_buffer(f, &bc, &b, &err) > 0) {
+		struct etl_record_cursor rcur;
+		struct etl_record r;
+
+		etl_records_begin(&b, &rcur);
+		while (etl_next_record(&b, &rcur, &r, &err) > 0) {
+			const struct etw_thread_v3 *t = (const void *)r.payload;
+			const struct system_trace_header *h;
+
+			if (r.kind != ETL_KIND_KERNEL)
+				continue;
+			if (r.hook_id == ETW_EVENT_PROCESS_DC_START_HOOK ||
+			    r.hook_id == ETW_EVENT_PROCESS_DC_END_HOOK) {
+				v->processes++;
+				v->processes_perfinfo += r.header_type == ETW_HEADER_TYPE_PERFINFO64 &&
+							 !r.has_ids;
+			}
+			if ((r.hook_id != ETW_EVENT_THREAD_DC_START_HOOK &&
+			     r.hook_id != ETW_EVENT_THREAD_DC_END_HOOK) ||
+			    r.header_type != ETW_HEADER_TYPE_SYSTEM64 || r.payload_len < sizeof(*t))
+				continue;
+			h = (const void *)(r.payload - r.header_len);
+			v->threads++;
+			v->ids_match += r.has_ids && r.process_id == t->process_id &&
+					r.thread_id == t->thread_id;
+			v->with_kernel_time += h->kernel_time != 0;
+			if (t->thread_id == 0) {
+				v->idle++;
+				v->idle_with_kernel_time += h->kernel_time != 0;
+			}
+		}
+	}
+}
+
 static void test_spdl(void)
 {
 	struct etl_file f;
@@ -361,6 +415,23 @@ static void test_spdl(void)
 	CHECK_EQ(r.thread_id, 12);
 	CHECK_EQ(r.process_id, 4);
 	free(s);
+	test_end();
+
+	test_begin("spdl_rundown_headers_describe_the_thread");
+	{
+		struct rundown_headers v;
+
+		view_rundown_headers(&f, &v);
+		/* 1175 DCStart + 501 DCEnd, counted with ntkl dump --events */
+		CHECK_EQ(v.threads, 1676);
+		CHECK_EQ(v.ids_match, v.threads);
+		/* each CPU's idle thread (2 CPUs, in both rundowns) has run */
+		CHECK(v.with_kernel_time > 0);
+		CHECK_EQ(v.idle, 4);
+		CHECK_EQ(v.idle_with_kernel_time, 4);
+		CHECK(v.processes > 0);
+		CHECK_EQ(v.processes_perfinfo, v.processes);
+	}
 	test_end();
 
 	test_begin("spdl_group_masks");
