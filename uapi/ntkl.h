@@ -51,11 +51,12 @@
 
 /*
  * The ABI's version: 1 was the first published one; 2 added GET_VERSION
- * and structs of any size (above). The module's own version is the
- * release it comes from.
+ * and structs of any size (above); 3 added the stack tracing ioctls
+ * (SET/GET_STACK_TRACING), NTKL_MODE_OWNED and the DPC and INTERRUPT
+ * groups. The module's own version is the release it comes from.
  */
-#define NTKL_ABI_VERSION	2
-#define NTKL_VERSION		"0.2"
+#define NTKL_ABI_VERSION	3
+#define NTKL_VERSION		"0.3"
 #define NTKL_DEVICE_PATH	"/dev/ntkl"
 
 #define NTKL_MAX_LOGGERS	64
