@@ -66,7 +66,13 @@ struct wmi_buffer_header {
 	__u32 offset;
 	__u16 buffer_flag;
 	__u16 buffer_type;
-	__u8 reserved[16];		/* ReferenceTime / GlobalEntry */
+	/*
+	 * A union in Windows: ReferenceTime (ETW_REF_CLOCK: StartTime,
+	 * StartPerfClock) or GlobalEntry (a LIST_ENTRY). Windows' files keep
+	 * GlobalEntry's pointers; ntkl writes the logger's ReferenceTime.
+	 */
+	__s64 start_time;		/* FILETIME of start_perf_clock */
+	__s64 start_perf_clock;		/* the Header's SystemTime */
 };
 
 /* ---------------------------------------------------------------------- */
@@ -1114,7 +1120,8 @@ ETW_ASSERT_OFFSET(struct wmi_buffer_header, state, 0x2C);
 ETW_ASSERT_OFFSET(struct wmi_buffer_header, offset, 0x30);
 ETW_ASSERT_OFFSET(struct wmi_buffer_header, buffer_flag, 0x34);
 ETW_ASSERT_OFFSET(struct wmi_buffer_header, buffer_type, 0x36);
-ETW_ASSERT_OFFSET(struct wmi_buffer_header, reserved, 0x38);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, start_time, 0x38);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, start_perf_clock, 0x40);
 
 ETW_ASSERT_SIZE(struct system_trace_header, 0x20);
 ETW_ASSERT_OFFSET(struct system_trace_header, size, 0x04);
