@@ -819,6 +819,53 @@ struct etw_config_cpu {
 
 #define ETW_PROCESSOR_ARCHITECTURE_AMD64	9
 
+/*
+ * SystemConfig records written at the end of a trace, laid out as
+ * TraceEvent's parser and the TraceLoggingTester sample (Windows 11 24H2)
+ * have them. ProcessorGroup and NumaNode have PERFINFO64 headers, NIC and
+ * IRQ SYSTEM64 ones.
+ */
+
+/* ProcessorGroup (0x0B1A) v2: the count, then a KAFFINITY (u64, unaligned) per group */
+struct etw_config_processor_group {
+	__u32 active_group_count;
+};
+
+/* GROUP_AFFINITY */
+struct etw_group_affinity {
+	__u64 mask;
+	__u16 group;
+	__u16 reserved[3];
+};
+
+/* NumaNode (0x0B18) v2: the count, then a GROUP_AFFINITY (unaligned) per node */
+struct etw_config_numa_node {
+	__u32 node_count;
+};
+
+/*
+ * NIC (0x0B0D) v2: then NICDescription, IpAddresses, DnsServerAddresses,
+ * NUL-terminated UTF-16 strings (addresses joined by ';').
+ */
+struct etw_config_nic {
+	__u8 physical_addr[8];		/* the hardware address, low bytes first */
+	__u32 physical_addr_len;
+	__u32 ipv4_index;		/* interface indexes */
+	__u32 ipv6_index;
+};
+
+/* IRQ (0x0B15) v3: then DeviceDescription, NUL-terminated UTF-16 */
+struct etw_config_irq {
+	__u64 irq_affinity;
+	__u16 irq_group;
+	__u16 reserved;
+	__s32 irq_num;
+	__u32 device_description_len;	/* UTF-16 units, the NUL included */
+	/* sizeof() rounds up to 24: the string starts at ETW_CONFIG_IRQ_SIZE */
+};
+
+#define ETW_CONFIG_IRQ_SIZE		20
+
 /* ---------------------------------------------------------------------- */
 /* WMI_SPINLOCK: SpinLock (0x0529) payload, 0x38 bytes                     */
 /* ---------------------------------------------------------------------- */
@@ -1234,6 +1281,19 @@ ETW_ASSERT_OFFSET(struct etw_config_cpu, highest_user_address, 808);
 ETW_ASSERT_OFFSET(struct etw_config_cpu, processor_architecture, 816);
 ETW_ASSERT_OFFSET(struct etw_config_cpu, pae_enabled, 822);
 ETW_ASSERT_OFFSET(struct etw_config_cpu, memory_speed, 824);
+ETW_ASSERT_SIZE(struct etw_config_processor_group, 4);
+ETW_ASSERT_SIZE(struct etw_group_affinity, 16);
+ETW_ASSERT_OFFSET(struct etw_group_affinity, group, 8);
+ETW_ASSERT_SIZE(struct etw_config_numa_node, 4);
+ETW_ASSERT_SIZE(struct etw_config_nic, 20);
+ETW_ASSERT_OFFSET(struct etw_config_nic, physical_addr_len, 8);
+ETW_ASSERT_OFFSET(struct etw_config_nic, ipv4_index, 12);
+ETW_ASSERT_OFFSET(struct etw_config_nic, ipv6_index, 16);
+static_assert(offsetof(struct etw_config_irq, device_description_len) + 4 ==
+	      ETW_CONFIG_IRQ_SIZE, "SystemConfig IRQ fixed size");
+ETW_ASSERT_OFFSET(struct etw_config_irq, irq_group, 8);
+ETW_ASSERT_OFFSET(struct etw_config_irq, irq_num, 12);
+ETW_ASSERT_OFFSET(struct etw_config_irq, device_description_len, 16);
 static_assert(offsetof(struct etw_config_cpu, memory_speed) + 4 == ETW_CONFIG_CPU_SIZE,
 	      "SystemConfig CPU size");
 

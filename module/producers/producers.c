@@ -15,6 +15,7 @@ static const struct ntkl_producer *const producers[] = {
 	&ntkl_image_producer,
 	&ntkl_cswitch_producer,
 	&ntkl_spinlock_producer,
+	&ntkl_sysconfig_producer,
 	/* last: its publish may fail, and then nothing after it has run */
 	&ntkl_profile_producer,
 };

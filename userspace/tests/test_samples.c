@@ -791,6 +791,54 @@ static void test_buffer_habits(void)
 }
 
 /*
+ * SystemConfig records ntkl writes, in the layouts Windows 11 wrote them
+ * (TraceLoggingTester): every field where TraceEvent's parser reads it.
+ * The expected text was read off the bytes by hand (a hex dump).
+ */
+static void test_tlt_sysconfig(void)
+{
+	struct etl_record r;
+	struct etl_file f;
+	char *s;
+
+	test_begin("tlt_sysconfig_layouts");
+	if (!open_sample(&f, test_samples_out_dir(), TLT)) {
+		test_end();
+		return;
+	}
+	s = decode_nth(&f, ETW_EVENT_CONFIG_PROCESSORGROUP_HOOK, 0, &r);
+	CHECK_EQ(r.payload_len, 12);
+	CHECK_HAS(s, "ProcessorGroup: ActiveGroupCount=1 Mask[0]=0xfffff\n");
+	free(s);
+	s = decode_nth(&f, ETW_EVENT_CONFIG_NUMANODE_HOOK, 0, &r);
+	CHECK_EQ(r.payload_len, 20);
+	CHECK_HAS(s, "NumaNode: NodeCount=1 Mask[0]=0xfffff Group[0]=0\n");
+	free(s);
+	s = decode_nth(&f, ETW_EVENT_CONFIG_NIC_HOOK, 0, &r);
+	CHECK_HAS(s, "NIC: PhysicalAddr=0x4fe368d3a870 PhysicalAddrLen=6 Ipv4Index=13 Ipv6Index=13 "
+		  "NICDescription=\"Intel(R) Wi-Fi 6 AX201 160MHz\" IpAddresses=\"2003:ee:b700:"
+		  "ef12:bcfd:ee17:d923:b935;2003:ee:b700:ef12:7c3b:d7e0:3c:1c2c;fe80::1f0d:2e28:"
+		  "28b5:c1d7;192.168.2.127\" DnsServerAddresses=\"fe80::1;192.168.2.1;fe80::1\"\n");
+	free(s);
+	/* the loopback: no hardware address */
+	s = decode_nth(&f, ETW_EVENT_CONFIG_NIC_HOOK, 5, &r);
+	CHECK_HAS(s, "PhysicalAddr=0x0 PhysicalAddrLen=0 Ipv4Index=1 Ipv6Index=1 "
+		  "NICDescription=\"Software Loopback Interface 1\" IpAddresses=\"::1;127.0.0.1\"");
+	free(s);
+	s = decode_nth(&f, ETW_EVENT_CONFIG_IRQ_HOOK, 0, &r);
+	CHECK_EQ(r.payload_len, 142);
+	CHECK_HAS(s, "IRQ: IRQAffinity=0x0 IRQGroup=1 IRQNum=-6 DeviceDescriptionLen=61 "
+		  "DeviceDescription=\"PCI\\\\VEN_8086&DEV_7ABA&SUBSYS_86941043&REV_11\\\\3&11583659&0&E2\"\n");
+	free(s);
+	s = decode_nth(&f, ETW_EVENT_CONFIG_IRQ_HOOK, 1, &r);
+	CHECK_HAS(s, "IRQ: IRQAffinity=0xffffffff IRQGroup=0 IRQNum=4 DeviceDescriptionLen=15 "
+		  "DeviceDescription=\"ACPI\\\\PNP0501\\\\0\"\n");
+	free(s);
+	etl_close(&f);
+	test_end();
+}
+
+/*
  * The samples were recorded in Central Europe (Bias -60): the POSIX rule
  * of that zone must give the TIME_ZONE_INFORMATION Windows wrote, but for
  * the names (Windows writes tzres.dll resource ids, ntkl the abbreviations).
@@ -846,6 +894,7 @@ int main(void)
 	test_net_compressed();
 	test_net_dump();
 	test_buffer_habits();
+	test_tlt_sysconfig();
 	test_time_zone();
 	return test_exit();
 }
