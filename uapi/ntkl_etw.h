@@ -826,6 +826,47 @@ struct etw_config_cpu {
  * IRQ SYSTEM64 ones.
  */
 
+/*
+ * PhyDisk (0x0B0B) v2, 568 bytes, and LogDisk (0x0B0C) v2, 112 bytes: read
+ * (decoded, checked) but not written by ntkl yet.
+ */
+struct etw_config_phydisk {
+	__u32 disk_number;
+	__u32 bytes_per_sector;
+	__u32 sectors_per_track;
+	__u32 tracks_per_cylinder;
+	__u64 cylinders;
+	__u32 scsi_port;
+	__u32 scsi_path;
+	__u32 scsi_target;
+	__u32 scsi_lun;
+	__u16 manufacturer[256];
+	__u32 partition_count;
+	__u8 write_cache_enabled;
+	__u8 pad;
+	__u16 boot_drive_letter[3];
+	__u16 spare[2];
+};
+
+struct etw_config_logdisk {
+	__u64 start_offset;
+	__u64 partition_size;
+	__u32 disk_number;
+	__u32 size;			/* of this payload */
+	__u32 drive_type;
+	__u16 drive_letter_string[4];
+	__u32 pad1;
+	__u32 partition_number;
+	__u32 sectors_per_cluster;
+	__u32 bytes_per_sector;
+	__u32 pad2;
+	__s64 number_of_free_clusters;
+	__s64 total_number_of_clusters;
+	__u16 file_system[16];
+	__u32 volume_ext;
+	__u32 pad3;
+};
+
 /* ProcessorGroup (0x0B1A) v2: the count, then a KAFFINITY (u64, unaligned) per group */
 struct etw_config_processor_group {
 	__u32 active_group_count;
@@ -1281,6 +1322,24 @@ ETW_ASSERT_OFFSET(struct etw_config_cpu, highest_user_address, 808);
 ETW_ASSERT_OFFSET(struct etw_config_cpu, processor_architecture, 816);
 ETW_ASSERT_OFFSET(struct etw_config_cpu, pae_enabled, 822);
 ETW_ASSERT_OFFSET(struct etw_config_cpu, memory_speed, 824);
+ETW_ASSERT_SIZE(struct etw_config_phydisk, 568);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, cylinders, 16);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, scsi_port, 24);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, manufacturer, 40);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, partition_count, 552);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, write_cache_enabled, 556);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, boot_drive_letter, 558);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, spare, 564);
+ETW_ASSERT_SIZE(struct etw_config_logdisk, 112);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, disk_number, 16);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, drive_type, 24);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, drive_letter_string, 28);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, partition_number, 40);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, bytes_per_sector, 48);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, number_of_free_clusters, 56);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, total_number_of_clusters, 64);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, file_system, 72);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, volume_ext, 104);
 ETW_ASSERT_SIZE(struct etw_config_processor_group, 4);
 ETW_ASSERT_SIZE(struct etw_group_affinity, 16);
 ETW_ASSERT_OFFSET(struct etw_group_affinity, group, 8);

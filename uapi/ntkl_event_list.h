@@ -96,9 +96,9 @@ NTKL_EVENT(THREAD_SET_NAME, ANY, 0, ANY, 0, "SetName", NONE)
 #define ETW_EVENT_CONFIG_CPU_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0A)
 NTKL_EVENT(CONFIG_CPU, SYSTEM64, 3, EXACT, 0, "CPU", CONFIG_CPU)
 #define ETW_EVENT_CONFIG_PHYSICALDISK_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0B)
-NTKL_EVENT(CONFIG_PHYSICALDISK, ANY, 0, ANY, 0, "PhyDisk", NONE)
+NTKL_EVENT(CONFIG_PHYSICALDISK, ANY, 2, EXACT, 0, "PhyDisk", CONFIG_PHYDISK)
 #define ETW_EVENT_CONFIG_LOGICALDISK_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0C)
-NTKL_EVENT(CONFIG_LOGICALDISK, ANY, 0, ANY, 0, "LogDisk", NONE)
+NTKL_EVENT(CONFIG_LOGICALDISK, ANY, 2, EXACT, 0, "LogDisk", CONFIG_LOGDISK)
 #define ETW_EVENT_CONFIG_NIC_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0D)
 NTKL_EVENT(CONFIG_NIC, SYSTEM64, 2, EXACT, 0, "NIC", CONFIG_NIC)
 #define ETW_EVENT_CONFIG_VIDEO_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0E)
@@ -392,6 +392,55 @@ NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, processor_revision, 2, "ProcessorR
 NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, pae_enabled, 1, "PaeEnabled", UINT)
 NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, nx_enabled, 1, "NxEnabled", UINT)
 NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, memory_speed, 4, "MemorySpeed", UINT)
+
+/* SystemConfig disks: read, not written by ntkl (yet) */
+NTKL_LAYOUT(CONFIG_PHYDISK, "PhyDisk", sizeof(struct etw_config_phydisk),
+	    sizeof(struct etw_config_phydisk), sizeof(struct etw_config_phydisk), NONE)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, disk_number, 4, "DiskNumber", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, bytes_per_sector, 4, "BytesPerSector", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, sectors_per_track, 4, "SectorsPerTrack",
+	   UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, tracks_per_cylinder, 4,
+	   "TracksPerCylinder", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, cylinders, 8, "Cylinders", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, scsi_port, 4, "SCSIPort", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, scsi_path, 4, "SCSIPath", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, scsi_target, 4, "SCSITarget", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, scsi_lun, 4, "SCSILun", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, manufacturer, 512, "Manufacturer",
+	   WSTR_ARRAY)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, partition_count, 4, "PartitionCount", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, write_cache_enabled, 1,
+	   "WriteCacheEnabled", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, pad, 1, "Pad", RESERVED)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, boot_drive_letter, 6, "BootDriveLetter",
+	   WSTR_ARRAY)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, spare, 4, "Spare", RESERVED)
+
+NTKL_LAYOUT(CONFIG_LOGDISK, "LogDisk", sizeof(struct etw_config_logdisk),
+	    sizeof(struct etw_config_logdisk), sizeof(struct etw_config_logdisk), NONE)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, start_offset, 8, "StartOffset", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, partition_size, 8, "PartitionSize", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, disk_number, 4, "DiskNumber", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, size, 4, "Size", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, drive_type, 4, "DriveType", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, drive_letter_string, 8, "DriveLetterString",
+	   WSTR_ARRAY)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, pad1, 4, "Pad1", RESERVED)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, partition_number, 4, "PartitionNumber",
+	   UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, sectors_per_cluster, 4,
+	   "SectorsPerCluster", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, bytes_per_sector, 4, "BytesPerSector",
+	   UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, pad2, 4, "Pad2", RESERVED)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, number_of_free_clusters, 8,
+	   "NumberOfFreeClusters", INT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, total_number_of_clusters, 8,
+	   "TotalNumberOfClusters", INT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, file_system, 32, "FileSystem", WSTR_ARRAY)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, volume_ext, 4, "VolumeExt", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, pad3, 4, "Pad3", RESERVED)
 
 /* SystemConfig at the end of a trace (module/producers/sysconfig.c) */
 NTKL_LAYOUT(CONFIG_PROCESSOR_GROUP, "ProcessorGroup", sizeof(struct etw_config_processor_group),

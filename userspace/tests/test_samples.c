@@ -830,6 +830,21 @@ static void test_tlt_sysconfig(void)
 	CHECK_HAS(s, "IRQ: IRQAffinity=0x0 IRQGroup=1 IRQNum=-6 DeviceDescriptionLen=61 "
 		  "DeviceDescription=\"PCI\\\\VEN_8086&DEV_7ABA&SUBSYS_86941043&REV_11\\\\3&11583659&0&E2\"\n");
 	free(s);
+	/* disks: decoded and checked, not written by ntkl yet */
+	s = decode_nth(&f, ETW_EVENT_CONFIG_PHYSICALDISK_HOOK, 0, &r);
+	CHECK_EQ(r.payload_len, 568);
+	CHECK_HAS(s, "PhyDisk: DiskNumber=0 BytesPerSector=512 SectorsPerTrack=63 "
+		  "TracksPerCylinder=255 Cylinders=243201 SCSIPort=2 SCSIPath=0 SCSITarget=0 "
+		  "SCSILun=0 Manufacturer=\"Samsung SSD 970 EVO Plus 2TB\" PartitionCount=4 "
+		  "WriteCacheEnabled=1 BootDriveLetter=\"C\"\n");
+	free(s);
+	s = decode_nth(&f, ETW_EVENT_CONFIG_LOGICALDISK_HOOK, 0, &r);
+	CHECK_EQ(r.payload_len, 112);
+	CHECK_HAS(s, "LogDisk: StartOffset=240123904 PartitionSize=1999263236096 DiskNumber=0 "
+		  "Size=112 DriveType=1 DriveLetterString=\"C:\" PartitionNumber=3 "
+		  "SectorsPerCluster=8 BytesPerSector=512 NumberOfFreeClusters=46429686 "
+		  "TotalNumberOfClusters=488101375 FileSystem=\"NTFS\" VolumeExt=0\n");
+	free(s);
 	s = decode_nth(&f, ETW_EVENT_CONFIG_IRQ_HOOK, 1, &r);
 	CHECK_HAS(s, "IRQ: IRQAffinity=0xffffffff IRQGroup=0 IRQNum=4 DeviceDescriptionLen=15 "
 		  "DeviceDescription=\"ACPI\\\\PNP0501\\\\0\"\n");
