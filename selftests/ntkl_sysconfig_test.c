@@ -16,6 +16,7 @@
  * Each test records `true` with `ntkl record`, the way users do.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -315,6 +316,21 @@ static bool has_addr(const char *list, int family, const void *want)
 	return false;
 }
 
+/* Entries of /sys/class/net: 0 on a kernel without networking. */
+static unsigned int count_interfaces(void)
+{
+	DIR *d = opendir("/sys/class/net");
+	struct dirent *e;
+	unsigned int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 static unsigned int count_addrs(const char *list)
 {
 	unsigned int n = list[0] != '\0';
@@ -362,8 +378,8 @@ TEST(sysconfig_matches_linux)
 		EXPECT_EQ(1, view.nodes);	/* a kernel without NUMA: one node */
 	}
 
-	/* NIC: one per /sys/class/net entry, its index, MAC and addresses */
-	ASSERT_GT(view.nics, 0);
+	/* NIC: one per /sys/class/net entry (none without CONFIG_NET) */
+	EXPECT_EQ(count_interfaces(), view.nics);
 	for (i = 0; i < view.nics; i++) {
 		struct nic_rec *n = &view.nic[i];
 		uint8_t mac[8];
@@ -377,18 +393,9 @@ TEST(sysconfig_matches_linux)
 		EXPECT_EQ(len, n->mac_len) TH_LOG("%s", n->name);
 		EXPECT_EQ(0, memcmp(mac, n->mac, len)) TH_LOG("%s", n->name);
 	}
-	{
-		struct if_nameindex *all = if_nameindex(), *p;
-		unsigned int count = 0;
-
-		ASSERT_NE(NULL, all);
-		for (p = all; p->if_index; p++)
-			count++;
-		EXPECT_EQ(count, view.nics);
-		if_freenameindex(all);
-	}
 	/* every IPv4 and IPv6 address Linux has is in its interface's list */
-	ASSERT_EQ(0, getifaddrs(&ifs));
+	if (getifaddrs(&ifs))
+		ifs = NULL;	/* no networking: no address either */
 	for (ia = ifs; ia; ia = ia->ifa_next) {
 		const void *bin;
 		int family;
@@ -411,7 +418,8 @@ TEST(sysconfig_matches_linux)
 			linux_addrs[i]++;
 		}
 	}
-	freeifaddrs(ifs);
+	if (ifs)
+		freeifaddrs(ifs);
 	/* and no other */
 	for (i = 0; i < view.nics; i++)
 		EXPECT_EQ(linux_addrs[i], count_addrs(view.nic[i].addrs))

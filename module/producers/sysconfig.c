@@ -116,10 +116,11 @@ static bool scratch_add(char *s, size_t *len, const char *sep, const char *fmt,
 	return true;
 }
 
+#if IS_ENABLED(CONFIG_NET)
 /* The interface's addresses, IPv6 first then IPv4 as Windows lists them. */
 static void nic_addresses(struct net_device *dev, char *s)
 {
-	struct in_device *in_dev;
+	struct in_device *in_dev __maybe_unused;
 	size_t len = 0;
 
 	s[0] = '\0';
@@ -137,6 +138,7 @@ static void nic_addresses(struct net_device *dev, char *s)
 		}
 	}
 #endif
+#if IS_ENABLED(CONFIG_INET)
 	in_dev = __in_dev_get_rcu(dev);
 	if (in_dev) {
 		const struct in_ifaddr *ifa;
@@ -145,6 +147,7 @@ static void nic_addresses(struct net_device *dev, char *s)
 			if (!scratch_add(s, &len, ";", "%pI4", &ifa->ifa_local))
 				break;
 	}
+#endif
 }
 
 static void write_nic(struct ntkl_logger *lg, struct net_device *dev, char *addrs)
@@ -187,6 +190,12 @@ static void write_nics(struct ntkl_logger *lg, char *scratch)
 	}
 	rcu_read_unlock();
 }
+#else
+/* a kernel without networking has no interface to describe */
+static void write_nics(struct ntkl_logger *lg, char *scratch)
+{
+}
+#endif
 
 /*
  * An interrupt with handlers: its affinity, number and the handlers'
