@@ -417,10 +417,14 @@ static int complete_header(struct ntkl_writer *w)
 	ntkl_time_zone((int64_t)time(NULL), &tz);
 	if (w->path)
 		name = realpath(w->path, full) ? full : w->path;
-	if (etl_header_complete(w->buf, w->buffer_size, name, &tz, w->error,
-				sizeof(w->error)))
-		return -EINVAL;
-	return 0;
+	if (!etl_header_complete(w->buf, w->buffer_size, name, &tz, w->error,
+				 sizeof(w->error)))
+		return 0;
+	/* a name too long for the header buffer: the file without it */
+	if (name && !etl_header_complete(w->buf, w->buffer_size, NULL, &tz, w->error,
+					 sizeof(w->error)))
+		return 0;
+	return -EINVAL;
 }
 
 int ntkl_writer_step(struct ntkl_writer *w)
