@@ -79,6 +79,8 @@ static void write_numa_nodes(struct ntkl_logger *lg)
 	p = ntkl_record_begin(lg, &rec, ETW_EVENT_CONFIG_NUMANODE,
 			      4 + sizeof(struct etw_group_affinity) * nodes);
 	if (p) {
+		/* a node gone offline since we counted leaves zeros, not old bytes */
+		memset(p, 0, 4 + sizeof(struct etw_group_affinity) * nodes);
 		memcpy(p, &nodes, 4);
 		for_each_online_node(node) {
 			const struct cpumask *m = cpumask_of_node(node);
