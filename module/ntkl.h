@@ -49,6 +49,7 @@ struct ntkl_buffer {
 	local_t committed;
 	s64 sequence;			/* set when closed */
 	u64 flush_clock;		/* clock value when closed */
+	u32 overshoot;			/* CurrentOffset - SavedOffset when closed */
 	u16 flags;			/* ETW_BUFFER_FLAG_* extra bits */
 	struct irq_work *wake;		/* the logger's: wakes its reader */
 };

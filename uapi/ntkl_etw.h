@@ -66,7 +66,13 @@ struct wmi_buffer_header {
 	__u32 offset;
 	__u16 buffer_flag;
 	__u16 buffer_type;
-	__u8 reserved[16];		/* ReferenceTime / GlobalEntry */
+	/*
+	 * A union in Windows: ReferenceTime (ETW_REF_CLOCK: StartTime,
+	 * StartPerfClock) or GlobalEntry (a LIST_ENTRY). Windows' files keep
+	 * GlobalEntry's pointers; ntkl writes the logger's ReferenceTime.
+	 */
+	__s64 start_time;		/* FILETIME of start_perf_clock */
+	__s64 start_perf_clock;		/* the Header's SystemTime */
 };
 
 /* ---------------------------------------------------------------------- */
@@ -813,6 +819,94 @@ struct etw_config_cpu {
 
 #define ETW_PROCESSOR_ARCHITECTURE_AMD64	9
 
+/*
+ * SystemConfig records written at the end of a trace, laid out as
+ * TraceEvent's parser and the TraceLoggingTester sample (Windows 11 24H2)
+ * have them. ProcessorGroup and NumaNode have PERFINFO64 headers, NIC and
+ * IRQ SYSTEM64 ones.
+ */
+
+/*
+ * PhyDisk (0x0B0B) v2, 568 bytes, and LogDisk (0x0B0C) v2, 112 bytes: read
+ * (decoded, checked) but not written by ntkl yet.
+ */
+struct etw_config_phydisk {
+	__u32 disk_number;
+	__u32 bytes_per_sector;
+	__u32 sectors_per_track;
+	__u32 tracks_per_cylinder;
+	__u64 cylinders;
+	__u32 scsi_port;
+	__u32 scsi_path;
+	__u32 scsi_target;
+	__u32 scsi_lun;
+	__u16 manufacturer[256];
+	__u32 partition_count;
+	__u8 write_cache_enabled;
+	__u8 pad;
+	__u16 boot_drive_letter[3];
+	__u16 spare[2];
+};
+
+struct etw_config_logdisk {
+	__u64 start_offset;
+	__u64 partition_size;
+	__u32 disk_number;
+	__u32 size;			/* of this payload */
+	__u32 drive_type;
+	__u16 drive_letter_string[4];
+	__u32 pad1;
+	__u32 partition_number;
+	__u32 sectors_per_cluster;
+	__u32 bytes_per_sector;
+	__u32 pad2;
+	__s64 number_of_free_clusters;
+	__s64 total_number_of_clusters;
+	__u16 file_system[16];
+	__u32 volume_ext;
+	__u32 pad3;
+};
+
+/* ProcessorGroup (0x0B1A) v2: the count, then a KAFFINITY (u64, unaligned) per group */
+struct etw_config_processor_group {
+	__u32 active_group_count;
+};
+
+/* GROUP_AFFINITY */
+struct etw_group_affinity {
+	__u64 mask;
+	__u16 group;
+	__u16 reserved[3];
+};
+
+/* NumaNode (0x0B18) v2: the count, then a GROUP_AFFINITY (unaligned) per node */
+struct etw_config_numa_node {
+	__u32 node_count;
+};
+
+/*
+ * NIC (0x0B0D) v2: then NICDescription, IpAddresses, DnsServerAddresses,
+ * NUL-terminated UTF-16 strings (addresses joined by ';').
+ */
+struct etw_config_nic {
+	__u8 physical_addr[8];		/* the hardware address, low bytes first */
+	__u32 physical_addr_len;
+	__u32 ipv4_index;		/* interface indexes */
+	__u32 ipv6_index;
+};
+
+/* IRQ (0x0B15) v3: then DeviceDescription, NUL-terminated UTF-16 */
+struct etw_config_irq {
+	__u64 irq_affinity;
+	__u16 irq_group;
+	__u16 reserved;
+	__s32 irq_num;
+	__u32 device_description_len;	/* UTF-16 units, the NUL included */
+	/* sizeof() rounds up to 24: the string starts at ETW_CONFIG_IRQ_SIZE */
+};
+
+#define ETW_CONFIG_IRQ_SIZE		20
+
 /* ---------------------------------------------------------------------- */
 /* WMI_SPINLOCK: SpinLock (0x0529) payload, 0x38 bytes                     */
 /* ---------------------------------------------------------------------- */
@@ -1161,7 +1255,8 @@ ETW_ASSERT_OFFSET(struct wmi_buffer_header, state, 0x2C);
 ETW_ASSERT_OFFSET(struct wmi_buffer_header, offset, 0x30);
 ETW_ASSERT_OFFSET(struct wmi_buffer_header, buffer_flag, 0x34);
 ETW_ASSERT_OFFSET(struct wmi_buffer_header, buffer_type, 0x36);
-ETW_ASSERT_OFFSET(struct wmi_buffer_header, reserved, 0x38);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, start_time, 0x38);
+ETW_ASSERT_OFFSET(struct wmi_buffer_header, start_perf_clock, 0x40);
 
 ETW_ASSERT_SIZE(struct system_trace_header, 0x20);
 ETW_ASSERT_OFFSET(struct system_trace_header, size, 0x04);
@@ -1274,6 +1369,37 @@ ETW_ASSERT_OFFSET(struct etw_config_cpu, highest_user_address, 808);
 ETW_ASSERT_OFFSET(struct etw_config_cpu, processor_architecture, 816);
 ETW_ASSERT_OFFSET(struct etw_config_cpu, pae_enabled, 822);
 ETW_ASSERT_OFFSET(struct etw_config_cpu, memory_speed, 824);
+ETW_ASSERT_SIZE(struct etw_config_phydisk, 568);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, cylinders, 16);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, scsi_port, 24);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, manufacturer, 40);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, partition_count, 552);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, write_cache_enabled, 556);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, boot_drive_letter, 558);
+ETW_ASSERT_OFFSET(struct etw_config_phydisk, spare, 564);
+ETW_ASSERT_SIZE(struct etw_config_logdisk, 112);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, disk_number, 16);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, drive_type, 24);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, drive_letter_string, 28);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, partition_number, 40);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, bytes_per_sector, 48);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, number_of_free_clusters, 56);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, total_number_of_clusters, 64);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, file_system, 72);
+ETW_ASSERT_OFFSET(struct etw_config_logdisk, volume_ext, 104);
+ETW_ASSERT_SIZE(struct etw_config_processor_group, 4);
+ETW_ASSERT_SIZE(struct etw_group_affinity, 16);
+ETW_ASSERT_OFFSET(struct etw_group_affinity, group, 8);
+ETW_ASSERT_SIZE(struct etw_config_numa_node, 4);
+ETW_ASSERT_SIZE(struct etw_config_nic, 20);
+ETW_ASSERT_OFFSET(struct etw_config_nic, physical_addr_len, 8);
+ETW_ASSERT_OFFSET(struct etw_config_nic, ipv4_index, 12);
+ETW_ASSERT_OFFSET(struct etw_config_nic, ipv6_index, 16);
+static_assert(offsetof(struct etw_config_irq, device_description_len) + 4 ==
+	      ETW_CONFIG_IRQ_SIZE, "SystemConfig IRQ fixed size");
+ETW_ASSERT_OFFSET(struct etw_config_irq, irq_group, 8);
+ETW_ASSERT_OFFSET(struct etw_config_irq, irq_num, 12);
+ETW_ASSERT_OFFSET(struct etw_config_irq, device_description_len, 16);
 static_assert(offsetof(struct etw_config_cpu, memory_speed) + 4 == ETW_CONFIG_CPU_SIZE,
 	      "SystemConfig CPU size");
 

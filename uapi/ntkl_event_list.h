@@ -96,11 +96,11 @@ NTKL_EVENT(THREAD_SET_NAME, ANY, 0, ANY, 0, "SetName", NONE)
 #define ETW_EVENT_CONFIG_CPU_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0A)
 NTKL_EVENT(CONFIG_CPU, SYSTEM64, 3, EXACT, 0, "CPU", CONFIG_CPU)
 #define ETW_EVENT_CONFIG_PHYSICALDISK_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0B)
-NTKL_EVENT(CONFIG_PHYSICALDISK, ANY, 0, ANY, 0, "PhyDisk", NONE)
+NTKL_EVENT(CONFIG_PHYSICALDISK, ANY, 2, EXACT, 0, "PhyDisk", CONFIG_PHYDISK)
 #define ETW_EVENT_CONFIG_LOGICALDISK_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0C)
-NTKL_EVENT(CONFIG_LOGICALDISK, ANY, 0, ANY, 0, "LogDisk", NONE)
+NTKL_EVENT(CONFIG_LOGICALDISK, ANY, 2, EXACT, 0, "LogDisk", CONFIG_LOGDISK)
 #define ETW_EVENT_CONFIG_NIC_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0D)
-NTKL_EVENT(CONFIG_NIC, ANY, 0, ANY, 0, "NIC", NONE)
+NTKL_EVENT(CONFIG_NIC, SYSTEM64, 2, EXACT, 0, "NIC", CONFIG_NIC)
 #define ETW_EVENT_CONFIG_VIDEO_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0E)
 NTKL_EVENT(CONFIG_VIDEO, ANY, 0, ANY, 0, "Video", NONE)
 #define ETW_EVENT_CONFIG_SERVICES_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0F)
@@ -114,17 +114,18 @@ NTKL_EVENT(CONFIG_OPTICALMEDIA, ANY, 0, ANY, 0, "OpticalMedia", NONE)
 #define ETW_EVENT_CONFIG_PHYSICALDISK_EX_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x13)
 NTKL_EVENT(CONFIG_PHYSICALDISK_EX, ANY, 0, ANY, 0, "PhyDiskEx", NONE)
 #define ETW_EVENT_CONFIG_IRQ_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x15)
-NTKL_EVENT(CONFIG_IRQ, ANY, 0, ANY, 0, "IRQ", NONE)
+NTKL_EVENT(CONFIG_IRQ, SYSTEM64, 3, EXACT, 0, "IRQ", CONFIG_IRQ)
 #define ETW_EVENT_CONFIG_PNP_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x16)
 NTKL_EVENT(CONFIG_PNP, ANY, 0, ANY, 0, "PnP", NONE)
 #define ETW_EVENT_CONFIG_IDECHANNEL_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x17)
 NTKL_EVENT(CONFIG_IDECHANNEL, ANY, 0, ANY, 0, "IDEChannel", NONE)
 #define ETW_EVENT_CONFIG_NUMANODE_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x18)
-NTKL_EVENT(CONFIG_NUMANODE, ANY, 0, ANY, 0, "NumaNode", NONE)
+NTKL_EVENT(CONFIG_NUMANODE, PERFINFO64, 2, EXACT, 0, "NumaNode", CONFIG_NUMA_NODE)
 #define ETW_EVENT_CONFIG_PLATFORM_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x19)
 NTKL_EVENT(CONFIG_PLATFORM, ANY, 0, ANY, 0, "Platform", NONE)
 #define ETW_EVENT_CONFIG_PROCESSORGROUP_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x1A)
-NTKL_EVENT(CONFIG_PROCESSORGROUP, ANY, 0, ANY, 0, "ProcessorGroup", NONE)
+NTKL_EVENT(CONFIG_PROCESSORGROUP, PERFINFO64, 2, EXACT, 0, "ProcessorGroup",
+	   CONFIG_PROCESSOR_GROUP)
 #define ETW_EVENT_CONFIG_PROCESSORNUMBER_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x1B)
 NTKL_EVENT(CONFIG_PROCESSORNUMBER, ANY, 0, ANY, 0, "ProcessorNumber", NONE)
 #define ETW_EVENT_CONFIG_DPI_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x1C)
@@ -420,3 +421,79 @@ NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, processor_revision, 2, "ProcessorR
 NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, pae_enabled, 1, "PaeEnabled", UINT)
 NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, nx_enabled, 1, "NxEnabled", UINT)
 NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, memory_speed, 4, "MemorySpeed", UINT)
+
+/* SystemConfig disks: read, not written by ntkl (yet) */
+NTKL_LAYOUT(CONFIG_PHYDISK, "PhyDisk", sizeof(struct etw_config_phydisk),
+	    sizeof(struct etw_config_phydisk), sizeof(struct etw_config_phydisk), NONE)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, disk_number, 4, "DiskNumber", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, bytes_per_sector, 4, "BytesPerSector", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, sectors_per_track, 4, "SectorsPerTrack",
+	   UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, tracks_per_cylinder, 4,
+	   "TracksPerCylinder", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, cylinders, 8, "Cylinders", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, scsi_port, 4, "SCSIPort", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, scsi_path, 4, "SCSIPath", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, scsi_target, 4, "SCSITarget", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, scsi_lun, 4, "SCSILun", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, manufacturer, 512, "Manufacturer",
+	   WSTR_ARRAY)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, partition_count, 4, "PartitionCount", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, write_cache_enabled, 1,
+	   "WriteCacheEnabled", UINT)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, pad, 1, "Pad", RESERVED)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, boot_drive_letter, 6, "BootDriveLetter",
+	   WSTR_ARRAY)
+NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, spare, 4, "Spare", RESERVED)
+
+NTKL_LAYOUT(CONFIG_LOGDISK, "LogDisk", sizeof(struct etw_config_logdisk),
+	    sizeof(struct etw_config_logdisk), sizeof(struct etw_config_logdisk), NONE)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, start_offset, 8, "StartOffset", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, partition_size, 8, "PartitionSize", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, disk_number, 4, "DiskNumber", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, size, 4, "Size", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, drive_type, 4, "DriveType", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, drive_letter_string, 8, "DriveLetterString",
+	   WSTR_ARRAY)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, pad1, 4, "Pad1", RESERVED)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, partition_number, 4, "PartitionNumber",
+	   UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, sectors_per_cluster, 4,
+	   "SectorsPerCluster", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, bytes_per_sector, 4, "BytesPerSector",
+	   UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, pad2, 4, "Pad2", RESERVED)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, number_of_free_clusters, 8,
+	   "NumberOfFreeClusters", INT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, total_number_of_clusters, 8,
+	   "TotalNumberOfClusters", INT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, file_system, 32, "FileSystem", WSTR_ARRAY)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, volume_ext, 4, "VolumeExt", UINT)
+NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, pad3, 4, "Pad3", RESERVED)
+
+/* SystemConfig at the end of a trace (module/producers/sysconfig.c) */
+NTKL_LAYOUT(CONFIG_PROCESSOR_GROUP, "ProcessorGroup", sizeof(struct etw_config_processor_group),
+	    sizeof(struct etw_config_processor_group) + 8, ETW_MAX_EVENT_SIZE, AFFINITIES)
+NTKL_FIELD(CONFIG_PROCESSOR_GROUP, struct etw_config_processor_group, active_group_count, 4,
+	   "ActiveGroupCount", UINT)
+
+NTKL_LAYOUT(CONFIG_NUMA_NODE, "NumaNode", sizeof(struct etw_config_numa_node),
+	    sizeof(struct etw_config_numa_node) + sizeof(struct etw_group_affinity),
+	    ETW_MAX_EVENT_SIZE, GROUP_AFFINITIES)
+NTKL_FIELD(CONFIG_NUMA_NODE, struct etw_config_numa_node, node_count, 4, "NodeCount", UINT)
+
+NTKL_LAYOUT(CONFIG_NIC, "NIC", sizeof(struct etw_config_nic), sizeof(struct etw_config_nic) + 6,
+	    ETW_MAX_EVENT_SIZE, NIC_STRINGS)
+NTKL_FIELD(CONFIG_NIC, struct etw_config_nic, physical_addr, 8, "PhysicalAddr", HEX)
+NTKL_FIELD(CONFIG_NIC, struct etw_config_nic, physical_addr_len, 4, "PhysicalAddrLen", UINT)
+NTKL_FIELD(CONFIG_NIC, struct etw_config_nic, ipv4_index, 4, "Ipv4Index", UINT)
+NTKL_FIELD(CONFIG_NIC, struct etw_config_nic, ipv6_index, 4, "Ipv6Index", UINT)
+
+NTKL_LAYOUT(CONFIG_IRQ, "IRQ", ETW_CONFIG_IRQ_SIZE, ETW_CONFIG_IRQ_SIZE + 2, ETW_MAX_EVENT_SIZE,
+	    DEVICE_DESCRIPTION)
+NTKL_FIELD(CONFIG_IRQ, struct etw_config_irq, irq_affinity, 8, "IRQAffinity", HEX)
+NTKL_FIELD(CONFIG_IRQ, struct etw_config_irq, irq_group, 2, "IRQGroup", UINT)
+NTKL_FIELD(CONFIG_IRQ, struct etw_config_irq, reserved, 2, "Reserved", RESERVED)
+NTKL_FIELD(CONFIG_IRQ, struct etw_config_irq, irq_num, 4, "IRQNum", INT)
+NTKL_FIELD(CONFIG_IRQ, struct etw_config_irq, device_description_len, 4,
+	   "DeviceDescriptionLen", UINT)

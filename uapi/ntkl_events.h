@@ -27,6 +27,10 @@ enum etw_tail {
 	ETW_TAIL_FILE_NAME,		/* FileName (UTF-16) */
 	ETW_TAIL_SOURCE_NAME,		/* SourceName (UTF-16) */
 	ETW_TAIL_STACK_FRAMES,		/* 8-byte addresses: kernel ones hashed */
+	ETW_TAIL_AFFINITIES,		/* a KAFFINITY per processor group */
+	ETW_TAIL_GROUP_AFFINITIES,	/* a GROUP_AFFINITY per NUMA node */
+	ETW_TAIL_NIC_STRINGS,		/* NICDescription, IpAddresses, DnsServerAddresses */
+	ETW_TAIL_DEVICE_DESCRIPTION,	/* DeviceDescription (UTF-16) */
 };
 
 /* How a field is printed, and what the module does with it. */

@@ -3,10 +3,12 @@
  * The header buffer: buffer 0 of every file, the first thing a reader
  * gets. It holds the Header event (TRACE_LOGFILE_HEADER), HeaderExtension
  * with the group masks, and SystemConfig CPU, as the NT Kernel Logger
- * writes them. ntkl stop patches EndTime and the counters in the file.
+ * writes them. The file writer completes it (LogFileName, TimeZone) and
+ * patches EndTime and the counters at the end.
  */
 #include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/time.h>
 #include <linux/utsname.h>
@@ -31,8 +33,9 @@ static u8 *put_system_record(struct ntkl_logger *lg, u8 **pos, enum etw_event_id
 	h->marker = ETW_MARKER_SYSTEM64(etw_events[id].version);
 	h->size = size;
 	h->hook_id = etw_events[id].hook_id;
-	h->thread_id = 0;
-	h->process_id = 0;
+	/* the controlling process, as Windows': the one that STARTs the logger */
+	h->thread_id = task_pid_nr(current);
+	h->process_id = task_tgid_nr(current);
 	h->system_time = lg->start_clock;
 	h->kernel_time = 0;
 	h->user_time = 0;
@@ -46,7 +49,11 @@ static void put_logfile_header(struct ntkl_logger *lg, u8 **pos)
 	struct trace_logfile_header *t;
 	u8 *p;
 
-	/* payload: the header, the logger name, an empty log file name */
+	/*
+	 * payload: the header, the logger name, an empty log file name: the
+	 * module writes no file, its reader does and names it (and completes
+	 * the time zone) in this buffer, userspace/ctl/ntkl_writer.c.
+	 */
 	p = put_system_record(lg, pos, ETW_EVENT_HEADER, sizeof(*t) + name_bytes + 2);
 	t = (struct trace_logfile_header *)p;
 	t->buffer_size = lg->buffer_size;
@@ -62,7 +69,10 @@ static void put_logfile_header(struct ntkl_logger *lg, u8 **pos)
 	t->start_buffers = 1;
 	t->pointer_size = 8;
 	t->cpu_speed_in_mhz = ntkl_cpu_mhz();
-	/* Linux keeps kernel time in UTC: Bias is the minutes west (sys_tz). */
+	/*
+	 * Linux keeps kernel time in UTC: Bias is the minutes west (sys_tz),
+	 * all the kernel knows of the zone; the file writer fills in the rest.
+	 */
 	t->time_zone.bias = sys_tz.tz_minuteswest;
 	t->time_zone.standard_bias = 0;
 	t->time_zone.daylight_bias = 0;

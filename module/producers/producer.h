@@ -47,6 +47,7 @@ extern const struct ntkl_producer ntkl_spinlock_producer;
 extern const struct ntkl_producer ntkl_image_producer;
 extern const struct ntkl_producer ntkl_dpc_producer;
 extern const struct ntkl_producer ntkl_profile_producer;
+extern const struct ntkl_producer ntkl_sysconfig_producer;
 
 /* producers.c: call one hook of every producer that has it */
 int ntkl_producers_publish(struct ntkl_active_set *set);

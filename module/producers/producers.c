@@ -15,6 +15,7 @@ static const struct ntkl_producer *const producers[] = {
 	&ntkl_image_producer,
 	&ntkl_cswitch_producer,
 	&ntkl_spinlock_producer,
+	&ntkl_sysconfig_producer,
 	/*
 	 * last, as their publish may fail (then nothing after it has run):
 	 * DPC's failure changes nothing, the profile's is the last step

@@ -53,6 +53,7 @@ static void buffer_clear(struct ntkl_buffer *buf)
 	local_set(&buf->committed, HDR_SIZE);
 	buf->flags = 0;
 	buf->flush_clock = 0;
+	buf->overshoot = 0;
 	/* sequence last: a nonzero one tells the reader the stamp is done */
 	WRITE_ONCE(buf->sequence, 0);
 }
@@ -189,9 +190,17 @@ static bool ring_advance(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring,
 	return true;
 }
 
-/* Stamp a buffer this context has just closed and tell the reader. */
-static void buffer_closed(struct ntkl_logger *lg, struct ntkl_buffer *buf)
+/*
+ * Stamp a buffer this context has just closed and tell the reader. Only
+ * the context whose swap set CLOSED gets here, so the stamps have one
+ * writer. overshoot is where the fill would have gone: the size of the
+ * record that did not fit, or the whole buffer for a flush (Windows'
+ * CurrentOffset, docs/linux-to-nt.md "Buffers").
+ */
+static void buffer_closed(struct ntkl_logger *lg, struct ntkl_buffer *buf,
+			  u32 overshoot)
 {
+	buf->overshoot = overshoot;
 	buf->flush_clock = ntkl_clock(lg->clock_type);
 	smp_wmb();	/* the stamp before the sequence that publishes it */
 	WRITE_ONCE(buf->sequence, atomic64_inc_return(&lg->sequence));
@@ -270,7 +279,7 @@ static void *reserve(struct ntkl_logger *lg, unsigned int size,
 		if (off + size > lg->buffer_size) {
 			if (local_cmpxchg(&buf->fill, fill, fill | NTKL_FILL_CLOSED) != fill)
 				continue;
-			buffer_closed(lg, buf);
+			buffer_closed(lg, buf, size);
 			if (!ring_advance(lg, ring, h))
 				break;
 			continue;
@@ -315,7 +324,7 @@ static void flush_ring(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring)
 		if ((fill & NTKL_FILL_OFFSET) == HDR_SIZE)
 			return;
 	} while (local_cmpxchg(&buf->fill, fill, fill | NTKL_FILL_CLOSED) != fill);
-	buffer_closed(lg, buf);
+	buffer_closed(lg, buf, lg->buffer_size);
 	ring_advance(lg, ring, h);
 }
 
@@ -451,7 +460,8 @@ static void buffer_finish(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring,
 	memset(hdr, 0, HDR_SIZE);
 	hdr->buffer_size = lg->buffer_size;
 	hdr->saved_offset = filled;
-	hdr->current_offset = filled;
+	/* past the end, as Windows': no record fits in a closed buffer */
+	hdr->current_offset = filled + buf->overshoot;
 	hdr->timestamp = buf->flush_clock;
 	/* numbered per file: a buffering-mode snapshot skips overwritten ones */
 	hdr->sequence_number = ++lg->read_count;
@@ -461,6 +471,14 @@ static void buffer_finish(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring,
 	hdr->offset = filled;
 	hdr->buffer_flag = ETW_BUFFER_FLAG_PROC_INDEX | buf->flags;
 	hdr->buffer_type = ETW_BUFFER_TYPE_GENERIC;
+	/*
+	 * ReferenceTime: the logger's reference pair, the StartTime and the
+	 * clock value at that instant (the Header's StartTime and SystemTime),
+	 * so each buffer says how to turn its clock values into FILETIMEs.
+	 * Windows' files leave GlobalEntry's list pointers here instead.
+	 */
+	hdr->start_time = lg->start_time;
+	hdr->start_perf_clock = lg->start_clock;
 	memset(buf->data + filled, ETW_BUFFER_FILL_BYTE, lg->buffer_size - filled);
 }
 

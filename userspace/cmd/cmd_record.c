@@ -479,6 +479,7 @@ int cmd_record(int argc, char **argv)
 		goto stop;
 	}
 	ret = ntkl_writer_init(&r.w, r.in_fd, r.out_fd, r.props.buffer_size_kb * 1024);
+	r.w.path = o.file;
 	if (!ret && o.compress)
 		ret = ntkl_writer_compress(&r.w);
 	if (ret) {

@@ -59,6 +59,7 @@ static int save(const struct ntkl_properties *p, const char *file)
 		return 1;
 	}
 	ret = ntkl_writer_init(&w, in_fd, out_fd, p->buffer_size_kb * 1024);
+	w.path = file;
 	if (!ret)
 		ret = ntkl_writer_end(&w, 0, &final);
 	if (ret)

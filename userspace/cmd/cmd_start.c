@@ -149,6 +149,7 @@ static int run_writer(int in_fd, int out_fd, int state_fd, int ready_fd,
 	signal(SIGPIPE, SIG_IGN);
 
 	ret = ntkl_writer_init(&w, in_fd, out_fd, buffer_size);
+	w.path = st->file;
 	if (!ret && compress)
 		ret = ntkl_writer_compress(&w);
 	st->pid = getpid();

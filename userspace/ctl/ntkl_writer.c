@@ -5,6 +5,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +154,278 @@ static uint64_t count_records(const struct ntkl_writer *w)
 	return n;
 }
 
+/* UTF-8 to NUL-terminated UTF-16LE in dst (max bytes); bytes used, or 0. */
+static size_t utf8_to_utf16(const char *src, uint8_t *dst, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)src;
+	size_t n = 0;
+
+	for (;;) {
+		uint32_t c = *p;
+		int more = 0;
+		uint16_t units[2];
+		int nu = 1, i;
+
+		if (c == 0)
+			break;
+		if (c >= 0xF0 && c < 0xF8) {
+			c &= 0x07;
+			more = 3;
+		} else if (c >= 0xE0) {
+			c &= 0x0F;
+			more = 2;
+		} else if (c >= 0xC0) {
+			c &= 0x1F;
+			more = 1;
+		} else if (c >= 0x80) {
+			c = 0xFFFD;	/* a stray continuation byte */
+		}
+		p++;
+		for (i = 0; i < more; i++, p++) {
+			if ((*p & 0xC0) != 0x80) {
+				c = 0xFFFD;
+				break;
+			}
+			c = c << 6 | (*p & 0x3F);
+		}
+		if (c > 0x10FFFF || (c >= 0xD800 && c < 0xE000))
+			c = 0xFFFD;
+		if (c >= 0x10000) {
+			units[0] = (uint16_t)(0xD800 | ((c - 0x10000) >> 10));
+			units[1] = (uint16_t)(0xDC00 | ((c - 0x10000) & 0x3FF));
+			nu = 2;
+		} else {
+			units[0] = (uint16_t)c;
+		}
+		for (i = 0; i < nu; i++) {
+			if (n + 4 > max)
+				return 0;
+			dst[n++] = units[i] & 0xFF;
+			dst[n++] = units[i] >> 8;
+		}
+	}
+	if (n + 2 > max)
+		return 0;
+	dst[n++] = 0;
+	dst[n++] = 0;
+	return n;
+}
+
+static void ascii_to_utf16(const char *src, uint16_t *dst, size_t units)
+{
+	size_t i;
+
+	memset(dst, 0, units * 2);
+	for (i = 0; src && src[i] && i + 1 < units; i++)
+		dst[i] = (unsigned char)src[i];
+}
+
+/* Windows' recurring date of a transition: the wall clock before it. */
+static void transition_date(time_t t, long old_gmtoff, struct etw_systemtime *d)
+{
+	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	time_t wall = t + old_gmtoff;
+	struct tm tm;
+	int days;
+
+	gmtime_r(&wall, &tm);
+	days = mdays[tm.tm_mon];
+	if (tm.tm_mon == 1 && ((tm.tm_year % 4 == 0 && tm.tm_year % 100 != 0) ||
+			       (tm.tm_year + 1900) % 400 == 0))
+		days = 29;
+	memset(d, 0, sizeof(*d));
+	d->month = (uint16_t)(tm.tm_mon + 1);
+	d->day_of_week = (uint16_t)tm.tm_wday;
+	/* the n-th such weekday of the month; 5 if it is the last */
+	d->day = tm.tm_mday + 7 > days ? 5 : (uint16_t)((tm.tm_mday - 1) / 7 + 1);
+	d->hour = (uint16_t)tm.tm_hour;
+	d->minute = (uint16_t)tm.tm_min;
+	d->second = (uint16_t)tm.tm_sec;
+}
+
+/* The first second in (lo, hi] whose tm_isdst differs from lo's. */
+static time_t find_change(time_t lo, time_t hi)
+{
+	struct tm a, m;
+
+	localtime_r(&lo, &a);
+	while (hi - lo > 1) {
+		time_t mid = lo + (hi - lo) / 2;
+
+		localtime_r(&mid, &m);
+		if (m.tm_isdst == a.tm_isdst && m.tm_gmtoff == a.tm_gmtoff)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+void ntkl_time_zone(int64_t now, struct etw_time_zone_information *tz)
+{
+	time_t t = (time_t)now, year_start, step, when;
+	struct tm tm, prev, cur;
+	long std_off, dst_off;
+	bool have_std = false, have_dst = false;
+	char std_name[32] = "", dst_name[32] = "";
+
+	memset(tz, 0, sizeof(*tz));
+	tzset();
+	localtime_r(&t, &tm);
+	tm.tm_mon = 0;
+	tm.tm_mday = 1;
+	tm.tm_hour = 0;
+	tm.tm_min = 0;
+	tm.tm_sec = 0;
+	tm.tm_isdst = -1;
+	year_start = mktime(&tm);
+	std_off = tm.tm_gmtoff;
+	dst_off = tm.tm_gmtoff;
+	/* walk the year by hours; each change found to the second */
+	localtime_r(&year_start, &prev);
+	for (step = year_start; step < year_start + 366 * 86400; step += 3600) {
+		time_t next = step + 3600;
+
+		localtime_r(&next, &cur);
+		if (cur.tm_isdst != prev.tm_isdst || cur.tm_gmtoff != prev.tm_gmtoff) {
+			when = find_change(step, next);
+			localtime_r(&when, &cur);
+			if (cur.tm_isdst > 0 && !have_dst) {
+				/* summer time begins: DaylightDate, in standard time */
+				transition_date(when, prev.tm_gmtoff, &tz->daylight_date);
+				have_dst = true;
+			} else if (cur.tm_isdst == 0 && !have_std) {
+				transition_date(when, prev.tm_gmtoff, &tz->standard_date);
+				have_std = true;
+			}
+		}
+		if (cur.tm_isdst > 0) {
+			dst_off = cur.tm_gmtoff;
+			snprintf(dst_name, sizeof(dst_name), "%s", cur.tm_zone ? cur.tm_zone : "");
+		} else {
+			std_off = cur.tm_gmtoff;
+			snprintf(std_name, sizeof(std_name), "%s", cur.tm_zone ? cur.tm_zone : "");
+		}
+		prev = cur;
+	}
+	tz->bias = (int32_t)(-std_off / 60);
+	tz->standard_bias = 0;
+	if (have_dst && have_std) {
+		tz->daylight_bias = (int32_t)(-(dst_off - std_off) / 60);
+	} else {
+		memset(&tz->standard_date, 0, sizeof(tz->standard_date));
+		memset(&tz->daylight_date, 0, sizeof(tz->daylight_date));
+		tz->daylight_bias = 0;
+	}
+	ascii_to_utf16(std_name, tz->standard_name, 32);
+	ascii_to_utf16(dst_name[0] ? dst_name : std_name, tz->daylight_name, 32);
+}
+
+/* Bytes of the NUL-terminated UTF-16 string at p (terminator in), or 0. */
+static size_t utf16_bytes(const uint8_t *p, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < max; i += 2)
+		if (!p[i] && !p[i + 1])
+			return i + 2;
+	return 0;
+}
+
+#define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
+
+int etl_header_complete(uint8_t *buf, size_t size, const char *log_file_name,
+			const struct etw_time_zone_information *tz,
+			char *err, size_t err_size)
+{
+	struct wmi_buffer_header bh;
+	struct system_trace_header ev;
+	uint8_t name16[2 * PATH_MAX + 2];
+	size_t strings, logger_bytes, file_bytes, old_file_bytes;
+	size_t old_end, new_end, filled, new_size;
+
+	if (size < PATCH_BYTES) {
+		snprintf(err, err_size, "a %zu-byte buffer holds no header", size);
+		return -1;
+	}
+	memcpy(&bh, buf, sizeof(bh));
+	memcpy(&ev, buf + HEADER_EVENT_OFFSET, sizeof(ev));
+	filled = bh.saved_offset;
+	if (((ev.marker >> 16) & 0xFF) != ETW_HEADER_TYPE_SYSTEM64 ||
+	    ev.hook_id != ETW_EVENT_HEADER_HOOK || ev.size < PATCH_BYTES - HEADER_EVENT_OFFSET ||
+	    filled > size || HEADER_EVENT_OFFSET + ALIGN8(ev.size) > filled) {
+		snprintf(err, err_size,
+			 "buffer 0 does not start with the Header event (marker 0x%08x, hook 0x%04x, size 0x%x)",
+			 ev.marker, ev.hook_id, ev.size);
+		return -1;
+	}
+	if (tz) {
+		struct trace_logfile_header h;
+
+		memcpy(&h, buf + LOGFILE_HEADER_OFFSET, sizeof(h));
+		h.time_zone = *tz;
+		memcpy(buf + LOGFILE_HEADER_OFFSET, &h, sizeof(h));
+	}
+	if (!log_file_name)
+		return 0;
+	strings = PATCH_BYTES;
+	old_end = HEADER_EVENT_OFFSET + ev.size;
+	logger_bytes = utf16_bytes(buf + strings, old_end - strings);
+	old_file_bytes = logger_bytes ? utf16_bytes(buf + strings + logger_bytes,
+						    old_end - strings - logger_bytes) : 0;
+	if (!old_file_bytes) {
+		snprintf(err, err_size, "the Header event's names are not terminated");
+		return -1;
+	}
+	file_bytes = utf8_to_utf16(log_file_name, name16, sizeof(name16));
+	if (!file_bytes) {
+		snprintf(err, err_size, "the file name is too long for the Header event");
+		return -1;
+	}
+	new_size = strings + logger_bytes + file_bytes - HEADER_EVENT_OFFSET;
+	old_end = HEADER_EVENT_OFFSET + ALIGN8(ev.size);
+	new_end = HEADER_EVENT_OFFSET + ALIGN8(new_size);
+	if (new_size > UINT16_MAX || filled - old_end + new_end > size) {
+		snprintf(err, err_size, "the file name does not fit in the header buffer");
+		return -1;
+	}
+	/* the records after the Header event move with its end */
+	memmove(buf + new_end, buf + old_end, filled - old_end);
+	memcpy(buf + strings + logger_bytes, name16, file_bytes);
+	memset(buf + strings + logger_bytes + file_bytes, 0,
+	       new_end - (strings + logger_bytes + file_bytes));
+	ev.size = (uint16_t)new_size;
+	memcpy(buf + HEADER_EVENT_OFFSET, &ev, sizeof(ev));
+	filled = filled - old_end + new_end;
+	memset(buf + filled, ETW_BUFFER_FILL_BYTE, size - filled);
+	bh.saved_offset = (uint32_t)filled;
+	bh.current_offset = (uint32_t)filled;
+	bh.offset = (uint32_t)filled;
+	memcpy(buf, &bh, sizeof(bh));
+	return 0;
+}
+
+int etl_mark_last_buffer_fd(int fd, uint64_t last, char *err, size_t err_size)
+{
+	off_t at = (off_t)last + (off_t)offsetof(struct wmi_buffer_header, buffer_flag);
+	uint16_t flag;
+
+	if (!last)
+		return 0;	/* the header buffer alone carries it already */
+	if (pread(fd, &flag, sizeof(flag), at) != (ssize_t)sizeof(flag)) {
+		snprintf(err, err_size, "reading the last buffer back: %s",
+			 strerror(errno ? errno : EIO));
+		return -EIO;
+	}
+	flag |= ETW_BUFFER_FLAG_FLUSH_MARKER;
+	if (pwrite(fd, &flag, sizeof(flag), at) != (ssize_t)sizeof(flag)) {
+		snprintf(err, err_size, "marking the last buffer: %s",
+			 strerror(errno ? errno : EIO));
+		return -EIO;
+	}
+	return 0;
+}
+
 /* Remember the first failure: every later step returns it. */
 static int fail(struct ntkl_writer *w, int err)
 {
@@ -208,6 +483,29 @@ static int keep_whole(struct ntkl_writer *w)
 	return 1;
 }
 
+/*
+ * The header buffer, completed by the one who writes the file: the module
+ * knows neither the file nor the zone beyond sys_tz's minutes.
+ */
+static int complete_header(struct ntkl_writer *w)
+{
+	struct etw_time_zone_information tz;
+	char full[PATH_MAX];
+	const char *name = NULL;
+
+	ntkl_time_zone((int64_t)time(NULL), &tz);
+	if (w->path)
+		name = realpath(w->path, full) ? full : w->path;
+	if (!etl_header_complete(w->buf, w->buffer_size, name, &tz, w->error,
+				 sizeof(w->error)))
+		return 0;
+	/* a name too long for the header buffer: the file without it */
+	if (name && !etl_header_complete(w->buf, w->buffer_size, NULL, &tz, w->error,
+					 sizeof(w->error)))
+		return 0;
+	return -EINVAL;
+}
+
 int ntkl_writer_step(struct ntkl_writer *w)
 {
 	const uint8_t *data;
@@ -220,6 +518,11 @@ int ntkl_writer_step(struct ntkl_writer *w)
 	ret = read_one(w);
 	if (ret <= 0)
 		return ret;
+	if (w->buffers == 0) {
+		ret = complete_header(w);
+		if (ret)
+			return fail(w, ret);
+	}
 	ret = on_disk(w, &data, &len);
 	if (ret)
 		return fail(w, ret);
@@ -233,6 +536,7 @@ int ntkl_writer_step(struct ntkl_writer *w)
 	if (w->buffers > 0)
 		w->events += count_records(w);
 	w->buffers++;
+	w->last_offset = w->bytes;
 	w->bytes += len;
 	return keep_whole(w);
 }
@@ -345,6 +649,9 @@ int ntkl_writer_finish(struct ntkl_writer *w, const struct ntkl_properties *fina
 	}
 	ntkl_writer_patch_from(w, final, &patch);
 	ret = etl_header_patch_fd(w->out_fd, &patch, w->error, sizeof(w->error));
+	if (!ret)
+		ret = etl_mark_last_buffer_fd(w->out_fd, w->last_offset, w->error,
+					      sizeof(w->error));
 	if (ret)
 		return ret;
 	/* the file is complete once we say so: make it so on disk too */
@@ -389,7 +696,7 @@ int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
 	struct wmi_buffer_header bh;
 	struct etl_header_patch patch;
 	struct ntkl_writer w = { .buffers = 0 };
-	uint64_t whole = 0;
+	uint64_t whole = 0, last = 0;
 	struct stat st;
 	int fd, ret = 0;
 
@@ -423,6 +730,7 @@ int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
 			whole = off;
 			break;
 		}
+		last = off;
 		off += next.buffer_size;
 		w.buffers++;
 	}
@@ -434,6 +742,8 @@ int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
 	}
 	ntkl_writer_patch_from(&w, final, &patch);
 	ret = etl_header_patch_fd(fd, &patch, err, err_size);
+	if (!ret)
+		ret = etl_mark_last_buffer_fd(fd, w.buffers > 1 ? last : 0, err, err_size);
 	if (!ret && fsync(fd) < 0 && errno != EINVAL && errno != EROFS) {
 		ret = -errno;
 		snprintf(err, err_size, "%s: fsync: %s", path, strerror(-ret));

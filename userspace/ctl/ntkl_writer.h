@@ -31,10 +31,12 @@ struct ntkl_writer {
 	uint8_t *buf;			/* one buffer */
 	uint64_t buffers;		/* in the file, header buffer included */
 	uint64_t bytes;
+	uint64_t last_offset;		/* of the last buffer written */
 	uint64_t events;		/* records in the data buffers */
 	/* -compress: data buffers compressed as Windows writes them */
 	uint8_t *cbuf;			/* NULL: not compressing */
 	size_t cbuf_cap;
+	const char *path;		/* the file's name, for LogFileName (or NULL) */
 	int failed;			/* the first -errno: no step after it */
 	char error[320];		/* why the last call failed */
 };
@@ -125,6 +127,36 @@ int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
  * The file is only emptied once the lock is ours.
  */
 int ntkl_output_create(const char *path, char *err, size_t err_size);
+
+/*
+ * The local time zone (TZ, else /etc/localtime) as TIME_ZONE_INFORMATION:
+ * Bias, StandardBias 0, DaylightBias, the zone's abbreviations as names,
+ * and the year's transitions of now as Windows' recurring dates (year 0,
+ * month, weekday, week of the month with 5 the last, the local time the
+ * clocks show before they change). A zone without summer time has zero
+ * dates and DaylightBias 0.
+ */
+void ntkl_time_zone(int64_t now, struct etw_time_zone_information *tz);
+
+/*
+ * Complete the header buffer (size bytes at buf) as the one that writes
+ * the file: the Header event's LogFileName (UTF-8 path, made UTF-16; the
+ * records after it move up) and its TimeZone (tz; NULL keeps the
+ * module's). 0, or -1 with a reason in err if buf holds no Header event
+ * or the name does not fit.
+ */
+int etl_header_complete(uint8_t *buf, size_t size, const char *log_file_name,
+			const struct etw_time_zone_information *tz,
+			char *err, size_t err_size);
+
+/*
+ * Set FLUSH_MARKER on the last of a file's buffers, the one at file
+ * offset last (0: the header buffer is the only one, and has it), as
+ * Windows marks the buffer its final flush wrote. A compressed file's
+ * buffers differ in size, so the caller says where it is. 0 or -errno
+ * with a reason in err.
+ */
+int etl_mark_last_buffer_fd(int fd, uint64_t last, char *err, size_t err_size);
 
 /* FILETIME (100 ns since 1601) of the real-time clock now. */
 int64_t etl_filetime_now(void);

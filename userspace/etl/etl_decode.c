@@ -518,6 +518,31 @@ static void dec_group_names(struct dec *d, const struct dec_state *st)
 		fprintf(d->out, "none");
 }
 
+/*
+ * SystemConfig's arrays: count (the payload's first u32) entries of size
+ * bytes at the cursor, a KAFFINITY (ProcessorGroup) or a GROUP_AFFINITY
+ * (NumaNode); no more than the payload holds.
+ */
+static void dec_affinities(struct dec *d, uint32_t size)
+{
+	uint64_t count = dec_peek(d, 0, 4, "count");
+	char name[32];
+
+	/* Windows writes one group, one node at least (the layout's minimum) */
+	if (!dec_have(d, d->pos, size, "Mask[0]"))
+		return;
+	for (uint64_t i = 0; i < count && !d->is_short; i++) {
+		snprintf(name, sizeof(name), "Mask[%" PRIu64 "]", i);
+		dec_int(d, d->pos, 8, name, FMT_HEX);
+		if (size > 8) {
+			snprintf(name, sizeof(name), "Group[%" PRIu64 "]", i);
+			dec_int(d, d->pos + 8, 2, name, FMT_DEC);
+			dec_have(d, d->pos, size, name);	/* the reserved words */
+		}
+		d->pos += size;
+	}
+}
+
 /* Decode what follows the fixed fields; ends the line unless the tail does. */
 static void dec_tail(struct dec *d, const char *indent, const struct etw_layout *l,
 		     const struct dec_state *st)
@@ -564,6 +589,20 @@ static void dec_tail(struct dec *d, const char *indent, const struct etw_layout 
 	case ETW_TAIL_STACK_FRAMES:
 		dec_stack_frames(d, indent);
 		return;
+	case ETW_TAIL_AFFINITIES:
+		dec_affinities(d, 8);
+		break;
+	case ETW_TAIL_GROUP_AFFINITIES:
+		dec_affinities(d, sizeof(struct etw_group_affinity));
+		break;
+	case ETW_TAIL_NIC_STRINGS:
+		dec_wstr(d, "NICDescription");
+		dec_wstr(d, "IpAddresses");
+		dec_wstr(d, "DnsServerAddresses");
+		break;
+	case ETW_TAIL_DEVICE_DESCRIPTION:
+		dec_wstr(d, "DeviceDescription");
+		break;
 	}
 	dec_end(d);
 }

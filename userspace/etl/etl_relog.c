@@ -209,7 +209,6 @@ static void put_buffer(struct relog *rl, uint32_t cpu, uint16_t flush_marker)
 	bh.buffer_flag = (uint16_t)(((const struct wmi_buffer_header *)p)->buffer_flag |
 				    flush_marker);
 	bh.reference_count = 0;
-	memset(bh.reserved, 0, sizeof(bh.reserved));
 	memcpy(p, &bh, sizeof(bh));
 	rl->open[cpu] = NULL;
 	rl->st->buffers_out++;

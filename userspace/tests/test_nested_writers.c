@@ -153,6 +153,10 @@ static void check_buffer(const u8 *data)
 		fail("buffer %lld after buffer %lld", (long long)h->sequence_number,
 		     (long long)m->last_seq);
 	m->last_seq = h->sequence_number;
+	/* CurrentOffset: where the fill would have gone, past the end */
+	if (h->current_offset <= BUF_SIZE || h->current_offset - h->saved_offset > BUF_SIZE)
+		fail("buffer %lld: CurrentOffset %u, SavedOffset %u",
+		     (long long)h->sequence_number, h->current_offset, h->saved_offset);
 	if (h->buffer_flag & ETW_BUFFER_FLAG_EVENTS_LOST)
 		m->lost_flags++;
 	while (off < h->saved_offset) {

@@ -10,6 +10,7 @@
  */
 #include <dirent.h>
 #include <inttypes.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -19,6 +20,7 @@
 #include "etl/etl_events.h"
 #include "etl/etl_decode.h"
 #include "etl/etl_xpress.h"
+#include "ctl/ntkl_writer.h"
 
 #define SPDL	"airbus-etl-parser__ShutdownPerfDiagLogger.etl"
 #define LXCORE	"airbus-etl-parser__lxcore_kernel.etl"
@@ -802,6 +804,178 @@ static void test_net_dump(void)
 	test_end();
 }
 
+/* ---------------------------------------------------------------------- */
+/* Windows' buffer habits, which ntkl's writer and module follow           */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * In every uncompressed sample: buffer 0 (HEADER) and the file's last
+ * buffer carry FLUSH_MARKER, no other does; each data buffer has a flush
+ * TimeStamp and CurrentOffset >= SavedOffset (> for all but a buffer
+ * filled to the byte); its bytes 0x38..0x47 are GlobalEntry's list
+ * pointers (a buffer's own link sits at +0x38 of a page-aligned buffer),
+ * not times: ntkl writes ReferenceTime there instead (docs/linux-to-nt.md).
+ */
+static void check_buffer_habits(const char *dir, const char *name)
+{
+	struct etl_file f;
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_error err;
+	uint32_t n = 0, last = 0, marked_data = 0;
+	uint16_t last_flag = 0;
+
+	if (!open_sample(&f, dir, name))
+		return;
+	etl_buffers_begin(&f, &bc);
+	while (etl_next_buffer(&f, &bc, &b, &err) > 0) {
+		const struct wmi_buffer_header *h = &b.hdr;
+
+		if (b.index == 0) {
+			CHECK_EQ(h->buffer_type, ETW_BUFFER_TYPE_HEADER);
+			CHECK(h->buffer_flag & ETW_BUFFER_FLAG_FLUSH_MARKER);
+		} else {
+			uint64_t flink = (uint64_t)h->start_time;
+			uint64_t blink = (uint64_t)h->start_perf_clock;
+
+			CHECK_EQ(h->buffer_type, ETW_BUFFER_TYPE_GENERIC);
+			CHECK(h->timestamp != 0);
+			CHECK(h->current_offset >= h->saved_offset);
+			if (h->saved_offset < h->buffer_size)
+				CHECK(h->current_offset > h->saved_offset);
+			CHECK((flink & 0xFFF) == 0x38 || (blink & 0xFFF) == 0x38);
+			if (h->buffer_flag & ETW_BUFFER_FLAG_FLUSH_MARKER)
+				marked_data++;
+			last = b.index;
+			last_flag = h->buffer_flag;
+		}
+		n++;
+	}
+	CHECK(n >= 2);
+	CHECK_EQ(marked_data, 1);
+	CHECK(last > 0 && (last_flag & ETW_BUFFER_FLAG_FLUSH_MARKER));
+	etl_close(&f);
+}
+
+static void test_buffer_habits(void)
+{
+	const char *dir = test_samples_dir();
+
+	test_begin("buffer_habits_of_windows");
+	check_buffer_habits(dir, SPDL);
+	check_buffer_habits(dir, LXCORE);
+	check_buffer_habits(dir, AMSI);
+	check_buffer_habits(test_samples_out_dir(), TLT);
+	test_end();
+}
+
+/*
+ * SystemConfig records ntkl writes, in the layouts Windows 11 wrote them
+ * (TraceLoggingTester): every field where TraceEvent's parser reads it.
+ * The expected text was read off the bytes by hand (a hex dump).
+ */
+static void test_tlt_sysconfig(void)
+{
+	struct etl_record r;
+	struct etl_file f;
+	char *s;
+
+	test_begin("tlt_sysconfig_layouts");
+	if (!open_sample(&f, test_samples_out_dir(), TLT)) {
+		test_end();
+		return;
+	}
+	s = decode_nth(&f, ETW_EVENT_CONFIG_PROCESSORGROUP_HOOK, 0, &r);
+	CHECK_EQ(r.payload_len, 12);
+	CHECK_HAS(s, "ProcessorGroup: ActiveGroupCount=1 Mask[0]=0xfffff\n");
+	free(s);
+	s = decode_nth(&f, ETW_EVENT_CONFIG_NUMANODE_HOOK, 0, &r);
+	CHECK_EQ(r.payload_len, 20);
+	CHECK_HAS(s, "NumaNode: NodeCount=1 Mask[0]=0xfffff Group[0]=0\n");
+	free(s);
+	s = decode_nth(&f, ETW_EVENT_CONFIG_NIC_HOOK, 0, &r);
+	CHECK_HAS(s, "NIC: PhysicalAddr=0x4fe368d3a870 PhysicalAddrLen=6 Ipv4Index=13 Ipv6Index=13 "
+		  "NICDescription=\"Intel(R) Wi-Fi 6 AX201 160MHz\" IpAddresses=\"2003:ee:b700:"
+		  "ef12:bcfd:ee17:d923:b935;2003:ee:b700:ef12:7c3b:d7e0:3c:1c2c;fe80::1f0d:2e28:"
+		  "28b5:c1d7;192.168.2.127\" DnsServerAddresses=\"fe80::1;192.168.2.1;fe80::1\"\n");
+	free(s);
+	/* the loopback: no hardware address */
+	s = decode_nth(&f, ETW_EVENT_CONFIG_NIC_HOOK, 5, &r);
+	CHECK_HAS(s, "PhysicalAddr=0x0 PhysicalAddrLen=0 Ipv4Index=1 Ipv6Index=1 "
+		  "NICDescription=\"Software Loopback Interface 1\" IpAddresses=\"::1;127.0.0.1\"");
+	free(s);
+	s = decode_nth(&f, ETW_EVENT_CONFIG_IRQ_HOOK, 0, &r);
+	CHECK_EQ(r.payload_len, 142);
+	CHECK_HAS(s, "IRQ: IRQAffinity=0x0 IRQGroup=1 IRQNum=-6 DeviceDescriptionLen=61 "
+		  "DeviceDescription=\"PCI\\\\VEN_8086&DEV_7ABA&SUBSYS_86941043&REV_11\\\\3&11583659&0&E2\"\n");
+	free(s);
+	/* disks: decoded and checked, not written by ntkl yet */
+	s = decode_nth(&f, ETW_EVENT_CONFIG_PHYSICALDISK_HOOK, 0, &r);
+	CHECK_EQ(r.payload_len, 568);
+	CHECK_HAS(s, "PhyDisk: DiskNumber=0 BytesPerSector=512 SectorsPerTrack=63 "
+		  "TracksPerCylinder=255 Cylinders=243201 SCSIPort=2 SCSIPath=0 SCSITarget=0 "
+		  "SCSILun=0 Manufacturer=\"Samsung SSD 970 EVO Plus 2TB\" PartitionCount=4 "
+		  "WriteCacheEnabled=1 BootDriveLetter=\"C\"\n");
+	free(s);
+	s = decode_nth(&f, ETW_EVENT_CONFIG_LOGICALDISK_HOOK, 0, &r);
+	CHECK_EQ(r.payload_len, 112);
+	CHECK_HAS(s, "LogDisk: StartOffset=240123904 PartitionSize=1999263236096 DiskNumber=0 "
+		  "Size=112 DriveType=1 DriveLetterString=\"C:\" PartitionNumber=3 "
+		  "SectorsPerCluster=8 BytesPerSector=512 NumberOfFreeClusters=46429686 "
+		  "TotalNumberOfClusters=488101375 FileSystem=\"NTFS\" VolumeExt=0\n");
+	free(s);
+	s = decode_nth(&f, ETW_EVENT_CONFIG_IRQ_HOOK, 1, &r);
+	CHECK_HAS(s, "IRQ: IRQAffinity=0xffffffff IRQGroup=0 IRQNum=4 DeviceDescriptionLen=15 "
+		  "DeviceDescription=\"ACPI\\\\PNP0501\\\\0\"\n");
+	free(s);
+	etl_close(&f);
+	test_end();
+}
+
+/*
+ * The samples were recorded in Central Europe (Bias -60): the POSIX rule
+ * of that zone must give the TIME_ZONE_INFORMATION Windows wrote, but for
+ * the names (Windows writes tzres.dll resource ids, ntkl the abbreviations).
+ */
+static void check_time_zone(const char *dir, const char *name)
+{
+	struct etw_time_zone_information mine;
+	const struct etw_time_zone_information *w;
+	struct etl_file f;
+	int64_t unix_start;
+
+	if (!open_sample(&f, dir, name))
+		return;
+	w = &f.header.time_zone;
+	unix_start = (f.header.start_time - ETW_FILETIME_UNIX_EPOCH) / ETW_FILETIME_PER_SECOND;
+	ntkl_time_zone(unix_start, &mine);
+	CHECK_EQ(mine.bias, w->bias);
+	CHECK_EQ(mine.standard_bias, w->standard_bias);
+	CHECK_EQ(mine.daylight_bias, w->daylight_bias);
+	CHECK(!memcmp(&mine.standard_date, &w->standard_date, sizeof(mine.standard_date)));
+	CHECK(!memcmp(&mine.daylight_date, &w->daylight_date, sizeof(mine.daylight_date)));
+	CHECK_EQ(mine.standard_name[0], 'C');
+	CHECK_EQ(mine.daylight_name[3], 'T');	/* "CEST" */
+	etl_close(&f);
+}
+
+static void test_time_zone(void)
+{
+	char *old = getenv("TZ") ? strdup(getenv("TZ")) : NULL;
+
+	test_begin("time_zone_as_windows");
+	setenv("TZ", "CET-1CEST,M3.5.0,M10.5.0/3", 1);
+	check_time_zone(test_samples_dir(), SPDL);
+	check_time_zone(test_samples_out_dir(), TLT);
+	if (old)
+		setenv("TZ", old, 1);
+	else
+		unsetenv("TZ");
+	free(old);
+	tzset();
+	test_end();
+}
+
 int main(void)
 {
 	if (!test_samples_here("samples"))
@@ -813,5 +987,8 @@ int main(void)
 	test_tlt();
 	test_net_compressed();
 	test_net_dump();
+	test_buffer_habits();
+	test_tlt_sysconfig();
+	test_time_zone();
 	return test_exit();
 }

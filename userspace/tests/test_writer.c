@@ -281,7 +281,16 @@ static void test_pipeline(void)
 		CHECK_STR(f.logger_name, "t");
 		/* the bytes after the patch are the logger's, untouched */
 		CHECK(!memcmp(f.data + BUF_SIZE, bufs[1], BUF_SIZE));
-		CHECK(!memcmp(f.data + 2 * BUF_SIZE, bufs[2], BUF_SIZE));
+		/* but the last one's flag: FLUSH_MARKER, as Windows' final flush */
+		{
+			uint8_t last[BUF_SIZE];
+			struct wmi_buffer_header *lh = (void *)last;
+
+			memcpy(last, bufs[2], BUF_SIZE);
+			CHECK(!(lh->buffer_flag & ETW_BUFFER_FLAG_FLUSH_MARKER));
+			lh->buffer_flag |= ETW_BUFFER_FLAG_FLUSH_MARKER;
+			CHECK(!memcmp(f.data + 2 * BUF_SIZE, last, BUF_SIZE));
+		}
 		CHECK_EQ(etl_check(&f, false, ignore_violation, first, &stats), 0);
 		CHECK_STR(first, "");
 		CHECK_EQ(stats.buffers, NBUFS);
@@ -544,8 +553,111 @@ static void test_pipeline(void)
 	test_end();
 }
 
+/*
+ * The writer completes the header buffer: LogFileName (the records after
+ * the Header event move up, whole) and the TimeZone.
+ */
+static void test_header_complete(void)
+{
+	static const char name[] = "/out/trace-\xc3\xa9t\xc3\xa9.etl";	/* UTF-8 */
+	struct etw_time_zone_information tz;
+	struct etl_check_stats stats;
+	struct etl_error err;
+	struct etl_file f;
+	uint8_t *img;
+	char path[256], first[512] = "", e[256];
+	size_t long_len = BUF_SIZE;
+	char *long_name;
+	int fd;
+
+	test_begin("header_completed_by_writer");
+	build_logger();
+	img = malloc(NBUFS * BUF_SIZE);
+	memcpy(img, bufs, NBUFS * BUF_SIZE);
+	memset(&tz, 0, sizeof(tz));
+	tz.bias = -60;
+	tz.daylight_bias = -60;
+	tz.standard_name[0] = 'C';
+	CHECK_EQ(etl_header_complete(img, BUF_SIZE, name, &tz, e, sizeof(e)), 0);
+	{
+		struct etl_header_patch patch = {
+			.end_time = ETW_FILETIME_UNIX_EPOCH + 10 * ETW_FILETIME_PER_SECOND,
+			.buffers_written = NBUFS,
+		};
+
+		CHECK_EQ(etl_header_patch_mem(img, BUF_SIZE, &patch, e, sizeof(e)), 0);
+	}
+	fd = temp_file(path, sizeof(path));
+	CHECK(fd >= 0);
+	CHECK_EQ(write(fd, img, NBUFS * BUF_SIZE), NBUFS * BUF_SIZE);
+	close(fd);
+	CHECK_EQ(etl_open(&f, path, &err), 0);
+	if (f.data) {
+		CHECK_STR(f.log_file_name, "/out/trace-\xc3\xa9t\xc3\xa9.etl");
+		CHECK_STR(f.logger_name, "t");
+		CHECK_EQ(f.header.time_zone.bias, -60);
+		CHECK_EQ(f.header.time_zone.daylight_bias, -60);
+		CHECK_EQ(f.header.time_zone.standard_name[0], 'C');
+		/* HeaderExtension moved, whole: every check passes, every record is there */
+		CHECK_EQ(etl_check(&f, false, ignore_violation, first, &stats), 0);
+		CHECK_STR(first, "");
+		CHECK_EQ(stats.records, NRECORDS + 2);
+		etl_close(&f);
+	}
+	unlink(path);
+	/* a name that does not fit leaves an error, not a broken buffer */
+	long_name = malloc(long_len);
+	memset(long_name, 'x', long_len - 1);
+	long_name[long_len - 1] = 0;
+	memcpy(img, bufs[0], BUF_SIZE);
+	CHECK_EQ(etl_header_complete(img, BUF_SIZE, long_name, NULL, e, sizeof(e)),
+		 (unsigned long long)-1);
+	CHECK_HAS(e, "does not fit");
+	CHECK(!memcmp(img, bufs[0], BUF_SIZE));
+	free(long_name);
+	/* a data buffer has no Header event to complete */
+	CHECK_EQ(etl_header_complete(img + BUF_SIZE, BUF_SIZE, name, &tz, e, sizeof(e)),
+		 (unsigned long long)-1);
+	CHECK_HAS(e, "does not start with the Header event");
+	free(img);
+	test_end();
+
+	test_begin("time_zone_without_summer_time");
+	{
+		char *old = getenv("TZ") ? strdup(getenv("TZ")) : NULL;
+
+		setenv("TZ", "JST-9", 1);
+		ntkl_time_zone((int64_t)time(NULL), &tz);
+		CHECK_EQ(tz.bias, -540);
+		CHECK_EQ(tz.daylight_bias, 0);
+		CHECK_EQ(tz.standard_date.month, 0);
+		CHECK_EQ(tz.daylight_date.month, 0);
+		CHECK_EQ(tz.standard_name[0], 'J');
+		setenv("TZ", "EST5EDT,M3.2.0,M11.1.0", 1);
+		ntkl_time_zone(1750000000, &tz);	/* June 2025 */
+		CHECK_EQ(tz.bias, 300);
+		CHECK_EQ(tz.daylight_bias, -60);
+		/* second Sunday of March, 2:00; first Sunday of November, 2:00 (EDT) */
+		CHECK_EQ(tz.daylight_date.month, 3);
+		CHECK_EQ(tz.daylight_date.day, 2);
+		CHECK_EQ(tz.daylight_date.day_of_week, 0);
+		CHECK_EQ(tz.daylight_date.hour, 2);
+		CHECK_EQ(tz.standard_date.month, 11);
+		CHECK_EQ(tz.standard_date.day, 1);
+		CHECK_EQ(tz.standard_date.hour, 2);
+		if (old)
+			setenv("TZ", old, 1);
+		else
+			unsetenv("TZ");
+		free(old);
+		tzset();
+	}
+	test_end();
+}
+
 int main(void)
 {
+	test_header_complete();
 	test_patch_mem();
 	test_pipeline();
 	return test_exit();
