@@ -476,10 +476,20 @@ static void test_pipeline(void)
 		close(fd);
 		CHECK_EQ(etl_open(&f, path, &err), 0);
 		if (f.data) {
+			struct etl_cursor bc;
+			struct etl_buffer b;
+			uint16_t last_flag = 0;
+
 			CHECK(f.header.log_file_mode & EVENT_TRACE_COMPRESSED_MODE);
 			CHECK_EQ(f.header.buffers_written, NBUFS);
 			CHECK_EQ(etl_check(&f, false, NULL, NULL, &cs), 0);
 			CHECK_EQ(cs.records, NRECORDS + 2);
+			/* the flush marker on the last buffer, found by its own size */
+			etl_buffers_begin(&f, &bc);
+			while (etl_next_buffer(&f, &bc, &b, &err) > 0)
+				last_flag = b.hdr.buffer_flag;
+			CHECK(last_flag & ETW_BUFFER_FLAG_FLUSH_MARKER);
+			CHECK(last_flag & ETW_BUFFER_FLAG_COMPRESSED);
 			etl_close(&f);
 		}
 		/* cut into the last compressed buffer: --repair keeps the others */
