@@ -277,37 +277,6 @@ static bool in_path(const char *prog)
 	return false;
 }
 
-static bool file_has(const char *path, const char *text)
-{
-	char buf[512] = "";
-	FILE *f = fopen(path, "r");
-	bool has;
-
-	if (!f)
-		return false;
-	has = fgets(buf, sizeof(buf), f) && strstr(buf, text);
-	fclose(f);
-	return has;
-}
-
-/* The signals a process catches (SigCgt in /proc/PID/status). */
-static uint64_t sig_caught(pid_t pid)
-{
-	char path[64], line[256];
-	unsigned long long mask = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
-			break;
-	fclose(f);
-	return mask;
-}
-
 /*
  * trace-cmd record is ready once it has enabled the event and tracing on
  * the mono clock and catches SIGINT: a SIGINT before that would kill it
@@ -324,9 +293,7 @@ static int trace_cmd_wait_ready(pid_t pid, unsigned int timeout_s, char *why, si
 				 TC_LOG);
 			return -1;
 		}
-		if ((sig_caught(pid) & (1ull << (SIGINT - 1))) &&
-		    file_has(TRACEFS "/tracing_on", "1") &&
-		    file_has(TRACEFS "/events/sched/sched_switch/enable", "1") &&
+		if (trace_cmd_recording(pid, "sched/sched_switch") &&
 		    file_has(TRACEFS "/trace_clock", "[mono]"))
 			return 0;
 		sleep_ms(20);

@@ -183,36 +183,6 @@ static int wait_timeout(pid_t pid, unsigned int timeout_s)
 	return -1;
 }
 
-static bool file_has(const char *path, const char *text)
-{
-	char buf[512] = "";
-	FILE *f = fopen(path, "r");
-	bool has;
-
-	if (!f)
-		return false;
-	has = fgets(buf, sizeof(buf), f) && strstr(buf, text);
-	fclose(f);
-	return has;
-}
-
-static bool catches_sigint(pid_t pid)
-{
-	char path[64], line[256];
-	unsigned long long mask = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
-			break;
-	fclose(f);
-	return mask & (1ull << (SIGINT - 1));
-}
-
 /* Recording: SIGINT caught, tracing on, the last event enabled, mono clock. */
 static bool trace_cmd_ready(pid_t pid, unsigned int timeout_s)
 {
@@ -221,8 +191,7 @@ static bool trace_cmd_ready(pid_t pid, unsigned int timeout_s)
 	for (waited_ms = 0; waited_ms < timeout_s * 1000; waited_ms += 20) {
 		if (waitpid(pid, NULL, WNOHANG) == pid)
 			return false;
-		if (catches_sigint(pid) && file_has(TRACEFS "/tracing_on", "1") &&
-		    file_has(TRACEFS "/events/timer/hrtimer_expire_exit/enable", "1") &&
+		if (trace_cmd_recording(pid, "timer/hrtimer_expire_exit") &&
 		    file_has(TRACEFS "/trace_clock", "[mono]"))
 			return true;
 		usleep(20000);

@@ -111,35 +111,6 @@ static int view_capture(struct capture *c, struct profile_view *v)
 	return capture_walk(c, view_record, v, &v->verdict);
 }
 
-/* This program's text: the r-xp mapping of its own file. */
-static int own_text(uint64_t *lo, uint64_t *hi)
-{
-	char exe[256], line[512], path[256];
-	unsigned long long a, b;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	FILE *maps = fopen("/proc/self/maps", "r");
-	int found = -1;
-
-	if (n <= 0 || !maps)
-		return -1;
-	exe[n] = 0;
-	while (fgets(line, sizeof(line), maps)) {
-		char perms[8];
-
-		path[0] = 0;
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %255s", &a, &b, perms, path) < 3)
-			continue;
-		if (!strcmp(perms, "r-xp") && !strcmp(path, exe)) {
-			*lo = a;
-			*hi = b;
-			found = 0;
-			break;
-		}
-	}
-	fclose(maps);
-	return found;
-}
-
 /* The child's work: this program's code only, no system call. */
 static __attribute__((noinline)) uint64_t busy(uint64_t turns)
 {
@@ -384,8 +355,15 @@ TEST_F(profile, busy_thread_sampled)
 	 */
 	EXPECT_EQ(bv.user, bv.in_text);
 	EXPECT_GE(bv.in_text * 4, bv.tid_samples * 3);
-	/* samples x interval against the CPU time the kernel charged it */
-	EXPECT_GE(bv.tid_samples * NTKL_PROFILE_INTERVAL_DEFAULT * 10, cpu_time * 7);
+	/*
+	 * samples x interval against the CPU time the kernel charged it. A
+	 * vCPU the host does not run keeps its task's clock going, but the
+	 * sampling hrtimer then fires once for all the periods it missed
+	 * (perf's cpu-clock forwards the timer, overruns uncounted): beside
+	 * a busy host (a parallel build) samples covered 68% of the CPU
+	 * time, 95-100% on a quiet one.
+	 */
+	EXPECT_GE(bv.tid_samples * NTKL_PROFILE_INTERVAL_DEFAULT * 10, cpu_time * 5);
 	EXPECT_LE(bv.tid_samples * NTKL_PROFILE_INTERVAL_DEFAULT * 10, cpu_time * 13);
 
 	/* spaced by the interval in the file's own clock */

@@ -727,38 +727,6 @@ TEST_F(rundown, kernel_threads_in_system)
 #define TRACEFS		"/sys/kernel/tracing"
 #define EXITERS		16
 
-static bool file_has(const char *path, const char *text)
-{
-	char buf[512] = "";
-	FILE *f = fopen(path, "r");
-	bool has;
-
-	if (!f)
-		return false;
-	has = fgets(buf, sizeof(buf), f) && strstr(buf, text);
-	fclose(f);
-	return has;
-}
-
-/* trace-cmd record is recording once it catches SIGINT and the event is on. */
-static bool trace_cmd_ready(pid_t pid)
-{
-	char path[64], line[256];
-	unsigned long long caught = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigCgt: %llx", &caught) == 1)
-			break;
-	fclose(f);
-	return (caught & (1ull << (SIGINT - 1))) && file_has(TRACEFS "/tracing_on", "1") &&
-	       file_has(TRACEFS "/events/sched/sched_switch/enable", "1");
-}
-
 static void *exiter(void *arg)
 {
 	volatile unsigned long spin;
@@ -797,7 +765,7 @@ static void run_exiters(void *arg)
 	for (i = 0; i < 3000 && !x->tc_ready; i++) {
 		if (waitpid(x->trace_cmd, NULL, WNOHANG) == x->trace_cmd)
 			return;
-		x->tc_ready = trace_cmd_ready(x->trace_cmd);
+		x->tc_ready = trace_cmd_recording(x->trace_cmd, "sched/sched_switch");
 		usleep(20000);
 	}
 	for (i = 0; i < EXITERS; i++) {

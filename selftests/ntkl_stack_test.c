@@ -247,35 +247,6 @@ static void resolve_frames(const struct stack_view *v, struct resolved *res)
 	}
 }
 
-/* This program's text: the r-xp mapping of its own file. */
-static int own_text(uint64_t *lo, uint64_t *hi)
-{
-	char exe[256], line[512], path[256];
-	unsigned long long a, b;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	FILE *maps = fopen("/proc/self/maps", "r");
-	int found = -1;
-
-	if (n <= 0 || !maps)
-		return -1;
-	exe[n] = 0;
-	while (fgets(line, sizeof(line), maps)) {
-		char perms[8];
-
-		path[0] = 0;
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %255s", &a, &b, perms, path) < 3)
-			continue;
-		if (!strcmp(perms, "r-xp") && !strcmp(path, exe)) {
-			*lo = a;
-			*hi = b;
-			found = 0;
-			break;
-		}
-	}
-	fclose(maps);
-	return found;
-}
-
 /* The busy child's work: this program's code only, no system call. */
 static __attribute__((noinline)) uint64_t busy(uint64_t turns)
 {

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the ntkl selftests: control ioctls that return -errno,
- * properties with defaults, draining a bound reader into memory, and small
- * workloads that make process and thread events.
+ * properties with defaults, draining a bound reader into memory, small
+ * workloads that make process and thread events, and what several tests
+ * ask of Linux (a tracefs file, whether trace-cmd records, own text).
  */
 #ifndef NTKL_UTIL_H
 #define NTKL_UTIL_H
 
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -245,5 +248,84 @@ static inline int load_module_wait(const char *path)
 		close(self->reader);					\
 		close(self->ctl);					\
 	}
+
+/* The first line of a file holds text (tracefs files: "1", "[mono]"). */
+static inline bool file_has(const char *path, const char *text)
+{
+	char buf[512] = "";
+	FILE *f = fopen(path, "r");
+	bool has;
+
+	if (!f)
+		return false;
+	has = fgets(buf, sizeof(buf), f) && strstr(buf, text);
+	fclose(f);
+	return has;
+}
+
+/* The signals a process catches (SigCgt in /proc/PID/status). */
+static inline uint64_t sig_caught(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return mask;
+}
+
+/*
+ * trace-cmd record (pid) is recording: it catches SIGINT (a SIGINT before
+ * that would kill it, or never stop it), tracing is on and so is the event
+ * (a path under events/, "sched/sched_switch"). Its "Hit Ctrl^C" line is
+ * no use: its stdout is a file, so that line shows only when it exits.
+ */
+static inline bool trace_cmd_recording(pid_t pid, const char *event)
+{
+	char enable[160];
+
+	snprintf(enable, sizeof(enable), "/sys/kernel/tracing/events/%s/enable", event);
+	return (sig_caught(pid) & (1ull << (SIGINT - 1))) &&
+	       file_has("/sys/kernel/tracing/tracing_on", "1") && file_has(enable, "1");
+}
+
+/* This program's text: the r-xp mapping of its own file. */
+static inline int own_text(uint64_t *lo, uint64_t *hi)
+{
+	char exe[256], line[512], path[256];
+	unsigned long long a, b;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int found = -1;
+
+	if (n <= 0 || !maps) {
+		if (maps)
+			fclose(maps);
+		return -1;
+	}
+	exe[n] = 0;
+	while (fgets(line, sizeof(line), maps)) {
+		char perms[8];
+
+		path[0] = 0;
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %255s", &a, &b, perms, path) < 3)
+			continue;
+		if (!strcmp(perms, "r-xp") && !strcmp(path, exe)) {
+			*lo = a;
+			*hi = b;
+			found = 0;
+			break;
+		}
+	}
+	fclose(maps);
+	return found;
+}
 
 #endif /* NTKL_UTIL_H */
