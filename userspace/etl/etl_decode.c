@@ -395,6 +395,31 @@ static void dec_sid(struct dec *d, const char *name)
 	d->pos += hdr + sid_len;
 }
 
+bool etl_process_image_name(const uint8_t *p, uint32_t len, uint32_t *pid, char *name,
+			    size_t size)
+{
+	uint32_t pos = ETW_PROCESS_V4_FIXED_SIZE, sid_len = 0;
+	char sid[160];
+	size_t n = 0;
+
+	if (len < pos + 4 || !size)
+		return false;
+	*pid = etl_le32(p + offsetof(struct etw_process_v4, process_id));
+	if (etl_le32(p + pos) == 0) {
+		pos += 4;	/* a null token */
+	} else {
+		pos += sizeof(struct etw_sid_header);
+		if (len < pos || !etl_sid_to_string(p + pos, len - pos, sid, sizeof(sid),
+						    &sid_len))
+			return false;
+		pos += sid_len;
+	}
+	while (pos < len && p[pos] && n + 1 < size)
+		name[n++] = (char)p[pos++];
+	name[n] = 0;
+	return pos < len;	/* the name's NUL is there */
+}
+
 /* OldThreadStateWr: a wait reason below MaximumWaitReason, else a State. */
 static void print_state_wr(FILE *out, uint8_t state_wr)
 {

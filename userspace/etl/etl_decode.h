@@ -35,6 +35,14 @@ void etl_decode_layout(FILE *out, const char *indent, enum etw_layout_id layout,
 void etl_decode_ext_items(FILE *out, const char *indent,
 			  const uint8_t *p, uint32_t len);
 
+/*
+ * A Process v4 payload's ProcessId and ImageFileName (after the fixed
+ * part and the TOKEN_USER block) into name; false if the payload is too
+ * short for them.
+ */
+bool etl_process_image_name(const uint8_t *p, uint32_t len, uint32_t *pid, char *name,
+			    size_t size);
+
 /* "S-1-5-18" from a SID of len bytes; false if it does not fit. */
 bool etl_sid_to_string(const uint8_t *p, uint32_t len, char *buf, size_t size,
 		       uint32_t *sid_len);

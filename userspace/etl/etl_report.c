@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etl_decode.h"
 #include "etl_events.h"
 #include "etl_names.h"
 #include "etl_profile.h"
@@ -17,8 +18,17 @@ struct tid_time {
 	int64_t time;
 };
 
+/* A process's image name from a Process Start/DCStart/DCEnd record. */
+struct pname {
+	uint32_t pid;
+	int64_t time;
+	char name[64];
+};
+
 struct work {
 	const struct etl_file *f;
+	struct pname *pnames;		/* every one seen; the latest wins */
+	size_t npnames, pnames_cap;
 	struct etl_report *r;
 	struct etl_error *err;
 	double freq;
@@ -64,6 +74,39 @@ static int by_tid_time(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
+/* A Process record's name, as WPA names the process (v4 only). */
+static int add_pname(struct work *w, const struct etl_record *rec)
+{
+	struct pname pn = { .time = rec->timestamp };
+
+	if ((rec->version & 0xFF) != 4 ||
+	    !etl_process_image_name(rec->payload, rec->payload_len, &pn.pid, pn.name,
+				    sizeof(pn.name)))
+		return 0;
+	if (w->npnames == w->pnames_cap) {
+		size_t c = w->pnames_cap ? 2 * w->pnames_cap : 64;
+		struct pname *v = realloc(w->pnames, c * sizeof(*v));
+
+		if (!v)
+			return -1;
+		w->pnames = v;
+		w->pnames_cap = c;
+	}
+	w->pnames[w->npnames++] = pn;
+	return 0;
+}
+
+/* The latest name a Process record gave pid, or NULL. */
+static const char *process_name(const struct work *w, uint32_t pid)
+{
+	const struct pname *best = NULL;
+
+	for (size_t i = 0; i < w->npnames; i++)
+		if (w->pnames[i].pid == pid && (!best || w->pnames[i].time >= best->time))
+			best = &w->pnames[i];
+	return best ? best->name : NULL;
+}
+
 /* Counts, span, ReadyThread events, Process/Thread starts and ends. */
 static int walk_records(struct work *w)
 {
@@ -100,6 +143,17 @@ static int walk_records(struct work *w)
 				break;
 			case ETW_EVENT_PROCESS_START_HOOK:
 				r->process_starts++;
+				if (add_pname(w, &rec)) {
+					etl_buffers_end(&bc);
+					return oom(w);
+				}
+				break;
+			case ETW_EVENT_PROCESS_DC_START_HOOK:
+			case ETW_EVENT_PROCESS_DC_END_HOOK:
+				if (add_pname(w, &rec)) {
+					etl_buffers_end(&bc);
+					return oom(w);
+				}
 				break;
 			case ETW_EVENT_PROCESS_END_HOOK:
 				r->process_ends++;
@@ -275,9 +329,13 @@ static int make_procs(struct work *w)
 			;
 		if (j == r->nprocs) {
 			const struct etl_profile_thread *leader = named(w, t->pid);
+			const char *image = process_name(w, t->pid);
 
 			r->procs[j].pid = t->pid;
-			if (leader)
+			/* as WPA: the Process records' image name, else the leader's */
+			if (image)
+				snprintf(r->procs[j].name, sizeof(r->procs[j].name), "%s", image);
+			else if (leader)
 				memcpy(r->procs[j].name, leader->name, sizeof(r->procs[j].name));
 			r->nprocs++;
 		}
@@ -354,6 +412,7 @@ int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_e
 out:
 	free(ins);
 	free(w.ready);
+	free(w.pnames);
 	free(w.by_tid);
 	etl_profile_free(&w.names);
 	etl_switches_free(&s);
