@@ -264,6 +264,28 @@ TEST(report_matches_switches)
 	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl report /tmp/rep.etl | grep -q 'Ready latency (ReadyThread to switch in): [0-9]* of'"));
 }
 
+/*
+ * SystemConfig PhyDisk, which the writer adds: the VM's virtio disk with
+ * the size /sys/block gives (Cylinders of 255 x 63 x 512 bytes).
+ */
+TEST(phydisk_from_sys_block)
+{
+	char out[8192], want[128];
+	unsigned long long sectors;
+
+	ASSERT_EQ(0, sh(out, sizeof(out), "cat /sys/block/vda/size"));
+	sectors = strtoull(out, NULL, 10);
+	ASSERT_GT(sectors, 0);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl record -on PROC_THREAD -o /tmp/pd.etl -- true"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --events /tmp/pd.etl | grep 'PhyDisk:'"));
+	snprintf(want, sizeof(want), "Cylinders=%llu ", sectors / (63 * 255));
+	EXPECT_NE(NULL, strstr(out, "DiskNumber=0 BytesPerSector=512")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("want %s in %s", want, out);
+	EXPECT_NE(NULL, strstr(out, "Manufacturer=\"virtio_blk\"")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump --check /tmp/pd.etl")) TH_LOG("%s", out);
+}
+
 TEST(buffering_save)
 {
 	char out[8192], why[4096];

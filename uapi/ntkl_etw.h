@@ -827,8 +827,9 @@ struct etw_config_cpu {
  */
 
 /*
- * PhyDisk (0x0B0B) v2, 568 bytes, and LogDisk (0x0B0C) v2, 112 bytes: read
- * (decoded, checked) but not written by ntkl yet.
+ * PhyDisk (0x0B0B) v2, 568 bytes, and LogDisk (0x0B0C) v2, 112 bytes:
+ * written by ntkl's file writer (userspace/ctl/ntkl_sysconfig.c), which
+ * reads the disks and mounts the module cannot.
  */
 struct etw_config_phydisk {
 	__u32 disk_number;

@@ -19,6 +19,7 @@
 #include "etl/etl_reader.h"
 #include "etl/etl_xpress.h"
 #include "ntkl_state.h"
+#include "ntkl_sysconfig.h"
 #include "ntkl_writer.h"
 #include "ctl/ntkl_ctl.h"
 
@@ -506,22 +507,17 @@ static int complete_header(struct ntkl_writer *w)
 	return -EINVAL;
 }
 
-int ntkl_writer_step(struct ntkl_writer *w)
+/* The buffer in w->buf to the file (compressed if asked), counted: 1 or -errno. */
+static int put_buffer(struct ntkl_writer *w)
 {
 	const uint8_t *data;
 	size_t len;
 	int ret;
 
-	/* after a failed write the file offset is past the end: stop there */
-	if (w->failed)
-		return w->failed;
-	ret = read_one(w);
-	if (ret <= 0)
-		return ret;
-	if (w->buffers == 0) {
-		ret = complete_header(w);
-		if (ret)
-			return fail(w, ret);
+	if (w->buffers > 0) {
+		memcpy(&w->last_data, w->buf, sizeof(w->last_data));
+		if (w->last_data.timestamp > w->max_time)
+			w->max_time = w->last_data.timestamp;
 	}
 	ret = on_disk(w, &data, &len);
 	if (ret)
@@ -539,6 +535,38 @@ int ntkl_writer_step(struct ntkl_writer *w)
 	w->last_offset = w->bytes;
 	w->bytes += len;
 	return keep_whole(w);
+}
+
+int ntkl_writer_step(struct ntkl_writer *w)
+{
+	int ret;
+
+	/* after a failed write the file offset is past the end: stop there */
+	if (w->failed)
+		return w->failed;
+	ret = read_one(w);
+	if (ret <= 0)
+		return ret;
+	if (w->buffers == 0) {
+		ret = complete_header(w);
+		if (ret)
+			return fail(w, ret);
+	}
+	return put_buffer(w);
+}
+
+/*
+ * SystemConfig PhyDisk and LogDisk (ntkl_sysconfig.h), which the module
+ * cannot write, in one last buffer of their own: 1 written, 0 none (no
+ * disk, or no data buffer to model it on), -errno.
+ */
+static int put_sysconfig(struct ntkl_writer *w)
+{
+	if (w->buffers < 2 ||
+	    !ntkl_sysconfig_disks(w->buf, w->buffer_size, &w->last_data,
+				  (int64_t)w->buffers, w->max_time))
+		return 0;
+	return put_buffer(w);
 }
 
 int ntkl_writer_drain(struct ntkl_writer *w)
@@ -670,6 +698,11 @@ int ntkl_writer_end(struct ntkl_writer *w, int error, struct ntkl_properties *fi
 
 	if (!error)
 		error = ntkl_writer_drain(w);
+	/* Windows writes SystemConfig at the end: the disks last */
+	if (!error) {
+		ret = put_sysconfig(w);
+		error = ret < 0 ? ret : 0;
+	}
 	if (ntkl_query_bound(w->in_fd, final))
 		memset(final, 0, sizeof(*final));
 	if (!w->buffers) {

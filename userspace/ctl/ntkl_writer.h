@@ -32,6 +32,8 @@ struct ntkl_writer {
 	uint64_t buffers;		/* in the file, header buffer included */
 	uint64_t bytes;
 	uint64_t last_offset;		/* of the last buffer written */
+	struct wmi_buffer_header last_data;	/* the last data buffer's header */
+	int64_t max_time;		/* the latest data buffer's TimeStamp */
 	uint64_t events;		/* records in the data buffers */
 	/* -compress: data buffers compressed as Windows writes them */
 	uint8_t *cbuf;			/* NULL: not compressing */
@@ -102,7 +104,8 @@ int ntkl_writer_finish(struct ntkl_writer *w, const struct ntkl_properties *fina
 /*
  * The end of a recording, once the logger stopped (or the snapshot is
  * taken): drain what is left unless error (the caller's first -errno, or
- * 0) says not to, take the logger's final counters (QUERY on the bound
+ * 0) says not to, add SystemConfig PhyDisk and LogDisk in a last buffer
+ * (ntkl_sysconfig.h), take the logger's final counters (QUERY on the bound
  * in_fd, zeros if that fails) into *final, and patch the file holding
  * whatever whole buffers it has, so that it reads even after an error.
  * Returns the first error (w->error says it) or 0.

@@ -199,7 +199,8 @@ static void put_buffer(struct relog *rl, uint32_t cpu, uint16_t flush_marker)
 	if (!p)
 		return;
 	bh.saved_offset = rl->filled[cpu];
-	bh.current_offset = rl->filled[cpu];
+	/* as the module closes a buffer it flushes: a buffer's size past the end */
+	bh.current_offset = rl->filled[cpu] + rl->f->header.buffer_size;
 	bh.offset = rl->filled[cpu];
 	bh.buffer_size = rl->f->header.buffer_size;
 	bh.timestamp = rl->last_time[cpu];

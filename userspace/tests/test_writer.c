@@ -667,6 +667,8 @@ static void test_header_complete(void)
 
 int main(void)
 {
+	/* this machine's disks would add a SystemConfig buffer: none here */
+	setenv("NTKL_SYSCONFIG_ROOT", "/nonexistent-ntkl-sysconfig-root", 1);
 	test_header_complete();
 	test_patch_mem();
 	test_pipeline();
