@@ -11,6 +11,8 @@ Raw lines (selftests/workloads/ntkl-bench has their form):
   X mode=M <max-rate workload lines, each with ns=T>       then F round=max
   L round=R mode=M ... rounds=N ns=T records=N lost=N     ntkl_lockbench
   S round=R mode=M ... ns=T records=N lost=N               contend
+  P round=R mode=none|profile rep=N pingpong ... ns=T       profile runs
+  Q round=R samples=N            SampledProfile events on CPU 1, the round
 
 Figures are min and median over runs; a recorder's cost is what it adds
 to the untraced runs, per switch (or per contention), and its ratio to
@@ -92,6 +94,8 @@ class Raw:
         self.spin = {}                 # ("L"|"S", mode) -> [(ns, records)]
         self.spin_lost = {}            # ("L"|"S", mode) -> lost events
         self.lockbench_rounds = None
+        self.prof = {}                 # mode -> [ns] of the P runs
+        self.prof_samples = 0          # Q lines' samples, summed
         for line in lines:
             self.take(line.rstrip("\n"))
 
@@ -121,6 +125,11 @@ class Raw:
             for word in words:
                 if word.startswith("ns="):
                     self.max_ns[mode] = max(self.max_ns.get(mode, 0), number(word[3:]))
+        elif line.startswith("P "):
+            kv = fields(line)
+            self.prof.setdefault(kv.get("mode"), []).append(number(kv.get("ns")))
+        elif line.startswith("Q "):
+            self.prof_samples += number(fields(line).get("samples"))
         elif line[:2] in ("L ", "S "):
             kv = fields(line)
             key = (line[0], kv.get("mode", ""))
@@ -296,6 +305,30 @@ def spin_table(raw):
     return "\n".join(out) + "\n"
 
 
+def profile_table(raw):
+    """The cost of a sample: what a PROFILE logger at 8.2 kHz adds to
+    pingpong pinned to CPU 1, over the samples taken on that CPU."""
+    runs = raw.prof.get("profile", [])
+    if not runs or not raw.prof.get("none"):
+        return ""
+    base_min, base_med = min_median(raw.prof["none"])
+    p_min, p_med = min_median(runs)
+    per_run = raw.prof_samples / len(runs)
+    out = [
+        "",
+        "Sampled profile: pingpong pinned to CPU 1, untraced and under PROFILE at",
+        "8.2 kHz (-setprofint 1221), every CPU sampled",
+        "  %-24s %21s %14s" % ("recorder", "wall ms min | med", "samples/run"),
+        "  %-24s %10.1f | %8.1f %14s" % ("no tracing", base_min / 1e6, base_med / 1e6, "-"),
+        "  %-24s %10.1f | %8.1f %14.0f" % ("ntkl PROFILE", p_min / 1e6, p_med / 1e6, per_run),
+    ]
+    if per_run > 0:
+        out.append("  %-24s %10.0f | %8.0f ns per sample on CPU 1 (min | median)" %
+                   ("cost per sample", (p_min - base_min) / per_run,
+                    (p_med - base_med) / per_run))
+    return "\n".join(out) + "\n"
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write("usage: bench_stats.py RAW.txt\n")
@@ -304,6 +337,7 @@ def main(argv):
         raw = Raw(f)
     sys.stdout.write(switch_table(raw))
     sys.stdout.write(spin_table(raw))
+    sys.stdout.write(profile_table(raw))
     return 0
 
 

@@ -110,6 +110,18 @@ class Tables(unittest.TestCase):
         self.assertIn("2000 | 2000      2.00 |  2.00", text)
         self.assertNotIn("contend", text)
 
+    def test_sample_cost(self):
+        r = raw("P round=1 mode=none rep=1 pingpong ns=1000000",
+                "P round=1 mode=none rep=2 pingpong ns=1000000",
+                "P round=1 mode=profile rep=1 pingpong ns=1100000",
+                "P round=1 mode=profile rep=2 pingpong ns=1100000",
+                "Q round=1 samples=40")
+        text = bench_stats.profile_table(r)
+        # 100,000 ns more per run, 20 samples a run: 5000 ns a sample
+        self.assertIn("ntkl PROFILE", text)
+        self.assertRegex(text, r"cost per sample +5000 \| +5000 ns per sample")
+        self.assertEqual(bench_stats.profile_table(raw("# nothing")), "")
+
     def test_golden(self):
         with open(os.path.join(HERE, "testdata", "bench_raw.txt")) as f:
             r = bench_stats.Raw(f)

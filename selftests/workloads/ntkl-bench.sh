@@ -28,6 +28,7 @@
 #   F round=R mode=M switches=N evbytes=N filebytes=N rawbytes=N lost=N
 #   X mode=M <workload summary lines...> then F for the max-rate run
 #   L and S lines: spin locks (see the spin lock section below)
+#   P and Q lines: the sampled profile (see the profile section below)
 # evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
 # trace-cmd, its per-CPU data before compression. switches: in the file
 # (ntkl dump --stats; trace-cmd: entries + read events of its CPU stats).
@@ -193,6 +194,30 @@ for m in cswitch compact tracecmd cswstack; do
 	echo "X mode=$m $(cat "$W"/max.* | tr '\n' ' ')"
 	echo "F round=max mode=$m $(cat "$W/f")"
 done
+# The sampled profile: pingpong pinned to CPU 1, untraced and under a
+# PROFILE logger sampling every CPU at xperf's highest rate (-setprofint
+# 1221, 8.2 kHz), alternating, rounds times:
+#   P round=R mode=none|profile rep=N <pingpong's summary line>
+#   Q round=R samples=N   SampledProfile events on CPU 1 over the round's
+#                         profile runs (ntkl dump --stats' per-CPU table)
+r=1
+while [ $r -le "$rounds" ]; do
+	for m in $(rotate $(((r - 1) % 2)) none profile); do
+		[ "$m" = none ] || ntkl_start PROFILE -setprofint 1221
+		i=1
+		while [ $i -le "$reps" ]; do
+			echo "P round=$r mode=$m rep=$i $(pingpong -c 1 "$trips")"
+			i=$((i + 1))
+		done
+		[ "$m" = none ] && continue
+		ntkl stop "$LOGGER" > /dev/null
+		echo "Q round=$r samples=$(ntkl dump --stats "$W/ntkl.etl" |
+			awk '/^SampledProfile/ { f = 1 } f && $1 == "1" { print $2; exit }')"
+	done
+	r=$((r + 1))
+done
+ntkl profile-interval -default > /dev/null
+
 # Spin locks: under no tracing, an ntkl SPINLOCK logger, and trace-cmd
 # recording lock:contention_begin/end, alternating, rounds times, two
 # workloads:
