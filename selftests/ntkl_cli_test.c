@@ -75,7 +75,24 @@ static bool file_ok(const char *path, char *why, size_t size)
 	return true;
 }
 
-TEST(record_fork_exec)
+/*
+ * Each case records and reads back whole captures: on the KASAN + lockdep
+ * kernel one takes well over the harness's default 30 s.
+ */
+FIXTURE(cli) {
+};
+
+FIXTURE_SETUP(cli)
+{
+}
+
+FIXTURE_TEARDOWN(cli)
+{
+}
+
+#define CLI_TEST(name)	TEST_F_TIMEOUT(cli, name, 300)
+
+CLI_TEST(record_fork_exec)
 {
 	char out[65536], why[4096];
 
@@ -95,7 +112,7 @@ TEST(record_fork_exec)
  * kill -9 of a recorder: its logger (NTKL_MODE_OWNED) stops with it, and
  * its file, kept whole as it grew, reads; --repair completes it.
  */
-TEST(killed_record_leaves_no_logger)
+CLI_TEST(killed_record_leaves_no_logger)
 {
 	char out[8192], why[4096];
 	int pid;
@@ -132,7 +149,7 @@ TEST(killed_record_leaves_no_logger)
 	EXPECT_EQ(2, sh(out, sizeof(out), "ntkl start owned2 -owned -buffering"));
 }
 
-TEST(start_query_flush_stop)
+CLI_TEST(start_query_flush_stop)
 {
 	char out[8192], why[4096];
 
@@ -156,7 +173,7 @@ TEST(start_query_flush_stop)
 }
 
 /* Two writers on one file: the second is refused, naming the first; the first's file is intact. */
-TEST(one_file_one_writer)
+CLI_TEST(one_file_one_writer)
 {
 	char out[8192], why[4096];
 
@@ -190,7 +207,7 @@ static unsigned long file_events(const char *path)
  * compressed file passes every check with about the same events, at
  * least 3 times smaller (issue 11's bar).
  */
-TEST(compressed_capture)
+CLI_TEST(compressed_capture)
 {
 	char out[8192], why[4096];
 	struct stat plain, packed;
@@ -225,7 +242,7 @@ TEST(compressed_capture)
  * worked out by awk from `ntkl dump --switches` (the interval before a
  * switch is busy unless its old thread is the idle one), and the count.
  */
-TEST(report_matches_switches)
+CLI_TEST(report_matches_switches)
 {
 	char out[8192], mine[4096], theirs[4096];
 	unsigned long n_switches = 0, n_report = 0;
@@ -268,7 +285,7 @@ TEST(report_matches_switches)
  * SystemConfig PhyDisk, which the writer adds: the VM's virtio disk with
  * the size /sys/block gives (Cylinders of 255 x 63 x 512 bytes).
  */
-TEST(phydisk_from_sys_block)
+CLI_TEST(phydisk_from_sys_block)
 {
 	char out[8192], want[128];
 	unsigned long long sectors;
@@ -286,7 +303,7 @@ TEST(phydisk_from_sys_block)
 	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump --check /tmp/pd.etl")) TH_LOG("%s", out);
 }
 
-TEST(buffering_save)
+CLI_TEST(buffering_save)
 {
 	char out[8192], why[4096];
 
@@ -302,7 +319,7 @@ TEST(buffering_save)
 	EXPECT_TRUE(file_ok("/tmp/fr2.etl", why, sizeof(why))) TH_LOG("%s", why);
 }
 
-TEST(spinlock_config)
+CLI_TEST(spinlock_config)
 {
 	char out[4096];
 
@@ -315,7 +332,7 @@ TEST(spinlock_config)
 }
 
 /* -on PROFILE -setprofint: samples the dump names and counts, at that interval. */
-TEST(profile)
+CLI_TEST(profile)
 {
 	char out[16384], why[4096];
 
@@ -348,7 +365,7 @@ TEST(profile)
  * warning naming the others; the dump shows ISR, DPC and TimerDPC, and
  * their time per Routine. -on 0x0 records nothing but says so.
  */
-TEST(kernel_group_dpc_isr)
+CLI_TEST(kernel_group_dpc_isr)
 {
 	char out[16384], why[4096];
 
@@ -368,7 +385,7 @@ TEST(kernel_group_dpc_isr)
 }
 
 /* -stackwalk: stacks in the file, the list in query, update, errors. */
-TEST(stackwalk)
+CLI_TEST(stackwalk)
 {
 	char out[16384], why[4096];
 
@@ -404,7 +421,7 @@ TEST(stackwalk)
 	EXPECT_EQ(NULL, strstr(out, "clist2")) TH_LOG("%s", out);
 }
 
-TEST(error_messages)
+CLI_TEST(error_messages)
 {
 	char out[4096];
 
