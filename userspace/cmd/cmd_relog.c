@@ -5,18 +5,14 @@
  * A compact capture (COMPACT_CSWITCH: CompCS batches, about a third of
  * the bytes of CSwitch events) rewritten with a CSwitch event per switch,
  * for the tools that never expand CompCS (TraceEvent: PerfView,
- * TraceProcessor's .NET users). The work is etl_relog.h's; OUT is written
- * to a temporary file beside it and renamed, so that it is whole or not
- * there at all.
+ * TraceProcessor's .NET users). The work is etl_relog.h's; OUT is whole
+ * or not there at all (cmd_write_whole()).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd.h"
 #include "etl/etl_reader.h"
@@ -39,43 +35,6 @@ void cmd_relog_usage(FILE *out)
 		"  -h, --help            this text\n"
 		"\n"
 		"Exit status: 0 written, 1 unreadable IN or unwritable OUT, 2 usage error.\n");
-}
-
-/* data to a temporary file beside path, then renamed over it. */
-static int write_whole(const char *path, const uint8_t *data, size_t size)
-{
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 16);
-	size_t done = 0;
-	int fd, e = 0;
-
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, len + 16, "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		e = -errno;
-		free(tmp);
-		return e;
-	}
-	while (done < size && !e) {
-		ssize_t n = write(fd, data + done, size - done);
-
-		if (n < 0 && errno != EINTR)
-			e = -errno;
-		else if (n > 0)
-			done += (size_t)n;
-	}
-	if (!e && (fchmod(fd, 0644) || fsync(fd)))
-		e = -errno;
-	if (close(fd) && !e)
-		e = -errno;
-	if (!e && rename(tmp, path))
-		e = -errno;
-	if (e)
-		unlink(tmp);
-	free(tmp);
-	return e;
 }
 
 int cmd_relog(int argc, char **argv)
@@ -126,7 +85,7 @@ int cmd_relog(int argc, char **argv)
 		fprintf(stderr, "ntkl relog: %s: %s\n", argv[optind], err.msg);
 		return 1;
 	}
-	ret = write_whole(argv[optind + 1], img, size);
+	ret = cmd_write_whole(argv[optind + 1], img, size);
 	free(img);
 	if (ret) {
 		fprintf(stderr, "ntkl relog: cannot write %s: %s\n", argv[optind + 1],

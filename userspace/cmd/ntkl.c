@@ -38,6 +38,8 @@ static const struct ntkl_cmd commands[] = {
 	  cmd_report, cmd_report_usage },
 	{ "relog", "rewrite an ETL file: relog --expand-compact IN OUT (CompCS to CSwitch)",
 	  cmd_relog, cmd_relog_usage },
+	{ "merge", "merge ETL files of one time into one: merge -o OUT IN... (xperf -merge)",
+	  cmd_merge, cmd_merge_usage },
 	{ "version", "this command's version and the loaded module's (also --version)",
 	  cmd_version, cmd_version_usage },
 };

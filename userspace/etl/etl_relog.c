@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CompCS batches expanded into CSwitch events (etl_relog.h): gather every
- * record of the data buffers and a CSwitch record per compact switch, sort
- * them by CPU, time and file order, and pack them into new buffers.
+ * The relogger (etl_relog.h): gather every record of the data buffers of
+ * one or more files (and, when asked, a CSwitch record per compact
+ * switch), sort them by time and file order, and pack them into new
+ * buffers, one CPU per buffer. `relog --expand-compact` and `merge` are
+ * its two uses.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +24,15 @@ struct relog_rec {
 	uint32_t len;			/* bytes, a multiple of ETW_RECORD_ALIGN */
 	uint16_t processor;		/* the buffer's ProcessorIndex */
 	uint16_t lost;			/* ETW_BUFFER_FLAG_EVENTS_LOST or 0 */
+	uint32_t file;			/* which input: ties at one time keep file order */
 };
 
 struct relog {
-	const struct etl_file *f;
+	const struct etl_file *f;	/* the first input: its header buffer is kept */
+	const struct etl_file *const *files;
+	size_t nfiles;
+	bool expand_compact;
+	uint32_t buffer_size;		/* of the output: the largest input's */
 	struct etl_relog_stats *st;
 	struct etl_error *err;
 	struct relog_rec *v;
@@ -68,7 +75,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 }
 
 static int add(struct relog *rl, const void *bytes, uint32_t size, int64_t time,
-	       uint64_t order, uint16_t processor, uint16_t lost)
+	       uint32_t file, uint64_t order, uint16_t processor, uint16_t lost)
 {
 	uint32_t len = align8(size);
 	struct relog_rec *r;
@@ -80,38 +87,64 @@ static int add(struct relog *rl, const void *bytes, uint32_t size, int64_t time,
 	memset(rl->arena + rl->used + size, 0, len - size);
 	r = &rl->v[rl->n++];
 	*r = (struct relog_rec){ .time = time, .order = order, .at = rl->used,
-				 .len = len, .processor = processor, .lost = lost };
+				 .len = len, .processor = processor, .lost = lost,
+				 .file = file };
 	rl->used += len;
 	return 0;
 }
 
-/* Every record of buffers 1..N but the CompCS batches. */
-static int gather_records(struct relog *rl)
+/*
+ * The records of input fi to copy: every record of its data buffers (but
+ * the CompCS batches when they are expanded). The first input's buffer 0
+ * is kept whole as the output's header buffer; another input's buffer 0
+ * gives its records but its Header event (the output has one header).
+ */
+static bool copied(const struct relog *rl, uint32_t fi, const struct etl_buffer *b,
+		   const struct etl_record *r)
 {
+	if (b->index == 0) {
+		if (fi == 0)
+			return false;
+		if (r->kind == ETL_KIND_KERNEL && r->hook_id == ETW_EVENT_HEADER_HOOK) {
+			rl->st->headers_dropped++;
+			return false;
+		}
+		return true;
+	}
+	if (rl->expand_compact && r->kind == ETL_KIND_KERNEL &&
+	    r->hook_id == ETW_EVENT_COMPACT_CSWITCH_HOOK) {
+		rl->st->batches++;
+		return false;
+	}
+	return true;
+}
+
+static int gather_records(struct relog *rl, uint32_t fi)
+{
+	const struct etl_file *f = rl->files[fi];
 	struct etl_cursor bc;
 	struct etl_buffer b;
 	struct etl_record_cursor rc;
 	struct etl_record r;
 	int ret;
 
-	etl_buffers_begin(rl->f, &bc);
-	while ((ret = etl_next_buffer(rl->f, &bc, &b, rl->err)) > 0) {
+	etl_buffers_begin(f, &bc);
+	while ((ret = etl_next_buffer(f, &bc, &b, rl->err)) > 0) {
 		uint16_t lost;
 
-		if (b.index == 0)
+		if (b.index == 0 && fi == 0)
 			continue;
-		if (!rl->st->buffers_in++)
-			rl->tmpl = b.hdr;
-		rl->flags_seen |= b.hdr.buffer_flag;
+		if (b.index) {
+			if (!rl->st->buffers_in++)
+				rl->tmpl = b.hdr;
+			rl->flags_seen |= b.hdr.buffer_flag;
+		}
 		lost = b.hdr.buffer_flag & ETW_BUFFER_FLAG_EVENTS_LOST;
 		etl_records_begin(&b, &rc);
 		while ((ret = etl_next_record(&b, &rc, &r, rl->err)) > 0) {
-			if (r.kind == ETL_KIND_KERNEL &&
-			    r.hook_id == ETW_EVENT_COMPACT_CSWITCH_HOOK) {
-				rl->st->batches++;
+			if (!copied(rl, fi, &b, &r))
 				continue;
-			}
-			if (add(rl, b.data + r.buffer_offset, r.size, r.timestamp,
+			if (add(rl, b.data + r.buffer_offset, r.size, r.timestamp, fi,
 				r.file_offset << 16, r.processor, lost)) {
 				etl_buffers_end(&bc);
 				return -1;
@@ -170,7 +203,7 @@ static int expand_switches(struct relog *rl)
 		rec.cs.old_thread_ideal_processor = (uint8_t)sw->cpu;
 		if (sw->known & ETL_SWITCH_HAS_WAIT)
 			rec.cs.new_thread_wait_time = sw->new_wait_time;
-		ret = add(rl, &rec, sizeof(rec), sw->time,
+		ret = add(rl, &rec, sizeof(rec), sw->time, 0,
 			  sw->file_offset << 16 | sw->packet, (uint16_t)sw->cpu, 0);
 		if (!ret)
 			rl->st->switches++;
@@ -185,6 +218,8 @@ static int by_time(const void *a, const void *b)
 
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
 	if (x->order != y->order)
 		return x->order < y->order ? -1 : 1;
 	return 0;
@@ -200,9 +235,9 @@ static void put_buffer(struct relog *rl, uint32_t cpu, uint16_t flush_marker)
 		return;
 	bh.saved_offset = rl->filled[cpu];
 	/* as the module closes a buffer it flushes: a buffer's size past the end */
-	bh.current_offset = rl->filled[cpu] + rl->f->header.buffer_size;
+	bh.current_offset = rl->filled[cpu] + rl->buffer_size;
 	bh.offset = rl->filled[cpu];
-	bh.buffer_size = rl->f->header.buffer_size;
+	bh.buffer_size = rl->buffer_size;
 	bh.timestamp = rl->last_time[cpu];
 	bh.sequence_number = rl->next_seq++;
 	bh.processor_index = (uint16_t)cpu;
@@ -218,7 +253,7 @@ static void put_buffer(struct relog *rl, uint32_t cpu, uint16_t flush_marker)
 /* A new buffer for cpu at the end of the output; -1 if out of memory. */
 static int open_buffer(struct relog *rl, uint32_t cpu)
 {
-	uint32_t size = rl->f->header.buffer_size;
+	uint32_t size = rl->buffer_size;
 	uint8_t *base = rl->out;
 
 	if (grow((void **)&rl->out, &rl->out_cap, rl->out_size + size, 1))
@@ -241,7 +276,7 @@ static int open_buffer(struct relog *rl, uint32_t cpu)
 
 static int pack(struct relog *rl)
 {
-	uint32_t size = rl->f->header.buffer_size;
+	uint32_t size = rl->buffer_size;
 	int64_t best;
 	uint32_t last = 0;
 
@@ -294,12 +329,18 @@ static int pack(struct relog *rl)
 	return 0;
 }
 
-/* Buffer 0 as it was, its Header event's BuffersWritten and LogFileMode set. */
+/*
+ * Buffer 0 of the first input as it was, BufferSize the output's, and its
+ * Header event's counts made true of the output: BuffersWritten, every
+ * input's EventsLost and BuffersLost, the latest EndTime, the most
+ * processors; COMPRESSED_MODE cleared (the output never is).
+ */
 static int header_buffer(struct relog *rl, uint8_t *dst)
 {
 	struct etl_cursor bc;
 	struct etl_buffer b;
 	struct trace_logfile_header h;
+	struct wmi_buffer_header bh;
 	size_t at = ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header);
 	int ret;
 
@@ -309,41 +350,72 @@ static int header_buffer(struct relog *rl, uint8_t *dst)
 		etl_buffers_end(&bc);
 		return ret ? -1 : etl_error_set(rl->err, "the file has no header buffer");
 	}
-	memset(dst, ETW_BUFFER_FILL_BYTE, rl->f->header.buffer_size);
-	memcpy(dst, b.data, b.size < rl->f->header.buffer_size ? b.size :
-			    rl->f->header.buffer_size);
+	memset(dst, ETW_BUFFER_FILL_BYTE, rl->buffer_size);
+	memcpy(dst, b.data, b.size < rl->buffer_size ? b.size : rl->buffer_size);
 	etl_buffers_end(&bc);
+	memcpy(&bh, dst, sizeof(bh));
+	bh.buffer_size = rl->buffer_size;
+	memcpy(dst, &bh, sizeof(bh));
 	memcpy(&h, dst + at, sizeof(h));
+	h.buffer_size = rl->buffer_size;
 	h.buffers_written = (uint32_t)(1 + rl->st->buffers_out);
 	h.log_file_mode &= ~(uint32_t)EVENT_TRACE_COMPRESSED_MODE;
+	for (size_t i = 1; i < rl->nfiles; i++) {
+		const struct trace_logfile_header *o = &rl->files[i]->header;
+
+		h.events_lost += o->events_lost;
+		h.buffers_lost += o->buffers_lost;
+		if (o->end_time > h.end_time)
+			h.end_time = o->end_time;
+		if (o->number_of_processors > h.number_of_processors)
+			h.number_of_processors = o->number_of_processors;
+	}
 	memcpy(dst + at, &h, sizeof(h));
 	return 0;
 }
 
-int etl_relog_expand_compact(const struct etl_file *f, uint8_t **out, size_t *out_size,
-			     struct etl_relog_stats *st, struct etl_error *err)
+/* The smallest buffer that holds a header buffer, and ETW's largest. */
+static int check_buffer_size(const struct etl_file *f, struct etl_error *err)
 {
-	struct relog rl = { .f = f, .st = st, .err = err, .next_seq = 1 };
 	uint32_t size = f->header.buffer_size;
+	size_t least = ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header) +
+		       sizeof(struct trace_logfile_header);
+
+	if (size < least || size > RELOG_MAX_BUFFER)
+		return etl_error_set(err, "%s: the header's BufferSize 0x%x is not a buffer size (0x%zx to 0x%x)",
+				     f->path, size, least, RELOG_MAX_BUFFER);
+	return 0;
+}
+
+static int relog_files(const struct etl_file *const *files, size_t nfiles, bool expand_compact,
+		       uint8_t **out, size_t *out_size, struct etl_relog_stats *st,
+		       struct etl_error *err)
+{
+	struct relog rl = { .f = files[0], .files = files, .nfiles = nfiles,
+			    .expand_compact = expand_compact, .st = st, .err = err,
+			    .next_seq = 1 };
 	int ret = -1;
 
 	memset(st, 0, sizeof(*st));
 	*out = NULL;
 	*out_size = 0;
-	if (size < ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header) +
-		   sizeof(struct trace_logfile_header) || size > RELOG_MAX_BUFFER) {
-		etl_error_set(err, "the header's BufferSize 0x%x is not a buffer size (0x%zx to 0x%x)",
-			      size, ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header) +
-			      sizeof(struct trace_logfile_header), RELOG_MAX_BUFFER);
-		return -1;
+	for (size_t i = 0; i < nfiles; i++) {
+		if (check_buffer_size(files[i], err))
+			return -1;
+		if (files[i]->header.buffer_size > rl.buffer_size)
+			rl.buffer_size = files[i]->header.buffer_size;
 	}
+	st->files = nfiles;
 	/* buffer 0 first; it is filled in once the buffers are counted */
-	if (grow((void **)&rl.out, &rl.out_cap, size, 1)) {
+	if (grow((void **)&rl.out, &rl.out_cap, rl.buffer_size, 1)) {
 		etl_error_set(err, "out of memory");
 		goto out;
 	}
-	rl.out_size = size;
-	if (gather_records(&rl) || expand_switches(&rl))
+	rl.out_size = rl.buffer_size;
+	for (uint32_t i = 0; i < nfiles; i++)
+		if (gather_records(&rl, i))
+			goto out;
+	if (expand_compact && expand_switches(&rl))
 		goto out;
 	qsort(rl.v, rl.n, sizeof(*rl.v), by_time);
 	if (pack(&rl) || header_buffer(&rl, rl.out))
@@ -360,4 +432,53 @@ out:
 	free(rl.filled);
 	free(rl.last_time);
 	return ret;
+}
+
+int etl_relog_expand_compact(const struct etl_file *f, uint8_t **out, size_t *out_size,
+			     struct etl_relog_stats *st, struct etl_error *err)
+{
+	return relog_files(&f, 1, true, out, out_size, st, err);
+}
+
+/* A clock whose readings mean the same in every file of one boot. */
+static const char *clock_name(uint32_t type)
+{
+	switch (type) {
+	case 1: return "QPC";
+	case 2: return "SYSTEM";
+	case 3: return "CYCLE";
+	default: return "an unknown clock";
+	}
+}
+
+int etl_merge(const struct etl_file *const *files, size_t nfiles, uint8_t **out,
+	      size_t *out_size, struct etl_relog_stats *st, struct etl_error *err)
+{
+	const struct trace_logfile_header *h0;
+
+	memset(st, 0, sizeof(*st));
+	*out = NULL;
+	*out_size = 0;
+	if (!nfiles)
+		return etl_error_set(err, "no file to merge");
+	h0 = &files[0]->header;
+	for (size_t i = 1; i < nfiles; i++) {
+		const struct trace_logfile_header *h = &files[i]->header;
+
+		if (h->pointer_size != h0->pointer_size)
+			return etl_error_set(err, "%s has %u-byte pointers and %s %u-byte ones: only traces of one machine merge",
+					     files[i]->path, h->pointer_size, files[0]->path,
+					     h0->pointer_size);
+		/* times are copied as they are: they must count the same ticks */
+		if (h->reserved_flags != h0->reserved_flags || h->perf_freq != h0->perf_freq)
+			return etl_error_set(err, "%s records %s time at %lld Hz and %s %s time at %lld Hz: record both with the same -clock (qpc, the default)",
+					     files[i]->path, clock_name(h->reserved_flags),
+					     (long long)h->perf_freq, files[0]->path,
+					     clock_name(h0->reserved_flags), (long long)h0->perf_freq);
+		/* QPC and CYCLE count from boot: another boot's are another scale */
+		if (h0->reserved_flags != 2 && h->boot_time && h0->boot_time &&
+		    llabs(h->boot_time - h0->boot_time) > ETL_MERGE_BOOT_SLACK)
+			st->other_boot++;
+	}
+	return relog_files(files, nfiles, false, out, out_size, st, err);
 }

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * The relogger: the records of one or more ETL files put back into new
+ * buffers in time order. Two uses: `ntkl relog --expand-compact` and
+ * `ntkl merge` (etl_merge(), below).
+ *
  * Rewrite an ETL file with every CompCS batch (0x0525) expanded into the
  * CSwitch events (0x0524, v4) it stands for, so that tools which register
  * CompCS and never expand it (TraceEvent: PerfView, TraceProcessor's .NET
@@ -46,7 +50,16 @@
 
 #include "etl_reader.h"
 
+/*
+ * Two files' BootTimes further apart than this (FILETIME units: 10 s) were
+ * recorded in different boots: their QPC and CYCLE times do not compare.
+ */
+#define ETL_MERGE_BOOT_SLACK	100000000LL
+
 struct etl_relog_stats {
+	unsigned long files;		/* inputs */
+	unsigned long headers_dropped;	/* Header events of the inputs after the first */
+	unsigned long other_boot;	/* inputs whose BootTime is not the first's */
 	unsigned long batches;		/* CompCS records read */
 	unsigned long switches;		/* CSwitch records written for them */
 	unsigned long dropped;		/* compact switches naming no new thread */
@@ -62,5 +75,21 @@ struct etl_relog_stats {
  */
 int etl_relog_expand_compact(const struct etl_file *f, uint8_t **out, size_t *out_size,
 			     struct etl_relog_stats *st, struct etl_error *err);
+
+/*
+ * Merge files[0..nfiles) into one file image, as xperf -merge does: the
+ * records of every data buffer of every input (and of each later input's
+ * buffer 0 but its Header event) in time order, packed as above into
+ * buffers of the largest input's BufferSize. The output's buffer 0 is the
+ * first input's with its counts made true of the whole: BuffersWritten,
+ * EventsLost and BuffersLost summed over the inputs, the latest EndTime,
+ * the most processors. Times are copied as they are, so the inputs must
+ * share pointer size, clock type and clock frequency (an error names the
+ * two that differ); inputs of another boot are counted in other_boot (a
+ * QPC or CYCLE time of another boot does not compare). Put the kernel
+ * capture first: its header describes the machine.
+ */
+int etl_merge(const struct etl_file *const *files, size_t nfiles, uint8_t **out,
+	      size_t *out_size, struct etl_relog_stats *st, struct etl_error *err);
 
 #endif /* NTKL_ETL_RELOG_H */

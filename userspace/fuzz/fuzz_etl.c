@@ -45,6 +45,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!etl_relog_expand_compact(&f, &out, &out_size, &rst, &err))
 		free(out);
+	/* the input merged with itself: two files, one header */
+	if (!etl_merge((const struct etl_file *const[]){ &f, &f }, 2, &out, &out_size, &rst,
+		       &err))
+		free(out);
 	etl_close(&f);
 	return 0;
 }

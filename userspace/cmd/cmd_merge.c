@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl merge -o OUT.etl IN.etl...
+ *
+ * xperf -merge's job: a kernel capture and the files of the user-mode
+ * loggers (libntkl) of the same time made one trace, so that a program's
+ * own events sit beside the kernel's context switches in WPA. The work is
+ * etl_merge()'s (etl_relog.h); OUT is whole or not there at all.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "etl/etl_reader.h"
+#include "etl/etl_relog.h"
+
+void cmd_merge_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ntkl merge -o OUT.etl IN.etl...\n"
+		"\n"
+		"Merge ETL files of one machine and time into OUT.etl (xperf -merge):\n"
+		"every event of every IN, in time order per CPU, in buffers of the\n"
+		"largest IN's size. Put the kernel capture first: OUT keeps its\n"
+		"header (machine, clock, StartTime), with BuffersWritten counted\n"
+		"again and every IN's EventsLost and BuffersLost summed. The INs\n"
+		"must use the same clock (-clock; qpc by default in ntkl and\n"
+		"libntkl); an IN may be compressed, OUT never is.\n"
+		"\n"
+		"  -o, --output OUT.etl  the merged file (written whole, then renamed)\n"
+		"  -h, --help            this text\n"
+		"\n"
+		"Exit status: 0 written, 1 an IN unreadable or not mergeable, or OUT\n"
+		"unwritable, 2 usage error.\n");
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct etl_file **files = NULL;
+	struct etl_file *opened = NULL;
+	struct etl_relog_stats st;
+	struct etl_error err;
+	const char *out = NULL;
+	uint8_t *img = NULL;
+	size_t size, n = 0;
+	int opt, ret = 1;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			cmd_merge_usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "ntkl merge: %s '%s'\n",
+				optopt == 'o' ? "no file after" : "unknown option",
+				argv[optind - 1]);
+			fprintf(stderr, "usage: ntkl merge -o OUT.etl IN.etl... (ntkl merge --help)\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (!out || argc - optind < 1) {
+		fprintf(stderr, "ntkl merge: %s\n", !out ? "say where to write: -o OUT.etl" :
+			"needs at least one IN.etl");
+		fprintf(stderr, "usage: ntkl merge -o OUT.etl IN.etl... (ntkl merge --help)\n");
+		return EXIT_USAGE;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (!strcmp(argv[i], out)) {
+			fprintf(stderr, "ntkl merge: %s is an input: write the merged file elsewhere\n",
+				out);
+			return EXIT_USAGE;
+		}
+	}
+	opened = calloc((size_t)(argc - optind), sizeof(*opened));
+	files = calloc((size_t)(argc - optind), sizeof(*files));
+	if (!opened || !files) {
+		fprintf(stderr, "ntkl merge: out of memory\n");
+		goto out;
+	}
+	for (; n < (size_t)(argc - optind); n++) {
+		if (etl_open(&opened[n], argv[optind + (int)n], &err)) {
+			fprintf(stderr, "ntkl merge: %s: %s\n", argv[optind + (int)n], err.msg);
+			goto out;
+		}
+		files[n] = &opened[n];
+	}
+	if (etl_merge(files, n, &img, &size, &st, &err)) {
+		fprintf(stderr, "ntkl merge: %s\n", err.msg);
+		goto out;
+	}
+	if (st.other_boot)
+		fprintf(stderr, "ntkl merge: warning: %lu of the files were recorded in another boot than %s: their times do not line up with its\n",
+			st.other_boot, argv[optind]);
+	ret = cmd_write_whole(out, img, size);
+	if (ret) {
+		fprintf(stderr, "ntkl merge: cannot write %s: %s\n", out, strerror(-ret));
+		ret = 1;
+		goto out;
+	}
+	printf("%s: %lu files merged: %lu events in %lu buffers (from %lu)\n", out, st.files,
+	       st.records, st.buffers_out, st.buffers_in);
+out:
+	free(img);
+	while (n--)
+		etl_close(&opened[n]);
+	free(opened);
+	free(files);
+	return ret;
+}
