@@ -38,6 +38,8 @@ static const struct ntkl_cmd commands[] = {
 	  cmd_report, cmd_report_usage },
 	{ "relog", "rewrite an ETL file: relog --expand-compact IN OUT (CompCS to CSwitch)",
 	  cmd_relog, cmd_relog_usage },
+	{ "convert", "an ETL file as JSON for Perfetto UI: convert --to chrome-json IN.etl",
+	  cmd_convert, cmd_convert_usage },
 	{ "version", "this command's version and the loaded module's (also --version)",
 	  cmd_version, cmd_version_usage },
 };

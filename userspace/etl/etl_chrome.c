@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ETL to the Trace Event Format (chrome://tracing, Perfetto UI). See
+ * etl_chrome.h.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etl_chrome.h"
+#include "etl_decode.h"
+#include "etl_events.h"
+#include "etl_profile.h"
+#include "etl_switches.h"
+
+/* A process's image name from a Process Start/DCStart/DCEnd record. */
+struct pname {
+	uint32_t pid;
+	int64_t time;
+	char name[64];
+};
+
+struct sample {
+	int64_t time;
+	uint32_t cpu, tid;
+	uint64_t ip;
+};
+
+struct conv {
+	const struct etl_file *f;
+	struct etl_error *err;
+	struct pname *pnames;
+	size_t npnames;
+	struct sample *samples;
+	size_t nsamples;
+	struct etl_profile names;	/* threads' names and processes */
+	double us_per_tick;
+};
+
+static void *grow(void *v, size_t n, size_t size)
+{
+	/* double at each power of two: n is the count before adding one */
+	if (n && (n & (n - 1)))
+		return v;
+	return realloc(v, (n ? 2 * n : 64) * size);
+}
+
+/* Process names and (if asked) samples: one pass over the records. */
+static int walk(struct conv *c, bool samples)
+{
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_record_cursor rc;
+	struct etl_record rec;
+	int ret;
+
+	etl_buffers_begin(c->f, &bc);
+	while ((ret = etl_next_buffer(c->f, &bc, &b, c->err)) > 0) {
+		etl_records_begin(&b, &rc);
+		while ((ret = etl_next_record(&b, &rc, &rec, c->err)) > 0) {
+			if (rec.kind != ETL_KIND_KERNEL)
+				continue;
+			switch (rec.hook_id) {
+			case ETW_EVENT_PROCESS_START_HOOK:
+			case ETW_EVENT_PROCESS_DC_START_HOOK:
+			case ETW_EVENT_PROCESS_DC_END_HOOK: {
+				struct pname pn = { .time = rec.timestamp };
+				struct pname *v;
+
+				if ((rec.version & 0xFF) != 4 ||
+				    !etl_process_image_name(rec.payload, rec.payload_len, &pn.pid,
+							    pn.name, sizeof(pn.name)))
+					break;
+				v = grow(c->pnames, c->npnames, sizeof(*v));
+				if (!v)
+					goto nomem;
+				c->pnames = v;
+				c->pnames[c->npnames++] = pn;
+				break;
+			}
+			case ETW_EVENT_SAMPLED_PROFILE_HOOK: {
+				struct sample *v;
+
+				if (!samples || (rec.version & 0xFF) != 2 ||
+				    rec.payload_len < sizeof(struct perfinfo_sampled_profile))
+					break;
+				v = grow(c->samples, c->nsamples, sizeof(*v));
+				if (!v)
+					goto nomem;
+				c->samples = v;
+				c->samples[c->nsamples++] = (struct sample){
+					.time = rec.timestamp, .cpu = rec.processor,
+					.ip = etl_le64(rec.payload),
+					.tid = etl_le32(rec.payload + 8),
+				};
+				break;
+			}
+			}
+		}
+		if (ret < 0)
+			break;
+	}
+	etl_buffers_end(&bc);
+	return ret < 0 ? -1 : 0;
+nomem:
+	etl_buffers_end(&bc);
+	return etl_error_set(c->err, "out of memory converting %s", c->f->path);
+}
+
+static const struct etl_profile_thread *thread_of(const struct conv *c, uint32_t tid)
+{
+	for (size_t i = 0; i < c->names.nthreads; i++)
+		if (c->names.threads[i].tid == tid)
+			return &c->names.threads[i];
+	return NULL;
+}
+
+/* As WPA: the latest Process record's image name, else the leader's name. */
+static const char *process_name(const struct conv *c, uint32_t pid)
+{
+	const struct pname *best = NULL;
+	const struct etl_profile_thread *leader;
+
+	for (size_t i = 0; i < c->npnames; i++)
+		if (c->pnames[i].pid == pid && (!best || c->pnames[i].time >= best->time))
+			best = &c->pnames[i];
+	if (best)
+		return best->name;
+	leader = thread_of(c, pid);
+	return leader && leader->name[0] ? leader->name : NULL;
+}
+
+/* s as a JSON string: quotes, backslashes and control characters escaped. */
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void metadata(FILE *out, const char *what, uint32_t tid, const char *key,
+		     const char *name, long num)
+{
+	fprintf(out, ",\n{\"ph\":\"M\",\"pid\":0,\"tid\":%" PRIu32 ",\"name\":\"%s\",\"args\":{\"%s\":",
+		tid, what, key);
+	if (name)
+		json_str(out, name);
+	else
+		fprintf(out, "%ld", num);
+	fputs("}}", out);
+}
+
+/* One thread's run on a CPU, from..to in raw clock units. */
+static void slice(FILE *out, const struct conv *c, int64_t t0, uint32_t cpu, uint32_t tid,
+		  int64_t from, int64_t to)
+{
+	const struct etl_profile_thread *t = thread_of(c, tid);
+	const char *proc = t && t->pid != UINT32_MAX ? process_name(c, t->pid) : NULL;
+	char label[96];
+
+	if (t && t->name[0])
+		snprintf(label, sizeof(label), "%s (%" PRIu32 ")", t->name, tid);
+	else
+		snprintf(label, sizeof(label), "tid %" PRIu32, tid);
+	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"cpu\",\"pid\":0,\"tid\":%" PRIu32
+		",\"ts\":%.3f,\"dur\":%.3f,\"name\":", cpu,
+		(double)((uint64_t)from - (uint64_t)t0) * c->us_per_tick,
+		(double)((uint64_t)to - (uint64_t)from) * c->us_per_tick);
+	json_str(out, label);
+	fprintf(out, ",\"args\":{\"tid\":%" PRIu32, tid);
+	if (t && t->pid != UINT32_MAX)
+		fprintf(out, ",\"pid\":%" PRIu32, t->pid);
+	if (proc) {
+		fputs(",\"process\":", out);
+		json_str(out, proc);
+	}
+	if (t && t->name[0]) {
+		fputs(",\"thread\":", out);
+		json_str(out, t->name);
+	}
+	fputs("}}", out);
+}
+
+int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
+		     struct etl_chrome_stats *stats, struct etl_error *err)
+{
+	struct conv c = { .f = f, .err = err };
+	struct etl_chrome_stats st = { 0 };
+	struct etl_switches s = { 0 };
+	int64_t t0 = INT64_MAX;
+	uint32_t ncpus;
+	int ret = -1;
+
+	c.us_per_tick = 1e6 / (f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7);
+	if (etl_switches_read(f, &s, err) || etl_profile_read(f, &c.names, err) ||
+	    walk(&c, flags & ETL_CHROME_SAMPLES))
+		goto out;
+	ncpus = s.ncpus;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].time < t0)
+			t0 = s.v[i].time;
+	for (size_t i = 0; i < c.nsamples; i++) {
+		if (c.samples[i].time < t0)
+			t0 = c.samples[i].time;
+		if (c.samples[i].cpu >= ncpus)
+			ncpus = c.samples[i].cpu + 1;
+	}
+
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"ntkl convert\",\"file\":", out);
+	json_str(out, f->path);
+	fputs(",\"logger\":", out);
+	json_str(out, f->logger_name);
+	fputs("},\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"CPUs\"}}",
+	      out);
+	for (uint32_t cpu = 0; cpu < ncpus; cpu++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "CPU %" PRIu32, cpu);
+		metadata(out, "thread_name", cpu, "name", name, 0);
+		metadata(out, "thread_sort_index", cpu, "sort_index", NULL, cpu);
+	}
+	/* s.v is sorted by CPU, then time: the old thread ran since the previous switch */
+	for (size_t i = 1; i < s.n; i++) {
+		const struct etl_switch *sw = &s.v[i], *prev = sw - 1;
+
+		if (prev->cpu != sw->cpu || !sw->old_tid)
+			continue;
+		slice(out, &c, t0, sw->cpu, sw->old_tid, prev->time, sw->time);
+		st.slices++;
+	}
+	for (size_t i = 0; i < c.nsamples; i++) {
+		const struct sample *sm = &c.samples[i];
+
+		fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"name\":\"sample\",\"pid\":0,\"tid\":%" PRIu32
+			",\"ts\":%.3f,\"args\":{\"tid\":%" PRIu32 ",\"ip\":\"0x%" PRIx64 "\"}}",
+			sm->cpu, (double)((uint64_t)sm->time - (uint64_t)t0) * c.us_per_tick,
+			sm->tid, sm->ip);
+		st.samples++;
+	}
+	fputs("\n]}\n", out);
+	st.cpus = ncpus;
+	if (fflush(out) || ferror(out)) {
+		etl_error_set(err, "cannot write the JSON (disk full?)");
+		goto out;
+	}
+	if (stats)
+		*stats = st;
+	ret = 0;
+out:
+	etl_switches_free(&s);
+	etl_profile_free(&c.names);
+	free(c.pnames);
+	free(c.samples);
+	return ret;
+}

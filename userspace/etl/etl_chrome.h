@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An ETL file as the Trace Event Format (ntkl convert --to chrome-json):
+ * the JSON object form that chrome://tracing, Perfetto UI and speedscope
+ * load, as the format's document describes it ("Trace Event Format",
+ * https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU/,
+ * the link catapult's docs/trace-event-format.md gives).
+ *
+ * What it holds, for people without WPA:
+ *
+ *   - one track per CPU: a process "CPUs" (pid 0) whose thread i is
+ *     "CPU i", named and ordered by metadata ("M") events process_name,
+ *     thread_name and thread_sort_index;
+ *   - on each CPU's track, one complete ("X") event per interval a thread
+ *     other than the idle thread ran: from one context switch of the CPU
+ *     to its next, the thread being the old thread of the second (the rule
+ *     of etl_report.h; CSwitch and CompCS alike, via etl_switches.h). Its
+ *     name is the thread's name from the Thread rundown (or "tid N"), its
+ *     args the tid, pid, process name (Process records' ImageFileName, as
+ *     WPA's, else the leader thread's name) and thread name;
+ *   - with ETL_CHROME_SAMPLES, one thread-scoped instant ("i") event per
+ *     SampledProfile on its CPU's track, args tid and ip.
+ *
+ * Times: "ts" and "dur" in microseconds (the format's unit; fractions
+ * allowed), ts from the earliest switch or sample, so the view starts at 0.
+ */
+#ifndef NTKL_ETL_CHROME_H
+#define NTKL_ETL_CHROME_H
+
+#include <stdio.h>
+
+#include "etl_reader.h"
+
+#define ETL_CHROME_SAMPLES	0x1	/* instant events for SampledProfile */
+
+struct etl_chrome_stats {
+	unsigned long slices;		/* "X" events */
+	unsigned long samples;		/* "i" events */
+	unsigned int cpus;		/* tracks */
+};
+
+/*
+ * Write f as one JSON object to out. 0, or -1 with err set (the reader's
+ * errors, malformed switches, out of memory, a write error); stats may be
+ * NULL.
+ */
+int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
+		     struct etl_chrome_stats *stats, struct etl_error *err);
+
+#endif /* NTKL_ETL_CHROME_H */
