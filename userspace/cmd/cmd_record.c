@@ -64,12 +64,7 @@ void cmd_record_usage(FILE *out)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "ntkl record: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	fprintf(stderr, "usage: ntkl record [-on FLAGS] [options] -o FILE.etl -- COMMAND [ARGS...]\n"
-		"(ntkl help record lists the options)\n");
-	return EXIT_USAGE;
+	return cmd_usage_error("record", cmd_record_usage, fmt, arg);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -68,13 +68,7 @@ void cmd_start_usage(FILE *out)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "ntkl start: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	fprintf(stderr, "usage: ntkl start NAME [-on FLAGS] [options] -f FILE.etl\n"
-		"       ntkl start NAME [-on FLAGS] [options] -buffering\n"
-		"(ntkl help start lists the options)\n");
-	return EXIT_USAGE;
+	return cmd_usage_error("start", cmd_start_usage, fmt, arg);
 }
 
 /* Undo a start that cannot go on: the logger would run with no reader. */
