@@ -31,7 +31,7 @@
 #define RECORD_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_FLUSHTIMER | \
 			 NTKL_OPT_FILE | NTKL_OPT_OUTPUT | NTKL_OPT_SETPROFINT | \
-			 NTKL_OPT_COMPRESS | NTKL_OPT_STACKWALK)
+			 NTKL_OPT_COMPRESS | NTKL_OPT_STACKWALK | NTKL_OPT_PROFILE)
 #define PROGRESS_MS	250
 #define EXIT_INTERRUPTED 130
 
@@ -50,6 +50,11 @@ void cmd_record_usage(FILE *out)
 		"  -on FLAGS          what to record, names joined with '+' (default\n"
 		"                     PROC_THREAD):\n");
 	ntkl_flags_help(out, "      ");
+	fprintf(out,
+		"  -profile NAME      a named set of -on FLAGS and -stackwalk HOOKS, as\n"
+		"                     WPR's profiles (an -on or -stackwalk given too\n"
+		"                     replaces that half):\n");
+	ntkl_profiles_help(out, "      ");
 	fprintf(out,
 		"  -o FILE.etl        the file to write (-f works too; default ntkl.etl)\n"
 		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
