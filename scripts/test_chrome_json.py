@@ -85,6 +85,13 @@ def main():
         result(same and len(got) > 0, f"{name} one slice per non-idle switch interval ({len(want)})",
                f"{len(got)} slices, {len(want)} expected; first differing: "
                f"{next(((g, w) for g, w in zip(got, want) if g != w), None)}")
+        dump = subprocess.run([ntkl, "dump", etl], check=True, capture_output=True,
+                              text=True).stdout
+        want_samples = sum(int(line.split()[0]) for line in dump.splitlines()
+                           if line.rstrip().endswith("0x0f2e PerfInfo/SampleProf"))
+        got_samples = sum(1 for e in events if e["ph"] == "i" and e["cat"] == "sample")
+        result(got_samples == want_samples, f"{name} one instant per sample ({want_samples})",
+               f"{got_samples} instants, dump counts {want_samples} samples")
         cpus = {e["tid"] for e in events if e["ph"] == "X"}
         named = {e["tid"]: e["args"]["name"] for e in events
                  if e["ph"] == "M" and e["name"] == "thread_name"}

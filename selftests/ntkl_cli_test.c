@@ -109,6 +109,43 @@ CLI_TEST(record_fork_exec)
 }
 
 /*
+ * record's progress line: the time and the event rate, moving on a quiet
+ * workload (the logger is flushed every second); with --progress in a
+ * pipe one line a second, and none in a pipe without it.
+ */
+CLI_TEST(record_progress)
+{
+	char out[65536], why[4096];
+
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record --progress -on PROC_THREAD -o /tmp/p.etl -- sleep 3"))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(file_ok("/tmp/p.etl", why, sizeof(why))) TH_LOG("%s", why);
+	/* at least two lines a second apart, and events counted before the end */
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl record --progress -on PROC_THREAD -o /tmp/p.etl -- sleep 3 2>&1 | "
+			"grep -cE '^ntkl record: [0-9]+\\.[0-9] s, [0-9]+ events \\([0-9]+/s\\), ' | "
+			"awk '{ exit !($1 >= 2) }'")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl record --progress -on PROC_THREAD -o /tmp/p.etl -- sleep 3 2>&1 | "
+			"grep -qE '^ntkl record: [1-9][0-9.]* s, [1-9][0-9]* events'")) TH_LOG("%s", out);
+	EXPECT_NE(0, sh(NULL, 0, "ntkl record -on PROC_THREAD -o /tmp/p.etl -- sleep 2 2>&1 | grep -q ' events ('"));
+}
+
+/* -profile latency: its switches, ready threads and their stacks */
+CLI_TEST(record_profile)
+{
+	char out[65536], why[4096];
+
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record -profile latency -o /tmp/pl.etl -- sh -c 'for i in 1 2 3 4; do /bin/true; sleep 0.1; done'"))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(file_ok("/tmp/pl.etl", why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump /tmp/pl.etl | grep -q Thread/CSwitch")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump /tmp/pl.etl | grep -q Thread/ReadyThread")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump /tmp/pl.etl | grep -q StackWalk")) TH_LOG("%s", out);
+	EXPECT_NE(0, sh(out, sizeof(out), "ntkl dump /tmp/pl.etl | grep -q PerfInfo/SampleProf")) TH_LOG("%s", out);
+}
+
+/*
  * kill -9 of a recorder: its logger (NTKL_MODE_OWNED) stops with it, and
  * its file, kept whole as it grew, reads; --repair completes it.
  */
