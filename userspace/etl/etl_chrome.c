@@ -34,6 +34,7 @@ struct conv {
 	struct sample *samples;
 	size_t nsamples;
 	struct etl_profile names;	/* threads' names and processes */
+	const struct etl_profile_thread **by_tid;	/* names.threads by tid */
 	double us_per_tick;
 };
 
@@ -107,11 +108,40 @@ nomem:
 	return etl_error_set(c->err, "out of memory converting %s", c->f->path);
 }
 
+static int by_tid(const void *a, const void *b)
+{
+	const struct etl_profile_thread *x = *(const struct etl_profile_thread *const *)a;
+	const struct etl_profile_thread *y = *(const struct etl_profile_thread *const *)b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* c->by_tid: the threads sorted by tid, for thread_of() on every slice. */
+static int index_threads(struct conv *c)
+{
+	c->by_tid = malloc((c->names.nthreads + 1) * sizeof(*c->by_tid));
+	if (!c->by_tid)
+		return etl_error_set(c->err, "out of memory converting %s", c->f->path);
+	for (size_t i = 0; i < c->names.nthreads; i++)
+		c->by_tid[i] = &c->names.threads[i];
+	qsort(c->by_tid, c->names.nthreads, sizeof(*c->by_tid), by_tid);
+	return 0;
+}
+
 static const struct etl_profile_thread *thread_of(const struct conv *c, uint32_t tid)
 {
-	for (size_t i = 0; i < c->names.nthreads; i++)
-		if (c->names.threads[i].tid == tid)
-			return &c->names.threads[i];
+	size_t lo = 0, hi = c->names.nthreads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->by_tid[mid]->tid == tid)
+			return c->by_tid[mid];
+		if (c->by_tid[mid]->tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
@@ -159,23 +189,29 @@ static void metadata(FILE *out, const char *what, uint32_t tid, const char *key,
 	fputs("}}", out);
 }
 
+/* "ls (173)" from the rundown's thread name, else "tid 173". */
+static const char *label(const struct etl_profile_thread *t, uint32_t tid, char *buf,
+			 size_t size)
+{
+	if (t && t->name[0])
+		snprintf(buf, size, "%s (%" PRIu32 ")", t->name, tid);
+	else
+		snprintf(buf, size, "tid %" PRIu32, tid);
+	return buf;
+}
+
 /* One thread's run on a CPU, from..to in raw clock units. */
 static void slice(FILE *out, const struct conv *c, int64_t t0, uint32_t cpu, uint32_t tid,
 		  int64_t from, int64_t to)
 {
 	const struct etl_profile_thread *t = thread_of(c, tid);
 	const char *proc = t && t->pid != UINT32_MAX ? process_name(c, t->pid) : NULL;
-	char label[96];
-
-	if (t && t->name[0])
-		snprintf(label, sizeof(label), "%s (%" PRIu32 ")", t->name, tid);
-	else
-		snprintf(label, sizeof(label), "tid %" PRIu32, tid);
+	char name[96];
 	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"cpu\",\"pid\":0,\"tid\":%" PRIu32
 		",\"ts\":%.3f,\"dur\":%.3f,\"name\":", cpu,
 		(double)((uint64_t)from - (uint64_t)t0) * c->us_per_tick,
 		(double)((uint64_t)to - (uint64_t)from) * c->us_per_tick);
-	json_str(out, label);
+	json_str(out, label(t, tid, name, sizeof(name)));
 	fprintf(out, ",\"args\":{\"tid\":%" PRIu32, tid);
 	if (t && t->pid != UINT32_MAX)
 		fprintf(out, ",\"pid\":%" PRIu32, t->pid);
@@ -202,7 +238,7 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 
 	c.us_per_tick = 1e6 / (f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7);
 	if (etl_switches_read(f, &s, err) || etl_profile_read(f, &c.names, err) ||
-	    walk(&c, flags & ETL_CHROME_SAMPLES))
+	    walk(&c, flags & ETL_CHROME_SAMPLES) || index_threads(&c))
 		goto out;
 	ncpus = s.ncpus;
 	for (size_t i = 0; i < s.n; i++)
@@ -239,10 +275,13 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 	}
 	for (size_t i = 0; i < c.nsamples; i++) {
 		const struct sample *sm = &c.samples[i];
+		char name[96];
 
-		fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"name\":\"sample\",\"pid\":0,\"tid\":%" PRIu32
-			",\"ts\":%.3f,\"args\":{\"tid\":%" PRIu32 ",\"ip\":\"0x%" PRIx64 "\"}}",
-			sm->cpu, (double)((uint64_t)sm->time - (uint64_t)t0) * c.us_per_tick,
+		fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"pid\":0,\"tid\":%" PRIu32
+			",\"ts\":%.3f,\"name\":", sm->cpu,
+			(double)((uint64_t)sm->time - (uint64_t)t0) * c.us_per_tick);
+		json_str(out, label(thread_of(&c, sm->tid), sm->tid, name, sizeof(name)));
+		fprintf(out, ",\"args\":{\"tid\":%" PRIu32 ",\"ip\":\"0x%" PRIx64 "\"}}",
 			sm->tid, sm->ip);
 		st.samples++;
 	}
@@ -260,5 +299,6 @@ out:
 	etl_profile_free(&c.names);
 	free(c.pnames);
 	free(c.samples);
+	free(c.by_tid);
 	return ret;
 }

@@ -19,7 +19,8 @@
  *     args the tid, pid, process name (Process records' ImageFileName, as
  *     WPA's, else the leader thread's name) and thread name;
  *   - with ETL_CHROME_SAMPLES, one thread-scoped instant ("i") event per
- *     SampledProfile on its CPU's track, args tid and ip.
+ *     SampledProfile on its CPU's track, named as the slices (the
+ *     sampled thread), args tid and ip.
  *
  * Times: "ts" and "dur" in microseconds (the format's unit; fractions
  * allowed), ts from the earliest switch or sample, so the view starts at 0.
