@@ -108,6 +108,15 @@ nomem:
 	return etl_error_set(c->err, "out of memory converting %s", c->f->path);
 }
 
+static int by_pid_time(const void *a, const void *b)
+{
+	const struct pname *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
 static int by_tid(const void *a, const void *b)
 {
 	const struct etl_profile_thread *x = *(const struct etl_profile_thread *const *)a;
@@ -116,7 +125,10 @@ static int by_tid(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* c->by_tid: the threads sorted by tid, for thread_of() on every slice. */
+/*
+ * For the lookups of every slice: c->by_tid, the threads sorted by tid,
+ * and c->pnames sorted by pid, then time.
+ */
 static int index_threads(struct conv *c)
 {
 	c->by_tid = malloc((c->names.nthreads + 1) * sizeof(*c->by_tid));
@@ -125,6 +137,8 @@ static int index_threads(struct conv *c)
 	for (size_t i = 0; i < c->names.nthreads; i++)
 		c->by_tid[i] = &c->names.threads[i];
 	qsort(c->by_tid, c->names.nthreads, sizeof(*c->by_tid), by_tid);
+	if (c->npnames)
+		qsort(c->pnames, c->npnames, sizeof(*c->pnames), by_pid_time);
 	return 0;
 }
 
@@ -148,14 +162,20 @@ static const struct etl_profile_thread *thread_of(const struct conv *c, uint32_t
 /* As WPA: the latest Process record's image name, else the leader's name. */
 static const char *process_name(const struct conv *c, uint32_t pid)
 {
-	const struct pname *best = NULL;
 	const struct etl_profile_thread *leader;
+	size_t lo = 0, hi = c->npnames;
 
-	for (size_t i = 0; i < c->npnames; i++)
-		if (c->pnames[i].pid == pid && (!best || c->pnames[i].time >= best->time))
-			best = &c->pnames[i];
-	if (best)
-		return best->name;
+	/* c->pnames is sorted by pid, then time: the last one of pid */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->pnames[mid].pid <= pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && c->pnames[lo - 1].pid == pid)
+		return c->pnames[lo - 1].name;
 	leader = thread_of(c, pid);
 	return leader && leader->name[0] ? leader->name : NULL;
 }
