@@ -259,7 +259,6 @@ static long long now_ms(void)
 static void show_progress(struct recording *r)
 {
 	struct ntkl_properties q;
-
 	long long now = now_ms();
 
 	if (!r->progress)
