@@ -76,8 +76,9 @@ def main():
         result(not errors, f"{name} valid against the schema",
                errors and f"{len(errors)} errors, first at {list(errors[0].path)}: {errors[0].message}")
         events = doc["traceEvents"]
-        got = sorted((e["tid"], e["args"]["tid"], e["ts"], e["dur"])
-                     for e in events if e["ph"] == "X")
+        cpu_pid = 1000000000
+        got = sorted((e["tid"] - cpu_pid, e["args"]["tid"], e["ts"], e["dur"])
+                     for e in events if e["ph"] == "X" and e["pid"] == cpu_pid)
         want = switches(ntkl, etl)
         same = len(got) == len(want) and all(
             g[:2] == w[:2] and abs(g[2] - w[2]) < 0.002 and abs(g[3] - w[3]) < 0.002
@@ -85,6 +86,20 @@ def main():
         result(same and len(got) > 0, f"{name} one slice per non-idle switch interval ({len(want)})",
                f"{len(got)} slices, {len(want)} expected; first differing: "
                f"{next(((g, w) for g, w in zip(got, want) if g != w), None)}")
+        # the same intervals on each thread's own track, named by metadata
+        on_threads = sorted((int(e["name"].split()[1]), e["tid"], e["ts"], e["dur"])
+                            for e in events if e["ph"] == "X" and e["pid"] != cpu_pid)
+        result(on_threads == sorted((c, t, ts, d) for c, t, ts, d in got),
+               f"{name} the same intervals on the threads' tracks",
+               f"{len(on_threads)} thread slices for {len(got)} CPU slices")
+        thread_names = {(e["pid"], e["tid"]) for e in events
+                        if e["ph"] == "M" and e["name"] == "thread_name" and e["pid"] != cpu_pid}
+        process_names = {e["pid"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+        tracks = {(e["pid"], e["tid"]) for e in events if e["ph"] == "X" and e["pid"] != cpu_pid}
+        result(tracks == thread_names and {p for p, _ in tracks} <= process_names,
+               f"{name} every thread track and its process named ({len(tracks)} threads)",
+               f"unnamed threads {sorted(tracks - thread_names)[:5]}, "
+               f"processes {sorted({p for p, _ in tracks} - process_names)[:5]}")
         dump = subprocess.run([ntkl, "dump", etl], check=True, capture_output=True,
                               text=True).stdout
         want_samples = sum(int(line.split()[0]) for line in dump.splitlines()
@@ -92,12 +107,13 @@ def main():
         got_samples = sum(1 for e in events if e["ph"] == "i" and e["cat"] == "sample")
         result(got_samples == want_samples, f"{name} one instant per sample ({want_samples})",
                f"{got_samples} instants, dump counts {want_samples} samples")
-        cpus = {e["tid"] for e in events if e["ph"] == "X"}
+        cpus = {e["tid"] for e in events if e["ph"] == "X" and e["pid"] == cpu_pid}
         named = {e["tid"]: e["args"]["name"] for e in events
-                 if e["ph"] == "M" and e["name"] == "thread_name"}
-        result(all(named.get(c) == f"CPU {c}" for c in cpus), f"{name} every CPU track named",
-               f"tracks {sorted(cpus)}, names {named}")
-        unnamed = [e for e in events if e["ph"] == "X" and "thread" not in e["args"]]
+                 if e["ph"] == "M" and e["name"] == "thread_name" and e["pid"] == cpu_pid}
+        result(cpus and all(named.get(c) == f"CPU {c - cpu_pid}" for c in cpus),
+               f"{name} every CPU track named", f"tracks {sorted(cpus)}, names {named}")
+        unnamed = [e for e in events if e["ph"] == "X" and e["pid"] == cpu_pid
+                   and "thread" not in e["args"]]
         result(not unnamed, f"{name} every slice's thread named from the rundown",
                f"{len(unnamed)} unnamed, e.g. {unnamed[:1]}")
     return 1 if failed else 0

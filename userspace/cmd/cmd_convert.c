@@ -24,9 +24,10 @@ void cmd_convert_usage(FILE *out)
 		"\n"
 		"Write IN.etl in the Trace Event Format (JSON) that Perfetto UI\n"
 		"(ui.perfetto.dev) and chrome://tracing open: one track per CPU\n"
-		"showing the thread that ran on it (from CSwitch or CompCS events;\n"
-		"record with -on CSWITCH), named from the Thread and Process\n"
-		"events (PROC_THREAD and its rundown).\n"
+		"showing the thread that ran on it, and one per thread showing where\n"
+		"it ran, under its process (from CSwitch or CompCS events; record\n"
+		"with -on CSWITCH), named from the Thread and Process events\n"
+		"(PROC_THREAD and its rundown).\n"
 		"\n"
 		"  -t, --to FORMAT  the format to write: chrome-json (the only one)\n"
 		"  -s, --samples    also one instant event per PROFILE sample\n"
@@ -138,8 +139,8 @@ int cmd_convert(int argc, char **argv)
 		return 1;
 	}
 	if (out != stdout)
-		fprintf(stderr, "ntkl convert: wrote %s: %u CPU tracks, %lu thread slices, %lu samples%s\n",
-			output, st.cpus, st.slices, st.samples,
+		fprintf(stderr, "ntkl convert: wrote %s: %u CPU tracks, %lu threads in %lu processes, %lu slices, %lu samples%s\n",
+			output, st.cpus, st.threads, st.processes, st.slices, st.samples,
 			st.slices ? "" : " (no context switches: record with -on CSWITCH)");
 	return 0;
 }

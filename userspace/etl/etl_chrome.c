@@ -13,6 +13,13 @@
 #include "etl_profile.h"
 #include "etl_switches.h"
 
+/*
+ * The CPU tracks' process, and CPU n's track CPU_PID + n: ids no Linux
+ * thread has (PID_MAX_LIMIT is 2^22), so a viewer that keys threads by tid
+ * never mixes a CPU's track with a thread's.
+ */
+#define CPU_PID		1000000000u
+
 /* A process's image name from a Process Start/DCStart/DCEnd record. */
 struct pname {
 	uint32_t pid;
@@ -197,11 +204,11 @@ static void json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void metadata(FILE *out, const char *what, uint32_t tid, const char *key,
+static void metadata(FILE *out, const char *what, uint32_t pid, uint32_t tid, const char *key,
 		     const char *name, long num)
 {
-	fprintf(out, ",\n{\"ph\":\"M\",\"pid\":0,\"tid\":%" PRIu32 ",\"name\":\"%s\",\"args\":{\"%s\":",
-		tid, what, key);
+	fprintf(out, ",\n{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+		",\"name\":\"%s\",\"args\":{\"%s\":", pid, tid, what, key);
 	if (name)
 		json_str(out, name);
 	else
@@ -220,17 +227,31 @@ static const char *label(const struct etl_profile_thread *t, uint32_t tid, char 
 	return buf;
 }
 
-/* One thread's run on a CPU, from..to in raw clock units. */
+/* The process a thread's track goes under: its own, else one named after the thread. */
+static uint32_t pid_of(const struct etl_profile_thread *t, uint32_t tid)
+{
+	return t && t->pid != UINT32_MAX ? t->pid : tid;
+}
+
+/*
+ * One thread's run on a CPU, from..to in raw clock units: a slice on the
+ * CPU's track named after the thread, and one on the thread's track
+ * named after the CPU.
+ */
 static void slice(FILE *out, const struct conv *c, int64_t t0, uint32_t cpu, uint32_t tid,
 		  int64_t from, int64_t to)
 {
 	const struct etl_profile_thread *t = thread_of(c, tid);
 	const char *proc = t && t->pid != UINT32_MAX ? process_name(c, t->pid) : NULL;
+	double ts = (double)((uint64_t)from - (uint64_t)t0) * c->us_per_tick;
+	double dur = (double)((uint64_t)to - (uint64_t)from) * c->us_per_tick;
 	char name[96];
-	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"cpu\",\"pid\":0,\"tid\":%" PRIu32
-		",\"ts\":%.3f,\"dur\":%.3f,\"name\":", cpu,
-		(double)((uint64_t)from - (uint64_t)t0) * c->us_per_tick,
-		(double)((uint64_t)to - (uint64_t)from) * c->us_per_tick);
+
+	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"thread\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+		",\"ts\":%.3f,\"dur\":%.3f,\"name\":\"CPU %" PRIu32 "\",\"args\":{\"cpu\":%" PRIu32 "}}",
+		pid_of(t, tid), tid, ts, dur, cpu, cpu);
+	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"cpu\",\"pid\":%u,\"tid\":%" PRIu32
+		",\"ts\":%.3f,\"dur\":%.3f,\"name\":", CPU_PID, CPU_PID + cpu, ts, dur);
 	json_str(out, label(t, tid, name, sizeof(name)));
 	fprintf(out, ",\"args\":{\"tid\":%" PRIu32, tid);
 	if (t && t->pid != UINT32_MAX)
@@ -244,6 +265,63 @@ static void slice(FILE *out, const struct conv *c, int64_t t0, uint32_t cpu, uin
 		json_str(out, t->name);
 	}
 	fputs("}}", out);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Metadata for the tracks of the threads that ran (not the idle thread):
+ * each process's name (as WPA's), each thread's name from the rundown.
+ */
+static int thread_names(FILE *out, const struct conv *c, const struct etl_switches *s,
+			struct etl_chrome_stats *st)
+{
+	uint32_t *tids = malloc((s->n + 1) * sizeof(*tids));
+	uint32_t *pids = malloc((s->n + 1) * sizeof(*pids));
+	size_t ntids = 0, npids = 0;
+
+	if (!tids || !pids) {
+		free(tids);
+		free(pids);
+		return etl_error_set(c->err, "out of memory converting %s", c->f->path);
+	}
+	for (size_t i = 1; i < s->n; i++)
+		if (s->v[i].cpu == s->v[i - 1].cpu && s->v[i].old_tid)
+			tids[ntids++] = s->v[i].old_tid;
+	if (ntids)
+		qsort(tids, ntids, sizeof(*tids), cmp_u32);
+	for (size_t i = 0; i < ntids; i++) {
+		const struct etl_profile_thread *t;
+		char name[96];
+
+		if (i && tids[i] == tids[i - 1])
+			continue;
+		t = thread_of(c, tids[i]);
+		pids[npids++] = pid_of(t, tids[i]);
+		metadata(out, "thread_name", pid_of(t, tids[i]), tids[i], "name",
+			 t && t->name[0] ? t->name : label(t, tids[i], name, sizeof(name)), 0);
+		st->threads++;
+	}
+	if (npids)
+		qsort(pids, npids, sizeof(*pids), cmp_u32);
+	for (size_t i = 0; i < npids; i++) {
+		const char *proc = process_name(c, pids[i]);
+		char name[32];
+
+		if (i && pids[i] == pids[i - 1])
+			continue;
+		snprintf(name, sizeof(name), "pid %" PRIu32, pids[i]);
+		metadata(out, "process_name", pids[i], pids[i], "name", proc ? proc : name, 0);
+		st->processes++;
+	}
+	free(tids);
+	free(pids);
+	return 0;
 }
 
 int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
@@ -275,15 +353,18 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 	json_str(out, f->path);
 	fputs(",\"logger\":", out);
 	json_str(out, f->logger_name);
-	fputs("},\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"CPUs\"}}",
-	      out);
+	fprintf(out, "},\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
+		"\"name\":\"process_name\",\"args\":{\"name\":\"CPUs\"}}", CPU_PID, CPU_PID);
+	metadata(out, "process_sort_index", CPU_PID, CPU_PID, "sort_index", NULL, -1);
 	for (uint32_t cpu = 0; cpu < ncpus; cpu++) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "CPU %" PRIu32, cpu);
-		metadata(out, "thread_name", cpu, "name", name, 0);
-		metadata(out, "thread_sort_index", cpu, "sort_index", NULL, cpu);
+		metadata(out, "thread_name", CPU_PID, CPU_PID + cpu, "name", name, 0);
+		metadata(out, "thread_sort_index", CPU_PID, CPU_PID + cpu, "sort_index", NULL, cpu);
 	}
+	if (thread_names(out, &c, &s, &st))
+		goto out;
 	/* s.v is sorted by CPU, then time: the old thread ran since the previous switch */
 	for (size_t i = 1; i < s.n; i++) {
 		const struct etl_switch *sw = &s.v[i], *prev = sw - 1;
@@ -297,8 +378,8 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 		const struct sample *sm = &c.samples[i];
 		char name[96];
 
-		fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"pid\":0,\"tid\":%" PRIu32
-			",\"ts\":%.3f,\"name\":", sm->cpu,
+		fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"pid\":%u,\"tid\":%" PRIu32
+			",\"ts\":%.3f,\"name\":", CPU_PID, CPU_PID + sm->cpu,
 			(double)((uint64_t)sm->time - (uint64_t)t0) * c.us_per_tick);
 		json_str(out, label(thread_of(&c, sm->tid), sm->tid, name, sizeof(name)));
 		fprintf(out, ",\"args\":{\"tid\":%" PRIu32 ",\"ip\":\"0x%" PRIx64 "\"}}",

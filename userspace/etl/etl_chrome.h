@@ -8,16 +8,22 @@
  *
  * What it holds, for people without WPA:
  *
- *   - one track per CPU: a process "CPUs" (pid 0) whose thread i is
- *     "CPU i", named and ordered by metadata ("M") events process_name,
+ *   - one track per CPU: a process "CPUs" whose thread CPU_PID + i is
+ *     "CPU i" (ids no Linux thread has, etl_chrome.c), named and ordered
+ *     by metadata ("M") events process_name, process_sort_index,
  *     thread_name and thread_sort_index;
  *   - on each CPU's track, one complete ("X") event per interval a thread
  *     other than the idle thread ran: from one context switch of the CPU
  *     to its next, the thread being the old thread of the second (the rule
  *     of etl_report.h; CSwitch and CompCS alike, via etl_switches.h). Its
- *     name is the thread's name from the Thread rundown (or "tid N"), its
- *     args the tid, pid, process name (Process records' ImageFileName, as
- *     WPA's, else the leader thread's name) and thread name;
+ *     name is the thread's name from the Thread rundown and its tid
+ *     ("ls (173)", else "tid 173"), its args the tid, pid, process name
+ *     (Process records' ImageFileName, as WPA's, else the leader thread's
+ *     name) and thread name;
+ *   - the same intervals on the threads' own tracks (pid and tid as on
+ *     Linux; a thread no Thread event placed is its own process), named
+ *     "CPU n", with process_name and thread_name metadata from the
+ *     rundown, so a viewer groups threads under their processes;
  *   - with ETL_CHROME_SAMPLES, one thread-scoped instant ("i") event per
  *     SampledProfile on its CPU's track, named as the slices (the
  *     sampled thread), args tid and ip.
@@ -35,7 +41,9 @@
 #define ETL_CHROME_SAMPLES	0x1	/* instant events for SampledProfile */
 
 struct etl_chrome_stats {
-	unsigned long slices;		/* "X" events */
+	unsigned long slices;		/* intervals a thread ran (an "X" event on its
+					   CPU's track and one on its own) */
+	unsigned long threads, processes;	/* tracks of threads that ran */
 	unsigned long samples;		/* "i" events */
 	unsigned int cpus;		/* tracks */
 };

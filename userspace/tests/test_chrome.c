@@ -4,7 +4,8 @@
  * the ntkl captures in fuzz/seeds: one "X" slice per interval between two
  * switches of a CPU whose old thread is not the idle thread (counted here
  * from etl_switches_read's list), one instant per SampledProfile record
- * (counted here by walking the records), metadata naming each CPU, a
+ * (counted here by walking the records), the same intervals on the
+ * threads' own tracks, metadata naming each CPU, thread and process, a
  * JSON string escaped where a name holds '"' or '\', and a write error
  * reported. scripts/test_chrome_json.py validates the same output
  * against the format's schema.
@@ -74,7 +75,11 @@ static void test_seed(const char *name)
 	fclose(out);
 	CHECK(slices > 0);
 	CHECK_EQ(st.slices, slices);
-	CHECK_EQ(count(json, "\"ph\":\"X\""), slices);
+	/* each interval twice: on its CPU's track and on its thread's */
+	CHECK_EQ(count(json, "\"ph\":\"X\",\"cat\":\"cpu\""), slices);
+	CHECK_EQ(count(json, "\"ph\":\"X\",\"cat\":\"thread\""), slices);
+	CHECK_EQ(count(json, "\"name\":\"process_name\""), st.processes + 1);
+	CHECK_EQ(count(json, "\"name\":\"thread_name\""), st.threads + st.cpus);
 	CHECK_EQ(st.samples, samples_in(&f));
 	CHECK_EQ(count(json, "\"ph\":\"i\""), st.samples);
 	CHECK_EQ(st.cpus, s.ncpus);
