@@ -15,7 +15,12 @@ import subprocess
 import sys
 import tempfile
 
-import jsonschema
+try:
+    import jsonschema
+except ImportError:
+    print("FAIL: chrome-json schema check: python3-jsonschema is missing "
+          "(scripts/install-deps, or apt-get install python3-jsonschema)")
+    sys.exit(1)
 
 top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 failed = False
