@@ -5,6 +5,7 @@
  * buffering mode with save, spinlock-config, PROFILE with -setprofint and
  * profile-interval, -stackwalk, an xperf kernel group with DPC and
  * INTERRUPT, a recorder killed with -9 (and -owned), -compress, report,
+ * record's progress line, -profile, convert --to chrome-json,
  * and the error messages. Every
  * file written must pass `ntkl dump --check`, with BuffersWritten equal to
  * the buffers in the file.
@@ -143,6 +144,27 @@ CLI_TEST(record_profile)
 	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump /tmp/pl.etl | grep -q Thread/ReadyThread")) TH_LOG("%s", out);
 	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump /tmp/pl.etl | grep -q StackWalk")) TH_LOG("%s", out);
 	EXPECT_NE(0, sh(out, sizeof(out), "ntkl dump /tmp/pl.etl | grep -q PerfInfo/SampleProf")) TH_LOG("%s", out);
+}
+
+/* ntkl convert --to chrome-json of a fresh capture: CPU tracks with slices */
+CLI_TEST(convert_chrome_json)
+{
+	char out[65536];
+
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record -on PROC_THREAD+CSWITCH -o /tmp/cj.etl -- sh -c 'for i in 1 2 3 4; do ls -R / >/dev/null; done'"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl convert --to chrome-json /tmp/cj.etl"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out),
+			"ntkl convert --to chrome-json /tmp/cj.etl 2>&1 | grep -qE 'wrote /tmp/cj.json: [1-9][0-9]* CPU tracks, [1-9][0-9]* threads in [1-9][0-9]* processes, [1-9][0-9]* slices'"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "head -c 40 /tmp/cj.json | grep -q '^{\"displayTimeUnit\":\"ns\"'"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "grep -q '\"name\":\"ls ([0-9]*)\"' /tmp/cj.json"))
+		TH_LOG("no slice of ls named from the rundown");
+	/* the input is never the output */
+	EXPECT_EQ(2, sh(out, sizeof(out), "ntkl convert --to chrome-json /tmp/cj.etl -o /tmp/cj.etl"));
 }
 
 /*
