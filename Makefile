@@ -1,17 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # ntkl top-level Makefile.
-#   make               module for the newest installed kernel headers + userspace tools
+#   make               module for the running kernel (the newest installed kernel
+#                      headers when the running kernel's are not installed) + ntkl
 #   make modules-all   module for every installed kernel (and the debug kernel) with W=1
 #   make check         every test: builds, checkpatch, sparse, unit tests, VM tests
 #   make bench         the cost of recording context switches, in one test VM boot
 #   make fuzz          the ETL readers under libFuzzer for FUZZ_SECONDS (600)
-#   make install       install ntkl.ko for KVER, the ntkl command and the udev rule
-#                      (/dev/ntkl for the group tracing)
+#   make install       install ntkl.ko for KVER, the ntkl command, its man page,
+#                      bash completion and the udev rule (/dev/ntkl for the group
+#                      tracing); under sudo it builds as the invoking user, so
+#                      build/ gets no root-owned files
 
 BUILD     := $(CURDIR)/build
 KVERS     := $(shell scripts/kernels)
-KVER      ?= $(lastword $(KVERS))
+RUNNING   := $(shell uname -r)
+KVER      ?= $(if $(filter $(RUNNING),$(KVERS)),$(RUNNING),$(lastword $(KVERS)))
 KDIR      ?= $(shell scripts/kernels --dir $(KVER))
 PREFIX    ?= /usr/local
 
@@ -59,11 +63,17 @@ FUZZ_SECONDS ?= 600
 fuzz:
 	$(MAKE) -C userspace BUILD=$(BUILD) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-install: module userspace
+# sudo make install: build as the user who ran sudo (build/ stays theirs),
+# then install as root from what was built.
+install:
+	+$(if $(SUDO_USER),runuser -u $(SUDO_USER) --) $(MAKE) module userspace KVER=$(KVER)
 	install -D -m 0644 $(BUILD)/ko/$(KVER)/ntkl.ko \
 		$(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko
 	install -D -m 0755 $(BUILD)/userspace/ntkl $(DESTDIR)$(PREFIX)/bin/ntkl
 	install -D -m 0644 udev/60-ntkl.rules $(DESTDIR)/etc/udev/rules.d/60-ntkl.rules
+	install -D -m 0644 docs/man/ntkl.1 $(DESTDIR)$(PREFIX)/share/man/man1/ntkl.1
+	install -D -m 0644 completion/ntkl \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ntkl
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 	[ -n "$(DESTDIR)" ] || getent group tracing >/dev/null || groupadd --system tracing
 	[ -n "$(DESTDIR)" ] || ! command -v udevadm >/dev/null || \
@@ -71,7 +81,8 @@ install: module userspace
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko $(DESTDIR)$(PREFIX)/bin/ntkl \
-		$(DESTDIR)/etc/udev/rules.d/60-ntkl.rules
+		$(DESTDIR)/etc/udev/rules.d/60-ntkl.rules $(DESTDIR)$(PREFIX)/share/man/man1/ntkl.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ntkl
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 clean:

@@ -5,6 +5,7 @@
  * buffering mode with save, spinlock-config, PROFILE with -setprofint and
  * profile-interval, -stackwalk, an xperf kernel group with DPC and
  * INTERRUPT, a recorder killed with -9 (and -owned), -compress, report,
+ * record's progress line, -profile, convert --to chrome-json,
  * and the error messages. Every
  * file written must pass `ntkl dump --check`, with BuffersWritten equal to
  * the buffers in the file.
@@ -106,6 +107,64 @@ CLI_TEST(record_fork_exec)
 	/* COMMAND's exit status is record's */
 	EXPECT_EQ(7, sh(NULL, 0, "ntkl record -on PROC_THREAD -o /tmp/r7.etl -- sh -c 'exit 7'"));
 	EXPECT_TRUE(file_ok("/tmp/r7.etl", why, sizeof(why))) TH_LOG("%s", why);
+}
+
+/*
+ * record's progress line: the time and the event rate, moving on a quiet
+ * workload (the logger is flushed every second); with --progress in a
+ * pipe one line a second, and none in a pipe without it.
+ */
+CLI_TEST(record_progress)
+{
+	char out[65536], why[4096];
+
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record --progress -on PROC_THREAD -o /tmp/p.etl -- sleep 3"))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(file_ok("/tmp/p.etl", why, sizeof(why))) TH_LOG("%s", why);
+	/* at least two lines a second apart, and events counted before the end */
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl record --progress -on PROC_THREAD -o /tmp/p.etl -- sleep 3 2>&1 | "
+			"grep -cE '^ntkl record: [0-9]+\\.[0-9] s, [0-9]+ events \\([0-9]+/s\\), ' | "
+			"awk '{ exit !($1 >= 2) }'")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl record --progress -on PROC_THREAD -o /tmp/p.etl -- sleep 3 2>&1 | "
+			"grep -qE '^ntkl record: [1-9][0-9.]* s, [1-9][0-9]* events'")) TH_LOG("%s", out);
+	EXPECT_NE(0, sh(NULL, 0, "ntkl record -on PROC_THREAD -o /tmp/p.etl -- sleep 2 2>&1 | grep -q ' events ('"));
+}
+
+/* -profile latency: its switches, ready threads and their stacks */
+CLI_TEST(record_profile)
+{
+	char out[65536], why[4096];
+
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record -profile latency -o /tmp/pl.etl -- sh -c 'for i in 1 2 3 4; do /bin/true; sleep 0.1; done'"))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(file_ok("/tmp/pl.etl", why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump /tmp/pl.etl | grep -q Thread/CSwitch")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump /tmp/pl.etl | grep -q Thread/ReadyThread")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump /tmp/pl.etl | grep -q StackWalk")) TH_LOG("%s", out);
+	EXPECT_NE(0, sh(out, sizeof(out), "ntkl dump /tmp/pl.etl | grep -q PerfInfo/SampleProf")) TH_LOG("%s", out);
+}
+
+/* ntkl convert --to chrome-json of a fresh capture: CPU tracks with slices */
+CLI_TEST(convert_chrome_json)
+{
+	char out[65536];
+
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record -on PROC_THREAD+CSWITCH -o /tmp/cj.etl -- sh -c 'for i in 1 2 3 4; do ls -R / >/dev/null; done'"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl convert --to chrome-json /tmp/cj.etl"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out),
+			"ntkl convert --to chrome-json /tmp/cj.etl 2>&1 | grep -qE 'wrote /tmp/cj.json: [1-9][0-9]* CPU tracks, [1-9][0-9]* threads in [1-9][0-9]* processes, [1-9][0-9]* slices'"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "head -c 40 /tmp/cj.json | grep -q '^{\"displayTimeUnit\":\"ns\"'"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "grep -q '\"name\":\"ls ([0-9]*)\"' /tmp/cj.json"))
+		TH_LOG("no slice of ls named from the rundown");
+	/* the input is never the output */
+	EXPECT_EQ(2, sh(out, sizeof(out), "ntkl convert --to chrome-json /tmp/cj.etl -o /tmp/cj.etl"));
 }
 
 /*

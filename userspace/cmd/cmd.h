@@ -60,6 +60,16 @@ int stackwalk_apply(int fd, const char *cmd, const char *logger, uint32_t id,
 void stackwalk_show(FILE *out, int fd, const char *logger, uint32_t id);
 int cmd_version(int argc, char **argv);
 void cmd_version_usage(FILE *out);
+int cmd_convert(int argc, char **argv);
+void cmd_convert_usage(FILE *out);
+
+/*
+ * A usage error of command name, the same for every command: "ntkl NAME:
+ * REASON", the synopsis (the lines of usage()'s text before its first
+ * blank line) and where the options are, on stderr. Returns EXIT_USAGE.
+ */
+int cmd_usage_error(const char *name, void (*usage)(FILE *out), const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* cmd_logger.c: the commands on one running logger (stop, query, flush, save) */
 struct cmd_logger_op {

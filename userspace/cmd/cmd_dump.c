@@ -127,29 +127,22 @@ int cmd_dump(int argc, char **argv)
 			cmd_dump_usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "ntkl dump: unknown option '%s'\n",
-				argv[optind - 1]);
-			cmd_dump_usage(stderr);
-			return EXIT_USAGE;
+			return cmd_usage_error("dump", cmd_dump_usage, "unknown option '%s'",
+					       argv[optind - 1]);
 		}
 	}
 	/* --stats and --switches replace the summary: nothing else goes with them. */
 	if ((flags & (ETL_DUMP_STATS | ETL_DUMP_SWITCHES)) &&
 	    (flags & ~ETL_DUMP_STATS) && (flags & ~ETL_DUMP_SWITCHES)) {
-		fprintf(stderr, "ntkl dump: --stats and --switches go with no other option\n");
-		cmd_dump_usage(stderr);
-		return EXIT_USAGE;
+		return cmd_usage_error("dump", cmd_dump_usage,
+				       "--stats and --switches go with no other option");
 	}
 	if (repair && flags) {
-		fprintf(stderr, "ntkl dump: --repair goes with no other option\n");
-		cmd_dump_usage(stderr);
-		return EXIT_USAGE;
+		return cmd_usage_error("dump", cmd_dump_usage, "--repair goes with no other option");
 	}
 	if (argc - optind != 1) {
-		fprintf(stderr, "ntkl dump: %s\n",
-			argc == optind ? "missing FILE" : "only one FILE, please");
-		cmd_dump_usage(stderr);
-		return EXIT_USAGE;
+		return cmd_usage_error("dump", cmd_dump_usage, "%s",
+				       argc == optind ? "missing FILE" : "only one FILE, please");
 	}
 	if (repair)
 		return repair_file(argv[optind]);

@@ -26,14 +26,15 @@ static bool args_ok(const struct cmd_logger_op *op, int argc, char **argv)
 		msg = op->count_msg ? op->count_msg :
 		      argc < 2 ? "missing the logger NAME" : "one logger NAME only";
 	for (i = 1; !msg && i < argc; i++)
-		if (argv[i][0] == '-')
-			msg = "unknown option";
+		if (argv[i][0] == '-') {
+			cmd_usage_error(op->cmd, op->usage, "unknown option '%s'", argv[i]);
+			return false;
+		}
 	if (!msg && strlen(argv[1]) >= NTKL_NAME_MAX)
 		msg = "logger names are 1..127 bytes";
 	if (!msg)
 		return true;
-	fprintf(stderr, "ntkl %s: %s\n", op->cmd, msg);
-	op->usage(stderr);
+	cmd_usage_error(op->cmd, op->usage, "%s", msg);
 	return false;
 }
 

@@ -63,26 +63,20 @@ int cmd_merge(int argc, char **argv)
 			cmd_merge_usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "ntkl merge: %s '%s'\n",
-				optopt == 'o' ? "no file after" : "unknown option",
-				argv[optind - 1]);
-			fprintf(stderr, "usage: ntkl merge -o OUT.etl IN.etl... (ntkl merge --help)\n");
-			return EXIT_USAGE;
+			return cmd_usage_error("merge", cmd_merge_usage, "%s '%s'",
+					       optopt == 'o' ? "no file after" : "unknown option",
+					       argv[optind - 1]);
 		}
 	}
-	if (!out || argc - optind < 1) {
-		fprintf(stderr, "ntkl merge: %s\n", !out ? "say where to write: -o OUT.etl" :
-			"needs at least one IN.etl");
-		fprintf(stderr, "usage: ntkl merge -o OUT.etl IN.etl... (ntkl merge --help)\n");
-		return EXIT_USAGE;
-	}
-	for (int i = optind; i < argc; i++) {
-		if (!strcmp(argv[i], out)) {
-			fprintf(stderr, "ntkl merge: %s is an input: write the merged file elsewhere\n",
-				out);
-			return EXIT_USAGE;
-		}
-	}
+	if (!out || argc - optind < 1)
+		return cmd_usage_error("merge", cmd_merge_usage, "%s",
+				       !out ? "say where to write: -o OUT.etl" :
+				       "needs at least one IN.etl");
+	for (int i = optind; i < argc; i++)
+		if (!strcmp(argv[i], out))
+			return cmd_usage_error("merge", cmd_merge_usage,
+					       "%s is an input: write the merged file elsewhere",
+					       out);
 	opened = calloc((size_t)(argc - optind), sizeof(*opened));
 	files = calloc((size_t)(argc - optind), sizeof(*files));
 	if (!opened || !files) {

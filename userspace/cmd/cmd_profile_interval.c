@@ -83,18 +83,16 @@ int cmd_profile_interval(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 2) {
-		fprintf(stderr, "ntkl profile-interval: one interval only\n");
-		cmd_profile_interval_usage(stderr);
-		return EXIT_USAGE;
+		return cmd_usage_error("profile-interval", cmd_profile_interval_usage,
+				       "one interval only");
 	}
 	if (argc == 2 && strcmp(argv[1], "-default")) {
 		errno = 0;
 		v = strtoul(argv[1], &end, 0);
 		if (errno || end == argv[1] || *end || argv[1][0] == '-' || v > UINT32_MAX) {
-			fprintf(stderr, "ntkl profile-interval: %s: not a number of 100 ns units, nor -default\n",
-				argv[1]);
-			cmd_profile_interval_usage(stderr);
-			return EXIT_USAGE;
+			return cmd_usage_error("profile-interval", cmd_profile_interval_usage,
+					       "%s: not a number of 100 ns units, nor -default",
+					       argv[1]);
 		}
 	}
 	fd = ntkl_open_device("profile-interval");

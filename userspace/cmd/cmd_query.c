@@ -83,9 +83,8 @@ int cmd_list(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 1) {
-		fprintf(stderr, "ntkl list: no arguments, please ('%s')\n", argv[1]);
-		cmd_list_usage(stderr);
-		return EXIT_USAGE;
+		return cmd_usage_error("list", cmd_list_usage, "no arguments, please ('%s')",
+				       argv[1]);
 	}
 	fd = ntkl_open_device("list");
 	if (fd < 0)

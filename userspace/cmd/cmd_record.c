@@ -31,8 +31,9 @@
 #define RECORD_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_FLUSHTIMER | \
 			 NTKL_OPT_FILE | NTKL_OPT_OUTPUT | NTKL_OPT_SETPROFINT | \
-			 NTKL_OPT_COMPRESS | NTKL_OPT_STACKWALK)
+			 NTKL_OPT_COMPRESS | NTKL_OPT_STACKWALK | NTKL_OPT_PROFILE)
 #define PROGRESS_MS	250
+#define RATE_MS		1000	/* the event rate is over the last second or more */
 #define EXIT_INTERRUPTED 130
 
 void cmd_record_usage(FILE *out)
@@ -41,8 +42,11 @@ void cmd_record_usage(FILE *out)
 		"usage: ntkl record [-on FLAGS] [options] -o FILE.etl -- COMMAND [ARGS...]\n"
 		"\n"
 		"Trace COMMAND from start to end into FILE.etl, then exit with its\n"
-		"status. On a terminal a progress line shows events, bytes, buffers\n"
-		"and events lost. Ctrl-C (SIGINT) or SIGTERM ends the trace early,\n"
+		"status. On a terminal (or with --progress) a progress line shows the\n"
+		"time so far, events and their rate, bytes, buffers and events lost;\n"
+		"it moves on a quiet workload too, as the logger's buffers are then\n"
+		"flushed every second (-flushtimer 1, unless -flushtimer is given).\n"
+		"Ctrl-C (SIGINT) or SIGTERM ends the trace early,\n"
 		"with a complete file (exit status 130). The logger belongs to this\n"
 		"command: if it is killed, the module stops the logger, and FILE.etl\n"
 		"holds every buffer written so far (its header is kept up to date).\n"
@@ -51,7 +55,14 @@ void cmd_record_usage(FILE *out)
 		"                     PROC_THREAD):\n");
 	ntkl_flags_help(out, "      ");
 	fprintf(out,
+		"  -profile NAME      a named set of -on FLAGS and -stackwalk HOOKS, as\n"
+		"                     WPR's profiles (an -on or -stackwalk given too\n"
+		"                     replaces that half):\n");
+	ntkl_profiles_help(out, "      ");
+	fprintf(out,
 		"  -o FILE.etl        the file to write (-f works too; default ntkl.etl)\n"
+		"  --progress         the progress line even when stderr is not a\n"
+		"                     terminal (one line a second); --no-progress: none\n"
 		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
 		"  -minbuffers N, -maxbuffers N, -clock qpc|system|cycle,\n"
 		"  -flushtimer S, -setprofint N, -stackwalk HOOKS, -compress\n"
@@ -64,12 +75,7 @@ void cmd_record_usage(FILE *out)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "ntkl record: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	fprintf(stderr, "usage: ntkl record [-on FLAGS] [options] -o FILE.etl -- COMMAND [ARGS...]\n"
-		"(ntkl help record lists the options)\n");
-	return EXIT_USAGE;
+	return cmd_usage_error("record", cmd_record_usage, fmt, arg);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -231,9 +237,15 @@ struct recording {
 	struct ntkl_properties props;	/* as started */
 	int ctl_fd, in_fd, out_fd;
 	const char *file;
-	bool progress;			/* stderr is a terminal */
+	bool progress;			/* stderr is a terminal, or --progress */
+	bool progress_tty;		/* redraw one line (else a line a second) */
 	bool progress_shown;
 	uint64_t events_lost;		/* last QUERY */
+	long long started_ms;
+	long long rate_ms;		/* when rate_events was taken */
+	uint64_t rate_events;
+	double rate;			/* events per second, over the last RATE_MS or more */
+	long long printed_ms;		/* the last line printed (not on a terminal) */
 };
 
 static long long now_ms(void)
@@ -247,15 +259,26 @@ static long long now_ms(void)
 static void show_progress(struct recording *r)
 {
 	struct ntkl_properties q;
+	long long now = now_ms();
 
 	if (!r->progress)
 		return;
+	if (now - r->rate_ms >= RATE_MS) {
+		r->rate = (double)(r->w.events - r->rate_events) * 1000.0 / (double)(now - r->rate_ms);
+		r->rate_ms = now;
+		r->rate_events = r->w.events;
+	}
+	if (!r->progress_tty && now - r->printed_ms < RATE_MS)
+		return;
 	if (!ntkl_query_bound(r->in_fd, &q))
 		r->events_lost = q.events_lost;
-	fprintf(stderr, "\r\033[Kntkl record: %" PRIu64 " events, %.1f MB, %" PRIu64
-		" buffers, %" PRIu64 " lost", r->w.events,
-		(double)r->w.bytes / (1024 * 1024), r->w.buffers, r->events_lost);
-	r->progress_shown = true;
+	fprintf(stderr, "%sntkl record: %.1f s, %" PRIu64 " events (%.0f/s), %.1f MB, %" PRIu64
+		" buffers, %" PRIu64 " lost%s", r->progress_tty ? "\r\033[K" : "",
+		(double)(now - r->started_ms) / 1000.0, r->w.events, r->rate,
+		(double)r->w.bytes / (1024 * 1024), r->w.buffers, r->events_lost,
+		r->progress_tty ? "" : "\n");
+	r->printed_ms = now;
+	r->progress_shown = r->progress_tty;
 }
 
 static void clear_progress(struct recording *r)
@@ -401,7 +424,7 @@ int cmd_record(int argc, char **argv)
 	struct recording r;
 	char err[512], name[NTKL_NAME_MAX], what[PATH_MAX + 256];
 	char **cmd = NULL;
-	int ret, i = 1;
+	int ret, i = 1, progress = -1;	/* -1: on a terminal */
 
 	while (i < argc) {
 		ret = ntkl_opts_take(argc, argv, &i, RECORD_OPTS, &o, err, sizeof(err));
@@ -416,6 +439,11 @@ int cmd_record(int argc, char **argv)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			cmd_record_usage(stdout);
 			return 0;
+		}
+		if (!strcmp(argv[i], "--progress") || !strcmp(argv[i], "--no-progress")) {
+			progress = argv[i][2] == 'p';
+			i++;
+			continue;
 		}
 		if (ntkl_opts_is_option(argv[i]))
 			return usage_error("unknown option '%s'", argv[i]);
@@ -432,7 +460,9 @@ int cmd_record(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.file = o.file;
-	r.progress = isatty(2);
+	r.progress_tty = isatty(2);
+	r.progress = progress < 0 ? r.progress_tty : progress;
+	r.started_ms = r.rate_ms = now_ms();
 	r.ctl_fd = ntkl_open_device("record");
 	if (r.ctl_fd < 0)
 		return 1;
@@ -446,6 +476,9 @@ int cmd_record(int argc, char **argv)
 	snprintf(name, sizeof(name), "ntkl record %d", (int)getpid());
 	ntkl_props_init(&r.props, name);
 	ntkl_opts_to_props(&o, &r.props);
+	/* a quiet workload fills no buffer for long: flush, so the line moves */
+	if (r.progress && !(o.seen & NTKL_OPT_FLUSHTIMER))
+		r.props.flush_timer = 1;
 	/* the logger ends with this process, however it ends (kill -9 too) */
 	r.props.log_file_mode |= NTKL_MODE_OWNED;
 	asked = r.props;

@@ -63,17 +63,14 @@ int cmd_relog(int argc, char **argv)
 			cmd_relog_usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "ntkl relog: unknown option '%s'\n", argv[optind - 1]);
-			cmd_relog_usage(stderr);
-			return EXIT_USAGE;
+			return cmd_usage_error("relog", cmd_relog_usage, "unknown option '%s'",
+					       argv[optind - 1]);
 		}
 	}
 	if (!expand || argc - optind != 2) {
-		fprintf(stderr, "ntkl relog: %s\n", !expand ?
-			"say what to do: --expand-compact (the one mode so far)" :
-			"needs IN.etl and OUT.etl");
-		cmd_relog_usage(stderr);
-		return EXIT_USAGE;
+		return cmd_usage_error("relog", cmd_relog_usage, "%s", !expand ?
+				       "say what to do: --expand-compact (the one mode so far)" :
+				       "needs IN.etl and OUT.etl");
 	}
 	if (etl_open(&f, argv[optind], &err)) {
 		fprintf(stderr, "ntkl relog: %s: %s\n", argv[optind], err.msg);

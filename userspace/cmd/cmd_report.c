@@ -58,15 +58,13 @@ int cmd_report(int argc, char **argv)
 			cmd_report_usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "ntkl report: unknown option '%s'\n", argv[optind - 1]);
-			fprintf(stderr, "usage: ntkl report [--json] FILE.etl (ntkl help report)\n");
-			return EXIT_USAGE;
+			return cmd_usage_error("report", cmd_report_usage, "unknown option '%s'",
+					       argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 1) {
-		fprintf(stderr, "ntkl report: %s\nusage: ntkl report [--json] FILE.etl (ntkl help report)\n",
-			argc == optind ? "missing FILE" : "only one FILE, please");
-		return EXIT_USAGE;
+		return cmd_usage_error("report", cmd_report_usage, "%s",
+				       argc == optind ? "missing FILE" : "only one FILE, please");
 	}
 	if (etl_open(&f, argv[optind], &err)) {
 		fprintf(stderr, "ntkl report: %s: %s\n", argv[optind], err.msg);

@@ -84,6 +84,25 @@ static const char *out_of_bounds(const struct ntkl_spinlock_config *c)
 	return NULL;
 }
 
+/* The settings of argv into c; the first bad argument, or NULL. */
+static const char *parse(int argc, char **argv, struct ntkl_spinlock_config *c, bool *defaults)
+{
+	const char *bad = NULL;
+
+	for (int i = 1; i < argc && !bad; i++) {
+		if (!strcmp(argv[i], "-defaults")) {
+			*defaults = true;
+			continue;
+		}
+		if (setting(argv[i], "spin", &c->spin_threshold, &bad) &&
+		    setting(argv[i], "acquire", &c->acquire_sample_rate, &bad) &&
+		    setting(argv[i], "contention", &c->contention_sample_rate, &bad) &&
+		    setting(argv[i], "hold", &c->hold_threshold, &bad))
+			bad = argv[i];
+	}
+	return bad;
+}
+
 int cmd_spinlock_config(int argc, char **argv)
 {
 	struct ntkl_error_ctx ctx = { .cmd = "spinlock-config", .op = NTKL_OP_SPINLOCK };
@@ -97,6 +116,13 @@ int cmd_spinlock_config(int argc, char **argv)
 			cmd_spinlock_config_usage(stdout);
 			return 0;
 		}
+	/* a usage error is one before the device is needed */
+	memset(&c, 0, sizeof(c));
+	bad = parse(argc, argv, &c, &defaults);
+	if (bad)
+		return cmd_usage_error("spinlock-config", cmd_spinlock_config_usage,
+				       "%s: not spin=N, acquire=N, contention=N, hold=N or -defaults",
+				       bad);
 	fd = ntkl_open_device("spinlock-config");
 	if (fd < 0)
 		return 1;
@@ -106,24 +132,7 @@ int cmd_spinlock_config(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
-	for (i = 1; i < argc && !bad; i++) {
-		if (!strcmp(argv[i], "-defaults")) {
-			defaults = true;
-			continue;
-		}
-		if (setting(argv[i], "spin", &c.spin_threshold, &bad) &&
-		    setting(argv[i], "acquire", &c.acquire_sample_rate, &bad) &&
-		    setting(argv[i], "contention", &c.contention_sample_rate, &bad) &&
-		    setting(argv[i], "hold", &c.hold_threshold, &bad))
-			bad = argv[i];
-	}
-	if (bad) {
-		fprintf(stderr, "ntkl spinlock-config: %s: not spin=N, acquire=N, contention=N, hold=N or -defaults\n",
-			bad);
-		cmd_spinlock_config_usage(stderr);
-		close(fd);
-		return EXIT_USAGE;
-	}
+	parse(argc, argv, &c, &defaults);
 	if (argc > 1) {
 		if (defaults) {
 			/* all zero asks the module for Windows' defaults */

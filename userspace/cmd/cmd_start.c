@@ -27,7 +27,8 @@
 #define START_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_BUFFERING | \
 			 NTKL_OPT_FLUSHTIMER | NTKL_OPT_FILE | NTKL_OPT_SETPROFINT | \
-			 NTKL_OPT_OWNED | NTKL_OPT_COMPRESS | NTKL_OPT_STACKWALK)
+			 NTKL_OPT_OWNED | NTKL_OPT_COMPRESS | NTKL_OPT_STACKWALK | \
+			 NTKL_OPT_PROFILE)
 
 void cmd_start_usage(FILE *out)
 {
@@ -42,6 +43,11 @@ void cmd_start_usage(FILE *out)
 		"  -on FLAGS          what to record, names joined with '+' (default\n"
 		"                     PROC_THREAD), case does not matter:\n");
 	ntkl_flags_help(out, "      ");
+	fprintf(out,
+		"  -profile NAME      a named set of -on FLAGS and -stackwalk HOOKS, as\n"
+		"                     WPR's profiles (an -on or -stackwalk given too\n"
+		"                     replaces that half):\n");
+	ntkl_profiles_help(out, "      ");
 	fprintf(out,
 		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
 		"  -minbuffers N      at least N buffers (default and minimum: 2 per CPU)\n"
@@ -68,13 +74,7 @@ void cmd_start_usage(FILE *out)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "ntkl start: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	fprintf(stderr, "usage: ntkl start NAME [-on FLAGS] [options] -f FILE.etl\n"
-		"       ntkl start NAME [-on FLAGS] [options] -buffering\n"
-		"(ntkl help start lists the options)\n");
-	return EXIT_USAGE;
+	return cmd_usage_error("start", cmd_start_usage, fmt, arg);
 }
 
 /* Undo a start that cannot go on: the logger would run with no reader. */

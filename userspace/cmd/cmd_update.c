@@ -40,13 +40,7 @@ void cmd_update_usage(FILE *out)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "ntkl update: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	fprintf(stderr, "usage: ntkl update NAME [-on FLAGS] [-flushtimer S] [-maxbuffers N]\n"
-		"       [-stackwalk HOOKS]\n"
-		"(ntkl help update says more)\n");
-	return EXIT_USAGE;
+	return cmd_usage_error("update", cmd_update_usage, fmt, arg);
 }
 
 int cmd_update(int argc, char **argv)

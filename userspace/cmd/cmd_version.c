@@ -37,9 +37,7 @@ int cmd_version(int argc, char **argv)
 			cmd_version_usage(stdout);
 			return 0;
 		}
-		fprintf(stderr, "ntkl version: takes no arguments\n");
-		cmd_version_usage(stderr);
-		return EXIT_USAGE;
+		return cmd_usage_error("version", cmd_version_usage, "takes no arguments");
 	}
 	printf("ntkl %s (control ABI %d)\n", NTKL_VERSION, NTKL_ABI_VERSION);
 	fd = ntkl_open();

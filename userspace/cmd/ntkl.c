@@ -40,6 +40,8 @@ static const struct ntkl_cmd commands[] = {
 	  cmd_relog, cmd_relog_usage },
 	{ "merge", "merge ETL files of one time into one: merge -o OUT IN... (xperf -merge)",
 	  cmd_merge, cmd_merge_usage },
+	{ "convert", "an ETL file as JSON for Perfetto UI: convert --to chrome-json IN.etl",
+	  cmd_convert, cmd_convert_usage },
 	{ "version", "this command's version and the loaded module's (also --version)",
 	  cmd_version, cmd_version_usage },
 };

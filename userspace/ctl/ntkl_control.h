@@ -17,6 +17,7 @@
 #include "ntkl_errors.h"
 #include "ntkl_flags.h"
 #include "ntkl_opts.h"
+#include "ntkl_profiles.h"
 #include "ntkl_show.h"
 #include "ntkl_stackwalk.h"
 #include "ntkl_state.h"

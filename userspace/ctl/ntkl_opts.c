@@ -12,7 +12,7 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-enum value_kind { V_NONE, V_NUMBER, V_FLAGS, V_CLOCK, V_PATH, V_HOOKS };
+enum value_kind { V_NONE, V_NUMBER, V_FLAGS, V_CLOCK, V_PATH, V_HOOKS, V_PROFILE };
 
 static const struct {
 	const char *name;
@@ -32,6 +32,7 @@ static const struct {
 	{ "owned", NTKL_OPT_OWNED, V_NONE },
 	{ "compress", NTKL_OPT_COMPRESS, V_NONE },
 	{ "stackwalk", NTKL_OPT_STACKWALK, V_HOOKS },
+	{ "profile", NTKL_OPT_PROFILE, V_PROFILE },
 };
 
 static const char *const clock_names[] = {
@@ -69,6 +70,41 @@ static int parse_u32(const char *opt, const char *v, uint32_t *out, char *err,
 	return 0;
 }
 
+/* -profile NAME: its flags and stacks, but not over the user's own -on, -stackwalk. */
+static int take_profile(struct ntkl_logger_opts *o, const char *value, char *err,
+			size_t err_size)
+{
+	const struct ntkl_profile *p = ntkl_profile_find(value);
+	char names[256], ferr[512];
+	bool own_on = (o->seen & NTKL_OPT_ON) && !(o->from_profile & NTKL_OPT_ON);
+	bool own_sw = (o->seen & NTKL_OPT_STACKWALK) && !(o->from_profile & NTKL_OPT_STACKWALK);
+
+	if (!p) {
+		snprintf(err, err_size, "unknown -profile '%s': the profiles are %s", value,
+			 ntkl_profile_names(names, sizeof(names)));
+		return -1;
+	}
+	o->profile = p->name;
+	if (!own_on) {
+		if (ntkl_flags_parse(p->flags, &o->flags, ferr, sizeof(ferr))) {
+			snprintf(err, err_size, "-profile %s: %s", p->name, ferr);
+			return -1;
+		}
+		o->seen |= NTKL_OPT_ON;
+		o->from_profile |= NTKL_OPT_ON;
+	}
+	if (!own_sw) {
+		memset(&o->stackwalk, 0, sizeof(o->stackwalk));
+		if (ntkl_stackwalk_parse(p->stackwalk, &o->stackwalk, ferr, sizeof(ferr))) {
+			snprintf(err, err_size, "-profile %s: %s", p->name, ferr);
+			return -1;
+		}
+		o->seen |= NTKL_OPT_STACKWALK;
+		o->from_profile |= NTKL_OPT_STACKWALK;
+	}
+	return 1;
+}
+
 int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 		   struct ntkl_logger_opts *o, char *err, size_t err_size)
 {
@@ -104,6 +140,12 @@ int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 	}
 	o->seen |= options[k].bit;
 	(*i)++;
+	/* the user's own -on or -stackwalk replaces a profile's */
+	if (options[k].bit & (NTKL_OPT_ON | NTKL_OPT_STACKWALK) & o->from_profile) {
+		o->from_profile &= ~options[k].bit;
+		if (options[k].bit == NTKL_OPT_STACKWALK)
+			memset(&o->stackwalk, 0, sizeof(o->stackwalk));
+	}
 
 	switch (options[k].bit) {
 	case NTKL_OPT_ON:
@@ -130,6 +172,8 @@ int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 			return -1;
 		}
 		return 1;
+	case NTKL_OPT_PROFILE:
+		return take_profile(o, value, err, err_size);
 	case NTKL_OPT_CLOCK:
 		for (uint32_t c = NTKL_CLOCK_QPC; c <= NTKL_CLOCK_CYCLE; c++) {
 			if (!strcasecmp(value, clock_names[c])) {

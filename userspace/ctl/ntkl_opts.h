@@ -6,7 +6,7 @@
  *
  *	-on FLAGS -buffersize KB -minbuffers N -maxbuffers N
  *	-clock qpc|system|cycle -buffering -flushtimer S -f FILE -o FILE
- *	-setprofint N -stackwalk HOOKS
+ *	-setprofint N -stackwalk HOOKS -profile NAME
  *
  * Values are checked for form here (a number, a known clock, known flags);
  * bounds are the module's to check, so its ETW error names the problem.
@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "ntkl_flags.h"
+#include "ntkl_profiles.h"
 #include "ntkl_stackwalk.h"
 #include "uapi/ntkl.h"
 
@@ -36,6 +37,7 @@ enum ntkl_opt_bits {
 	NTKL_OPT_OWNED		= 1 << 10,	/* NTKL_MODE_OWNED */
 	NTKL_OPT_COMPRESS	= 1 << 11,	/* the writer compresses */
 	NTKL_OPT_STACKWALK	= 1 << 12,	/* the events whose stacks are walked */
+	NTKL_OPT_PROFILE	= 1 << 13,	/* a named set of -on and -stackwalk */
 };
 
 struct ntkl_logger_opts {
@@ -52,6 +54,13 @@ struct ntkl_logger_opts {
 	bool compress;			/* -compress */
 	const char *file;		/* -f or -o */
 	struct ntkl_stackwalk stackwalk;	/* -stackwalk */
+	/*
+	 * -profile: the NTKL_OPT_ON and NTKL_OPT_STACKWALK bits of seen
+	 * that came from it (an -on or -stackwalk of the user's wins, in
+	 * any order).
+	 */
+	const char *profile;
+	unsigned int from_profile;
 };
 
 /*

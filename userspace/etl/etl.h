@@ -20,6 +20,7 @@
 #define NTKL_ETL_H
 
 #include "etl_check.h"
+#include "etl_chrome.h"
 #include "etl_decode.h"
 #include "etl_dump.h"
 #include "etl_events.h"

@@ -171,9 +171,120 @@ static void test_errors(void)
 	test_end();
 }
 
+/* Does sw hold exactly these hooks, in any order? */
+static bool hooks_are(const struct ntkl_stackwalk *sw, const uint16_t *want, uint32_t n)
+{
+	if (sw->count != n)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t j;
+
+		for (j = 0; j < n && sw->hooks[j] != want[i]; j++)
+			;
+		if (j == n)
+			return false;
+	}
+	return true;
+}
+
+/* -profile NAME, against the EventTrace flags and hook ids of uapi/. */
+static void test_profiles(void)
+{
+	const uint32_t proc_thread = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD;
+	const uint16_t three[] = { NTKL_STACK_HOOK_PROFILE, NTKL_STACK_HOOK_CSWITCH,
+				   NTKL_STACK_HOOK_READY_THREAD };
+	const uint16_t two[] = { NTKL_STACK_HOOK_CSWITCH, NTKL_STACK_HOOK_READY_THREAD };
+	const unsigned int all = ALL | NTKL_OPT_STACKWALK | NTKL_OPT_PROFILE;
+	struct ntkl_logger_opts o;
+	char err[512], names[256];
+	int ret, i;
+
+	test_begin("profile_cpu");
+	{
+		char *argv[] = { "-profile", "CPU", "-f", "x.etl", NULL };
+
+		i = take_all(argv, all, &o, &ret, err, sizeof(err));
+		CHECK_EQ(i, 4);
+		CHECK_STR(err, "");
+		CHECK_EQ(o.flags.enable_flags, proc_thread | EVENT_TRACE_FLAG_IMAGE_LOAD |
+			 EVENT_TRACE_FLAG_CSWITCH | EVENT_TRACE_FLAG_DISPATCHER |
+			 EVENT_TRACE_FLAG_PROFILE | EVENT_TRACE_FLAG_DPC |
+			 EVENT_TRACE_FLAG_INTERRUPT);
+		CHECK(hooks_are(&o.stackwalk, three, 3));
+		CHECK(o.seen & NTKL_OPT_ON);
+		CHECK(o.seen & NTKL_OPT_STACKWALK);
+		CHECK_STR(o.profile, "cpu");
+	}
+	test_end();
+
+	test_begin("profile_latency");
+	{
+		char *argv[] = { "-profile=latency", NULL };
+
+		take_all(argv, all, &o, &ret, err, sizeof(err));
+		CHECK_STR(err, "");
+		CHECK_EQ(o.flags.enable_flags, proc_thread | EVENT_TRACE_FLAG_IMAGE_LOAD |
+			 EVENT_TRACE_FLAG_CSWITCH | EVENT_TRACE_FLAG_DISPATCHER |
+			 EVENT_TRACE_FLAG_DPC | EVENT_TRACE_FLAG_INTERRUPT);
+		CHECK(hooks_are(&o.stackwalk, two, 2));
+	}
+	test_end();
+
+	/* the user's -on and -stackwalk win, before or after -profile */
+	test_begin("profile_own_on_and_stackwalk_win");
+	{
+		char *before[] = { "-on", "CSWITCH", "-stackwalk", "CSwitch", "-profile", "cpu", NULL };
+		char *after[] = { "-profile", "cpu", "-on", "CSWITCH", "-stackwalk", "CSwitch", NULL };
+		const uint16_t cs[] = { NTKL_STACK_HOOK_CSWITCH };
+
+		take_all(before, all, &o, &ret, err, sizeof(err));
+		CHECK_STR(err, "");
+		CHECK_EQ(o.flags.enable_flags, EVENT_TRACE_FLAG_CSWITCH);
+		CHECK(hooks_are(&o.stackwalk, cs, 1));
+		take_all(after, all, &o, &ret, err, sizeof(err));
+		CHECK_STR(err, "");
+		CHECK_EQ(o.flags.enable_flags, EVENT_TRACE_FLAG_CSWITCH);
+		CHECK(hooks_are(&o.stackwalk, cs, 1));
+	}
+	test_end();
+
+	test_begin("profile_none_stacks_and_unknown");
+	{
+		char *argv[] = { "-profile", "dpcisr", NULL };
+
+		take_all(argv, all, &o, &ret, err, sizeof(err));
+		CHECK_STR(err, "");
+		CHECK_EQ(o.stackwalk.count, 0);
+		CHECK(o.seen & NTKL_OPT_STACKWALK);
+		take_all((char *[]){ "-profile", "fast", NULL }, all, &o, &ret, err, sizeof(err));
+		CHECK_EQ(ret, (unsigned long long)-1);
+		CHECK_STR(err, "unknown -profile 'fast': the profiles are general, cpu, latency, dpcisr, spinlock");
+		CHECK_STR(ntkl_profile_names(names, sizeof(names)),
+			  "general, cpu, latency, dpcisr, spinlock");
+		/* not an option of a command without it (update) */
+		i = 0;
+		memset(&o, 0, sizeof(o));
+		CHECK_EQ(ntkl_opts_take(2, (char *[]){ "-profile", "cpu", NULL }, &i, ALL, &o,
+					err, sizeof(err)), 0);
+	}
+	test_end();
+
+	/* every profile's flags and hooks parse (a typo in the table fails here) */
+	for (const struct ntkl_profile *p = ntkl_profiles; p->name; p++) {
+		test_begin("profile_%s_parses", p->name);
+		take_all((char *[]){ "-profile", (char *)p->name, NULL }, all, &o, &ret, err,
+			 sizeof(err));
+		CHECK_EQ(ret, 1);
+		CHECK_STR(err, "");
+		CHECK(ntkl_flags_record_any(&o.flags));
+		test_end();
+	}
+}
+
 int main(void)
 {
 	test_parse();
 	test_errors();
+	test_profiles();
 	return test_exit();
 }

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl convert --to chrome-json [--samples] IN.etl [-o OUT.json]
+ *
+ * An ETL file for the timeline viewers people have without WPA: the
+ * Trace Event Format that Perfetto UI and chrome://tracing open
+ * (etl_chrome.h: one track per CPU with the thread running on it).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "etl/etl_chrome.h"
+#include "etl/etl_reader.h"
+
+void cmd_convert_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ntkl convert --to chrome-json [--samples] IN.etl [-o OUT.json]\n"
+		"\n"
+		"Write IN.etl in the Trace Event Format (JSON) that Perfetto UI\n"
+		"(ui.perfetto.dev) and chrome://tracing open: one track per CPU\n"
+		"showing the thread that ran on it, and one per thread showing where\n"
+		"it ran, under its process (from CSwitch or CompCS events; record\n"
+		"with -on CSWITCH), named from the Thread and Process events\n"
+		"(PROC_THREAD and its rundown).\n"
+		"\n"
+		"  -t, --to FORMAT  the format to write: chrome-json (the only one)\n"
+		"  -s, --samples    also one instant event per PROFILE sample\n"
+		"  -o, --output OUT the file to write (default IN with .json for\n"
+		"                   .etl; - for standard output)\n"
+		"  -h, --help       this text\n"
+		"\n"
+		"Exit status: 0 written, 1 unreadable IN or unwritable OUT, 2 usage error.\n");
+}
+
+static int usage_error(const char *why, const char *arg)
+{
+	return cmd_usage_error("convert", cmd_convert_usage, why, arg);
+}
+
+/* IN.etl -> IN.json; anything else -> IN.json appended. */
+static void default_output(const char *in, char *out, size_t size)
+{
+	size_t n = strlen(in);
+
+	if (n > 4 && !strcasecmp(in + n - 4, ".etl"))
+		n -= 4;
+	snprintf(out, size, "%.*s.json", (int)n, in);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "to", required_argument, NULL, 't' },
+		{ "samples", no_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *to = NULL, *output = NULL, *in;
+	char outbuf[4096];
+	struct etl_chrome_stats st;
+	struct etl_error err;
+	struct etl_file f;
+	unsigned int flags = 0;
+	FILE *out;
+	int opt, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "t:so:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			to = optarg;
+			break;
+		case 's':
+			flags |= ETL_CHROME_SAMPLES;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			cmd_convert_usage(stdout);
+			return 0;
+		case ':':
+			return usage_error("%s needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!to)
+		return usage_error("%s", "missing --to chrome-json");
+	if (strcmp(to, "chrome-json"))
+		return usage_error("unknown format '%s': chrome-json is the one there is", to);
+	if (argc - optind != 1)
+		return usage_error("%s", argc == optind ? "missing IN.etl" : "only one IN.etl, please");
+	in = argv[optind];
+	if (!output) {
+		default_output(in, outbuf, sizeof(outbuf));
+		output = outbuf;
+	}
+	if (strcmp(output, "-") && (!strcmp(output, in) || same_file(output, in))) {
+		fprintf(stderr, "ntkl convert: %s is the input file: give another -o OUT.json\n", output);
+		return EXIT_USAGE;
+	}
+	if (etl_open(&f, in, &err)) {
+		fprintf(stderr, "ntkl convert: %s: %s\n", in, err.msg);
+		return 1;
+	}
+	out = strcmp(output, "-") ? fopen(output, "w") : stdout;
+	if (!out) {
+		perror("ntkl convert: cannot create the output file");
+		fprintf(stderr, "ntkl convert: %s: check the directory exists and is writable\n", output);
+		etl_close(&f);
+		return 1;
+	}
+	ret = etl_chrome_write(out, &f, flags, &st, &err);
+	if (out != stdout && fclose(out) && !ret) {
+		etl_error_set(&err, "cannot write %s", output);
+		ret = -1;
+	}
+	etl_close(&f);
+	if (ret) {
+		fprintf(stderr, "ntkl convert: %s: %s\n", in, err.msg);
+		if (out != stdout)
+			unlink(output);
+		return 1;
+	}
+	if (out != stdout)
+		fprintf(stderr, "ntkl convert: wrote %s: %u CPU tracks, %lu threads in %lu processes, %lu slices, %lu samples%s\n",
+			output, st.cpus, st.threads, st.processes, st.slices, st.samples,
+			st.slices ? "" : " (no context switches: record with -on CSWITCH)");
+	return 0;
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Named recording profiles (-profile NAME). See ntkl_profiles.h.
+ */
+#include <stdio.h>
+#include <strings.h>
+
+#include "ntkl_profiles.h"
+
+/*
+ * What WPR's profiles of the same name turn on, as far as ntkl records it
+ * (disk, file and memory events are not recorded on Linux): general is
+ * WPR's GeneralProfile without its I/O, cpu its CPU profile (sampling,
+ * switches with stacks, and DPC/ISR time that CPU usage views count),
+ * latency the ready-to-run question without sampling's cost, dpcisr
+ * xperf's DPC/ISR view, spinlock the contentions with their stacks.
+ */
+const struct ntkl_profile ntkl_profiles[] = {
+	{ "general", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+PROFILE",
+	  "Profile+CSwitch+ReadyThread", "where CPU time goes and why threads wait" },
+	{ "cpu", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+PROFILE+DPC+INTERRUPT",
+	  "Profile+CSwitch+ReadyThread", "CPU usage, sampled and precise, with DPC and ISR time" },
+	{ "latency", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+DPC+INTERRUPT",
+	  "CSwitch+ReadyThread", "who made a thread wait for a CPU, and how long" },
+	{ "dpcisr", "PROC_THREAD+LOADER+CSWITCH+DPC+INTERRUPT",
+	  "none", "time in interrupt handlers and DPCs" },
+	{ "spinlock", "PROC_THREAD+LOADER+CSWITCH+SPINLOCK",
+	  "SpinLock", "contended spin locks and where they were taken" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct ntkl_profile *ntkl_profile_find(const char *name)
+{
+	for (const struct ntkl_profile *p = ntkl_profiles; p->name; p++)
+		if (!strcasecmp(p->name, name))
+			return p;
+	return NULL;
+}
+
+const char *ntkl_profile_names(char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (const struct ntkl_profile *p = ntkl_profiles; p->name && used < size; p++) {
+		int n = snprintf(buf + used, size - used, "%s%s", p == ntkl_profiles ? "" : ", ",
+				 p->name);
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	return buf;
+}
+
+void ntkl_profiles_help(FILE *out, const char *indent)
+{
+	for (const struct ntkl_profile *p = ntkl_profiles; p->name; p++)
+		fprintf(out, "%s%-9s %s:\n%s%-9s -on %s\n%s%-9s -stackwalk %s\n", indent, p->name,
+			p->question, indent, "", p->flags, indent, "", p->stackwalk);
+}

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ETL to the Trace Event Format (chrome://tracing, Perfetto UI). See
+ * etl_chrome.h.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etl_chrome.h"
+#include "etl_decode.h"
+#include "etl_events.h"
+#include "etl_profile.h"
+#include "etl_switches.h"
+
+/*
+ * The CPU tracks' process, and CPU n's track CPU_PID + n: ids no Linux
+ * thread has (PID_MAX_LIMIT is 2^22), so a viewer that keys threads by tid
+ * never mixes a CPU's track with a thread's.
+ */
+#define CPU_PID		1000000000u
+
+/* A process's image name from a Process Start/DCStart/DCEnd record. */
+struct pname {
+	uint32_t pid;
+	int64_t time;
+	char name[64];
+};
+
+struct sample {
+	int64_t time;
+	uint32_t cpu, tid;
+	uint64_t ip;
+};
+
+struct conv {
+	const struct etl_file *f;
+	struct etl_error *err;
+	struct pname *pnames;
+	size_t npnames;
+	struct sample *samples;
+	size_t nsamples;
+	struct etl_profile names;	/* threads' names and processes */
+	const struct etl_profile_thread **by_tid;	/* names.threads by tid */
+	double us_per_tick;
+};
+
+static void *grow(void *v, size_t n, size_t size)
+{
+	/* double at each power of two: n is the count before adding one */
+	if (n && (n & (n - 1)))
+		return v;
+	return realloc(v, (n ? 2 * n : 64) * size);
+}
+
+/* Process names and (if asked) samples: one pass over the records. */
+static int walk(struct conv *c, bool samples)
+{
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_record_cursor rc;
+	struct etl_record rec;
+	int ret;
+
+	etl_buffers_begin(c->f, &bc);
+	while ((ret = etl_next_buffer(c->f, &bc, &b, c->err)) > 0) {
+		etl_records_begin(&b, &rc);
+		while ((ret = etl_next_record(&b, &rc, &rec, c->err)) > 0) {
+			if (rec.kind != ETL_KIND_KERNEL)
+				continue;
+			switch (rec.hook_id) {
+			case ETW_EVENT_PROCESS_START_HOOK:
+			case ETW_EVENT_PROCESS_DC_START_HOOK:
+			case ETW_EVENT_PROCESS_DC_END_HOOK: {
+				struct pname pn = { .time = rec.timestamp };
+				struct pname *v;
+
+				if ((rec.version & 0xFF) != 4 ||
+				    !etl_process_image_name(rec.payload, rec.payload_len, &pn.pid,
+							    pn.name, sizeof(pn.name)))
+					break;
+				v = grow(c->pnames, c->npnames, sizeof(*v));
+				if (!v)
+					goto nomem;
+				c->pnames = v;
+				c->pnames[c->npnames++] = pn;
+				break;
+			}
+			case ETW_EVENT_SAMPLED_PROFILE_HOOK: {
+				struct sample *v;
+
+				if (!samples || (rec.version & 0xFF) != 2 ||
+				    rec.payload_len < sizeof(struct perfinfo_sampled_profile))
+					break;
+				v = grow(c->samples, c->nsamples, sizeof(*v));
+				if (!v)
+					goto nomem;
+				c->samples = v;
+				c->samples[c->nsamples++] = (struct sample){
+					.time = rec.timestamp, .cpu = rec.processor,
+					.ip = etl_le64(rec.payload),
+					.tid = etl_le32(rec.payload + 8),
+				};
+				break;
+			}
+			}
+		}
+		if (ret < 0)
+			break;
+	}
+	etl_buffers_end(&bc);
+	return ret < 0 ? -1 : 0;
+nomem:
+	etl_buffers_end(&bc);
+	return etl_error_set(c->err, "out of memory converting %s", c->f->path);
+}
+
+static int by_pid_time(const void *a, const void *b)
+{
+	const struct pname *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	const struct etl_profile_thread *x = *(const struct etl_profile_thread *const *)a;
+	const struct etl_profile_thread *y = *(const struct etl_profile_thread *const *)b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * For the lookups of every slice: c->by_tid, the threads sorted by tid,
+ * and c->pnames sorted by pid, then time.
+ */
+static int index_threads(struct conv *c)
+{
+	c->by_tid = malloc((c->names.nthreads + 1) * sizeof(*c->by_tid));
+	if (!c->by_tid)
+		return etl_error_set(c->err, "out of memory converting %s", c->f->path);
+	for (size_t i = 0; i < c->names.nthreads; i++)
+		c->by_tid[i] = &c->names.threads[i];
+	qsort(c->by_tid, c->names.nthreads, sizeof(*c->by_tid), by_tid);
+	if (c->npnames)
+		qsort(c->pnames, c->npnames, sizeof(*c->pnames), by_pid_time);
+	return 0;
+}
+
+static const struct etl_profile_thread *thread_of(const struct conv *c, uint32_t tid)
+{
+	size_t lo = 0, hi = c->names.nthreads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->by_tid[mid]->tid == tid)
+			return c->by_tid[mid];
+		if (c->by_tid[mid]->tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* As WPA: the latest Process record's image name, else the leader's name. */
+static const char *process_name(const struct conv *c, uint32_t pid)
+{
+	const struct etl_profile_thread *leader;
+	size_t lo = 0, hi = c->npnames;
+
+	/* c->pnames is sorted by pid, then time: the last one of pid */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->pnames[mid].pid <= pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && c->pnames[lo - 1].pid == pid)
+		return c->pnames[lo - 1].name;
+	leader = thread_of(c, pid);
+	return leader && leader->name[0] ? leader->name : NULL;
+}
+
+/* s as a JSON string: quotes, backslashes and control characters escaped. */
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void metadata(FILE *out, const char *what, uint32_t pid, uint32_t tid, const char *key,
+		     const char *name, long num)
+{
+	fprintf(out, ",\n{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+		",\"name\":\"%s\",\"args\":{\"%s\":", pid, tid, what, key);
+	if (name)
+		json_str(out, name);
+	else
+		fprintf(out, "%ld", num);
+	fputs("}}", out);
+}
+
+/* "ls (173)" from the rundown's thread name, else "tid 173". */
+static const char *label(const struct etl_profile_thread *t, uint32_t tid, char *buf,
+			 size_t size)
+{
+	if (t && t->name[0])
+		snprintf(buf, size, "%s (%" PRIu32 ")", t->name, tid);
+	else
+		snprintf(buf, size, "tid %" PRIu32, tid);
+	return buf;
+}
+
+/* The process a thread's track goes under: its own, else one named after the thread. */
+static uint32_t pid_of(const struct etl_profile_thread *t, uint32_t tid)
+{
+	return t && t->pid != UINT32_MAX ? t->pid : tid;
+}
+
+/*
+ * One thread's run on a CPU, from..to in raw clock units: a slice on the
+ * CPU's track named after the thread, and one on the thread's track
+ * named after the CPU.
+ */
+static void slice(FILE *out, const struct conv *c, int64_t t0, uint32_t cpu, uint32_t tid,
+		  int64_t from, int64_t to)
+{
+	const struct etl_profile_thread *t = thread_of(c, tid);
+	const char *proc = t && t->pid != UINT32_MAX ? process_name(c, t->pid) : NULL;
+	double ts = (double)((uint64_t)from - (uint64_t)t0) * c->us_per_tick;
+	double dur = (double)((uint64_t)to - (uint64_t)from) * c->us_per_tick;
+	char name[96];
+
+	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"thread\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+		",\"ts\":%.3f,\"dur\":%.3f,\"name\":\"CPU %" PRIu32 "\",\"args\":{\"cpu\":%" PRIu32 "}}",
+		pid_of(t, tid), tid, ts, dur, cpu, cpu);
+	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"cpu\",\"pid\":%u,\"tid\":%" PRIu32
+		",\"ts\":%.3f,\"dur\":%.3f,\"name\":", CPU_PID, CPU_PID + cpu, ts, dur);
+	json_str(out, label(t, tid, name, sizeof(name)));
+	fprintf(out, ",\"args\":{\"tid\":%" PRIu32, tid);
+	if (t && t->pid != UINT32_MAX)
+		fprintf(out, ",\"pid\":%" PRIu32, t->pid);
+	if (proc) {
+		fputs(",\"process\":", out);
+		json_str(out, proc);
+	}
+	if (t && t->name[0]) {
+		fputs(",\"thread\":", out);
+		json_str(out, t->name);
+	}
+	fputs("}}", out);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Metadata for the tracks of the threads that ran (not the idle thread):
+ * each process's name (as WPA's), each thread's name from the rundown.
+ */
+static int thread_names(FILE *out, const struct conv *c, const struct etl_switches *s,
+			struct etl_chrome_stats *st)
+{
+	uint32_t *tids = malloc((s->n + 1) * sizeof(*tids));
+	uint32_t *pids = malloc((s->n + 1) * sizeof(*pids));
+	size_t ntids = 0, npids = 0;
+
+	if (!tids || !pids) {
+		free(tids);
+		free(pids);
+		return etl_error_set(c->err, "out of memory converting %s", c->f->path);
+	}
+	for (size_t i = 1; i < s->n; i++)
+		if (s->v[i].cpu == s->v[i - 1].cpu && s->v[i].old_tid)
+			tids[ntids++] = s->v[i].old_tid;
+	if (ntids)
+		qsort(tids, ntids, sizeof(*tids), cmp_u32);
+	for (size_t i = 0; i < ntids; i++) {
+		const struct etl_profile_thread *t;
+		char name[96];
+
+		if (i && tids[i] == tids[i - 1])
+			continue;
+		t = thread_of(c, tids[i]);
+		pids[npids++] = pid_of(t, tids[i]);
+		metadata(out, "thread_name", pid_of(t, tids[i]), tids[i], "name",
+			 t && t->name[0] ? t->name : label(t, tids[i], name, sizeof(name)), 0);
+		st->threads++;
+	}
+	if (npids)
+		qsort(pids, npids, sizeof(*pids), cmp_u32);
+	for (size_t i = 0; i < npids; i++) {
+		const char *proc = process_name(c, pids[i]);
+		char name[32];
+
+		if (i && pids[i] == pids[i - 1])
+			continue;
+		snprintf(name, sizeof(name), "pid %" PRIu32, pids[i]);
+		metadata(out, "process_name", pids[i], pids[i], "name", proc ? proc : name, 0);
+		st->processes++;
+	}
+	free(tids);
+	free(pids);
+	return 0;
+}
+
+int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
+		     struct etl_chrome_stats *stats, struct etl_error *err)
+{
+	struct conv c = { .f = f, .err = err };
+	struct etl_chrome_stats st = { 0 };
+	struct etl_switches s = { 0 };
+	int64_t t0 = INT64_MAX;
+	uint32_t ncpus;
+	int ret = -1;
+
+	c.us_per_tick = 1e6 / (f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7);
+	if (etl_switches_read(f, &s, err) || etl_profile_read(f, &c.names, err) ||
+	    walk(&c, flags & ETL_CHROME_SAMPLES) || index_threads(&c))
+		goto out;
+	ncpus = s.ncpus;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].time < t0)
+			t0 = s.v[i].time;
+	for (size_t i = 0; i < c.nsamples; i++) {
+		if (c.samples[i].time < t0)
+			t0 = c.samples[i].time;
+		if (c.samples[i].cpu >= ncpus)
+			ncpus = c.samples[i].cpu + 1;
+	}
+
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"ntkl convert\",\"file\":", out);
+	json_str(out, f->path);
+	fputs(",\"logger\":", out);
+	json_str(out, f->logger_name);
+	fprintf(out, "},\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
+		"\"name\":\"process_name\",\"args\":{\"name\":\"CPUs\"}}", CPU_PID, CPU_PID);
+	metadata(out, "process_sort_index", CPU_PID, CPU_PID, "sort_index", NULL, -1);
+	for (uint32_t cpu = 0; cpu < ncpus; cpu++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "CPU %" PRIu32, cpu);
+		metadata(out, "thread_name", CPU_PID, CPU_PID + cpu, "name", name, 0);
+		metadata(out, "thread_sort_index", CPU_PID, CPU_PID + cpu, "sort_index", NULL, cpu);
+	}
+	if (thread_names(out, &c, &s, &st))
+		goto out;
+	/* s.v is sorted by CPU, then time: the old thread ran since the previous switch */
+	for (size_t i = 1; i < s.n; i++) {
+		const struct etl_switch *sw = &s.v[i], *prev = sw - 1;
+
+		if (prev->cpu != sw->cpu || !sw->old_tid)
+			continue;
+		slice(out, &c, t0, sw->cpu, sw->old_tid, prev->time, sw->time);
+		st.slices++;
+	}
+	for (size_t i = 0; i < c.nsamples; i++) {
+		const struct sample *sm = &c.samples[i];
+		char name[96];
+
+		fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"pid\":%u,\"tid\":%" PRIu32
+			",\"ts\":%.3f,\"name\":", CPU_PID, CPU_PID + sm->cpu,
+			(double)((uint64_t)sm->time - (uint64_t)t0) * c.us_per_tick);
+		json_str(out, label(thread_of(&c, sm->tid), sm->tid, name, sizeof(name)));
+		fprintf(out, ",\"args\":{\"tid\":%" PRIu32 ",\"ip\":\"0x%" PRIx64 "\"}}",
+			sm->tid, sm->ip);
+		st.samples++;
+	}
+	fputs("\n]}\n", out);
+	st.cpus = ncpus;
+	if (fflush(out) || ferror(out)) {
+		etl_error_set(err, "cannot write the JSON (disk full?)");
+		goto out;
+	}
+	if (stats)
+		*stats = st;
+	ret = 0;
+out:
+	etl_switches_free(&s);
+	etl_profile_free(&c.names);
+	free(c.pnames);
+	free(c.samples);
+	free(c.by_tid);
+	return ret;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An ETL file as the Trace Event Format (ntkl convert --to chrome-json):
+ * the JSON object form that chrome://tracing, Perfetto UI and speedscope
+ * load, as the format's document describes it ("Trace Event Format",
+ * https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU/,
+ * the link catapult's docs/trace-event-format.md gives).
+ *
+ * What it holds, for people without WPA:
+ *
+ *   - one track per CPU: a process "CPUs" whose thread CPU_PID + i is
+ *     "CPU i" (ids no Linux thread has, etl_chrome.c), named and ordered
+ *     by metadata ("M") events process_name, process_sort_index,
+ *     thread_name and thread_sort_index;
+ *   - on each CPU's track, one complete ("X") event per interval a thread
+ *     other than the idle thread ran: from one context switch of the CPU
+ *     to its next, the thread being the old thread of the second (the rule
+ *     of etl_report.h; CSwitch and CompCS alike, via etl_switches.h). Its
+ *     name is the thread's name from the Thread rundown and its tid
+ *     ("ls (173)", else "tid 173"), its args the tid, pid, process name
+ *     (Process records' ImageFileName, as WPA's, else the leader thread's
+ *     name) and thread name;
+ *   - the same intervals on the threads' own tracks (pid and tid as on
+ *     Linux; a thread no Thread event placed is its own process), named
+ *     "CPU n", with process_name and thread_name metadata from the
+ *     rundown, so a viewer groups threads under their processes;
+ *   - with ETL_CHROME_SAMPLES, one thread-scoped instant ("i") event per
+ *     SampledProfile on its CPU's track, named as the slices (the
+ *     sampled thread), args tid and ip.
+ *
+ * Times: "ts" and "dur" in microseconds (the format's unit; fractions
+ * allowed), ts from the earliest switch or sample, so the view starts at 0.
+ */
+#ifndef NTKL_ETL_CHROME_H
+#define NTKL_ETL_CHROME_H
+
+#include <stdio.h>
+
+#include "etl_reader.h"
+
+#define ETL_CHROME_SAMPLES	0x1	/* instant events for SampledProfile */
+
+struct etl_chrome_stats {
+	unsigned long slices;		/* intervals a thread ran (an "X" event on its
+					   CPU's track and one on its own) */
+	unsigned long threads, processes;	/* tracks of threads that ran */
+	unsigned long samples;		/* "i" events */
+	unsigned int cpus;		/* tracks */
+};
+
+/*
+ * Write f as one JSON object to out. 0, or -1 with err set (the reader's
+ * errors, malformed switches, out of memory, a write error); stats may be
+ * NULL.
+ */
+int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
+		     struct etl_chrome_stats *stats, struct etl_error *err);
+
+#endif /* NTKL_ETL_CHROME_H */
