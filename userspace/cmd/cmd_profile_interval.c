@@ -53,7 +53,9 @@ static void show(uint32_t interval)
  */
 int profile_interval_apply(int fd, const char *cmd, uint32_t interval)
 {
-	struct ntkl_error_ctx ctx = { .cmd = cmd, .op = NTKL_OP_PROFILE_INTERVAL };
+	struct ntkl_error_ctx ctx = {
+		.cmd = cmd, .op = NTKL_OP_PROFILE_INTERVAL, .machine_wide = 1,
+	};
 	struct ntkl_profile_interval p = { .size = sizeof(p), .interval = interval };
 	int ret;
 

@@ -135,6 +135,7 @@ int cmd_spinlock_config(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		ret = ntkl_set_spinlock_config(fd, &c);
+		ctx.machine_wide = ret != 0;
 		if (!ret)
 			ret = ntkl_get_spinlock_config(fd, &c);
 		if (ret) {
