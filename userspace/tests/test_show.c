@@ -121,9 +121,9 @@ static void test_list(void)
 	out = open_memstream(&text, &len);
 	ntkl_show_list(out, p, sinks, 2);
 	fclose(out);
-	CHECK_HAS(text, "ID  NAME           OWNER          STATUS   MODE");
+	CHECK_HAS(text, "ID  NAME           OWNER           STATUS   MODE");
 	CHECK_HAS(text, "FLAGS                         FILE\n");
-	CHECK_HAS(text, "  3  foo            root           running  file          64      4/16       42        5  PROC_THREAD+CSWITCH+SPINLOCK  /out/s.etl\n");
+	CHECK_HAS(text, "  3  foo            root            running  file          64      4/16       42        5  PROC_THREAD+CSWITCH+SPINLOCK  /out/s.etl\n");
 	CHECK_HAS(text, "  4  a longer name  uid 4000000000  running  buffering     64      4/16       42        5  PROC_THREAD                   -\n");
 	free(text);
 	test_end();
