@@ -59,6 +59,8 @@ const char *ntkl_owner_str(const struct ntkl_properties *p, char *buf, size_t si
 		;
 	if (pw)
 		snprintf(buf, size, "%s", pw->pw_name);
+	else if (!p->owner_uid)
+		snprintf(buf, size, "root");	/* even where /etc/passwd is missing */
 	else
 		snprintf(buf, size, "uid %u", p->owner_uid);
 	if (f)
