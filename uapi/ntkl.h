@@ -154,9 +154,11 @@ struct ntkl_properties {
 	__u32 accept_new_events;
 	__u32 flags;			/* NTKL_LOGGER_FLAG_* */
 	__u32 readers;			/* bound reader file descriptors */
-	/* ABI 4 */
-	__u32 owner_uid;		/* effective uid that started it, in the
-					 * caller's user namespace (65534 if unmapped) */
+	/*
+	 * ABI 4: the effective uid that started it, as the caller's user
+	 * namespace maps it (the overflow uid, 65534, if it does not)
+	 */
+	__u32 owner_uid;
 	__u32 __reserved1;		/* zero */
 };
 
