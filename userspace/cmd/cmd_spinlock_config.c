@@ -27,6 +27,7 @@ void cmd_spinlock_config_usage(FILE *out)
 		"\n"
 		"Set how SPINLOCK loggers sample contended spin locks (kernel-wide, like\n"
 		"xperf -setspinlocksample); without arguments, show the settings.\n"
+		"Setting them needs root (CAP_SYS_ADMIN): they apply to every logger.\n"
 		"\n"
 		"  spin=N        record acquisitions that spun at least N times (>= %d, default 1)\n"
 		"  contention=N  record every Nth contended acquisition per CPU (>= %d, default 1)\n"
