@@ -6,7 +6,8 @@
 #   make check         every test: builds, checkpatch, sparse, unit tests, VM tests
 #   make bench         the cost of recording context switches, in one test VM boot
 #   make fuzz          the ETL readers under libFuzzer for FUZZ_SECONDS (600)
-#   make install       install ntkl.ko for KVER, the ntkl command and the udev rule
+#   make install       install ntkl.ko for KVER, the ntkl command, the udev rule and
+#                      the tmpfiles rule of /run/ntkl
 #                      (/dev/ntkl for the group tracing)
 
 BUILD     := $(CURDIR)/build
@@ -64,14 +65,17 @@ install: module userspace
 		$(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko
 	install -D -m 0755 $(BUILD)/userspace/ntkl $(DESTDIR)$(PREFIX)/bin/ntkl
 	install -D -m 0644 udev/60-ntkl.rules $(DESTDIR)/etc/udev/rules.d/60-ntkl.rules
+	install -D -m 0644 udev/ntkl-tmpfiles.conf $(DESTDIR)/usr/lib/tmpfiles.d/ntkl.conf
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 	[ -n "$(DESTDIR)" ] || getent group tracing >/dev/null || groupadd --system tracing
+	[ -n "$(DESTDIR)" ] || ! command -v systemd-tmpfiles >/dev/null || \
+		systemd-tmpfiles --create ntkl.conf
 	[ -n "$(DESTDIR)" ] || ! command -v udevadm >/dev/null || \
 		{ udevadm control --reload && udevadm trigger --name-match=ntkl; }
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko $(DESTDIR)$(PREFIX)/bin/ntkl \
-		$(DESTDIR)/etc/udev/rules.d/60-ntkl.rules
+		$(DESTDIR)/etc/udev/rules.d/60-ntkl.rules $(DESTDIR)/usr/lib/tmpfiles.d/ntkl.conf
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 clean:

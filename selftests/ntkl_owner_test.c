@@ -14,7 +14,8 @@
  * uids) but gets EACCES for STOP, UPDATE, FLUSH, BIND and stack tracing of
  * them, and EPERM for the machine-wide SETs; root stops A's logger; N is
  * refused START (EPERM), O cannot open the device (EACCES); `ntkl stop` of
- * root's logger as B prints one ERROR_ACCESS_DENIED line naming root.
+ * root's logger as B prints one ERROR_ACCESS_DENIED line naming root, and
+ * A's `ntkl start -f` writer works beside root's (the shared run directory).
  */
 #define _GNU_SOURCE
 #include <grp.h>
@@ -421,6 +422,37 @@ TEST_F(owner, cli_stop_of_anothers_logger)
 	EXPECT_EQ(0, as_user(&user_b, op_shell, "ntkl list 2>&1", self->sh));
 	EXPECT_NE(NULL, strstr(self->sh->out, "OWNER")) TH_LOG("%s", self->sh->out);
 	EXPECT_NE(NULL, strstr(self->sh->out, "root")) TH_LOG("%s", self->sh->out);
+}
+
+/*
+ * A tracing user's background writer: root's first writer makes the run
+ * directory the group's (sticky, group-writable), A then starts one of its
+ * own to a file, B cannot stop it, A does, and the file is whole.
+ */
+TEST_F(owner, cli_writer_of_a_user)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, system("rm -rf /tmp/owner-run /tmp/owner && mkdir -m 1777 /tmp/owner"));
+	ASSERT_EQ(0, setenv("NTKL_RUN_DIR", "/tmp/owner-run", 1));
+	ASSERT_EQ(0, system("ntkl start rootw -on PROC_THREAD -f /tmp/owner/r.etl >/dev/null"));
+	ASSERT_EQ(0, stat("/tmp/owner-run", &st));
+	EXPECT_EQ(01775, st.st_mode & 07777);
+	EXPECT_EQ(GROUP, st.st_gid);
+
+	EXPECT_EQ(0, as_user(&user_a, op_shell,
+			     "ntkl start aw -on PROC_THREAD -f /tmp/owner/a.etl 2>&1", self->sh))
+		TH_LOG("%s", self->sh->out);
+	EXPECT_EQ(-1, as_user(&user_b, op_shell, "ntkl stop aw 2>&1", self->sh));
+	EXPECT_NE(NULL, strstr(self->sh->out, "(ERROR_ACCESS_DENIED): logger aw belongs to uid 1000"))
+		TH_LOG("%s", self->sh->out);
+	EXPECT_EQ(0, as_user(&user_a, op_shell, "ntkl stop aw 2>&1", self->sh))
+		TH_LOG("%s", self->sh->out);
+	EXPECT_EQ(0, as_user(&user_a, op_shell, "ntkl dump --check /tmp/owner/a.etl 2>&1",
+			     self->sh))
+		TH_LOG("%s", self->sh->out);
+	EXPECT_EQ(0, system("ntkl stop rootw >/dev/null"));
+	unsetenv("NTKL_RUN_DIR");
 }
 
 TEST_HARNESS_MAIN
