@@ -8,9 +8,9 @@
 #   make bench         the cost of recording context switches, in one test VM boot
 #   make fuzz          the ETL readers under libFuzzer for FUZZ_SECONDS (600)
 #   make install       install ntkl.ko for KVER, the ntkl command, its man page,
-#                      bash completion and the udev rule (/dev/ntkl for the group
-#                      tracing); under sudo it builds as the invoking user, so
-#                      build/ gets no root-owned files
+#                      bash completion, the udev rule (/dev/ntkl for the group
+#                      tracing) and the tmpfiles rule of /run/ntkl; under sudo it
+#                      builds as the invoking user, so build/ gets no root-owned files
 
 BUILD     := $(CURDIR)/build
 KVERS     := $(shell scripts/kernels)
@@ -71,17 +71,21 @@ install:
 		$(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko
 	install -D -m 0755 $(BUILD)/userspace/ntkl $(DESTDIR)$(PREFIX)/bin/ntkl
 	install -D -m 0644 udev/60-ntkl.rules $(DESTDIR)/etc/udev/rules.d/60-ntkl.rules
+	install -D -m 0644 udev/ntkl-tmpfiles.conf $(DESTDIR)/usr/lib/tmpfiles.d/ntkl.conf
 	install -D -m 0644 docs/man/ntkl.1 $(DESTDIR)$(PREFIX)/share/man/man1/ntkl.1
 	install -D -m 0644 completion/ntkl \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ntkl
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 	[ -n "$(DESTDIR)" ] || getent group tracing >/dev/null || groupadd --system tracing
+	[ -n "$(DESTDIR)" ] || ! command -v systemd-tmpfiles >/dev/null || \
+		systemd-tmpfiles --create ntkl.conf
 	[ -n "$(DESTDIR)" ] || ! command -v udevadm >/dev/null || \
 		{ udevadm control --reload && udevadm trigger --name-match=ntkl; }
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko $(DESTDIR)$(PREFIX)/bin/ntkl \
-		$(DESTDIR)/etc/udev/rules.d/60-ntkl.rules $(DESTDIR)$(PREFIX)/share/man/man1/ntkl.1 \
+		$(DESTDIR)/etc/udev/rules.d/60-ntkl.rules $(DESTDIR)/usr/lib/tmpfiles.d/ntkl.conf \
+		$(DESTDIR)$(PREFIX)/share/man/man1/ntkl.1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ntkl
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 

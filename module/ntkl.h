@@ -23,6 +23,7 @@
 
 struct file;
 struct task_struct;
+struct cred;
 
 /*
  * One buffer's bookkeeping. fill holds, in its low 31 bits, the next free
@@ -91,7 +92,9 @@ struct ntkl_logger {
 	u32 enable_flags;
 	struct perfinfo_groupmask groups; /* read by probes without locks */
 	/* NTKL_MODE_OWNED: the file that started it (identity only; table lock) */
-	const struct file *owner;
+	const struct file *owner_file;
+	/* who started it (control/access.c): a reference, put at release */
+	const struct cred *owner;
 	u32 stack_hooks;		/* NTKL_STACK_*: hooks whose stacks it walks */
 
 	/* state */
@@ -136,6 +139,14 @@ void ntkl_logger_fill(struct ntkl_logger *lg, struct ntkl_properties *p);
 void ntkl_logger_stop_all(void);
 int ntkl_logger_set_stack_tracing(const struct ntkl_stack_tracing *st, const u16 *hooks);
 int ntkl_logger_get_stack_tracing(struct ntkl_stack_tracing *st, u16 *hooks, u32 room);
+
+/* access.c: who may do what (its top comment) */
+bool ntkl_may_trace(void);
+bool ntkl_may_set_global(void);
+void ntkl_owner_set(struct ntkl_logger *lg);
+void ntkl_owner_put(struct ntkl_logger *lg);
+int ntkl_may_manage(const struct ntkl_logger *lg);
+u32 ntkl_owner_uid(const struct ntkl_logger *lg);
 
 /* buffers.c */
 int ntkl_buffers_alloc(struct ntkl_logger *lg);

@@ -88,8 +88,8 @@ TEST_F(abi, properties_sizes)
 	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_QUERY, &u));
 
 	/* a shorter caller: nothing past its size is written */
-	for (size = NTKL_PROPERTIES_SIZE_VER0; size >= offsetof(struct ntkl_properties,
-								  logger_name) + 16; size -= 40) {
+	for (size = sizeof(struct ntkl_properties); size >= offsetof(struct ntkl_properties,
+								       logger_name) + 16; size -= 8) {
 		memset(&u, CANARY, sizeof(u));
 		props_select(&u.props, "selftest abi");
 		memset(u.bytes + size, CANARY, sizeof(u) - size);
@@ -104,6 +104,22 @@ TEST_F(abi, properties_sizes)
 		EXPECT_TRUE(all_bytes(u.bytes + size, sizeof(u) - size, CANARY))
 			TH_LOG("QUERY with size %u wrote past it", size);
 	}
+
+	/* an ABI 3 caller (no owner_uid) gets the first published size back */
+	memset(&u, CANARY, sizeof(u));
+	props_select(&u.props, "selftest abi");
+	u.props.size = NTKL_PROPERTIES_SIZE_VER0;
+	memset(u.bytes + NTKL_PROPERTIES_SIZE_VER0, CANARY, sizeof(u) - NTKL_PROPERTIES_SIZE_VER0);
+	EXPECT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_QUERY, &u));
+	EXPECT_EQ(NTKL_PROPERTIES_SIZE_VER0, u.props.size);
+	EXPECT_TRUE(all_bytes(u.bytes + NTKL_PROPERTIES_SIZE_VER0,
+			      sizeof(u) - NTKL_PROPERTIES_SIZE_VER0, CANARY));
+	/* ...and the whole struct says whose the logger is: ours (root) */
+	props_select(&u.props, "selftest abi");
+	EXPECT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_QUERY, &u));
+	EXPECT_EQ(NTKL_PROPERTIES_SIZE_VER1, u.props.size);
+	EXPECT_EQ(geteuid(), u.props.owner_uid);
+	EXPECT_EQ(0, u.props.__reserved1);
 
 	/* a longer caller, its extra bytes zero: accepted, ours written back */
 	memset(&u, 0, sizeof(u));

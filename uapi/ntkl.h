@@ -33,7 +33,13 @@
  *                                          published size
  *   ERROR_BAD_LENGTH              E2BIG    a longer struct whose bytes past
  *                                          the kernel's are not zero
- *   ERROR_ACCESS_DENIED           EPERM    no CAP_SYS_ADMIN or CAP_PERFMON
+ *   ERROR_ACCESS_DENIED           EPERM    no CAP_PERFMON (or CAP_SYS_ADMIN); or
+ *                                          a machine-wide SET without
+ *                                          CAP_SYS_ADMIN
+ *   ERROR_ACCESS_DENIED           EACCES   STOP, UPDATE, FLUSH, BIND or
+ *                                          SET_STACK_TRACING of a logger
+ *                                          another user started, without
+ *                                          CAP_SYS_ADMIN (owner_uid says whose)
  *   ERROR_MORE_DATA               E2BIG    list buffer too small (count set)
  *   ERROR_ACTIVE_CONNECTIONS      EBUSY    logger already bound to a reader,
  *                                          or this descriptor to a logger
@@ -53,9 +59,11 @@
  * The ABI's version: 1 was the first published one; 2 added GET_VERSION
  * and structs of any size (above); 3 added the stack tracing ioctls
  * (SET/GET_STACK_TRACING), NTKL_MODE_OWNED and the DPC and INTERRUPT
- * groups. The module's own version is the release it comes from.
+ * groups; 4 gave loggers owners (owner_uid; EACCES for another's logger,
+ * CAP_SYS_ADMIN for the machine-wide SETs). The module's own version is
+ * the release it comes from.
  */
-#define NTKL_ABI_VERSION	3
+#define NTKL_ABI_VERSION	4
 #define NTKL_VERSION		"0.3"
 #define NTKL_DEVICE_PATH	"/dev/ntkl"
 
@@ -106,6 +114,12 @@
  * A logger's properties: the input of START, the output of QUERY, STOP,
  * FLUSH, UPDATE and LIST (like EVENT_TRACE_PROPERTIES). Fields marked "out"
  * must be zero on input.
+ *
+ * Its owner is whoever started it (effective uid and user namespace):
+ * anyone allowed on the device may QUERY and LIST every logger, but only
+ * the owner, or CAP_SYS_ADMIN, may STOP, UPDATE, FLUSH, BIND or set its
+ * stack tracing (else EACCES). A module of ABI 3 or older writes no
+ * owner_uid: the size it writes back is 320 then.
  */
 struct ntkl_properties {
 	__u32 size;			/* sizeof(struct ntkl_properties) */
@@ -140,9 +154,16 @@ struct ntkl_properties {
 	__u32 accept_new_events;
 	__u32 flags;			/* NTKL_LOGGER_FLAG_* */
 	__u32 readers;			/* bound reader file descriptors */
+	/*
+	 * ABI 4: the effective uid that started it, as the caller's user
+	 * namespace maps it (the overflow uid, 65534, if it does not)
+	 */
+	__u32 owner_uid;
+	__u32 __reserved1;		/* zero */
 };
 
 #define NTKL_PROPERTIES_SIZE_VER0	320	/* first published size */
+#define NTKL_PROPERTIES_SIZE_VER1	328	/* ABI 4: owner_uid */
 
 /*
  * LIST: fill up to count properties at props; count returns how many
@@ -172,10 +193,11 @@ struct ntkl_bind {
 
 /*
  * Spin lock sampling, EVENT_TRACE_SPINLOCK_INFORMATION's fields in its
- * order, kernel-wide as in Windows. Bounds as Windows': SpinThreshold >= 1,
- * AcquireSampleRate >= 1000, ContentionSampleRate >= 1, HoldThreshold 0 or
- * >= 1,000,000 (cycles); anything else is EINVAL. SET with every field 0
- * but size restores the defaults.
+ * order, kernel-wide as in Windows, so SET needs CAP_SYS_ADMIN (EPERM).
+ * Bounds as Windows': SpinThreshold >= 1, AcquireSampleRate >= 1000,
+ * ContentionSampleRate >= 1, HoldThreshold 0 or >= 1,000,000 (cycles);
+ * anything else is EINVAL. SET with every field 0 but size restores the
+ * defaults.
  */
 struct ntkl_spinlock_config {
 	__u32 size;			/* sizeof(struct ntkl_spinlock_config) */
@@ -195,10 +217,10 @@ struct ntkl_spinlock_config {
  * The sampled profile interval (PROFILE loggers), kernel-wide as Windows'
  * (TRACE_PROFILE_INTERVAL, xperf -SetProfInt): in 100 ns units, default
  * 10000 (1 ms), bounds xperf's, 1221 to 10,000,000 (8.2 kHz to 1 Hz);
- * anything else is EINVAL. Source is the profile source: only the timer
- * (0) exists. SET with interval 0 restores the default. SET while PROFILE
- * loggers run changes their sampling at once and writes SetInterval to
- * each.
+ * anything else is EINVAL. SET needs CAP_SYS_ADMIN (EPERM). Source is
+ * the profile source: only the timer (0) exists. SET with interval 0
+ * restores the default. SET while PROFILE loggers run changes their
+ * sampling at once and writes SetInterval to each.
  */
 struct ntkl_profile_interval {
 	__u32 size;			/* sizeof(struct ntkl_profile_interval) */
@@ -288,8 +310,10 @@ struct ntkl_version {
 #endif
 
 /* 64-bit fields stay 8-aligned and no padding hides anywhere. */
-static_assert(sizeof(struct ntkl_properties) == NTKL_PROPERTIES_SIZE_VER0,
+static_assert(sizeof(struct ntkl_properties) == NTKL_PROPERTIES_SIZE_VER1,
 	      "struct ntkl_properties size");
+static_assert(__builtin_offsetof(struct ntkl_properties, owner_uid) ==
+	      NTKL_PROPERTIES_SIZE_VER0, "struct ntkl_properties grows at its end");
 static_assert(sizeof(struct ntkl_list) == NTKL_LIST_SIZE_VER0, "struct ntkl_list size");
 static_assert(sizeof(struct ntkl_bind) == NTKL_BIND_SIZE_VER0, "struct ntkl_bind size");
 static_assert(sizeof(struct ntkl_spinlock_config) == NTKL_SPINLOCK_CONFIG_SIZE_VER0,

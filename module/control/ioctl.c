@@ -8,11 +8,12 @@
  * Every user copy happens here, by one rule (uapi/ntkl.h): a struct is as
  * long as its size field says, from its first published size up; bytes
  * past the kernel's struct must be zero (E2BIG); min(size, ours) bytes go
- * back. The capability check is here too, once, for every command.
+ * back. The capability each command needs is checked here, once, by the
+ * table below; whether the caller may act on a given logger is checked
+ * where the logger is found (logger.c, bind_ioctl()), by access.c's rule.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -133,6 +134,12 @@ static long bind_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 				ntkl_logger_get_by_id(b.logger_id);
 	if (!lg)
 		return -ENOENT;
+	/* its events are its owner's: another user's reader is refused */
+	ret = ntkl_may_manage(lg);
+	if (ret) {
+		ntkl_logger_put(lg);
+		return ret;
+	}
 	/* ERROR_ACTIVE_CONNECTIONS: one reader per logger */
 	if (atomic_cmpxchg(&lg->readers, 0, 1)) {
 		ntkl_logger_put(lg);
@@ -315,36 +322,53 @@ static long version_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 /* The ioctl number without its size: commands match on type, number and direction. */
 #define IOC_BASE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
 
+/* What a command needs of its caller (access.c), besides opening the device. */
+enum ntkl_need {
+	NEED_NOTHING,
+	NEED_PERFMON,		/* CAP_PERFMON or CAP_SYS_ADMIN: EPERM */
+	NEED_ADMIN,		/* machine-wide: CAP_SYS_ADMIN: EPERM */
+};
+
 struct ntkl_ioc {
 	unsigned int cmd;
 	u32 min_size;		/* the size the number must encode, at least */
-	bool open;		/* no capability needed */
+	enum ntkl_need need;
 	long (*fn)(struct file *file, unsigned int cmd, void __user *arg);
 };
 
 static const struct ntkl_ioc iocs[] = {
-	{ NTKL_IOC_START, NTKL_PROPERTIES_SIZE_VER0, false, props_ioctl },
-	{ NTKL_IOC_STOP, NTKL_PROPERTIES_SIZE_VER0, false, props_ioctl },
-	{ NTKL_IOC_QUERY, NTKL_PROPERTIES_SIZE_VER0, false, props_ioctl },
-	{ NTKL_IOC_UPDATE, NTKL_PROPERTIES_SIZE_VER0, false, props_ioctl },
-	{ NTKL_IOC_FLUSH, NTKL_PROPERTIES_SIZE_VER0, false, props_ioctl },
-	{ NTKL_IOC_LIST, NTKL_LIST_SIZE_VER0, false, list_ioctl },
-	{ NTKL_IOC_BIND, NTKL_BIND_SIZE_VER0, false, bind_ioctl },
-	{ NTKL_IOC_SET_SPINLOCK_CONFIG, NTKL_SPINLOCK_CONFIG_SIZE_VER0, false, spinlock_ioctl },
-	{ NTKL_IOC_GET_SPINLOCK_CONFIG, NTKL_SPINLOCK_CONFIG_SIZE_VER0, false, spinlock_ioctl },
-	{ NTKL_IOC_GET_VERSION, NTKL_VERSION_SIZE_VER0, true, version_ioctl },
-	{ NTKL_IOC_SET_PROFILE_INTERVAL, NTKL_PROFILE_INTERVAL_SIZE_VER0, false,
+	{ NTKL_IOC_START, NTKL_PROPERTIES_SIZE_VER0, NEED_PERFMON, props_ioctl },
+	{ NTKL_IOC_STOP, NTKL_PROPERTIES_SIZE_VER0, NEED_PERFMON, props_ioctl },
+	{ NTKL_IOC_QUERY, NTKL_PROPERTIES_SIZE_VER0, NEED_PERFMON, props_ioctl },
+	{ NTKL_IOC_UPDATE, NTKL_PROPERTIES_SIZE_VER0, NEED_PERFMON, props_ioctl },
+	{ NTKL_IOC_FLUSH, NTKL_PROPERTIES_SIZE_VER0, NEED_PERFMON, props_ioctl },
+	{ NTKL_IOC_LIST, NTKL_LIST_SIZE_VER0, NEED_PERFMON, list_ioctl },
+	{ NTKL_IOC_BIND, NTKL_BIND_SIZE_VER0, NEED_PERFMON, bind_ioctl },
+	{ NTKL_IOC_SET_SPINLOCK_CONFIG, NTKL_SPINLOCK_CONFIG_SIZE_VER0, NEED_ADMIN,
+	  spinlock_ioctl },
+	{ NTKL_IOC_GET_SPINLOCK_CONFIG, NTKL_SPINLOCK_CONFIG_SIZE_VER0, NEED_PERFMON,
+	  spinlock_ioctl },
+	{ NTKL_IOC_GET_VERSION, NTKL_VERSION_SIZE_VER0, NEED_NOTHING, version_ioctl },
+	{ NTKL_IOC_SET_PROFILE_INTERVAL, NTKL_PROFILE_INTERVAL_SIZE_VER0, NEED_ADMIN,
 	  profile_interval_ioctl },
-	{ NTKL_IOC_GET_PROFILE_INTERVAL, NTKL_PROFILE_INTERVAL_SIZE_VER0, false,
+	{ NTKL_IOC_GET_PROFILE_INTERVAL, NTKL_PROFILE_INTERVAL_SIZE_VER0, NEED_PERFMON,
 	  profile_interval_ioctl },
-	{ NTKL_IOC_SET_STACK_TRACING, NTKL_STACK_TRACING_SIZE_VER0, false, stack_tracing_ioctl },
-	{ NTKL_IOC_GET_STACK_TRACING, NTKL_STACK_TRACING_SIZE_VER0, false, stack_tracing_ioctl },
+	{ NTKL_IOC_SET_STACK_TRACING, NTKL_STACK_TRACING_SIZE_VER0, NEED_PERFMON,
+	  stack_tracing_ioctl },
+	{ NTKL_IOC_GET_STACK_TRACING, NTKL_STACK_TRACING_SIZE_VER0, NEED_PERFMON,
+	  stack_tracing_ioctl },
 };
 
-/* Who may control loggers: the one capability check of the module. */
-static bool may_control(void)
+static bool has_need(enum ntkl_need need)
 {
-	return capable(CAP_SYS_ADMIN) || perfmon_capable();
+	switch (need) {
+	case NEED_NOTHING:
+		return true;
+	case NEED_PERFMON:
+		return ntkl_may_trace();
+	default:
+		return ntkl_may_set_global();
+	}
 }
 
 long ntkl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -358,7 +382,7 @@ long ntkl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			continue;
 		if (_IOC_SIZE(cmd) < ioc->min_size)
 			return -ENOTTY;
-		if (!ioc->open && !may_control())
+		if (!has_need(ioc->need))
 			return -EPERM;
 		/* the command as the table has it: handlers compare against it */
 		return ioc->fn(file, ioc->cmd, (void __user *)arg);

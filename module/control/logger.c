@@ -33,6 +33,7 @@ static void logger_release(struct kref *ref)
 
 	irq_work_sync(&lg->wake_work);
 	ntkl_buffers_free(lg);
+	ntkl_owner_put(lg);
 	kfree(lg);
 }
 
@@ -217,6 +218,7 @@ void ntkl_logger_fill(struct ntkl_logger *lg, struct ntkl_properties *p)
 	p->readers = atomic_read(&lg->readers);
 	p->flags = NTKL_LOGGER_FLAG_KERNEL_TRACE |
 		   (p->readers ? NTKL_LOGGER_FLAG_REAL_TIME : 0);
+	p->owner_uid = ntkl_owner_uid(lg);
 }
 
 static int logger_start(const struct file *file, struct ntkl_properties *p)
@@ -259,7 +261,7 @@ static int logger_start(const struct file *file, struct ntkl_properties *p)
 	lg->clock_type = p->clock_type;
 	lg->flush_timer = p->flush_timer;
 	if (lg->mode & NTKL_MODE_OWNED)
-		lg->owner = file;
+		lg->owner_file = file;
 	groups_from(&lg->groups, p);
 
 	ret = ntkl_buffers_alloc(lg);
@@ -267,6 +269,8 @@ static int logger_start(const struct file *file, struct ntkl_properties *p)
 		kfree(lg);
 		goto unlock;
 	}
+	/* from here logger_release() frees it, and puts its owner */
+	ntkl_owner_set(lg);
 	if (lg->clock_type == NTKL_CLOCK_QPC && !qpc_logger_running_locked())
 		ntkl_clock_anchor();
 	lg->perf_freq = ntkl_clock_freq(lg->clock_type);
@@ -325,7 +329,7 @@ void ntkl_logger_stop_owned(const struct file *file)
 
 	mutex_lock(&table_lock);
 	for (i = 0; i < NTKL_MAX_LOGGERS; i++)
-		if (table[i] && table[i]->owner == file)
+		if (table[i] && table[i]->owner_file == file)
 			stop_locked(table[i]);
 	mutex_unlock(&table_lock);
 }
@@ -416,6 +420,14 @@ int ntkl_logger_control(const struct file *file, unsigned int cmd, struct ntkl_p
 		mutex_unlock(&table_lock);
 		return -ENOENT;
 	}
+	/* anyone may look; only the owner (or an admin) may act */
+	if (cmd != NTKL_IOC_QUERY) {
+		ret = ntkl_may_manage(lg);
+		if (ret) {
+			mutex_unlock(&table_lock);
+			return ret;
+		}
+	}
 	switch (cmd) {
 	case NTKL_IOC_STOP:
 		kref_get(&lg->ref);
@@ -470,6 +482,7 @@ int ntkl_logger_set_stack_tracing(const struct ntkl_stack_tracing *st, const u16
 {
 	struct ntkl_logger *lg;
 	u32 i, bits = 0, bit;
+	int ret;
 
 	for (i = 0; i < st->count; i++) {
 		bit = ntkl_stack_hook_bit(hooks[i]);
@@ -479,10 +492,11 @@ int ntkl_logger_set_stack_tracing(const struct ntkl_stack_tracing *st, const u16
 	}
 	mutex_lock(&table_lock);
 	lg = find_named_locked(st->logger_name, st->logger_id);
-	if (lg)
+	ret = lg ? ntkl_may_manage(lg) : -ENOENT;
+	if (!ret)
 		WRITE_ONCE(lg->stack_hooks, bits);
 	mutex_unlock(&table_lock);
-	return lg ? 0 : -ENOENT;
+	return ret;
 }
 
 /*

@@ -4,6 +4,7 @@
  * share: `ntkl CMD NAME ...`, its help, its arguments, and one call to the
  * module on that logger with ntkl's one-line error and its fix.
  */
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -59,6 +60,12 @@ int cmd_on_logger(int argc, char **argv, const struct cmd_logger_op *op,
 		return -1;
 	ntkl_props_init(p, argv[1]);
 	ret = op->call(fd, p);
+	if (ret == -EACCES) {
+		/* another user's logger: the error names its owner */
+		ntkl_props_init(p, argv[1]);
+		if (!ntkl_query(fd, p))
+			ctx.current = p;
+	}
 	close(fd);
 	if (!ret)
 		return 0;

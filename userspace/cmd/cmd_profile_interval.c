@@ -27,7 +27,8 @@ void cmd_profile_interval_usage(FILE *out)
 		"       ntkl profile-interval -default\n"
 		"\n"
 		"Set how often PROFILE loggers sample each CPU (kernel-wide, like\n"
-		"xperf -SetProfInt N); without arguments, show it.\n"
+		"xperf -SetProfInt N); without arguments, show it. Setting it needs\n"
+		"root (CAP_SYS_ADMIN): it applies to every logger.\n"
 		"\n"
 		"  N          the interval in 100 ns units, %d..%d\n"
 		"             (8.2 kHz to 1 Hz); 10000 is 1 ms\n"
@@ -53,7 +54,9 @@ static void show(uint32_t interval)
  */
 int profile_interval_apply(int fd, const char *cmd, uint32_t interval)
 {
-	struct ntkl_error_ctx ctx = { .cmd = cmd, .op = NTKL_OP_PROFILE_INTERVAL };
+	struct ntkl_error_ctx ctx = {
+		.cmd = cmd, .op = NTKL_OP_PROFILE_INTERVAL, .machine_wide = 1,
+	};
 	struct ntkl_profile_interval p = { .size = sizeof(p), .interval = interval };
 	int ret;
 

@@ -36,7 +36,7 @@ void cmd_save_usage(FILE *out)
 static int save(const struct ntkl_properties *p, const char *file)
 {
 	struct ntkl_error_ctx ctx = {
-		.cmd = "save", .op = NTKL_OP_BIND, .logger = p->logger_name,
+		.cmd = "save", .op = NTKL_OP_BIND, .logger = p->logger_name, .current = p,
 	};
 	struct ntkl_properties final;
 	struct ntkl_writer w;

@@ -27,6 +27,7 @@ void cmd_spinlock_config_usage(FILE *out)
 		"\n"
 		"Set how SPINLOCK loggers sample contended spin locks (kernel-wide, like\n"
 		"xperf -setspinlocksample); without arguments, show the settings.\n"
+		"Setting them needs root (CAP_SYS_ADMIN): they apply to every logger.\n"
 		"\n"
 		"  spin=N        record acquisitions that spun at least N times (>= %d, default 1)\n"
 		"  contention=N  record every Nth contended acquisition per CPU (>= %d, default 1)\n"
@@ -144,6 +145,7 @@ int cmd_spinlock_config(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		ret = ntkl_set_spinlock_config(fd, &c);
+		ctx.machine_wide = ret != 0;
 		if (!ret)
 			ret = ntkl_get_spinlock_config(fd, &c);
 		if (ret) {

@@ -10,6 +10,25 @@
 
 #include "cmd.h"
 
+/* Another user's logger: the one-line error naming its owner. */
+static void not_owner(int fd, const char *cmd, const char *logger, uint32_t id)
+{
+	struct ntkl_properties cur;
+	struct ntkl_error_ctx ctx = {
+		.cmd = cmd, .op = NTKL_OP_UPDATE, .logger = logger, .current = &cur,
+	};
+	char what[NTKL_NAME_MAX + 64];
+
+	ntkl_props_init(&cur, logger);
+	cur.logger_id = logger ? 0 : id;
+	if (ntkl_query(fd, &cur))
+		ctx.current = NULL;
+	else
+		ctx.logger = cur.logger_name;
+	snprintf(what, sizeof(what), "-stackwalk: cannot change logger %s", ctx.logger);
+	ntkl_error_print(stderr, &ctx, what, -EACCES);
+}
+
 int stackwalk_apply(int fd, const char *cmd, const char *logger, uint32_t id,
 		    const struct ntkl_stackwalk *sw)
 {
@@ -23,6 +42,8 @@ int stackwalk_apply(int fd, const char *cmd, const char *logger, uint32_t id,
 		fprintf(stderr, "ntkl %s: cannot walk the stacks of %s: ntkl walks Profile, CSwitch, ReadyThread and SpinLock (0x%04x, 0x%04x, 0x%04x, 0x%04x)\n",
 			cmd, hooks, NTKL_STACK_HOOK_PROFILE, NTKL_STACK_HOOK_CSWITCH,
 			NTKL_STACK_HOOK_READY_THREAD, NTKL_STACK_HOOK_SPINLOCK);
+	else if (ret == -EACCES)
+		not_owner(fd, cmd, logger, id);
 	else if (ret == -ENOTTY)
 		fprintf(stderr, "ntkl %s: -stackwalk: the loaded ntkl module cannot walk stacks (ntkl version)\n",
 			cmd);

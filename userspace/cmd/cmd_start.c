@@ -333,8 +333,12 @@ static int start_writer(int fd, const struct ntkl_properties *p, const char *fil
 	ntkl_state_path(state_path, sizeof(state_path), p->logger_id, p->instance_guid);
 	state_fd = ntkl_state_create(state_path);
 	if (state_fd < 0) {
-		fprintf(stderr, "ntkl start: cannot create the writer's state file %s: %s\n",
-			state_path, strerror(-state_fd));
+		if (state_fd == -EACCES)
+			fprintf(stderr, "ntkl start: cannot create the writer's state file %s: %s: its directory must be writable by the group of /dev/ntkl, as make install's tmpfiles rule makes it at boot (sudo systemd-tmpfiles --create ntkl.conf)\n",
+				state_path, strerror(-state_fd));
+		else
+			fprintf(stderr, "ntkl start: cannot create the writer's state file %s: %s\n",
+				state_path, strerror(-state_fd));
 		goto fail;
 	}
 

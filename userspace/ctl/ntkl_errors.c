@@ -11,6 +11,7 @@
 
 #include "ntkl_ctl.h"
 #include "ntkl_errors.h"
+#include "ntkl_show.h"
 #include "uapi/ntkl_bounds.h"
 
 const char *ntkl_etw_error_name(int err, enum ntkl_op op)
@@ -142,6 +143,22 @@ static void update_einval(struct text *t, const struct ntkl_properties *p,
 		    NTKL_MAX_FLUSH_TIMER);
 }
 
+/*
+ * EACCES on a logger: another user started it (access.c in the module).
+ * Its owner comes from the logger as queried (ctx->current), if known.
+ */
+static void not_owner(struct text *t, const struct ntkl_error_ctx *ctx, const char *name)
+{
+	char owner[64] = "another user";
+
+	if (ctx->current)
+		ntkl_owner_str(ctx->current, owner, sizeof(owner));
+	if (!strcmp(owner, "-"))
+		snprintf(owner, sizeof(owner), "another user");
+	add(t, "logger %s belongs to %s: only its owner or root (CAP_SYS_ADMIN) may stop, change, flush or read it; ask them, or run as root",
+	    name ? name : "", owner);
+}
+
 const char *ntkl_error_advice(const struct ntkl_error_ctx *ctx, int err,
 			      char *buf, size_t size)
 {
@@ -197,9 +214,13 @@ const char *ntkl_error_advice(const struct ntkl_error_ctx *ctx, int err,
 			add(&t, "/dev/ntkl is for root and the group tracing (make install's udev rule): sudo usermod -aG tracing $USER and log in again, or run as root");
 			break;
 		}
-		__attribute__((fallthrough));
+		not_owner(&t, ctx, name);
+		break;
 	case EPERM:
-		add(&t, "needs CAP_PERFMON (or CAP_SYS_ADMIN): run as root, or sudo setcap cap_perfmon+ep $(command -v ntkl)");
+		if (ctx->machine_wide)
+			add(&t, "this setting is machine-wide: changing it needs CAP_SYS_ADMIN (run as root)");
+		else
+			add(&t, "needs CAP_PERFMON (or CAP_SYS_ADMIN): run as root, or sudo setcap cap_perfmon+ep $(command -v ntkl)");
 		break;
 	case E2BIG:
 		add(&t, "loggers started while listing them: try again");

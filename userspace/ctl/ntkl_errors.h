@@ -38,8 +38,13 @@ struct ntkl_error_ctx {
 	const char *logger;		/* the logger's name, or NULL */
 	/* START, UPDATE: what was asked (names the bad bound on EINVAL) */
 	const struct ntkl_properties *asked;
-	/* UPDATE: the logger as it runs (its allocated buffers), or NULL */
+	/*
+	 * UPDATE: the logger as it runs (its allocated buffers); any call on
+	 * one logger: that logger (EACCES names its owner), or NULL
+	 */
 	const struct ntkl_properties *current;
+	/* a SET of a machine-wide setting: EPERM means no CAP_SYS_ADMIN */
+	int machine_wide;
 };
 
 /* "ERROR_ALREADY_EXISTS" for EEXIST...; err is a positive errno. */

@@ -3,6 +3,8 @@
  * Printing loggers. See ntkl_show.h.
  */
 #include <inttypes.h>
+#include <pwd.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "etl/etl_decode.h"
@@ -36,6 +38,33 @@ const char *ntkl_flush_timer_str(const struct ntkl_properties *p, char *buf,
 		snprintf(buf, size, "%u ms", p->flush_timer);
 	else
 		snprintf(buf, size, "%u s", p->flush_timer);
+	return buf;
+}
+
+/*
+ * /etc/passwd read directly (fgetpwent), not through NSS: ntkl is linked
+ * statically and glibc's NSS needs its shared libraries at run time.
+ */
+const char *ntkl_owner_str(const struct ntkl_properties *p, char *buf, size_t size)
+{
+	const struct passwd *pw = NULL;
+	FILE *f;
+
+	if (p->size < offsetof(struct ntkl_properties, owner_uid) + sizeof(p->owner_uid)) {
+		snprintf(buf, size, "-");
+		return buf;
+	}
+	f = fopen("/etc/passwd", "re");
+	while (f && (pw = fgetpwent(f)) && pw->pw_uid != p->owner_uid)
+		;
+	if (pw)
+		snprintf(buf, size, "%s", pw->pw_name);
+	else if (!p->owner_uid)
+		snprintf(buf, size, "root");	/* even where /etc/passwd is missing */
+	else
+		snprintf(buf, size, "uid %u", p->owner_uid);
+	if (f)
+		fclose(f);
 	return buf;
 }
 
@@ -86,7 +115,7 @@ static const char *mode_str(uint32_t mode, char *buf, size_t size)
 	etl_flags_str(etl_logfile_mode_names, mode & ~NTKL_MODE_OWNED, buf, size);
 	n = strlen(buf);
 	if (mode & NTKL_MODE_OWNED)
-		snprintf(buf + n, size - n, "|OWNED: stops when its owner closes");
+		snprintf(buf + n, size - n, "|OWNED: stops when its starting descriptor closes");
 	return buf;
 }
 
@@ -119,6 +148,7 @@ void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
 	props_flags(p, &f);
 	LINE(out, "Logger Name", "%s", p->logger_name);
 	LINE(out, "Logger Id", "%u", p->logger_id);
+	LINE(out, "Owner", "%s", ntkl_owner_str(p, buf, sizeof(buf)));
 	LINE(out, "Instance Guid", "%s", etl_guid_str(p->instance_guid, buf, sizeof(buf)));
 	LINE(out, "Status", "%s, %s", ntkl_status_name(p->logger_status),
 	     p->accept_new_events ? "accepting events" : "not accepting events");
@@ -164,8 +194,8 @@ static const char *mode_word(const struct ntkl_properties *p)
 void ntkl_show_list(FILE *out, const struct ntkl_properties *p,
 		    const struct ntkl_sink *sinks, uint32_t count)
 {
-	int name_w = 4, flags_w = 5;
-	char on[256], buffers[32], where[PATH_MAX + 128];
+	int name_w = 4, owner_w = 5, flags_w = 5;
+	char on[256], buffers[32], where[PATH_MAX + 128], owner[64];
 	struct ntkl_flags f;
 
 	for (uint32_t i = 0; i < count; i++) {
@@ -173,13 +203,16 @@ void ntkl_show_list(FILE *out, const struct ntkl_properties *p,
 
 		if (n > name_w)
 			name_w = n;
+		n = (int)strlen(ntkl_owner_str(&p[i], owner, sizeof(owner)));
+		if (n > owner_w)
+			owner_w = n;
 		props_flags(&p[i], &f);
 		n = (int)strlen(ntkl_flags_format(&f, on, sizeof(on)));
 		if (n > flags_w)
 			flags_w = n;
 	}
-	fprintf(out, "%3s  %-*s  %-8s %-9s %6s %9s %8s %8s  %-*s  %s\n", "ID",
-		name_w, "NAME", "STATUS", "MODE", "BUF KB", "BUFFERS", "WRITTEN",
+	fprintf(out, "%3s  %-*s  %-*s  %-8s %-9s %6s %9s %8s %8s  %-*s  %s\n", "ID",
+		name_w, "NAME", owner_w, "OWNER", "STATUS", "MODE", "BUF KB", "BUFFERS", "WRITTEN",
 		"LOST", flags_w, "FLAGS", "FILE");
 	for (uint32_t i = 0; i < count; i++) {
 		props_flags(&p[i], &f);
@@ -194,8 +227,9 @@ void ntkl_show_list(FILE *out, const struct ntkl_properties *p,
 		else
 			snprintf(where, sizeof(where), "%s",
 				 p[i].readers ? "(reader)" : "(no reader)");
-		fprintf(out, "%3u  %-*s  %-8s %-9s %6u %9s %8" PRIu64 " %8" PRIu64 "  %-*s  %s\n",
-			p[i].logger_id, name_w, p[i].logger_name,
+		fprintf(out, "%3u  %-*s  %-*s  %-8s %-9s %6u %9s %8" PRIu64 " %8" PRIu64 "  %-*s  %s\n",
+			p[i].logger_id, name_w, p[i].logger_name, owner_w,
+			ntkl_owner_str(&p[i], owner, sizeof(owner)),
 			ntkl_status_name(p[i].logger_status), mode_word(&p[i]),
 			p[i].buffer_size_kb, buffers, (uint64_t)p[i].buffers_written,
 			(uint64_t)p[i].events_lost, flags_w,

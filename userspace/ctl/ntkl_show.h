@@ -34,6 +34,12 @@ void ntkl_show_settings(FILE *out, const struct ntkl_properties *p);
 void ntkl_show_list(FILE *out, const struct ntkl_properties *p,
 		    const struct ntkl_sink *sinks, uint32_t count);
 
+/*
+ * Whose the logger is: "root", "alice" (from /etc/passwd), "uid 1000" (a
+ * uid /etc/passwd lacks), or "-" from a module of ABI 3, which says not.
+ */
+const char *ntkl_owner_str(const struct ntkl_properties *p, char *buf, size_t size);
+
 /* "running", "stopped"... */
 const char *ntkl_status_name(uint32_t status);
 

@@ -34,6 +34,21 @@ const char *ntkl_state_path(char *buf, size_t size, uint32_t logger_id,
 	return buf;
 }
 
+/*
+ * The run directory holds every tracing user's writers' states: sticky
+ * and writable by the device's group (as udev/ntkl-tmpfiles.conf makes it
+ * at boot), so each user leaves its state there and none removes
+ * another's. Only for a directory this call created.
+ */
+static void share_run_dir(const char *dir)
+{
+	struct stat dev;
+
+	if (stat(NTKL_DEVICE_PATH, &dev) == 0 && chown(dir, (uid_t)-1, dev.st_gid) < 0)
+		return;		/* not root: the group stays ours; others cannot write */
+	chmod(dir, 01775);
+}
+
 /* mkdir -p of the directory part of path. */
 static int make_parent_dirs(const char *path)
 {
@@ -46,8 +61,12 @@ static int make_parent_dirs(const char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		if (mkdir(dir, 0755) == 0) {
+			if (!strcmp(dir, ntkl_run_dir()))
+				share_run_dir(dir);
+		} else if (errno != EEXIST) {
 			return -errno;
+		}
 		*p = '/';
 	}
 	return 0;

@@ -9,7 +9,9 @@
  * writer holds an exclusive flock() on it from before `ntkl start` returns
  * until it exits, so `ntkl stop` waits for the file to be complete by
  * taking the lock. The GUID in the name keeps a new logger that reuses an
- * id apart from an old writer still draining.
+ * id apart from an old writer still draining. The directory is every
+ * tracing user's: sticky and writable by /dev/ntkl's group
+ * (udev/ntkl-tmpfiles.conf at boot, or ntkl when it creates it as root).
  */
 #ifndef NTKL_STATE_H
 #define NTKL_STATE_H

@@ -72,11 +72,35 @@ static void test_lines(void)
 		ctx.op = op;
 		CHECK_HAS(line(&ctx, "x", EPERM),
 			  "(ERROR_ACCESS_DENIED): needs CAP_PERFMON (or CAP_SYS_ADMIN): run as root, or sudo setcap cap_perfmon+ep $(command -v ntkl)");
-		/* the device's permissions: the group */
+		/* the device's permissions (the group), else another's logger */
 		CHECK_HAS(line(&ctx, "x", EACCES), op == NTKL_OP_OPEN ?
 			  "(ERROR_ACCESS_DENIED): /dev/ntkl is for root and the group tracing" :
-			  "(ERROR_ACCESS_DENIED): needs CAP_PERFMON");
+			  "(ERROR_ACCESS_DENIED): logger foo belongs to another user: only its owner or root (CAP_SYS_ADMIN) may");
 	}
+	test_end();
+
+	test_begin("access_denied_names_owner");
+	{
+		struct ntkl_properties cur;
+
+		ntkl_props_init(&cur, "foo");
+		cur.owner_uid = 0;	/* root is in every /etc/passwd */
+		ctx.op = NTKL_OP_STOP;
+		ctx.current = &cur;
+		CHECK_STR(line(&ctx, "cannot stop logger foo", EACCES),
+			  "ntkl stop: cannot stop logger foo: Permission denied (ERROR_ACCESS_DENIED): logger foo belongs to root: only its owner or root (CAP_SYS_ADMIN) may stop, change, flush or read it; ask them, or run as root");
+		cur.owner_uid = 4000000000u;	/* in no /etc/passwd */
+		CHECK_HAS(line(&ctx, "x", EACCES), "logger foo belongs to uid 4000000000: only");
+		/* an ABI 3 module says no owner */
+		cur.size = NTKL_PROPERTIES_SIZE_VER0;
+		CHECK_HAS(line(&ctx, "x", EACCES), "logger foo belongs to another user:");
+		ctx.current = NULL;
+	}
+	ctx.op = NTKL_OP_PROFILE_INTERVAL;
+	ctx.machine_wide = 1;
+	CHECK_HAS(line(&ctx, "x", EPERM),
+		  "(ERROR_ACCESS_DENIED): this setting is machine-wide: changing it needs CAP_SYS_ADMIN (run as root)");
+	ctx.machine_wide = 0;
 	test_end();
 
 	test_begin("one_reader");

@@ -31,6 +31,7 @@ static void sample(struct ntkl_properties *p)
 	p->logger_status = NTKL_STATUS_RUNNING;
 	p->accept_new_events = 1;
 	p->readers = 1;
+	p->owner_uid = 0;	/* root: in every /etc/passwd */
 }
 
 static char *capture_props(const struct ntkl_properties *p, const struct ntkl_sink *sink)
@@ -56,6 +57,7 @@ static void test_query(void)
 	text = capture_props(&p, &sink);
 	CHECK_HAS(text, "Logger Name           : foo\n");
 	CHECK_HAS(text, "Logger Id             : 3\n");
+	CHECK_HAS(text, "Owner                 : root\n");
 	CHECK_HAS(text, "Status                : running, accepting events\n");
 	CHECK_HAS(text, "Log File Mode         : 0x00000001 (FILE_MODE_SEQUENTIAL)\n");
 	CHECK_HAS(text, "Log Filename          : /out/s.etl (writer pid 99)\n");
@@ -115,13 +117,14 @@ static void test_list(void)
 	p[1].log_file_mode = NTKL_MODE_BUFFERING;
 	p[1].enable_flags = p[1].group_masks[0] = 3;
 	p[1].group_masks[1] = 0;
+	p[1].owner_uid = 4000000000u;	/* in no /etc/passwd */
 	out = open_memstream(&text, &len);
 	ntkl_show_list(out, p, sinks, 2);
 	fclose(out);
-	CHECK_HAS(text, "ID  NAME           STATUS   MODE");
+	CHECK_HAS(text, "ID  NAME           OWNER           STATUS   MODE");
 	CHECK_HAS(text, "FLAGS                         FILE\n");
-	CHECK_HAS(text, "  3  foo            running  file          64      4/16       42        5  PROC_THREAD+CSWITCH+SPINLOCK  /out/s.etl\n");
-	CHECK_HAS(text, "  4  a longer name  running  buffering     64      4/16       42        5  PROC_THREAD                   -\n");
+	CHECK_HAS(text, "  3  foo            root            running  file          64      4/16       42        5  PROC_THREAD+CSWITCH+SPINLOCK  /out/s.etl\n");
+	CHECK_HAS(text, "  4  a longer name  uid 4000000000  running  buffering     64      4/16       42        5  PROC_THREAD                   -\n");
 	free(text);
 	test_end();
 }
