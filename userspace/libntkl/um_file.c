@@ -45,6 +45,7 @@ struct um_entry {
 struct um_logger_out {
 	uint64_t bytes;			/* file size so far */
 	uint64_t last_offset;		/* of the last whole buffer */
+	uint64_t whole_end;		/* the end of the last whole buffer */
 	uint8_t *zbuf;			/* one buffer compressed */
 	size_t zcap;
 	/* the compression buffer */
@@ -135,6 +136,7 @@ int um_out_open(struct ntkl_um_logger *lg)
 		return ret;
 	}
 	o->bytes = size;
+	o->whole_end = size;
 	atomic_store(&lg->buffers_written, 1);
 	atomic_store(&lg->file_bytes, size);
 	lg->seq = 1;
@@ -194,6 +196,9 @@ static void flush_compressed(struct ntkl_um_logger *lg, uint32_t n)
 	int ret = lg->write_error ? lg->write_error : write_all(lg->fd, o->cbuf, n);
 
 	if (ret) {
+		/* what this flush wrote of itself goes: the file ends where it was */
+		if (ftruncate(lg->fd, (off_t)o->bytes) == 0)
+			lseek(lg->fd, (off_t)o->bytes, SEEK_SET);
 		note_error(lg, ret, "writing the compression buffer");
 		/* every whole trace buffer in it is lost; a started one's tail stays */
 		for (i = o->partial; i < o->nent; i++)
@@ -209,6 +214,7 @@ static void flush_compressed(struct ntkl_um_logger *lg, uint32_t n)
 	}
 	for (i = 0; i < o->nent && o->ent[i].start + o->ent[i].len <= n; i++) {
 		o->last_offset = o->ent[i].file_offset;
+		o->whole_end = o->bytes + o->ent[i].start + o->ent[i].len;
 		atomic_fetch_add(&lg->buffers_written, 1);
 		atomic_fetch_add(&lg->events_written, o->ent[i].events);
 		done++;
@@ -291,6 +297,9 @@ int um_out_close(struct ntkl_um_logger *lg)
 		return 0;
 	if (o->cbuf && o->cfill)
 		flush_compressed(lg, o->cfill);
+	/* a trace buffer that could never be completed: the file ends before it */
+	if (o->cbuf && o->nent && ftruncate(lg->fd, (off_t)o->whole_end))
+		note_error(lg, -errno, "cutting a partial buffer off");
 	keep_whole(lg);
 	ret = etl_mark_last_buffer_fd(lg->fd, o->last_offset, err, sizeof(err));
 	if (ret)

@@ -260,6 +260,12 @@ NTKL_UM_API int ntkl_um_start(struct ntkl_um_logger **out, const char *name, con
 		um_set_error("ntkl_um_start: cannot start the logger thread: %s", strerror(-ret));
 		goto fail_out;
 	}
+	/* QUERY gives its id from the start on */
+	while (!atomic_load(&lg->thread_tid)) {
+		struct timespec t = { 0, 50000 };
+
+		nanosleep(&t, NULL);
+	}
 	*out = lg;
 	return 0;
 fail_out:
