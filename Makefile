@@ -7,13 +7,16 @@
 #   make bench         the cost of recording context switches, in one test VM boot
 #   make fuzz          the ETL readers under libFuzzer for FUZZ_SECONDS (600)
 #   make install       install ntkl.ko for KVER, the ntkl command and the udev rule
-#                      (/dev/ntkl for the group tracing)
+#                      (/dev/ntkl for the group tracing), and libntkl (shared and
+#                      static library, libntkl.h, libntkl.pc) under PREFIX
 
 BUILD     := $(CURDIR)/build
 KVERS     := $(shell scripts/kernels)
 KVER      ?= $(lastword $(KVERS))
 KDIR      ?= $(shell scripts/kernels --dir $(KVER))
 PREFIX    ?= /usr/local
+# libntkl's version, as userspace/Makefile's
+UM_VERSION := 0.1
 
 .PHONY: all module modules-all userspace selftests check unit-test vm-test \
 	checkpatch sparse install uninstall clean debug-kernel kernel-tools bench fuzz
@@ -31,7 +34,7 @@ modules-all:
 	+scripts/build-module --all
 
 userspace:
-	$(MAKE) -C userspace BUILD=$(BUILD)
+	$(MAKE) -C userspace BUILD=$(BUILD) PREFIX=$(PREFIX)
 
 selftests: kernel-tools
 	$(MAKE) -C selftests BUILD=$(BUILD)
@@ -64,14 +67,26 @@ install: module userspace
 		$(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko
 	install -D -m 0755 $(BUILD)/userspace/ntkl $(DESTDIR)$(PREFIX)/bin/ntkl
 	install -D -m 0644 udev/60-ntkl.rules $(DESTDIR)/etc/udev/rules.d/60-ntkl.rules
+	install -D -m 0755 $(BUILD)/userspace/libntkl.so.$(UM_VERSION) \
+		$(DESTDIR)$(PREFIX)/lib/libntkl.so.$(UM_VERSION)
+	ln -sf libntkl.so.$(UM_VERSION) $(DESTDIR)$(PREFIX)/lib/libntkl.so.0
+	ln -sf libntkl.so.0 $(DESTDIR)$(PREFIX)/lib/libntkl.so
+	install -D -m 0644 $(BUILD)/userspace/libntkl.a $(DESTDIR)$(PREFIX)/lib/libntkl.a
+	install -D -m 0644 userspace/libntkl/libntkl.h $(DESTDIR)$(PREFIX)/include/libntkl.h
+	install -D -m 0644 $(BUILD)/userspace/libntkl.pc \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/libntkl.pc
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+	[ -n "$(DESTDIR)" ] || ! command -v ldconfig >/dev/null || ldconfig
 	[ -n "$(DESTDIR)" ] || getent group tracing >/dev/null || groupadd --system tracing
 	[ -n "$(DESTDIR)" ] || ! command -v udevadm >/dev/null || \
 		{ udevadm control --reload && udevadm trigger --name-match=ntkl; }
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko $(DESTDIR)$(PREFIX)/bin/ntkl \
-		$(DESTDIR)/etc/udev/rules.d/60-ntkl.rules
+		$(DESTDIR)/etc/udev/rules.d/60-ntkl.rules \
+		$(DESTDIR)$(PREFIX)/lib/libntkl.so.$(UM_VERSION) $(DESTDIR)$(PREFIX)/lib/libntkl.so.0 \
+		$(DESTDIR)$(PREFIX)/lib/libntkl.so $(DESTDIR)$(PREFIX)/lib/libntkl.a \
+		$(DESTDIR)$(PREFIX)/include/libntkl.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/libntkl.pc
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 clean:
