@@ -171,13 +171,27 @@ TEST_F_TIMEOUT(libntkl, units_inside_kernel_capture, 300)
 					((s.v[i].known & ETL_SWITCH_HAS_NEW) &&
 					 s.v[i].new_tid == x->tid));
 			if (!seen) {
+				int64_t before = 0, after = 0;
+
+				for (size_t i = 0; i < s.n; i++) {
+					if (s.v[i].old_tid != x->tid && s.v[i].new_tid != x->tid)
+						continue;
+					if (s.v[i].time < x->begin && s.v[i].time > before)
+						before = s.v[i].time;
+					if (s.v[i].time > x->end && (!after || s.v[i].time < after))
+						after = s.v[i].time;
+				}
 				missing++;
-				TH_LOG("unit %d/%d (tid %u, %lld..%lld): no CSwitch of its thread",
-				       t, n, x->tid, (long long)x->begin, (long long)x->end);
+				TH_LOG("unit %d/%d (tid %u, %lld..%lld): no CSwitch of its thread (its last before %lld, first after %lld; the capture lost %u events)",
+				       t, n, x->tid, (long long)x->begin, (long long)x->end,
+				       (long long)before, (long long)after, k.header.events_lost);
 			}
 		}
 	}
 	EXPECT_EQ(0, missing);
+	/* in the test VM, keep the files of a failure for a look (vm-run --out) */
+	if (missing)
+		sh(NULL, 0, "[ -d /out ] && cp /tmp/k.etl /tmp/u.etl /out/");
 	etl_switches_free(&s);
 	etl_close(&k);
 	unlink("/tmp/k.etl");
