@@ -4,9 +4,9 @@
  * UnitBegin / UnitEnd event pair around each one (opcode Start / Stop,
  * fields unit and thread) to a private logger's ETL file.
  *
- *   units [-o FILE.etl] [-t THREADS] [-n UNITS] [-w WORK_US] [-c]
+ *   units [-o FILE.etl] [-t THREADS] [-n UNITS] [-w WORK_US] [-c] [-b KB]
  *
- * -c writes the file compressed. In the middle of each unit its thread
+ * -c writes the file compressed, -b sets the buffer size. In the middle of each unit its thread
  * blocks once, on a pipe that a waker thread writes only once the kernel
  * says the thread sleeps (/proc/self/task/TID/stat): so the thread is
  * switched out and back in within every unit, even where a short sleep
@@ -135,15 +135,16 @@ int main(int argc, char **argv)
 	static struct worker w[65];
 	pthread_t wk;
 
-	while ((opt = getopt(argc, argv, "o:t:n:w:c")) != -1) {
+	while ((opt = getopt(argc, argv, "o:t:n:w:cb:")) != -1) {
 		switch (opt) {
 		case 'o': file = optarg; break;
 		case 't': threads = atoi(optarg); break;
 		case 'n': units = atoi(optarg); break;
 		case 'w': work_us = atoi(optarg); break;
 		case 'c': props.log_file_mode |= NTKL_UM_MODE_COMPRESSED; break;
+		case 'b': props.buffer_size_kb = (uint32_t)atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: units [-o FILE.etl] [-t THREADS] [-n UNITS] [-w WORK_US] [-c]\n");
+			fprintf(stderr, "usage: units [-o FILE.etl] [-t THREADS] [-n UNITS] [-w WORK_US] [-c] [-b KB]\n");
 			return 2;
 		}
 	}
