@@ -21,8 +21,10 @@
  *
  * A writer that finds its buffer full closes it (sets UM_CLOSED: no more
  * reserves), queues it for the logger thread and installs a free buffer
- * in its CPU's slot. A slot holds the buffer's index and generation, so a
- * writer holding a stale view can never replace a recycled buffer. The
+ * in its CPU's slot. A slot holds the buffer's index and generation, and
+ * so does the buffer's state word: a writer holding a stale view can never
+ * replace, close or reserve in a recycled buffer (whose offset may have
+ * come back to the value it read, with records of later times before it). The
  * logger thread writes a closed buffer once every writer that reserved
  * in it committed (committed == filled).
  */
@@ -71,7 +73,7 @@ int um_pool_init(struct um_pool *pool, uint32_t size, uint32_t minimum, uint32_t
 	/* the unused tail of every buffer reads 0xFF, as Windows leaves it */
 	memset(pool->mem, ETW_BUFFER_FILL_BYTE, pool->stride * minimum);
 	for (i = 0; i < maximum; i++)
-		atomic_init(&pool->bufs[i].state, UM_CLOSED);
+		atomic_init(&pool->bufs[i].state, (uint64_t)UM_CLOSED);
 	atomic_init(&pool->committed_n, minimum);
 	for (i = minimum; i-- > 0;) {
 		atomic_init(&pool->bufs[i].next_free, (uint32_t)(pool->free_top & 0xFFFFFFFFu));
@@ -147,16 +149,21 @@ static int grow(struct um_pool *pool)
 	return (int)n;
 }
 
-static void close_buf(struct ntkl_um_logger *lg, uint32_t index)
+/* Close generation gen of buffer index (a later one stays open). */
+static void close_buf(struct ntkl_um_logger *lg, uint32_t index, uint32_t gen)
 {
 	struct um_pool *pool = &lg->pool;
 	struct um_buf *b = &pool->bufs[index];
-	uint32_t old = atomic_fetch_or_explicit(&b->state, UM_CLOSED, memory_order_acq_rel);
+	uint64_t old = atomic_load_explicit(&b->state, memory_order_relaxed);
 	uint32_t top;
 
-	if (old & UM_CLOSED)
-		return;		/* someone else closed it and queued it */
-	b->filled = old;
+	do {
+		if (UM_GEN(old) != gen || (old & UM_CLOSED))
+			return;	/* recycled, or someone else closed and queued it */
+	} while (!atomic_compare_exchange_weak_explicit(&b->state, &old, old | UM_CLOSED,
+							memory_order_acq_rel,
+							memory_order_relaxed));
+	b->filled = UM_OFFSET(old);
 	top = atomic_load_explicit(&pool->closed_top, memory_order_relaxed);
 	do
 		b->next_closed = top;
@@ -174,6 +181,7 @@ static int install(struct ntkl_um_logger *lg, uint32_t cpu, uint64_t expected)
 {
 	struct um_pool *pool = &lg->pool;
 	struct um_buf *b;
+	uint32_t gen;
 	int i = pop_free(pool);
 
 	if (i < 0)
@@ -183,12 +191,12 @@ static int install(struct ntkl_um_logger *lg, uint32_t cpu, uint64_t expected)
 	b = &pool->bufs[i];
 	b->cpu = (uint16_t)cpu;
 	b->filled = 0;
-	b->gen++;
+	gen = ++b->gen;
 	atomic_store_explicit(&b->events, 0, memory_order_relaxed);
 	atomic_store_explicit(&b->committed, UM_BUF_HDR, memory_order_relaxed);
-	atomic_store_explicit(&b->state, UM_BUF_HDR, memory_order_release);
+	atomic_store_explicit(&b->state, (uint64_t)gen << 32 | UM_BUF_HDR, memory_order_release);
 	if (!atomic_compare_exchange_strong_explicit(&pool->slot[cpu], &expected,
-						     (uint64_t)b->gen << 32 | (uint32_t)(i + 1),
+						     (uint64_t)gen << 32 | (uint32_t)(i + 1),
 						     memory_order_acq_rel,
 						     memory_order_acquire)) {
 		/*
@@ -196,7 +204,7 @@ static int install(struct ntkl_um_logger *lg, uint32_t cpu, uint64_t expected)
 		 * thread like any closed buffer: a writer with a stale view of
 		 * the slot may have reserved in it already.
 		 */
-		close_buf(lg, (uint32_t)i);
+		close_buf(lg, (uint32_t)i, gen);
 	}
 	return 0;
 }
@@ -217,22 +225,24 @@ int um_reserve(struct ntkl_um_logger *lg, uint32_t len, uint8_t **at, uint64_t *
 
 	for (;;) {
 		uint64_t s = atomic_load_explicit(&pool->slot[cpu], memory_order_acquire);
-		uint32_t i = (uint32_t)s, st;
+		uint32_t i = (uint32_t)s, gen = UM_GEN(s);
 		struct um_buf *b;
+		uint64_t st;
 
 		if (i) {
 			b = &pool->bufs[i - 1];
-			st = atomic_load_explicit(&b->state, memory_order_relaxed);
-			while (!(st & UM_CLOSED)) {
-				if (st + len > pool->size) {
-					close_buf(lg, i - 1);
+			st = atomic_load_explicit(&b->state, memory_order_acquire);
+			/* closed, or recycled since the slot named it: replace it */
+			while (!(st & UM_CLOSED) && UM_GEN(st) == gen) {
+				if (UM_OFFSET(st) + len > pool->size) {
+					close_buf(lg, i - 1, gen);
 					break;
 				}
 				*ts = um_clock_now(lg);
 				if (atomic_compare_exchange_weak_explicit(&b->state, &st, st + len,
 									  memory_order_acquire,
-									  memory_order_relaxed)) {
-					*at = um_buf_mem(pool, i - 1) + st;
+									  memory_order_acquire)) {
+					*at = um_buf_mem(pool, i - 1) + UM_OFFSET(st);
 					return (int)(i - 1);
 				}
 			}
@@ -256,11 +266,10 @@ void um_close_all(struct ntkl_um_logger *lg)
 	uint32_t cpu;
 
 	for (cpu = 0; cpu < pool->ncpu; cpu++) {
-		uint32_t i = (uint32_t)atomic_load_explicit(&pool->slot[cpu],
-							    memory_order_acquire);
+		uint64_t s = atomic_load_explicit(&pool->slot[cpu], memory_order_acquire);
 
-		if (i)
-			close_buf(lg, i - 1);
+		if ((uint32_t)s)
+			close_buf(lg, (uint32_t)s - 1, UM_GEN(s));
 	}
 }
 

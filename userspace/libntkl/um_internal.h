@@ -27,8 +27,14 @@
 #define UM_BUF_HDR	0x48u		/* WMI_BUFFER_HEADER */
 #define UM_ALIGN8(x)	(((x) + 7u) & ~7u)
 
-/* A buffer's state word: the reserve offset, and CLOSED once no writer may add. */
+/*
+ * A buffer's state word: its generation (high 32 bits: a reserve from a
+ * writer that read an earlier generation's state fails) and the reserve
+ * offset, with CLOSED once no writer may add.
+ */
 #define UM_CLOSED	0x80000000u
+#define UM_OFFSET(st)	((uint32_t)(st) & ~UM_CLOSED)
+#define UM_GEN(st)	((uint32_t)((st) >> 32))
 
 /*
  * A buffer slot of the pool. Its memory is pool->mem + index * stride;
@@ -36,7 +42,7 @@
  * bytes are exactly what goes to the file.
  */
 struct um_buf {
-	_Atomic uint32_t state;		/* bytes reserved (header included) | UM_CLOSED */
+	_Atomic uint64_t state;		/* gen << 32 | bytes reserved (header in) | UM_CLOSED */
 	_Atomic uint32_t committed;	/* bytes written by writers that finished */
 	uint32_t filled;		/* state at close, without UM_CLOSED */
 	uint16_t cpu;			/* the CPU slot it served */
