@@ -466,6 +466,61 @@ static void test_clock(void)
 	test_end();
 }
 
+/* SYSTEM stamps FILETIME; CYCLE the TSC, its PerfFreq measured. */
+static void test_other_clocks(void)
+{
+	const char *path = tmp_path("clocks.etl");
+	struct ntkl_um_descriptor d = { .id = 7 };
+	uint32_t zero[2] = { 0, 0 };
+	struct ntkl_um_field f = { "x", NTKL_UM_UINT64, zero, 8 };
+
+	test_begin("system_and_cycle_clocks");
+	for (uint32_t type = NTKL_UM_CLOCK_SYSTEM; type <= NTKL_UM_CLOCK_CYCLE; type++) {
+		struct ntkl_um_properties p = { .size = sizeof(p), .clock_type = type };
+		struct ntkl_um_logger *lg;
+		struct ntkl_um_provider *prov;
+		struct timespec a, b;
+		struct census c;
+		struct etl_file file;
+		struct etl_error err;
+		uint64_t c0 = 0, c1 = 0;
+
+		CHECK_EQ(ntkl_um_start(&lg, "clocks", path, &p), 0);
+		CHECK_EQ(ntkl_um_register(lg, "clocks", guid, 0, 0, &prov), 0);
+		clock_gettime(CLOCK_REALTIME, &a);
+		c0 = ntkl_um_clock(lg);
+		CHECK_EQ(ntkl_um_write(prov, &d, NULL, &f, 1), 0);
+		c1 = ntkl_um_clock(lg);
+		clock_gettime(CLOCK_REALTIME, &b);
+		ntkl_um_unregister(prov);
+		CHECK_EQ(ntkl_um_stop(lg, &p), 0);
+		CHECK_EQ(census_file(path, &c, 1), 0);
+		CHECK_EQ(c.events, 1);
+		/* the event's stamp is the logger's clock between the two readings */
+		CHECK((uint64_t)c.first_ts >= c0 && (uint64_t)c.first_ts <= c1);
+		if (type == NTKL_UM_CLOCK_SYSTEM) {
+			CHECK_EQ(p.perf_freq, 10000000);
+			CHECK(c.first_ts >= ETW_FILETIME_UNIX_EPOCH + a.tv_sec * 10000000LL +
+					    a.tv_nsec / 100);
+			CHECK(c.first_ts <= ETW_FILETIME_UNIX_EPOCH + b.tv_sec * 10000000LL +
+					    b.tv_nsec / 100);
+		} else {
+			/* 20 ms measured against CLOCK_MONOTONIC: some MHz, to the kHz */
+			CHECK(p.perf_freq >= 1000000);
+			CHECK_EQ(p.perf_freq % 1000, 0);
+		}
+		CHECK_EQ(etl_open(&file, path, &err), 0);
+		if (file.data) {
+			CHECK_EQ(file.header.reserved_flags, type);
+			CHECK_EQ(file.header.perf_freq, p.perf_freq);
+			etl_close(&file);
+		}
+		census_free(&c);
+		unlink(path);
+	}
+	test_end();
+}
+
 /* Flush writes partly filled buffers now; query and update see the logger. */
 static void test_flush_query_update(void)
 {
@@ -631,6 +686,7 @@ int main(void)
 	}
 	test_misuse();
 	test_clock();
+	test_other_clocks();
 	test_flush_query_update();
 	test_compressed_round_trip();
 	test_compressed_write_failure();
