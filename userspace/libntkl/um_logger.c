@@ -68,20 +68,27 @@ static void write_closed(struct ntkl_um_logger *lg)
 static void *logger_thread(void *arg)
 {
 	struct ntkl_um_logger *lg = arg;
+	uint32_t timer = atomic_load(&lg->flush_timer);
 	struct timespec next;
 
 	atomic_store(&lg->thread_tid, (uint32_t)gettid());
-	clock_gettime(CLOCK_REALTIME, &next);
-	next.tv_sec += atomic_load(&lg->flush_timer);
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	next.tv_sec += timer;
 	for (;;) {
-		struct timespec now;
 		uint32_t req;
 
-		if (sem_timedwait(&lg->wake, &next) < 0 && errno == ETIMEDOUT) {
+		/* (CLOCK_MONOTONIC: setting the wall clock does not move the flushes) */
+		if (sem_clockwait(&lg->wake, CLOCK_MONOTONIC, &next) < 0 && errno == ETIMEDOUT) {
 			/* FlushTimer: partly filled buffers go out too */
 			um_close_all(lg);
-			clock_gettime(CLOCK_REALTIME, &next);
-			next.tv_sec += atomic_load(&lg->flush_timer);
+			clock_gettime(CLOCK_MONOTONIC, &next);
+			next.tv_sec += timer;
+		}
+		if (timer != atomic_load(&lg->flush_timer)) {
+			/* UPDATE changed it: the next flush is the new timer from now */
+			timer = atomic_load(&lg->flush_timer);
+			clock_gettime(CLOCK_MONOTONIC, &next);
+			next.tv_sec += timer;
 		}
 		req = atomic_load(&lg->flush_req);
 		if (req != atomic_load(&lg->flush_done) || atomic_load(&lg->stopping))
@@ -93,8 +100,6 @@ static void *logger_thread(void *arg)
 			write_closed(lg);
 			break;
 		}
-		clock_gettime(CLOCK_REALTIME, &now);
-		(void)now;
 	}
 	return NULL;
 }

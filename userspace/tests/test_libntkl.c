@@ -561,6 +561,39 @@ static void test_flush_query_update(void)
 	test_end();
 }
 
+/* The flush timer writes a partly filled buffer; UPDATE changes it at once. */
+static void test_flush_timer(void)
+{
+	struct ntkl_um_properties p = { .size = sizeof(p), .flush_timer = 1000 };
+	struct ntkl_um_properties u = { .size = sizeof(u), .flush_timer = 1 };
+	struct ntkl_um_descriptor d = { .id = 1 };
+	const char *path = tmp_path("timer.etl");
+	struct ntkl_um_logger *lg;
+	struct ntkl_um_provider *prov;
+	struct ntkl_um_properties q = { 0 };
+	int waited = 0;
+
+	test_begin("flush_timer_and_update");
+	CHECK_EQ(ntkl_um_start(&lg, "timer", path, &p), 0);
+	CHECK_EQ(ntkl_um_register(lg, "timer", guid, 0, 0, &prov), 0);
+	CHECK_EQ(ntkl_um_write(prov, &d, NULL, NULL, 0), 0);
+	usleep(300000);
+	CHECK_EQ(ntkl_um_query(lg, &q), 0);
+	CHECK_EQ(q.buffers_written, 1);		/* 1000 s: not yet */
+	CHECK_EQ(ntkl_um_update(lg, &u), 0);
+	do {
+		usleep(100000);
+		CHECK_EQ(ntkl_um_query(lg, &q), 0);
+	} while (q.buffers_written < 2 && ++waited < 50);
+	CHECK_EQ(q.buffers_written, 2);
+	CHECK_EQ(q.events_written, 1);
+	CHECK(waited >= 5 && waited < 30);	/* about a second after the update */
+	ntkl_um_unregister(prov);
+	CHECK_EQ(ntkl_um_stop(lg, NULL), 0);
+	unlink(path);
+	test_end();
+}
+
 #define MISUSE(call, err, text)						\
 	do {								\
 		CHECK_EQ((call), (unsigned long long)(err));		\
@@ -688,6 +721,7 @@ int main(void)
 	test_clock();
 	test_other_clocks();
 	test_flush_query_update();
+	test_flush_timer();
 	test_compressed_round_trip();
 	test_compressed_write_failure();
 	test_sample_decodes();
