@@ -18,7 +18,8 @@
  * is in the file. If a flush fails, every whole trace buffer in the
  * compression buffer is lost (LogBuffersLost); the tail of a trace buffer
  * that is already partly in the file stays, so a later flush that
- * succeeds completes it. On disk a compressed file is what `ntkl record
+ * succeeds (each flush tries again: a full disk may get space) completes
+ * it. ntkl_um_stop returns the first write error all the same. On disk a compressed file is what `ntkl record
  * -compress` writes: compressed buffers back to back, which ntkl dump and
  * Windows' readers read.
  */
@@ -167,14 +168,16 @@ static void seal(struct ntkl_um_logger *lg, uint8_t *buf, uint32_t filled, uint1
 static void put_plain(struct ntkl_um_logger *lg, uint8_t *buf, uint32_t events)
 {
 	struct um_logger_out *o = lg->out;
-	int ret = lg->write_error ? lg->write_error : write_all(lg->fd, buf, lg->pool.size);
+	int ret = write_all(lg->fd, buf, lg->pool.size);
 
 	if (ret) {
 		/* cut a half-written buffer off: the file ends on a boundary */
-		if (!lg->write_error && ftruncate(lg->fd, (off_t)o->bytes) == 0)
+		if (ftruncate(lg->fd, (off_t)o->bytes) == 0)
 			lseek(lg->fd, (off_t)o->bytes, SEEK_SET);
 		note_error(lg, ret, "writing a buffer");
 		atomic_fetch_add(&lg->log_buffers_lost, 1);
+		/* its SequenceNumber goes to the next one: the file's stay 1..N */
+		lg->seq--;
 		return;
 	}
 	o->last_offset = o->bytes;
@@ -193,16 +196,22 @@ static void flush_compressed(struct ntkl_um_logger *lg, uint32_t n)
 {
 	struct um_logger_out *o = lg->out;
 	uint32_t i, done = 0;
-	int ret = lg->write_error ? lg->write_error : write_all(lg->fd, o->cbuf, n);
+	int ret = write_all(lg->fd, o->cbuf, n);
 
 	if (ret) {
 		/* what this flush wrote of itself goes: the file ends where it was */
 		if (ftruncate(lg->fd, (off_t)o->bytes) == 0)
 			lseek(lg->fd, (off_t)o->bytes, SEEK_SET);
 		note_error(lg, ret, "writing the compression buffer");
-		/* every whole trace buffer in it is lost; a started one's tail stays */
-		for (i = o->partial; i < o->nent; i++)
+		/*
+		 * Every whole trace buffer in it is lost; a started one's tail
+		 * stays. The lost ones took the latest SequenceNumbers: the
+		 * next buffers take them again, so the file's stay 1..N.
+		 */
+		for (i = o->partial; i < o->nent; i++) {
 			atomic_fetch_add(&lg->log_buffers_lost, 1);
+			lg->seq--;
+		}
 		if (o->partial) {
 			o->nent = 1;
 			o->cfill = o->ent[0].len;
