@@ -31,11 +31,12 @@
 
 static const uint8_t guid[16] = { 0x6c, 0x6b, 0x74, 0x6e, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 
-static char tmpdir[] = "/tmp/test_libntkl.XXXXXX";
+/* $TMPDIR or /tmp: the blocking 8 x 1M case writes a 1.2 GB file there */
+static char tmpdir[512];
 
 static const char *tmp_path(const char *name)
 {
-	static char path[4][300];
+	static char path[4][600];
 	static int n;
 	char *p = path[n++ % 4];
 
@@ -730,6 +731,8 @@ static void test_sample_decodes(void)
 
 int main(void)
 {
+	snprintf(tmpdir, sizeof(tmpdir), "%s/test_libntkl.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;
