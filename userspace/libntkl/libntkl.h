@@ -189,7 +189,9 @@ int ntkl_um_schema(struct ntkl_um_schema *s, const char *name,
  * back to back as its payload. Returns 0; -ENOSPC if the event was lost
  * (no free buffer; counted in EventsLost); 0 without writing if p is not
  * enabled for d's level and keyword; -EMSGSIZE if it is larger than a
- * buffer can hold. Thread-safe, lock-free, async-signal-safe.
+ * buffer can hold. Thread-safe; lock-free and without system calls on
+ * its fast path (a full buffer adds a sem_post; in NTKL_UM_MODE_BLOCKING
+ * an event that finds no free buffer waits on a mutex and condition).
  */
 int ntkl_um_write(struct ntkl_um_provider *p, const struct ntkl_um_descriptor *d,
 		  const struct ntkl_um_schema *s, const struct ntkl_um_field *fields,
