@@ -18,6 +18,7 @@
 #endif
 
 #include "um_internal.h"
+#include "ctl/ntkl_writer.h"
 #include "uapi/ntkl_etw.h"
 
 static uint64_t mono_ns(void)
@@ -26,15 +27,6 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-int64_t um_filetime_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ETW_FILETIME_UNIX_EPOCH + (int64_t)ts.tv_sec * ETW_FILETIME_PER_SECOND +
-	       ts.tv_nsec / 100;
 }
 
 int64_t um_boot_filetime(void)
@@ -91,7 +83,7 @@ uint64_t um_clock_now(const struct ntkl_um_logger *lg)
 {
 	switch (lg->clock_type) {
 	case NTKL_UM_CLOCK_SYSTEM:
-		return (uint64_t)um_filetime_now();
+		return (uint64_t)etl_filetime_now();
 	case NTKL_UM_CLOCK_CYCLE:
 		return cycles();
 	default:

@@ -83,7 +83,7 @@ static void note_error(struct ntkl_um_logger *lg, int err, const char *what)
 static void keep_whole(struct ntkl_um_logger *lg)
 {
 	struct etl_header_patch patch = {
-		.end_time = um_filetime_now(),
+		.end_time = etl_filetime_now(),
 		.buffers_written = (uint32_t)atomic_load(&lg->buffers_written),
 		.events_lost = (uint32_t)atomic_load(&lg->events_lost),
 		.buffers_lost = (uint32_t)atomic_load(&lg->log_buffers_lost),

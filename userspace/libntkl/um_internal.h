@@ -121,7 +121,6 @@ struct ntkl_um_provider {
 /* um_clock.c */
 int um_clock_init(struct ntkl_um_logger *lg);
 uint64_t um_clock_now(const struct ntkl_um_logger *lg);
-int64_t um_filetime_now(void);
 int64_t um_boot_filetime(void);
 
 /* um_buffers.c */

@@ -255,7 +255,7 @@ NTKL_UM_API int ntkl_um_start(struct ntkl_um_logger **out, const char *name, con
 	}
 	um_clock_init(lg);
 	lg->start_clock = um_clock_now(lg);
-	lg->start_filetime = um_filetime_now();
+	lg->start_filetime = etl_filetime_now();
 	ret = um_out_open(lg);
 	if (ret)
 		goto fail_out;
