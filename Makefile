@@ -9,8 +9,10 @@
 #   make fuzz          the ETL readers under libFuzzer for FUZZ_SECONDS (600)
 #   make install       install ntkl.ko for KVER, the ntkl command, its man page,
 #                      bash completion, the udev rule (/dev/ntkl for the group
-#                      tracing) and the tmpfiles rule of /run/ntkl; under sudo it
-#                      builds as the invoking user, so build/ gets no root-owned files
+#                      tracing), the tmpfiles rule of /run/ntkl, and libntkl (shared
+#                      and static library, libntkl.h, libntkl.pc) under PREFIX; under
+#                      sudo it builds as the invoking user, so build/ gets no
+#                      root-owned files
 
 BUILD     := $(CURDIR)/build
 KVERS     := $(shell scripts/kernels)
@@ -18,6 +20,8 @@ RUNNING   := $(shell uname -r)
 KVER      ?= $(if $(filter $(RUNNING),$(KVERS)),$(RUNNING),$(lastword $(KVERS)))
 KDIR      ?= $(shell scripts/kernels --dir $(KVER))
 PREFIX    ?= /usr/local
+# libntkl's version, as userspace/Makefile's
+UM_VERSION := 0.1
 
 .PHONY: all module modules-all userspace selftests check unit-test vm-test \
 	checkpatch sparse install uninstall clean debug-kernel kernel-tools bench fuzz
@@ -35,7 +39,7 @@ modules-all:
 	+scripts/build-module --all
 
 userspace:
-	$(MAKE) -C userspace BUILD=$(BUILD)
+	$(MAKE) -C userspace BUILD=$(BUILD) PREFIX=$(PREFIX)
 
 selftests: kernel-tools
 	$(MAKE) -C selftests BUILD=$(BUILD)
@@ -75,7 +79,16 @@ install:
 	install -D -m 0644 docs/man/ntkl.1 $(DESTDIR)$(PREFIX)/share/man/man1/ntkl.1
 	install -D -m 0644 completion/ntkl \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ntkl
+	install -D -m 0755 $(BUILD)/userspace/libntkl.so.$(UM_VERSION) \
+		$(DESTDIR)$(PREFIX)/lib/libntkl.so.$(UM_VERSION)
+	ln -sf libntkl.so.$(UM_VERSION) $(DESTDIR)$(PREFIX)/lib/libntkl.so.0
+	ln -sf libntkl.so.0 $(DESTDIR)$(PREFIX)/lib/libntkl.so
+	install -D -m 0644 $(BUILD)/userspace/libntkl.a $(DESTDIR)$(PREFIX)/lib/libntkl.a
+	install -D -m 0644 userspace/libntkl/libntkl.h $(DESTDIR)$(PREFIX)/include/libntkl.h
+	install -D -m 0644 $(BUILD)/userspace/libntkl.pc \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/libntkl.pc
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+	[ -n "$(DESTDIR)" ] || ! command -v ldconfig >/dev/null || ldconfig
 	[ -n "$(DESTDIR)" ] || getent group tracing >/dev/null || groupadd --system tracing
 	[ -n "$(DESTDIR)" ] || ! command -v systemd-tmpfiles >/dev/null || \
 		systemd-tmpfiles --create ntkl.conf
@@ -86,7 +99,10 @@ uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko $(DESTDIR)$(PREFIX)/bin/ntkl \
 		$(DESTDIR)/etc/udev/rules.d/60-ntkl.rules $(DESTDIR)/usr/lib/tmpfiles.d/ntkl.conf \
 		$(DESTDIR)$(PREFIX)/share/man/man1/ntkl.1 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ntkl
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ntkl \
+		$(DESTDIR)$(PREFIX)/lib/libntkl.so.$(UM_VERSION) $(DESTDIR)$(PREFIX)/lib/libntkl.so.0 \
+		$(DESTDIR)$(PREFIX)/lib/libntkl.so $(DESTDIR)$(PREFIX)/lib/libntkl.a \
+		$(DESTDIR)$(PREFIX)/include/libntkl.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/libntkl.pc
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 clean:

@@ -13,6 +13,8 @@ Raw lines (selftests/workloads/ntkl-bench has their form):
   S round=R mode=M ... ns=T records=N lost=N               contend
   P round=R mode=none|profile rep=N pingpong ... ns=T       profile runs
   Q round=R samples=N            SampledProfile events on CPU 1, the round
+  U round=R mode=none|um|umc events=N ns=T cpu=C lost=N bytes=B
+                                 libntkl-bench: one writer pinned to CPU 1
 
 Figures are min and median over runs; a recorder's cost is what it adds
 to the untraced runs, per switch (or per contention), and its ratio to
@@ -96,6 +98,7 @@ class Raw:
         self.lockbench_rounds = None
         self.prof = {}                 # mode -> [ns] of the P runs
         self.prof_samples = 0          # Q lines' samples, summed
+        self.um = {}                   # mode -> [(ns, cpu, events, lost, bytes)]
         for line in lines:
             self.take(line.rstrip("\n"))
 
@@ -128,6 +131,10 @@ class Raw:
         elif line.startswith("P "):
             kv = fields(line)
             self.prof.setdefault(kv.get("mode"), []).append(number(kv.get("ns")))
+        elif line.startswith("U "):
+            kv = fields(line)
+            self.um.setdefault(kv.get("mode"), []).append(tuple(
+                number(kv.get(k)) for k in ("ns", "cpu", "events", "lost", "bytes")))
         elif line.startswith("Q "):
             self.prof_samples += number(fields(line).get("samples"))
         elif line[:2] in ("L ", "S "):
@@ -329,6 +336,56 @@ def profile_table(raw):
     return "\n".join(out) + "\n"
 
 
+UM_NAMES = {"um": "libntkl", "umc": "libntkl compressed"}
+
+
+def kernel_event_cost(raw, wl="pingpong"):
+    """An uncompressed kernel logger's cost per event: what ntkl CSWITCH
+    adds to pingpong per switch (one CSwitch event each), (min, median);
+    None without those runs."""
+    base = raw.runs.get((wl, "none", "ns"), [])
+    runs = raw.runs.get((wl, "cswitch", "ns"), [])
+    nsw = min_median(raw.runs.get((wl, "none", "ctxt"), []))[1] if base else 0
+    if not base or not runs or not nsw:
+        return None
+    base_min, base_med = min_median(base)
+    c_min, c_med = min_median(runs)
+    return ((c_min - base_min) / nsw, (c_med - base_med) / nsw)
+
+
+def libntkl_table(raw):
+    """libntkl's cost per event: the writer's time (its fast path) and
+    the process's CPU time (the logger thread's writing and compressing
+    too) over the untraced loop's, per event, beside a kernel logger's."""
+    if not raw.um.get("none") or not any(raw.um.get(m) for m in UM_NAMES):
+        return ""
+    events = raw.um["none"][0][2]
+    ns_min, ns_med = min_median([r[0] for r in raw.um["none"]])
+    cpu_min, cpu_med = min_median([r[1] for r in raw.um["none"]])
+    out = [
+        "",
+        "libntkl: one writer pinned to CPU 1, %d events of two UINT32 fields with a" % events,
+        "TraceLogging schema, per event over the same loop without a logger",
+        "  %-24s %22s %22s %10s %8s" %
+        ("recorder", "writer ns/ev min | med", "CPU ns/ev min | med", "B/event", "lost"),
+    ]
+    for m, name in UM_NAMES.items():
+        runs = raw.um.get(m)
+        if not runs:
+            continue
+        w_min, w_med = min_median([r[0] for r in runs])
+        c_min, c_med = min_median([r[1] for r in runs])
+        out.append("  %-24s %10.0f | %9.0f %10.0f | %9.0f %10.1f %8d" %
+                   (name, (w_min - ns_min) / events, (w_med - ns_med) / events,
+                    (c_min - cpu_min) / events, (c_med - cpu_med) / events,
+                    runs[0][4] / events, sum(r[3] for r in runs)))
+    k = kernel_event_cost(raw)
+    if k:
+        out.append("  %-24s %10.0f | %9.0f   (added per CSwitch event, pingpong)" %
+                   ("ntkl CSWITCH (kernel)", k[0], k[1]))
+    return "\n".join(out) + "\n"
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write("usage: bench_stats.py RAW.txt\n")
@@ -338,6 +395,7 @@ def main(argv):
     sys.stdout.write(switch_table(raw))
     sys.stdout.write(spin_table(raw))
     sys.stdout.write(profile_table(raw))
+    sys.stdout.write(libntkl_table(raw))
     return 0
 
 

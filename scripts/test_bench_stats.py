@@ -122,6 +122,23 @@ class Tables(unittest.TestCase):
         self.assertRegex(text, r"cost per sample +5000 \| +5000 ns per sample")
         self.assertEqual(bench_stats.profile_table(raw("# nothing")), "")
 
+    def test_libntkl_cost(self):
+        r = raw("U round=1 mode=none events=1000 ns=10000 cpu=20000 lost=0 bytes=0",
+                "U round=1 mode=um events=1000 ns=60000 cpu=120000 lost=0 bytes=144000",
+                "U round=2 mode=um events=1000 ns=70000 cpu=140000 lost=0 bytes=144000",
+                "U round=1 mode=umc events=1000 ns=80000 cpu=420000 lost=2 bytes=9000",
+                "W round=1 mode=none rep=1 pingpong ns=1000000 ctxt=1000",
+                "W round=1 mode=cswitch rep=1 pingpong ns=1300000 ctxt=1000")
+        text = bench_stats.libntkl_table(r)
+        # (60000 - 10000) / 1000 = 50 ns per event on the writer at the min,
+        # the median of 60000 and 70000 their mean: 55; CPU 100 and 110
+        self.assertRegex(text, r"libntkl +50 \| +55 +100 \| +110 +144\.0 +0")
+        self.assertRegex(text, r"libntkl compressed +70 \| +70 +400 \| +400 +9\.0 +2")
+        # the kernel logger: 300,000 ns over 1000 switches
+        self.assertRegex(text, r"ntkl CSWITCH \(kernel\) +300 \| +300")
+        self.assertEqual(bench_stats.libntkl_table(raw("# nothing")), "")
+        self.assertEqual(bench_stats.kernel_event_cost(raw("# nothing")), None)
+
     def test_golden(self):
         with open(os.path.join(HERE, "testdata", "bench_raw.txt")) as f:
             r = bench_stats.Raw(f)

@@ -29,6 +29,7 @@
 #   X mode=M <workload summary lines...> then F for the max-rate run
 #   L and S lines: spin locks (see the spin lock section below)
 #   P and Q lines: the sampled profile (see the profile section below)
+#   U lines: libntkl's cost per event (see the libntkl section below)
 # evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
 # trace-cmd, its per-CPU data before compression. switches: in the file
 # (ntkl dump --stats; trace-cmd: entries + read events of its CPU stats).
@@ -290,4 +291,18 @@ while [ $r -le "$rounds" ]; do
 	r=$((r + 1))
 done
 rmmod ntkl_lockbench
+# libntkl: libntkl-bench's writer pinned to CPU 1 writes UM_EVENTS events
+# with no logger, through a private logger, and through a compressed one,
+# alternating, rounds times (no kernel logger runs meanwhile):
+#   U round=R mode=none|um|umc events=N ns=T cpu=C lost=N bytes=B
+UM_EVENTS=${UM_EVENTS:-200000}
+r=1
+while [ $r -le "$rounds" ]; do
+	for m in $(rotate $(((r - 1) % 3)) none um umc); do
+		u=$(libntkl-bench -m "$m" -n "$UM_EVENTS" -o "$W/um.etl") ||
+			die "libntkl-bench -m $m failed"
+		echo "U round=$r mode=$m $u"
+	done
+	r=$((r + 1))
+done
 echo "# ntkl-bench: done"

@@ -12,6 +12,7 @@
 #include "etl_decode.h"
 #include "etl_events.h"
 #include "etl_names.h"
+#include "etl_tlg.h"
 #include "etl_utf16.h"
 
 /* ---------------------------------------------------------------------- */
@@ -694,10 +695,14 @@ bool etl_decode_record(FILE *out, const char *indent, const struct etl_file *f,
 
 	(void)f;
 	if (r->kind == ETL_KIND_EVENT) {
-		/* The payload needs the provider's manifest: only the items. */
+		/*
+		 * A TraceLogging event describes its payload in its schema
+		 * item; any other needs the provider's manifest: the items only.
+		 */
 		if (r->ext)
 			etl_decode_ext_items(out, indent, r->ext, r->ext_len);
-		return false;
+		return r->ext && etl_tlg_decode(out, indent, r->ext, r->ext_len, r->payload,
+						r->payload_len);
 	}
 	if (r->kind != ETL_KIND_KERNEL)
 		return false;

@@ -19,7 +19,8 @@
 /*
  * Decode r's payload if its hook and version have a known layout; returns
  * true if a decoder ran. For EVENT_HEADER records it prints the extended
- * data items and returns false (the payload needs the manifest).
+ * data items, then a TraceLogging payload from its schema (etl_tlg.h);
+ * false for others (their payload needs the manifest).
  */
 bool etl_decode_record(FILE *out, const char *indent, const struct etl_file *f,
 		       const struct etl_record *r);

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libntkl beside a kernel capture: the example program (userspace/libntkl/
+ * examples/units.c, /workloads/units in the VM) logs a UnitBegin/UnitEnd
+ * pair around each unit of work through a private logger while `ntkl
+ * record -on CSWITCH+PROC_THREAD` records the kernel's context switches.
+ * The two files share a clock (QPC: CLOCK_MONOTONIC in 100 ns), so:
+ *   - every unit event falls inside the kernel capture's time range;
+ *   - each unit's thread (the event's ThreadId) appears in CSwitch
+ *     records between its begin and end: a unit sleeps once, so its
+ *     thread is switched out and back in within it.
+ * Both files are read with the project's reader (libntkletl.a).
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "etl_reader.h"
+#include "etl_switches.h"
+#include "ntkl_util.h"
+
+#define THREADS	4
+#define UNITS	25
+
+static int sh(char *out, size_t size, const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	FILE *p;
+	int status;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (out) {
+		size_t n = fread(out, 1, size - 1, p);
+
+		out[n] = 0;
+	}
+	{
+		char sink[4096];
+
+		while (fread(sink, 1, sizeof(sink), p) > 0)
+			;
+	}
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+struct unit {
+	uint32_t tid;
+	int64_t begin, end;
+};
+
+/* The units of the libntkl file: begin and end by (thread index, unit). */
+static int read_units(const char *path, struct unit u[THREADS][UNITS], int64_t *perf_freq,
+		      uint32_t *clock_type, char *why, size_t size)
+{
+	struct etl_file f;
+	struct etl_error err;
+	struct etl_cursor cur;
+	struct etl_buffer b;
+	int ret;
+
+	memset(u, 0, sizeof(struct unit) * THREADS * UNITS);
+	if (etl_open(&f, path, &err)) {
+		snprintf(why, size, "%s: %s", path, err.msg);
+		return -1;
+	}
+	*perf_freq = f.header.perf_freq;
+	*clock_type = f.header.reserved_flags;
+	etl_buffers_begin(&f, &cur);
+	while ((ret = etl_next_buffer(&f, &cur, &b, &err)) > 0) {
+		struct etl_record_cursor rc;
+		struct etl_record r;
+
+		etl_records_begin(&b, &rc);
+		while (etl_next_record(&b, &rc, &r, &err) > 0) {
+			uint32_t unit, thread;
+
+			if (r.kind != ETL_KIND_EVENT || r.payload_len != 8)
+				continue;
+			memcpy(&unit, r.payload, 4);
+			memcpy(&thread, r.payload + 4, 4);
+			if (unit >= UNITS || thread >= THREADS)
+				continue;
+			u[thread][unit].tid = r.thread_id;
+			if (r.descriptor.id == 1)
+				u[thread][unit].begin = r.timestamp;
+			else if (r.descriptor.id == 2)
+				u[thread][unit].end = r.timestamp;
+		}
+	}
+	etl_buffers_end(&cur);
+	etl_close(&f);
+	if (ret < 0)
+		snprintf(why, size, "%s: %s", path, err.msg);
+	return ret;
+}
+
+FIXTURE(libntkl) {
+};
+
+FIXTURE_SETUP(libntkl)
+{
+}
+
+FIXTURE_TEARDOWN(libntkl)
+{
+}
+
+TEST_F_TIMEOUT(libntkl, units_inside_kernel_capture, 300)
+{
+	struct unit u[THREADS][UNITS];
+	char out[8192], why[512] = "";
+	struct etl_switches s = { 0 };
+	struct etl_error err;
+	struct etl_file k;
+	int64_t freq = 0, kfirst = INT64_MAX, klast = 0;
+	uint32_t clock_type = 0;
+	unsigned long missing = 0;
+
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record -on CSWITCH+PROC_THREAD -o /tmp/k.etl -- units -o /tmp/u.etl -t %d -n %d -w 1000",
+			THREADS, UNITS)) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --check /tmp/u.etl")) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --events /tmp/u.etl | grep -c 'UnitBegin: unit='"));
+	EXPECT_EQ(THREADS * UNITS, atoi(out));
+	ASSERT_EQ(0, read_units("/tmp/u.etl", u, &freq, &clock_type, why, sizeof(why)))
+		TH_LOG("%s", why);
+
+	ASSERT_EQ(0, etl_open(&k, "/tmp/k.etl", &err)) TH_LOG("%s", err.msg);
+	/* one clock: QPC at 10 MHz in both */
+	EXPECT_EQ(1, clock_type);
+	EXPECT_EQ(k.header.reserved_flags, clock_type);
+	EXPECT_EQ(k.header.perf_freq, freq);
+	ASSERT_EQ(0, etl_switches_read(&k, &s, &err)) TH_LOG("%s", err.msg);
+	ASSERT_GT(s.n, 0);
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.v[i].time < kfirst)
+			kfirst = s.v[i].time;
+		if (s.v[i].time > klast)
+			klast = s.v[i].time;
+	}
+	for (int t = 0; t < THREADS; t++) {
+		for (int n = 0; n < UNITS; n++) {
+			struct unit *x = &u[t][n];
+			bool seen = false;
+
+			ASSERT_NE(0, x->tid) TH_LOG("unit %d of thread %d missing", n, t);
+			ASSERT_NE(0, x->begin);
+			ASSERT_NE(0, x->end);
+			EXPECT_LE(x->begin, x->end);
+			EXPECT_GE(x->begin, kfirst)
+				TH_LOG("unit %d/%d begins at %lld, the kernel capture at %lld",
+				       t, n, (long long)x->begin, (long long)kfirst);
+			EXPECT_LE(x->end, klast)
+				TH_LOG("unit %d/%d ends at %lld, the kernel capture at %lld",
+				       t, n, (long long)x->end, (long long)klast);
+			for (size_t i = 0; i < s.n && !seen; i++)
+				seen = s.v[i].time >= x->begin && s.v[i].time <= x->end &&
+				       (s.v[i].old_tid == x->tid ||
+					((s.v[i].known & ETL_SWITCH_HAS_NEW) &&
+					 s.v[i].new_tid == x->tid));
+			if (!seen) {
+				int64_t before = 0, after = 0;
+
+				for (size_t i = 0; i < s.n; i++) {
+					if (s.v[i].old_tid != x->tid && s.v[i].new_tid != x->tid)
+						continue;
+					if (s.v[i].time < x->begin && s.v[i].time > before)
+						before = s.v[i].time;
+					if (s.v[i].time > x->end && (!after || s.v[i].time < after))
+						after = s.v[i].time;
+				}
+				missing++;
+				TH_LOG("unit %d/%d (tid %u, %lld..%lld): no CSwitch of its thread (its last before %lld, first after %lld; the capture lost %u events)",
+				       t, n, x->tid, (long long)x->begin, (long long)x->end,
+				       (long long)before, (long long)after, k.header.events_lost);
+			}
+		}
+	}
+	EXPECT_EQ(0, missing);
+	/* in the test VM, keep the files of a failure for a look (vm-run --out) */
+	if (missing)
+		sh(NULL, 0, "[ -d /out ] && cp /tmp/k.etl /tmp/u.etl /out/");
+	etl_switches_free(&s);
+	etl_close(&k);
+	unlink("/tmp/k.etl");
+	unlink("/tmp/u.etl");
+}
+
+TEST_F_TIMEOUT(libntkl, compressed_file_reads, 300)
+{
+	char out[8192];
+
+	ASSERT_EQ(0, sh(out, sizeof(out), "units -c -o /tmp/uc.etl -t 2 -n 200 -w 10"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --check /tmp/uc.etl")) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump /tmp/uc.etl | grep -c COMPRESSED"));
+	EXPECT_GT(atoi(out), 0);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --events /tmp/uc.etl | grep -c 'UnitEnd: unit='"));
+	EXPECT_EQ(400, atoi(out));
+	unlink("/tmp/uc.etl");
+}
+
+TEST_HARNESS_MAIN
