@@ -9,7 +9,8 @@
  *   - each unit's thread (the event's ThreadId) appears in CSwitch
  *     records between its begin and end: a unit sleeps once, so its
  *     thread is switched out and back in within it.
- * Both files are read with the project's reader (libntkletl.a).
+ * Both files are read with the project's reader (libntkletl.a); then the
+ * same holds in the one file `ntkl merge` makes of them.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -117,10 +118,16 @@ FIXTURE_TEARDOWN(libntkl)
 {
 }
 
-TEST_F_TIMEOUT(libntkl, units_inside_kernel_capture, 300)
+/*
+ * The units of upath against the switches of kpath: each inside the
+ * capture, each with a switch of its thread between its begin and end.
+ * Returns the units that have none (logged).
+ */
+static unsigned long match_units(struct __test_metadata *_metadata, const char *kpath,
+				 const char *upath)
 {
 	struct unit u[THREADS][UNITS];
-	char out[8192], why[512] = "";
+	char why[512] = "";
 	struct etl_switches s = { 0 };
 	struct etl_error err;
 	struct etl_file k;
@@ -128,22 +135,18 @@ TEST_F_TIMEOUT(libntkl, units_inside_kernel_capture, 300)
 	uint32_t clock_type = 0;
 	unsigned long missing = 0;
 
-	ASSERT_EQ(0, sh(out, sizeof(out),
-			"ntkl record -on CSWITCH+PROC_THREAD -o /tmp/k.etl -- units -o /tmp/u.etl -t %d -n %d -w 1000",
-			THREADS, UNITS)) TH_LOG("%s", out);
-	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --check /tmp/u.etl")) TH_LOG("%s", out);
-	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --events /tmp/u.etl | grep -c 'UnitBegin: unit='"));
-	EXPECT_EQ(THREADS * UNITS, atoi(out));
-	ASSERT_EQ(0, read_units("/tmp/u.etl", u, &freq, &clock_type, why, sizeof(why)))
+	EXPECT_EQ(0, read_units(upath, u, &freq, &clock_type, why, sizeof(why)))
 		TH_LOG("%s", why);
-
-	ASSERT_EQ(0, etl_open(&k, "/tmp/k.etl", &err)) TH_LOG("%s", err.msg);
+	if (etl_open(&k, kpath, &err)) {
+		TH_LOG("%s: %s", kpath, err.msg);
+		return THREADS * UNITS;
+	}
 	/* one clock: QPC at 10 MHz in both */
 	EXPECT_EQ(1, clock_type);
 	EXPECT_EQ(k.header.reserved_flags, clock_type);
 	EXPECT_EQ(k.header.perf_freq, freq);
-	ASSERT_EQ(0, etl_switches_read(&k, &s, &err)) TH_LOG("%s", err.msg);
-	ASSERT_GT(s.n, 0);
+	EXPECT_EQ(0, etl_switches_read(&k, &s, &err)) TH_LOG("%s", err.msg);
+	EXPECT_GT(s.n, 0);
 	for (size_t i = 0; i < s.n; i++) {
 		if (s.v[i].time < kfirst)
 			kfirst = s.v[i].time;
@@ -155,9 +158,11 @@ TEST_F_TIMEOUT(libntkl, units_inside_kernel_capture, 300)
 			struct unit *x = &u[t][n];
 			bool seen = false;
 
-			ASSERT_NE(0, x->tid) TH_LOG("unit %d of thread %d missing", n, t);
-			ASSERT_NE(0, x->begin);
-			ASSERT_NE(0, x->end);
+			if (!x->tid || !x->begin || !x->end) {
+				TH_LOG("%s: unit %d of thread %d missing", upath, n, t);
+				missing++;
+				continue;
+			}
 			EXPECT_LE(x->begin, x->end);
 			EXPECT_GE(x->begin, kfirst)
 				TH_LOG("unit %d/%d begins at %lld, the kernel capture at %lld",
@@ -182,20 +187,54 @@ TEST_F_TIMEOUT(libntkl, units_inside_kernel_capture, 300)
 						after = s.v[i].time;
 				}
 				missing++;
-				TH_LOG("unit %d/%d (tid %u, %lld..%lld): no CSwitch of its thread (its last before %lld, first after %lld; the capture lost %u events)",
-				       t, n, x->tid, (long long)x->begin, (long long)x->end,
+				TH_LOG("%s: unit %d/%d (tid %u, %lld..%lld): no CSwitch of its thread (its last before %lld, first after %lld; the capture lost %u events)",
+				       kpath, t, n, x->tid, (long long)x->begin, (long long)x->end,
 				       (long long)before, (long long)after, k.header.events_lost);
 			}
 		}
 	}
-	EXPECT_EQ(0, missing);
-	/* in the test VM, keep the files of a failure for a look (vm-run --out) */
-	if (missing)
-		sh(NULL, 0, "[ -d /out ] && cp /tmp/k.etl /tmp/u.etl /out/");
 	etl_switches_free(&s);
 	etl_close(&k);
+	return missing;
+}
+
+/*
+ * The two files, then the two merged into one (ntkl merge): the merged
+ * file passes the checker, holds every unit event and every switch, and
+ * the units match the switches in it as they did across the two files.
+ */
+TEST_F_TIMEOUT(libntkl, units_inside_kernel_capture, 300)
+{
+	char out[8192], want[64];
+	unsigned long missing;
+
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record -on CSWITCH+PROC_THREAD -o /tmp/k.etl -- units -o /tmp/u.etl -t %d -n %d -w 1000",
+			THREADS, UNITS)) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --check /tmp/u.etl")) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --events /tmp/u.etl | grep -c 'UnitBegin: unit='"));
+	EXPECT_EQ(THREADS * UNITS, atoi(out));
+	missing = match_units(_metadata, "/tmp/k.etl", "/tmp/u.etl");
+	EXPECT_EQ(0, missing);
+
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl merge -o /tmp/m.etl /tmp/k.etl /tmp/u.etl"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --check /tmp/m.etl")) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --events /tmp/m.etl | grep -c 'UnitBegin: unit='"));
+	EXPECT_EQ(THREADS * UNITS, atoi(out));
+	/* every switch of the kernel capture, once */
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --switches /tmp/k.etl | wc -l"));
+	snprintf(want, sizeof(want), "%.63s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --switches /tmp/m.etl | wc -l"));
+	EXPECT_STREQ(want, out);
+	EXPECT_EQ(0, match_units(_metadata, "/tmp/m.etl", "/tmp/m.etl"));
+
+	/* in the test VM, keep the files of a failure for a look (vm-run --out) */
+	if (missing || !_metadata->passed)
+		sh(NULL, 0, "[ -d /out ] && cp /tmp/k.etl /tmp/u.etl /tmp/m.etl /out/");
 	unlink("/tmp/k.etl");
 	unlink("/tmp/u.etl");
+	unlink("/tmp/m.etl");
 }
 
 TEST_F_TIMEOUT(libntkl, compressed_file_reads, 300)

@@ -8,10 +8,13 @@
  *
  * -c writes the file compressed, -b sets the buffer size. In the middle of each unit its thread
  * blocks once, on a pipe that a waker thread writes only once the kernel
- * says the thread sleeps (/proc/self/task/TID/stat): so the thread is
- * switched out and back in within every unit, even where a short sleep
- * could return without blocking (a timer already expired when a busy host
- * delays the guest). The selftest (selftests/ntkl_libntkl_test.c) runs it
+ * has switched the thread out (its voluntary_ctxt_switches in
+ * /proc/self/task/TID/status went up since it began to wait): so the
+ * thread is switched out and back in within every unit, even where a
+ * short sleep could return without blocking (a timer already expired when
+ * a busy host delays the guest). Its state letter is not enough: a thread
+ * shows 'S' from the moment it prepares to wait, and a wake-up before it
+ * reaches schedule() leaves it running with no switch at all. The selftest (selftests/ntkl_libntkl_test.c) runs it
  * under `ntkl record -on CSWITCH+PROC_THREAD` and checks each unit against
  * the kernel's context switches.
  */
@@ -38,6 +41,7 @@ struct worker {
 	uint32_t index;
 	int pipe[2];
 	_Atomic pid_t waiting;		/* its tid while it waits for the waker */
+	_Atomic long switches;		/* its voluntary switches before it waited */
 };
 
 static struct ntkl_um_provider *prov;
@@ -55,24 +59,24 @@ static void busy(int us)
 	while ((b.tv_sec - a.tv_sec) * 1000000 + (b.tv_nsec - a.tv_nsec) / 1000 < us);
 }
 
-/* The thread's state letter from /proc ('S' once it sleeps), or 0. */
-static char thread_state(pid_t tid)
+/* The thread's voluntary context switches so far, or -1. */
+static long voluntary_switches(pid_t tid)
 {
-	char path[64], buf[256], *p;
+	char path[64], buf[2048], *p;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return 0;
+		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return 0;
+		return -1;
 	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
+	p = strstr(buf, "\nvoluntary_ctxt_switches:");
+	return p ? strtol(p + sizeof("\nvoluntary_ctxt_switches:") - 1, NULL, 10) : -1;
 }
 
 /* Wake each worker once it blocked in read() on its pipe. */
@@ -84,7 +88,7 @@ static void *waker(void *arg)
 		for (struct worker *x = w; x->pipe[1] != -1; x++) {
 			pid_t tid = atomic_load(&x->waiting);
 
-			if (tid && thread_state(tid) == 'S') {
+			if (tid && voluntary_switches(tid) > atomic_load(&x->switches)) {
 				atomic_store(&x->waiting, 0);
 				if (write(x->pipe[1], "", 1) != 1)
 					perror("units: waking a worker");
@@ -97,9 +101,11 @@ static void *waker(void *arg)
 
 static void block_once(struct worker *w)
 {
+	pid_t tid = gettid();
 	char c;
 
-	atomic_store(&w->waiting, gettid());
+	atomic_store(&w->switches, voluntary_switches(tid));
+	atomic_store(&w->waiting, tid);
 	if (read(w->pipe[0], &c, 1) != 1)
 		perror("units: waiting for the waker");
 }
