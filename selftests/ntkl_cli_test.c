@@ -11,41 +11,9 @@
  * the buffers in the file.
  */
 #define _GNU_SOURCE
-#include <stdarg.h>
 
 #include "kselftest_harness.h"
 #include "ntkl_util.h"
-
-/* Run a shell command; its exit status, its output (stdout and stderr) in out. */
-static int sh(char *out, size_t size, const char *fmt, ...)
-{
-	char cmd[1024];
-	size_t n = 0;
-	va_list ap;
-	FILE *p;
-	int status;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	if (out) {
-		n = fread(out, 1, size - 1, p);
-		out[n] = 0;
-	}
-	/* read the rest too, or the command dies of SIGPIPE */
-	{
-		char sink[4096];
-
-		while (fread(sink, 1, sizeof(sink), p) > 0)
-			;
-	}
-	status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 /* `ntkl dump --check` passes and the header counts every buffer. */
 static bool file_ok(const char *path, char *why, size_t size)

@@ -13,7 +13,6 @@
  * same holds in the one file `ntkl merge` makes of them.
  */
 #define _GNU_SOURCE
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,34 +26,6 @@
 #define THREADS	4
 #define UNITS	25
 
-static int sh(char *out, size_t size, const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	FILE *p;
-	int status;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	if (out) {
-		size_t n = fread(out, 1, size - 1, p);
-
-		out[n] = 0;
-	}
-	{
-		char sink[4096];
-
-		while (fread(sink, 1, sizeof(sink), p) > 0)
-			;
-	}
-	status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 struct unit {
 	uint32_t tid;

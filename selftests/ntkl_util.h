@@ -9,6 +9,7 @@
 #define NTKL_UTIL_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -326,6 +327,37 @@ static inline int own_text(uint64_t *lo, uint64_t *hi)
 	}
 	fclose(maps);
 	return found;
+}
+
+/*
+ * Run a shell command line (stderr merged into stdout): its exit status
+ * (128 + signal if killed), its first size - 1 bytes of output in out
+ * (NULL: none kept). The rest is read too, or the command dies of SIGPIPE.
+ */
+__attribute__((format(printf, 3, 4), unused))
+static int sh(char *out, size_t size, const char *fmt, ...)
+{
+	char cmd[1024], sink[4096];
+	va_list ap;
+	FILE *p;
+	int status;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (out) {
+		size_t n = fread(out, 1, size - 1, p);
+
+		out[n] = 0;
+	}
+	while (fread(sink, 1, sizeof(sink), p) > 0)
+		;
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 #endif /* NTKL_UTIL_H */

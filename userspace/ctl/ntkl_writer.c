@@ -105,7 +105,7 @@ static int on_disk(struct ntkl_writer *w, const uint8_t **p, size_t *len)
 	return 0;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len)
+int ntkl_write_all(int fd, const uint8_t *p, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, p, len);
@@ -522,7 +522,7 @@ static int put_buffer(struct ntkl_writer *w)
 	ret = on_disk(w, &data, &len);
 	if (ret)
 		return fail(w, ret);
-	ret = write_all(w->out_fd, data, len);
+	ret = ntkl_write_all(w->out_fd, data, len);
 	if (ret) {
 		snprintf(w->error, sizeof(w->error), "writing buffer %llu: %s",
 			 (unsigned long long)w->buffers, strerror(-ret));

@@ -52,6 +52,9 @@ struct etl_header_patch {
 };
 
 /* Set up w; the descriptors stay the caller's. 0 or -ENOMEM. */
+/* len bytes to fd, through short writes and EINTR: 0 or -errno */
+int ntkl_write_all(int fd, const uint8_t *p, size_t len);
+
 int ntkl_writer_init(struct ntkl_writer *w, int in_fd, int out_fd,
 		    uint32_t buffer_size);
 void ntkl_writer_free(struct ntkl_writer *w);

@@ -57,21 +57,6 @@ struct um_logger_out {
 	uint32_t partial;		/* ent[0] is already partly in the file */
 };
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static void note_error(struct ntkl_um_logger *lg, int err, const char *what)
 {
 	if (lg->write_error)
@@ -129,7 +114,7 @@ int um_out_open(struct ntkl_um_logger *lg)
 		um_set_error("libntkl: the header buffer: %s", err);
 		return -EINVAL;
 	}
-	ret = write_all(lg->fd, hdr, size);
+	ret = ntkl_write_all(lg->fd, hdr, size);
 	free(hdr);
 	if (ret) {
 		um_set_error("libntkl: writing the header buffer of %s: %s", lg->path,
@@ -168,7 +153,7 @@ static void seal(struct ntkl_um_logger *lg, uint8_t *buf, uint32_t filled, uint1
 static void put_plain(struct ntkl_um_logger *lg, uint8_t *buf, uint32_t events)
 {
 	struct um_logger_out *o = lg->out;
-	int ret = write_all(lg->fd, buf, lg->pool.size);
+	int ret = ntkl_write_all(lg->fd, buf, lg->pool.size);
 
 	if (ret) {
 		/* cut a half-written buffer off: the file ends on a boundary */
@@ -196,7 +181,7 @@ static void flush_compressed(struct ntkl_um_logger *lg, uint32_t n)
 {
 	struct um_logger_out *o = lg->out;
 	uint32_t i, done = 0;
-	int ret = write_all(lg->fd, o->cbuf, n);
+	int ret = ntkl_write_all(lg->fd, o->cbuf, n);
 
 	if (ret) {
 		/* what this flush wrote of itself goes: the file ends where it was */
