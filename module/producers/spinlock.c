@@ -207,15 +207,18 @@ static __always_inline u64 caller_address_walk(void)
  * every contention of a kind (the tracepoint's call site, the probe's
  * frame), so where the lock function's return address was found last
  * time, per CPU, is tried first: then only the lock function's own frame
- * is scanned. Task stacks only (their bounds are known); an interrupt's
- * contention, on its own stack, and anything the scan misses take the
- * unwinder.
+ * is scanned; and the caller found last is known to follow a lock call
+ * without reading its call instruction again. Task stacks only (their
+ * bounds are known); an interrupt's contention, on its own stack, and
+ * anything the scan misses take the unwinder.
  */
 #define CALLER_SCAN_WORDS	96
 #define CALL_REL32		0xe8
 #define CALL_REL32_SIZE		5
 
 static DEFINE_PER_CPU(unsigned int, lock_word_hint);
+/* the last caller found here: a return from a lock call, checked once */
+static DEFINE_PER_CPU(unsigned long, last_caller);
 
 /* Is addr the return address of a direct call into the locking code? */
 static bool returns_from_lock_call(unsigned long addr)
@@ -260,7 +263,7 @@ static __always_inline unsigned long scan_words(const unsigned long *words, unsi
 			*lock_at = i;
 			continue;
 		}
-		if (lock_seen && returns_from_lock_call(w))
+		if (lock_seen && (w == __this_cpu_read(last_caller) || returns_from_lock_call(w)))
 			return w;
 	}
 	return 0;
@@ -278,16 +281,18 @@ static __always_inline u64 caller_address(void)
 		return caller_address_walk();
 	n = min_t(unsigned long, CALLER_SCAN_WORDS, (base + THREAD_SIZE - sp) / sizeof(long));
 	hint = __this_cpu_read(lock_word_hint);
-	if (hint < n && in_lock_functions(READ_ONCE_NOCHECK(words[hint]))) {
+	lock_at = hint;
+	caller = 0;
+	if (hint < n && in_lock_functions(READ_ONCE_NOCHECK(words[hint])))
 		caller = scan_words(words, hint + 1, n, true, &lock_at);
-		if (caller)
-			return caller;
+	if (!caller) {
+		lock_at = 0;
+		caller = scan_words(words, 0, n, false, &lock_at);
+		if (!caller)
+			return caller_address_walk();
 	}
-	lock_at = 0;
-	caller = scan_words(words, 0, n, false, &lock_at);
-	if (!caller)
-		return caller_address_walk();
 	__this_cpu_write(lock_word_hint, lock_at);
+	__this_cpu_write(last_caller, caller);
 	return caller;
 }
 #else

@@ -295,7 +295,9 @@ k_stop() {
 		;;
 	perf)
 		kill -INT "$perf_pid"
-		wait "$perf_pid" || die "perf record failed: $(cat "$W/perf.log")"
+		# it exits with SIGINT's status once it has written the file
+		wait "$perf_pid" || grep -q 'perf record: Captured' "$W/perf.log" ||
+			die "perf record failed: $(cat "$W/perf.log")"
 		k_lost=$(perf report -i "$W/perf.data" --stats 2>/dev/null |
 			 awk -F: '/LOST/ { split($2, a, " "); s += a[1] } END { print s + 0 }')
 		;;
