@@ -15,6 +15,8 @@ Raw lines (selftests/workloads/ntkl-bench has their form):
   Q round=R samples=N            SampledProfile events on CPU 1, the round
   U round=R mode=none|um|umc events=N ns=T cpu=C lost=N bytes=B
                                  libntkl-bench: one writer pinned to CPU 1
+  K round=R mode=M rep=N pingpong ... ns=T ctxt=N           peers and scale
+  KF round=R mode=M lost=N       what that recorder lost in the round
 
 Figures are min and median over runs; a recorder's cost is what it adds
 to the untraced runs, per switch (or per contention), and its ratio to
@@ -32,12 +34,24 @@ NAMES = {
     "tracecmd": "trace-cmd sched_switch",
     "cswstack": "ntkl CSWITCH+stacks",
 }
-SPIN_MODES = ("none", "spinlock", "tracecmd")
+SPIN_MODES = ("none", "spinlock", "tracecmd", "tracecmdT")
 SPIN_NAMES = {
     "none": "no tracing",
     "spinlock": "ntkl SPINLOCK",
     "tracecmd": "trace-cmd lock events",
+    "tracecmdT": "trace-cmd lock events -T",
 }
+# Peers and scale (K lines): pingpong pinned to CPU 1.
+K_MODES = ("none", "ntkl1", "ntkl8", "ntkl64", "perf")
+K_NAMES = {
+    "none": "no tracing",
+    "ntkl1": "ntkl CSWITCH, 1 logger",
+    "ntkl8": "ntkl CSWITCH, 8 loggers",
+    "ntkl64": "ntkl CSWITCH, 64 loggers",
+    "perf": "perf record sched_switch",
+}
+# Issue 14's scaling targets: n loggers cost at most this many times one.
+K_SCALE_LIMIT = {"ntkl8": 2, "ntkl64": 6}
 
 
 def number(text):
@@ -99,6 +113,8 @@ class Raw:
         self.prof = {}                 # mode -> [ns] of the P runs
         self.prof_samples = 0          # Q lines' samples, summed
         self.um = {}                   # mode -> [(ns, cpu, events, lost, bytes)]
+        self.k_runs = {}               # (mode, "ns"|"ctxt") -> [values] of K lines
+        self.k_lost = {}               # mode -> events lost, KF lines summed
         for line in lines:
             self.take(line.rstrip("\n"))
 
@@ -135,6 +151,14 @@ class Raw:
             kv = fields(line)
             self.um.setdefault(kv.get("mode"), []).append(tuple(
                 number(kv.get(k)) for k in ("ns", "cpu", "events", "lost", "bytes")))
+        elif line.startswith("K "):
+            kv = fields(line)
+            for what in ("ns", "ctxt"):
+                self.k_runs.setdefault((kv.get("mode"), what), []).append(number(kv.get(what)))
+        elif line.startswith("KF "):
+            kv = fields(line)
+            self.k_lost[kv.get("mode")] = self.k_lost.get(kv.get("mode"), 0) + \
+                number(kv.get("lost"))
         elif line.startswith("Q "):
             self.prof_samples += number(fields(line).get("samples"))
         elif line[:2] in ("L ", "S "):
@@ -151,6 +175,8 @@ def switch_table(raw):
     out = []
     p = out.append
     p("ntkl bench: " + raw.header)
+    if not raw.workloads:
+        return "\n".join(out) + "\n"     # the switch section was not run
     p("")
     p("Cost per context switch (min | median over all runs; switches per run:")
     p("/proc/stat ctxt delta over the run, all CPUs, median of the untraced runs)")
@@ -284,6 +310,12 @@ def spin_table(raw):
                     added_med[m] / ((t_med["tracecmd"] - t_med["none"]) / rounds))
             line += " %6d" % raw.spin_lost.get(("L", m), 0)
             p(line)
+        if "spinlock" in added_med and "tracecmd" in t_min:
+            a_min = (t_min["spinlock"] - t_min["none"]) / rounds
+            tc = (t_min["tracecmd"] - t_min["none"]) / rounds
+            if tc > 0:
+                p("  %-52s %s (%.2f)" % ("target: SPINLOCK adds <= 0.6x trace-cmd lock events",
+                                          "met" if a_min / tc <= 0.6 else "NOT met", a_min / tc))
     if not raw.spin.get(("S", "none")):
         return "\n".join(out) + "\n" if out else ""
     p("")
@@ -386,6 +418,76 @@ def libntkl_table(raw):
     return "\n".join(out) + "\n"
 
 
+def scale_table(raw):
+    """Peers and scale: what 1, 8 and 64 CSWITCH loggers and perf record add
+    to pingpong pinned to CPU 1, beside trace-cmd's cost in the switch table
+    (the same boot, the same workload)."""
+    if not raw.k_runs.get(("none", "ns")):
+        return ""
+    base_min, base_med = min_median(raw.k_runs[("none", "ns")])
+    nsw = min_median(raw.k_runs.get(("none", "ctxt"), []))[1]
+    if not nsw:
+        return ""
+    tc = raw.runs.get(("pingpong", "tracecmd", "ns"))
+    tc_min = tc_med = 0
+    if tc and raw.runs.get(("pingpong", "none", "ns")):
+        tb_min, tb_med = min_median(raw.runs[("pingpong", "none", "ns")])
+        tnsw = min_median(raw.runs.get(("pingpong", "none", "ctxt"), []))[1] or 1
+        tc_min = (min_median(tc)[0] - tb_min) / tnsw
+        tc_med = (min_median(tc)[1] - tb_med) / tnsw
+    out = [
+        "",
+        "Peers and scale: pingpong pinned to CPU 1 (%d switches per run); trace-cmd's" % nsw,
+        "cost is the pingpong table's",
+        "  %-26s %22s %16s %16s %8s" % ("recorder", "added ns/sw min | med", "vs 1 logger",
+                                        "vs trace-cmd", "lost"),
+    ]
+    added = {}
+    for m in K_MODES:
+        runs = raw.k_runs.get((m, "ns"))
+        if not runs or m == "none":
+            continue
+        r_min, r_med = min_median(runs)
+        added[m] = ((r_min - base_min) / nsw, (r_med - base_med) / nsw)
+    for m in K_MODES[1:]:
+        if m not in added:
+            continue
+        a_min, a_med = added[m]
+        one = added.get("ntkl1", (0, 0))
+        vs_one = "%s | %s" % (ratio(a_min, one[0]), ratio(a_med, one[1])) \
+            if m.startswith("ntkl") and m != "ntkl1" else "-"
+        vs_tc = "%s | %s" % (ratio(a_min, tc_min), ratio(a_med, tc_med))
+        out.append("  %-26s %10.0f | %9.0f %16s %16s %8d" %
+                   (K_NAMES[m], a_min, a_med, vs_one, vs_tc, raw.k_lost.get(m, 0)))
+    for m, limit in K_SCALE_LIMIT.items():
+        if m in added and added.get("ntkl1", (0, 0))[1] > 0:
+            r = added[m][1] / added["ntkl1"][1]
+            out.append("  %-52s %s (%.2f)" % (
+                "target: %s <= %dx one logger (median)" % (K_NAMES[m].split(", ")[1], limit),
+                "met" if r <= limit else "NOT met", r))
+    return "\n".join(out) + "\n"
+
+
+def lost_line(raw):
+    """One line: which recorders lost events, anywhere in the boot."""
+    lost = {}
+
+    def add(name, n):
+        if n:
+            lost[name] = lost.get(name, 0) + n
+    for m, t in raw.totals.items():
+        add(NAMES.get(m, m), t.get("lost", 0))
+    for m, t in raw.max_rate.items():
+        add(NAMES.get(m, m) + " (max rate)", t.get("lost", 0))
+    for (kind, m), n in raw.spin_lost.items():
+        add(SPIN_NAMES.get(m, m) + (" (lockbench)" if kind == "L" else " (contend)"), n)
+    for m, n in raw.k_lost.items():
+        add(K_NAMES.get(m, m), n)
+    if not lost:
+        return "\nEvents lost: none, by any recorder\n"
+    return "\nEvents lost: " + ", ".join("%s %d" % kv for kv in sorted(lost.items())) + "\n"
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write("usage: bench_stats.py RAW.txt\n")
@@ -396,6 +498,8 @@ def main(argv):
     sys.stdout.write(spin_table(raw))
     sys.stdout.write(profile_table(raw))
     sys.stdout.write(libntkl_table(raw))
+    sys.stdout.write(scale_table(raw))
+    sys.stdout.write(lost_line(raw))
     return 0
 
 

@@ -138,6 +138,36 @@ class Tables(unittest.TestCase):
         self.assertRegex(text, r"ntkl CSWITCH \(kernel\) +300 \| +300")
         self.assertEqual(bench_stats.libntkl_table(raw("# nothing")), "")
         self.assertEqual(bench_stats.kernel_event_cost(raw("# nothing")), None)
+    def test_spin_target_and_stacks(self):
+        r = raw("L round=1 mode=none rounds=100 ns=1000000 records=0 lost=0",
+                "L round=1 mode=spinlock rounds=100 ns=1050000 records=100 lost=0",
+                "L round=1 mode=tracecmd rounds=100 ns=1100000 records=100 lost=0",
+                "L round=1 mode=tracecmdT rounds=100 ns=2000000 records=100 lost=0")
+        text = bench_stats.spin_table(r)
+        # 500 ns a contention against trace-cmd's 1000: 0.5, within 0.6
+        self.assertIn("SPINLOCK adds <= 0.6x trace-cmd lock events  met (0.50)", text)
+        # -T: 10,000 ns a contention, 10x trace-cmd without
+        self.assertRegex(text, r"trace-cmd lock events -T .* 10000 \| 10000 +10.00 \| 10.00")
+
+    def test_scale(self):
+        lines = []
+        for m, ns in (("none", 1000), ("ntkl1", 1100), ("ntkl8", 1250), ("ntkl64", 1700),
+                      ("perf", 1300)):
+            lines.append("K round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns))
+            lines.append("KF round=1 mode=%s lost=%d" % (m, 3 if m == "perf" else 0))
+        for m, ns in (("none", 1000), ("tracecmd", 1500)):
+            lines.append("W round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns))
+        r = raw(*lines)
+        text = bench_stats.scale_table(r)
+        # one logger adds 10 ns a switch, 8 add 25 (2.5x), 64 add 70 (7x)
+        self.assertRegex(text, r"8 loggers +25 \| +25 +2.50 \| 2.50 +0.50 \| 0.50 +0")
+        self.assertIn("target: 8 loggers <= 2x one logger (median)          NOT met (2.50)", text)
+        self.assertIn("target: 64 loggers <= 6x one logger (median)         NOT met (7.00)", text)
+        self.assertRegex(text, r"perf record sched_switch +30 \| +30 +- +0.60 \| 0.60 +3")
+        self.assertEqual(bench_stats.lost_line(r),
+                         "\nEvents lost: perf record sched_switch 3\n")
+        self.assertEqual(bench_stats.scale_table(raw("# nothing")), "")
+        self.assertIn("none, by any recorder", bench_stats.lost_line(raw("# nothing")))
 
     def test_golden(self):
         with open(os.path.join(HERE, "testdata", "bench_raw.txt")) as f:

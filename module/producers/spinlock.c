@@ -23,6 +23,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/stacktrace.h>
+#include <linux/uaccess.h>
 #include <trace/events/lock.h>
 #ifdef CONFIG_X86
 #include <asm/unwind.h>
@@ -104,16 +105,28 @@ void ntkl_probe_contention_begin(void *data, void *lock, unsigned int flags)
 	/* no SPINLOCK logger: nothing to do, and nothing pushed to pop later */
 	if (!traced_kind(flags) || !spinlock_traced())
 		return;
+	/*
+	 * Claim the slot, then fill it. Filled first and published after, an
+	 * interrupt in between would push its own wait into the same slot and
+	 * pop it, leaving ours half overwritten (its lock, so our end never
+	 * finds it). Claimed first, a nested wait goes above ours. Its lock
+	 * cleared before the claim, a nested end cannot take the slot for a
+	 * wait of its own meanwhile.
+	 */
+	if (depth < SPIN_NEST_MAX)
+		WRITE_ONCE(sc->stack[depth].lock, NULL);
+	barrier();
+	WRITE_ONCE(sc->depth, depth + 1);
+	barrier();
 	if (depth < SPIN_NEST_MAX) {
 		struct spin_wait *w = &sc->stack[depth];
 
-		w->lock = lock;
 		w->begin = cycles();
 		w->hardirqs = sc->hardirqs;
 		w->flags = flags;
+		barrier();	/* the lock last: a nested end matches whole entries */
+		WRITE_ONCE(w->lock, lock);
 	}
-	barrier();	/* the entry before the depth that publishes it */
-	WRITE_ONCE(sc->depth, depth + 1);
 }
 
 /* NT IRQL of the context holding the lock; docs/linux-to-nt.md has the map. */
@@ -163,7 +176,7 @@ static __always_inline bool caller_scan_step(struct caller_scan *cs, unsigned lo
 }
 
 #ifdef CONFIG_X86
-static __always_inline u64 caller_address(void)
+static __always_inline u64 caller_address_walk(void)
 {
 	struct caller_scan cs = { };
 	struct unwind_state state;
@@ -178,6 +191,109 @@ static __always_inline u64 caller_address(void)
 			break;
 	}
 	return cs.candidate;
+}
+
+/*
+ * The same answer without the unwinder, in a few dozen instructions: a
+ * scan of the words above the probe's stack pointer for the return
+ * address the unwinder would find. That word follows a return address
+ * into the locking code (the lock function's own call into the slow path)
+ * and is itself a return address from a direct call (E8 rel32) into the
+ * locking code: the caller's call of spin_lock() and kin. Checking the
+ * call instruction before it, rather than only the range it falls in,
+ * keeps saved registers and stale words that merely point into text out.
+ *
+ * The stack between the probe and the lock function is the same for
+ * every contention of a kind (the tracepoint's call site, the probe's
+ * frame), so where the lock function's return address was found last
+ * time, per CPU, is tried first: then only the lock function's own frame
+ * is scanned; and the caller found last is known to follow a lock call
+ * without reading its call instruction again. Task stacks only (their
+ * bounds are known); an interrupt's contention, on its own stack, and
+ * anything the scan misses take the unwinder.
+ */
+#define CALLER_SCAN_WORDS	96
+#define CALL_REL32		0xe8
+#define CALL_REL32_SIZE		5
+
+static DEFINE_PER_CPU(unsigned int, lock_word_hint);
+/* the last caller found here: a return from a lock call, checked once */
+static DEFINE_PER_CPU(unsigned long, last_caller);
+
+/* Is addr the return address of a direct call into the locking code? */
+static bool returns_from_lock_call(unsigned long addr)
+{
+	u8 insn[CALL_REL32_SIZE];
+	unsigned long target;
+	s32 rel;
+
+	if (copy_from_kernel_nofault(insn, (void *)(addr - CALL_REL32_SIZE), sizeof(insn)) ||
+	    insn[0] != CALL_REL32)
+		return false;
+	memcpy(&rel, &insn[1], sizeof(rel));
+	target = addr + rel;
+	/* call depth tracking may call a function's padding, just before it */
+	return in_lock_functions(target) || in_lock_functions(target + 16);
+}
+
+/* Kernel image or module space: where text can be. */
+static __always_inline bool maybe_text(unsigned long w)
+{
+	return w >= __START_KERNEL_map && w < MODULES_END;
+}
+
+/*
+ * Scan words[from..n) for the caller, lock_seen if words[from - 1] is a
+ * return address into the locking code. *lock_at: the index of the last
+ * such word before the caller.
+ */
+static __always_inline unsigned long scan_words(const unsigned long *words, unsigned int from,
+						unsigned int n, bool lock_seen,
+						unsigned int *lock_at)
+{
+	unsigned int i;
+
+	for (i = from; i < n; i++) {
+		unsigned long w = READ_ONCE_NOCHECK(words[i]);
+
+		if (!maybe_text(w))
+			continue;
+		if (in_lock_functions(w)) {
+			lock_seen = true;
+			*lock_at = i;
+			continue;
+		}
+		if (lock_seen && (w == __this_cpu_read(last_caller) || returns_from_lock_call(w)))
+			return w;
+	}
+	return 0;
+}
+
+static __always_inline u64 caller_address(void)
+{
+	unsigned long sp = current_stack_pointer;
+	unsigned long base = (unsigned long)task_stack_page(current);
+	const unsigned long *words = (const unsigned long *)sp;
+	unsigned int n, hint, lock_at;
+	unsigned long caller;
+
+	if (!in_task() || sp - base >= THREAD_SIZE)
+		return caller_address_walk();
+	n = min_t(unsigned long, CALLER_SCAN_WORDS, (base + THREAD_SIZE - sp) / sizeof(long));
+	hint = __this_cpu_read(lock_word_hint);
+	lock_at = hint;
+	caller = 0;
+	if (hint < n && in_lock_functions(READ_ONCE_NOCHECK(words[hint])))
+		caller = scan_words(words, hint + 1, n, true, &lock_at);
+	if (!caller) {
+		lock_at = 0;
+		caller = scan_words(words, 0, n, false, &lock_at);
+		if (!caller)
+			return caller_address_walk();
+	}
+	__this_cpu_write(lock_word_hint, lock_at);
+	__this_cpu_write(last_caller, caller);
+	return caller;
 }
 #else
 static __always_inline u64 caller_address(void)

@@ -4,7 +4,11 @@
 # ntkl-bench: the guest side of scripts/bench (run by scripts/vm-run in the
 # test VM, busybox sh). What does recording context switches cost?
 #
-#   ntkl-bench [ROUNDS [REPS [PINGPONG_TRIPS [THREADS STEPS [MAX_TRIPS]]]]]
+#   ntkl-bench [ROUNDS [REPS [PINGPONG_TRIPS [THREADS STEPS [MAX_TRIPS
+#              [SECTIONS]]]]]]
+#
+# SECTIONS: which of switch (the rounds and the max rate), profile, peers
+# and spin to run, comma-separated (default all).
 #
 # Each round runs the same workloads (pingpong pinned to CPU 1, then
 # threadmix, REPS times each) under each recorder in turn, starting with
@@ -29,6 +33,7 @@
 #   X mode=M <workload summary lines...> then F for the max-rate run
 #   L and S lines: spin locks (see the spin lock section below)
 #   P and Q lines: the sampled profile (see the profile section below)
+#   K and KF lines: peers and scale (1, 8, 64 loggers; perf record)
 #   U lines: libntkl's cost per event (see the libntkl section below)
 # evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
 # trace-cmd, its per-CPU data before compression. switches: in the file
@@ -41,12 +46,21 @@ trips=${3:-4000}
 threads=${4:-6}
 steps=${5:-300}
 max_trips=${6:-10000}
+# which sections to run, comma-separated (scripts/bench --only)
+sections=${7:-switch,profile,peers,spin,um}
 
 T=/sys/kernel/tracing
 W=/tmp/ntkl-bench
 LOGGER=ntkl-bench
 MODES="none cswitch compact tracecmd cswstack"
 mkdir -p "$W"
+
+want() {
+	case ",$sections," in
+	*",$1,"*) return 0 ;;
+	esac
+	return 1
+}
 
 die() {
 	echo "ntkl-bench: $*" >&2
@@ -57,7 +71,7 @@ die() {
 # non-interactive shell starts with SIGINT ignored) and has turned the
 # event on: its "Hit Ctrl^C" line only reaches a file when it exits.
 # tc_ready PID EVENT (as under events/, e.g. sched/sched_switch)
-tc_ready() {
+catches_sigint() {
 	local cgt last
 
 	cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) || return 1
@@ -66,7 +80,11 @@ tc_ready() {
 	2|3|6|7|a|b|e|f) ;;
 	*) return 1 ;;
 	esac
-	[ "$(cat $T/tracing_on)" = 1 ] &&
+}
+
+tc_ready() {
+	catches_sigint "$1" &&
+		[ "$(cat $T/tracing_on)" = 1 ] &&
 		[ "$(cat "$T/events/$2/enable")" = 1 ]
 }
 
@@ -157,70 +175,157 @@ rotate() {
 	echo "$@"
 }
 
-r=1
-while [ $r -le "$rounds" ]; do
-	for m in $(rotate $(((r - 1) % 5)) $MODES); do
-		start "$m"
-		: > "$W/w"
-		i=1
-		while [ $i -le "$reps" ]; do
-			w=$(pingpong -c 1 "$trips")
-			echo "W round=$r mode=$m rep=$i $w" >> "$W/w"
-			w=$(threadmix "$threads" "$steps")
-			echo "W round=$r mode=$m rep=$i $w" >> "$W/w"
-			i=$((i + 1))
+if want switch; then
+	r=1
+	while [ $r -le "$rounds" ]; do
+		for m in $(rotate $(((r - 1) % 5)) $MODES); do
+			start "$m"
+			: > "$W/w"
+			i=1
+			while [ $i -le "$reps" ]; do
+				w=$(pingpong -c 1 "$trips")
+				echo "W round=$r mode=$m rep=$i $w" >> "$W/w"
+				w=$(threadmix "$threads" "$steps")
+				echo "W round=$r mode=$m rep=$i $w" >> "$W/w"
+				i=$((i + 1))
+			done
+			# not in $(...): only this shell may wait for trace-cmd
+			stop "$m" > "$W/f"
+			cat "$W/w"
+			[ ! -s "$W/f" ] || echo "F round=$r mode=$m $(cat "$W/f")"
 		done
-		# not in $(...): only this shell may wait for trace-cmd
-		stop "$m" > "$W/f"
-		cat "$W/w"
-		[ ! -s "$W/f" ] || echo "F round=$r mode=$m $(cat "$W/f")"
+		r=$((r + 1))
 	done
-	r=$((r + 1))
-done
 
-# The highest rate: one pinned pingpong per CPU, all at once.
-for m in cswitch compact tracecmd cswstack; do
-	start "$m"
-	pids=
-	c=0
-	while [ $c -lt "$(nproc)" ]; do
-		pingpong -c $c "$max_trips" > "$W/max.$c" &
-		pids="$pids $!"
-		c=$((c + 1))
+	# The highest rate: one pinned pingpong per CPU, all at once.
+	for m in cswitch compact tracecmd cswstack; do
+		start "$m"
+		pids=
+		c=0
+		while [ $c -lt "$(nproc)" ]; do
+			pingpong -c $c "$max_trips" > "$W/max.$c" &
+			pids="$pids $!"
+			c=$((c + 1))
+		done
+		for p in $pids; do
+			wait "$p" || die "pingpong failed"
+		done
+		stop "$m" > "$W/f"
+		echo "X mode=$m $(cat "$W"/max.* | tr '\n' ' ')"
+		echo "F round=max mode=$m $(cat "$W/f")"
 	done
-	for p in $pids; do
-		wait "$p" || die "pingpong failed"
-	done
-	stop "$m" > "$W/f"
-	echo "X mode=$m $(cat "$W"/max.* | tr '\n' ' ')"
-	echo "F round=max mode=$m $(cat "$W/f")"
-done
+fi
 # The sampled profile: pingpong pinned to CPU 1, untraced and under a
 # PROFILE logger sampling every CPU at xperf's highest rate (-setprofint
 # 1221, 8.2 kHz), alternating, rounds times:
 #   P round=R mode=none|profile rep=N <pingpong's summary line>
 #   Q round=R samples=N   SampledProfile events on CPU 1 over the round's
 #                         profile runs (ntkl dump --stats' per-CPU table)
-r=1
-while [ $r -le "$rounds" ]; do
-	for m in $(rotate $(((r - 1) % 2)) none profile); do
-		[ "$m" = none ] || ntkl_start PROFILE -setprofint 1221
-		i=1
-		while [ $i -le "$reps" ]; do
-			echo "P round=$r mode=$m rep=$i $(pingpong -c 1 "$trips")"
+if want profile; then
+	r=1
+	while [ $r -le "$rounds" ]; do
+		for m in $(rotate $(((r - 1) % 2)) none profile); do
+			[ "$m" = none ] || ntkl_start PROFILE -setprofint 1221
+			i=1
+			while [ $i -le "$reps" ]; do
+				echo "P round=$r mode=$m rep=$i $(pingpong -c 1 "$trips")"
+				i=$((i + 1))
+			done
+			[ "$m" = none ] && continue
+			ntkl stop "$LOGGER" > /dev/null
+			echo "Q round=$r samples=$(ntkl dump --stats "$W/ntkl.etl" |
+				awk '/^SampledProfile/ { f = 1 } f && $1 == "1" { print $2; exit }')"
+		done
+		r=$((r + 1))
+	done
+	ntkl profile-interval -default > /dev/null
+fi
+
+# Peers and scale: pingpong pinned to CPU 1 under no tracing, 1, 8 and 64
+# ntkl CSWITCH loggers at once (each with its own file and writer), and
+# perf record -a -e sched:sched_switch, alternating, rounds times, reps
+# runs each:
+#   K round=R mode=none|ntkl1|ntkl8|ntkl64|perf rep=N <pingpong's summary>
+#   KF round=R mode=M lost=N    events the recorder lost over the round
+KMODES="none ntkl1 ntkl8 ntkl64 perf"
+
+k_start() {
+	local i=1 n
+
+	case $1 in
+	ntkl*)
+		n=${1#ntkl}
+		while [ $i -le "$n" ]; do
+			rm -f "$W/k$i.etl"
+			ntkl start "$LOGGER-$i" -on CSWITCH -f "$W/k$i.etl" > /dev/null ||
+				die "cannot start logger $i of $n"
 			i=$((i + 1))
 		done
-		[ "$m" = none ] && continue
-		ntkl stop "$LOGGER" > /dev/null
-		echo "Q round=$r samples=$(ntkl dump --stats "$W/ntkl.etl" |
-			awk '/^SampledProfile/ { f = 1 } f && $1 == "1" { print $2; exit }')"
+		;;
+	perf)
+		rm -f "$W/perf.data"
+		perf record -a -e sched:sched_switch -o "$W/perf.data" > "$W/perf.log" 2>&1 &
+		perf_pid=$!
+		# its handler is set before it opens the events: wait for the file too
+		until catches_sigint "$perf_pid" && [ -s "$W/perf.data" ]; do
+			i=$((i + 1))
+			[ $i -lt 600 ] || die "perf record did not start: $(cat "$W/perf.log")"
+			kill -0 "$perf_pid" 2>/dev/null || die "perf record died: $(cat "$W/perf.log")"
+			sleep 0.1
+		done
+		sleep 1
+		;;
+	esac
+}
+
+# Sets k_lost: what the recorder lost (ntkl: Events Lost; perf: its LOST
+# and LOST_SAMPLES records). Not in a subshell: perf is this shell's child.
+k_stop() {
+	local i=1 n l
+
+	k_lost=0
+	case $1 in
+	ntkl*)
+		n=${1#ntkl}
+		while [ $i -le "$n" ]; do
+			l=$(ntkl stop "$LOGGER-$i" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
+			k_lost=$((k_lost + ${l:-0}))
+			rm -f "$W/k$i.etl"
+			i=$((i + 1))
+		done
+		;;
+	perf)
+		kill -INT "$perf_pid"
+		# it exits with SIGINT's status once it has written the file
+		wait "$perf_pid" || grep -q 'perf record: Captured' "$W/perf.log" ||
+			die "perf record failed: $(cat "$W/perf.log")"
+		k_lost=$(perf report -i "$W/perf.data" --stats 2>/dev/null |
+			 awk -F: '/LOST/ { split($2, a, " "); s += a[1] } END { print s + 0 }')
+		;;
+	esac
+}
+
+if want peers; then
+	command -v perf > /dev/null || KMODES="none ntkl1 ntkl8 ntkl64"
+	r=1
+	while [ $r -le "$rounds" ]; do
+		for m in $(rotate $(((r - 1) % $(echo $KMODES | wc -w))) $KMODES); do
+			k_start "$m"
+			i=1
+			while [ $i -le "$reps" ]; do
+				echo "K round=$r mode=$m rep=$i $(pingpong -c 1 "$trips")"
+				i=$((i + 1))
+			done
+			k_stop "$m"
+			echo "KF round=$r mode=$m lost=$k_lost"
+		done
+		r=$((r + 1))
 	done
-	r=$((r + 1))
-done
-ntkl profile-interval -default > /dev/null
+fi
 
 # Spin locks: under no tracing, an ntkl SPINLOCK logger, and trace-cmd
-# recording lock:contention_begin/end, alternating, rounds times, two
+# recording lock:contention_begin/end, without and with -T (a stack per
+# event: the information of CallerAddress and more), alternating, rounds times, two
 # workloads:
 #   - ntkl_lockbench (a helper module): LB_ROUNDS rounds of exactly one
 #     traced contention each, so a recorder's cost per contention shows;
@@ -240,9 +345,11 @@ spin_start() {
 		rm -f "$W/spin.etl"
 		ntkl start "$LOGGER" -on SPINLOCK -maxbuffers 256 -f "$W/spin.etl" > /dev/null
 		;;
-	tracecmd)
+	tracecmd|tracecmdT)
 		rm -f "$W/tcl.dat"
-		trace-cmd record -C mono -e lock:contention_begin -e lock:contention_end \
+		# tracecmdT: with -T, a kernel stack per event
+		trace-cmd record -C mono $([ "$1" = tracecmdT ] && echo -T) \
+			-e lock:contention_begin -e lock:contention_end \
 			-o "$W/tcl.dat" > "$W/tcl.log" 2>&1 &
 		tc_pid=$!
 		until tc_ready "$tc_pid" lock/contention_begin; do
@@ -264,7 +371,7 @@ spin_stop() {
 		lost=$(ntkl stop "$LOGGER" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
 		records=$(ntkl dump "$W/spin.etl" | awk '$4 == "0x0529" { print $1 }')
 		;;
-	tracecmd)
+	tracecmd|tracecmdT)
 		kill -INT "$tc_pid"
 		wait "$tc_pid" || die "trace-cmd record (lock) failed"
 		records=$(trace-cmd report -i "$W/tcl.dat" 2>/dev/null |
@@ -274,35 +381,39 @@ spin_stop() {
 	spin_result="records=${records:-0} lost=${lost:-0}"
 }
 
-insmod /lib/modules/ntkl_lockbench.ko || die "cannot load ntkl_lockbench.ko"
-r=1
-while [ $r -le "$rounds" ]; do
-	for m in $(rotate $(((r - 1) % 3)) none spinlock tracecmd); do
-		spin_start "$m"
-		echo "$LB_ROUNDS" > /proc/ntkl_lockbench || die "ntkl_lockbench failed"
-		w=$(cat /proc/ntkl_lockbench)
-		spin_stop "$m"
-		echo "L round=$r mode=$m $w $spin_result"
-		spin_start "$m"
-		w=$(contend "$spin_threads" "$spin_steps")
-		spin_stop "$m"
-		echo "S round=$r mode=$m $w $spin_result"
+if want spin; then
+	insmod /lib/modules/ntkl_lockbench.ko || die "cannot load ntkl_lockbench.ko"
+	r=1
+	while [ $r -le "$rounds" ]; do
+		for m in $(rotate $(((r - 1) % 4)) none spinlock tracecmd tracecmdT); do
+			spin_start "$m"
+			echo "$LB_ROUNDS" > /proc/ntkl_lockbench || die "ntkl_lockbench failed"
+			w=$(cat /proc/ntkl_lockbench)
+			spin_stop "$m"
+			echo "L round=$r mode=$m $w $spin_result"
+			spin_start "$m"
+			w=$(contend "$spin_threads" "$spin_steps")
+			spin_stop "$m"
+			echo "S round=$r mode=$m $w $spin_result"
+		done
+		r=$((r + 1))
 	done
-	r=$((r + 1))
-done
-rmmod ntkl_lockbench
+	rmmod ntkl_lockbench
+fi
 # libntkl: libntkl-bench's writer pinned to CPU 1 writes UM_EVENTS events
 # with no logger, through a private logger, and through a compressed one,
 # alternating, rounds times (no kernel logger runs meanwhile):
 #   U round=R mode=none|um|umc events=N ns=T cpu=C lost=N bytes=B
-UM_EVENTS=${UM_EVENTS:-200000}
-r=1
-while [ $r -le "$rounds" ]; do
-	for m in $(rotate $(((r - 1) % 3)) none um umc); do
-		u=$(libntkl-bench -m "$m" -n "$UM_EVENTS" -o "$W/um.etl") ||
-			die "libntkl-bench -m $m failed"
-		echo "U round=$r mode=$m $u"
+if want um; then
+	UM_EVENTS=${UM_EVENTS:-200000}
+	r=1
+	while [ $r -le "$rounds" ]; do
+		for m in $(rotate $(((r - 1) % 3)) none um umc); do
+			u=$(libntkl-bench -m "$m" -n "$UM_EVENTS" -o "$W/um.etl") ||
+				die "libntkl-bench -m $m failed"
+			echo "U round=$r mode=$m $u"
+		done
+		r=$((r + 1))
 	done
-	r=$((r + 1))
-done
+fi
 echo "# ntkl-bench: done"

@@ -134,10 +134,6 @@ static void cut_back(int fd, uint64_t len)
 static uint64_t count_records(const struct ntkl_writer *w)
 {
 	struct etl_buffer b;
-	struct etl_record_cursor rc;
-	struct etl_record r;
-	struct etl_error err;
-	uint64_t n = 0;
 
 	memset(&b, 0, sizeof(b));
 	memcpy(&b.hdr, w->buf, sizeof(b.hdr));
@@ -149,10 +145,7 @@ static uint64_t count_records(const struct ntkl_writer *w)
 	    b.hdr.saved_offset > w->buffer_size)
 		return 0;
 	b.filled = b.hdr.saved_offset;
-	etl_records_begin(&b, &rc);
-	while (etl_next_record(&b, &rc, &r, &err) > 0)
-		n++;
-	return n;
+	return etl_count_records(&b);
 }
 
 /* UTF-8 to NUL-terminated UTF-16LE in dst (max bytes); bytes used, or 0. */

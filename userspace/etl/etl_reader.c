@@ -385,6 +385,38 @@ static int parse_ext_items(const struct etl_buffer *b, const uint8_t *p,
 	return 0;
 }
 
+/* A record's Size: kernel headers keep it at +4; the others start with it. */
+static uint16_t record_size(const uint8_t *p, uint8_t header_type)
+{
+	if (header_type <= ETW_HEADER_TYPE_COMPACT64 ||
+	    header_type == ETW_HEADER_TYPE_PERFINFO32 ||
+	    header_type == ETW_HEADER_TYPE_PERFINFO64)
+		return etl_le16(p + 4);
+	return etl_le16(p);
+}
+
+uint64_t etl_count_records(const struct etl_buffer *b)
+{
+	uint64_t pos = ETL_BUFFER_HEADER_SIZE, n = 0;
+
+	while (pos < b->filled && b->filled - pos >= 4) {
+		const uint8_t *p = b->data + pos;
+		uint32_t marker = etl_le32(p), hsize, size;
+
+		if (marker == ETW_END_OF_RECORDS_MARKER)
+			break;
+		hsize = etl_header_size((uint8_t)(marker >> 16));
+		if (!hsize || b->filled - pos < hsize)
+			break;
+		size = record_size(p, (uint8_t)(marker >> 16));
+		if (size < hsize || size > b->filled - pos)
+			break;
+		n++;
+		pos += (size + ETW_RECORD_ALIGN - 1) & ~(uint32_t)(ETW_RECORD_ALIGN - 1);
+	}
+	return n;
+}
+
 int etl_next_record(const struct etl_buffer *b, struct etl_record_cursor *c,
 		    struct etl_record *r, struct etl_error *err)
 {
@@ -430,13 +462,7 @@ int etl_next_record(const struct etl_buffer *b, struct etl_record_cursor *c,
 			header_type_label(r->header_type), hsize, left,
 			b->filled);
 
-	/* Kernel headers keep Size at +4; the others start with it. */
-	if (r->header_type <= ETW_HEADER_TYPE_COMPACT64 ||
-	    r->header_type == ETW_HEADER_TYPE_PERFINFO32 ||
-	    r->header_type == ETW_HEADER_TYPE_PERFINFO64)
-		r->size = etl_le16(p + 4);
-	else
-		r->size = etl_le16(p);
+	r->size = record_size(p, r->header_type);
 	if (r->size < hsize)
 		return etl_error_set(err,
 			"buffer %u (file offset 0x%llx): record at +0x%x: Size 0x%x is smaller than its %s header (0x%x)",

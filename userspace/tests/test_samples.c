@@ -56,9 +56,12 @@ static void count_file(const struct etl_file *f, struct counts *c)
 		struct etl_record r;
 		int rr;
 
+		uint64_t in_buffer = 0;
+
 		c->buffers++;
 		etl_records_begin(&b, &rcur);
 		while ((rr = etl_next_record(&b, &rcur, &r, &err)) > 0) {
+			in_buffer++;
 			c->events++;
 			c->by_header[r.header_type]++;
 			if (r.kind == ETL_KIND_KERNEL)
@@ -66,6 +69,12 @@ static void count_file(const struct etl_file *f, struct counts *c)
 		}
 		if (rr < 0 && !c->error[0])
 			snprintf(c->error, sizeof(c->error), "%s", err.msg);
+		/* the writer's quick count agrees with the full walk */
+		if (rr == 0 && etl_count_records(&b) != in_buffer && !c->error[0])
+			snprintf(c->error, sizeof(c->error),
+				 "buffer %u: etl_count_records() says %llu records, the walk %llu",
+				 b.index, (unsigned long long)etl_count_records(&b),
+				 (unsigned long long)in_buffer);
 	}
 	if (rc < 0 && !c->error[0])
 		snprintf(c->error, sizeof(c->error), "%s", err.msg);
