@@ -17,7 +17,7 @@
  *    the file reads up to its last whole buffer;
  *  - memory allocation failures (failslab, fail_page_alloc; the debug
  *    kernel has them) during START and UPDATE: a clean errno, no leak
- *    (kmemleak, read here and again by vm-run).
+ *    (kmemleak, which vm-run reads after the tests).
  * The kernel log must stay clean (vm-run fails the run otherwise).
  */
 #define _GNU_SOURCE
@@ -419,10 +419,9 @@ static void inject_off(const char *dir)
 }
 
 /*
- * START and UPDATE (and the LIST and GET_STACK_TRACING copies) with one
- * allocation failing, at every position from the first to the 40th:
- * each returns 0 or ENOMEM, the table is as before, and kmemleak finds
- * nothing of ntkl's.
+ * START and UPDATE with one allocation failing, at every position from the first to the 40th:
+ * each returns 0 or ENOMEM, the table is as before, and (vm-run's scan)
+ * kmemleak finds nothing of ntkl's.
  */
 FAULT_TEST(allocation_failures)
 {
@@ -485,14 +484,11 @@ FAULT_TEST(allocation_failures)
 	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl record -on CSWITCH -o /tmp/fa.etl -- threadmix -q 2 50"))
 		TH_LOG("%s", out);
 	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump --check /tmp/fa.etl")) TH_LOG("%s", out);
-	/* kmemleak: reports a block unchanged over two scans */
-	if (!access(DBGFS "/kmemleak", W_OK)) {
-		write_file(DBGFS "/kmemleak", "scan");
-		write_file(DBGFS "/kmemleak", "scan");
-		EXPECT_NE(0, sh(out, sizeof(out), "grep -A20 unreferenced " DBGFS
-				"/kmemleak | grep -m3 ntkl"))
-			TH_LOG("kmemleak: %s", out);
-	}
+	/*
+	 * Leaks: vm-run scans kmemleak (debug kernel) after the tests and
+	 * fails the run on any object allocated by ntkl: scanning here too
+	 * would only repeat it, slowly.
+	 */
 }
 
 TEST_HARNESS_MAIN
