@@ -7,6 +7,8 @@
 #   make check         every test: builds, checkpatch, sparse, unit tests, VM tests
 #   make bench         the cost of recording context switches, in one test VM boot
 #   make fuzz          the ETL readers under libFuzzer for FUZZ_SECONDS (600)
+#   make soak          control chaos, load, hotplug and reader kills in one test VM
+#                      for DURATION (10m; SOAK_KERNEL: vm-run's default kernel)
 #   make install       install ntkl.ko for KVER, the ntkl command, its man page,
 #                      bash completion, the udev rule (/dev/ntkl for the group
 #                      tracing), the tmpfiles rule of /run/ntkl, and libntkl (shared
@@ -24,7 +26,7 @@ PREFIX    ?= /usr/local
 UM_VERSION := 0.1
 
 .PHONY: all module modules-all userspace selftests check unit-test vm-test \
-	checkpatch sparse install uninstall clean debug-kernel kernel-tools bench fuzz
+	checkpatch sparse install uninstall clean debug-kernel kernel-tools bench fuzz soak
 
 all: module userspace
 
@@ -66,6 +68,11 @@ bench:
 FUZZ_SECONDS ?= 600
 fuzz:
 	$(MAKE) -C userspace BUILD=$(BUILD) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+# Not part of make check: scripts/soak says what it runs and checks.
+DURATION ?= 10m
+soak: modules-all selftests userspace
+	+scripts/soak --duration $(DURATION) $(if $(SOAK_KERNEL),--kernel $(SOAK_KERNEL))
 
 # sudo make install: build as the user who ran sudo (build/ stays theirs),
 # then install as root from what was built.

@@ -2,7 +2,8 @@
 /*
  * ntkl_load_test: /dev/ntkl is a character device for root and its group (0660),
  * closed to others, and the module
- * survives repeated unload/reload without leaving kernel warnings behind.
+ * survives repeated unload/reload without leaving kernel warnings behind,
+ * also with all 64 loggers running under load.
  *
  * Runs as root in the test VM (scripts/vm-run), where $NTKL_KO names the
  * module file. The module is loaded when the test starts and is left loaded
@@ -19,7 +20,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -231,6 +234,83 @@ TEST_F_TIMEOUT(reload, unload_reload_cycles, 300)
 		TH_LOG("%d kernel log lines report bugs, first: %s", ret,
 		       first_bad);
 	}
+}
+
+/* VmallocUsed of /proc/meminfo in kB (logger buffers are kvmalloc'ed), or -1. */
+static long vmalloc_used_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmallocUsed: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * rmmod with all 64 loggers running under load: the unload stops every
+ * one (context switches, process events, spin lock and profile samples
+ * arriving all the while), several times over, and their memory goes.
+ */
+TEST_F_TIMEOUT(reload, unload_with_64_loggers_under_load, 600)
+{
+	static const uint32_t flags[] = { 0x10, 0x03, 0x800, 0x1000000, 0x60 };
+	char first_bad[1024];
+	long before, after;
+	int cycle, i, ret;
+	pid_t load;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root");
+	if (!self->ko || !*self->ko)
+		SKIP(return, "NTKL_KO does not name the module file");
+	load = fork();
+	if (load == 0) {
+		execlp("threadmix", "threadmix", "-q", "4", "1000000", (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_GT(load, 0);
+	before = vmalloc_used_kb();
+	for (cycle = 0; cycle < 3; cycle++) {
+		int fd = open(NTKL_DEV, O_RDWR | O_CLOEXEC);
+
+		ASSERT_LE(0, fd);
+		for (i = 0; i < NTKL_MAX_LOGGERS; i++) {
+			struct ntkl_properties p = {
+				.size = sizeof(p),
+				.buffer_size_kb = 16,
+				.flush_timer = 1,
+				.enable_flags = flags[i % 5],
+			};
+
+			snprintf(p.logger_name, sizeof(p.logger_name), "unload %d", i);
+			ret = ioctl(fd, NTKL_IOC_START, &p) ? -errno : 0;
+			ASSERT_EQ(0, ret) TH_LOG("cycle %d, logger %d: %s", cycle, i, strerror(-ret));
+		}
+		close(fd);	/* the module may go only when no descriptor is open */
+		sleep_ms(1000);
+		ret = unload_module();
+		ASSERT_EQ(0, ret) TH_LOG("cycle %d: delete_module: %s", cycle, strerror(-ret));
+		ASSERT_TRUE(wait_for_node(false));
+		ret = load_module(self->ko);
+		ASSERT_EQ(0, ret) TH_LOG("cycle %d: finit_module: %s", cycle, strerror(-ret));
+		ASSERT_TRUE(wait_for_node(true));
+	}
+	kill(load, SIGKILL);
+	waitpid(load, NULL, 0);
+	after = vmalloc_used_kb();
+	printf("# 64 loggers under load, unloaded %d times: VmallocUsed %ld kB before, %ld kB after\n",
+	       cycle, before, after);
+	fflush(stdout);
+	/* 64 loggers hold ~32 MB: a leak of even one logger's buffers shows */
+	EXPECT_LE(after - before, 256);
+	ret = kmsg_count_bad(self->kmsg_fd, first_bad, sizeof(first_bad));
+	EXPECT_EQ(0, ret) TH_LOG("%d kernel log lines report bugs, first: %s", ret, first_bad);
 }
 
 TEST_HARNESS_MAIN

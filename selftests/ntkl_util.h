@@ -227,6 +227,55 @@ static inline int load_module_wait(const char *path)
 }
 
 /*
+ * The kernel log from now on: /dev/kmsg positioned at its end, or -1.
+ * kmsg_bad_since() reads what arrived since and counts the records that
+ * report a kernel bug (the words vm-run looks for), the first in first.
+ */
+static inline int kmsg_open_at_end(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static inline int kmsg_bad_since(int fd, char *first, size_t first_len)
+{
+	static const char * const bad_words[] = {
+		"WARNING:", "BUG:", "Oops", "Call Trace", "KASAN", "lockdep",
+		"UBSAN:", "possible recursive locking", "INFO: ",
+	};
+	char rec[8192];
+	int bad = 0;
+	ssize_t n;
+	size_t i;
+
+	first[0] = 0;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten while we read: go on */
+		if (n <= 0)
+			break;		/* EAGAIN: no more records */
+		rec[n] = 0;
+		for (i = 0; i < sizeof(bad_words) / sizeof(*bad_words); i++) {
+			if (!strstr(rec, bad_words[i]))
+				continue;
+			if (!bad++) {
+				n = strnlen(rec, first_len - 1);
+				memcpy(first, rec, n);
+				first[n] = 0;
+			}
+			break;
+		}
+	}
+	return bad;
+}
+
+/*
  * A fixture of a control descriptor and a reader descriptor, whose
  * teardown stops every logger (ntkl_stop_every_logger()). Use it after
  * including kselftest_harness.h: NTKL_READER_FIXTURE(name).

@@ -59,21 +59,39 @@ static void print_stopped(const struct ntkl_properties *p)
 		LINE("Log Filename", "none: the logger had no reader");
 }
 
-/* The writer's outcome; 0 if the file is complete. */
-static int print_written(const struct ntkl_writer_state *st)
+/*
+ * Buffers the logger closed that its file never got (the writer died or
+ * failed first): with the events it could not buffer, what the trace
+ * lacks. sequence_number counts closed buffers; the file's count
+ * includes its header buffer.
+ */
+static void print_not_written(const struct ntkl_properties *p, uint64_t in_file)
 {
+	uint64_t closed = p->sequence_number + 1;
+
+	LINE("Buffers Not Written", "%" PRIu64 " (closed by the logger, not in the file)",
+	     closed > in_file ? closed - in_file : 0);
+}
+
+/* The writer's outcome; 0 if the file is complete. */
+static int print_written(const struct ntkl_writer_state *st, const struct ntkl_properties *p)
+{
+	bool done = !strcmp(st->state, "done");
 	struct stat sb;
 
-	LINE("Events Lost", "%" PRIu64, st->events_lost);
+	/* a failed writer's count stopped with it: the logger's is the whole */
+	LINE("Events Lost", "%" PRIu64, done ? st->events_lost : (uint64_t)p->events_lost);
 	LINE("Buffers Written", "%" PRIu64 " (in the file, header buffer included)",
 	     st->buffers);
 	LINE("Log Buffers Lost", "%" PRIu64, st->buffers_lost);
+	if (!done)
+		print_not_written(p, st->buffers);
 	LINE("Events", "%" PRIu64, st->events);
 	if (stat(st->file, &sb) == 0)
 		LINE("Log Filename", "%s (%lld bytes)", st->file, (long long)sb.st_size);
 	else
 		LINE("Log Filename", "%s", st->file);
-	if (strcmp(st->state, "done")) {
+	if (!done) {
 		fprintf(stderr, "ntkl stop: the writer of %s failed: %s\n", st->file,
 			st->error[0] ? st->error : "it exited without saying why");
 		return 1;
@@ -101,6 +119,7 @@ static int complete_for_dead_writer(const struct ntkl_writer_state *st,
 	LINE("Events Lost", "%" PRIu64, (uint64_t)p->events_lost);
 	LINE("Buffers Written", "%" PRIu64 " (in the file, header buffer included)",
 	     buffers);
+	print_not_written(p, buffers);
 	LINE("Log Filename", "%s (completed by ntkl stop)", st->file);
 	return 1;
 }
@@ -144,7 +163,7 @@ int cmd_stop(int argc, char **argv)
 	if (!strcmp(st.state, "writing"))
 		ret = complete_for_dead_writer(&st, &p);
 	else
-		ret = print_written(&st);
+		ret = print_written(&st, &p);
 	unlink(path);
 	return ret;
 }
