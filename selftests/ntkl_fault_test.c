@@ -21,37 +21,10 @@
  * The kernel log must stay clean (vm-run fails the run otherwise).
  */
 #define _GNU_SOURCE
-#include <stdarg.h>
 #include <sys/mount.h>
 
 #include "kselftest_harness.h"
 #include "ntkl_reader.h"
-
-/* Run a shell command; its exit status, its output (stdout and stderr) in out. */
-static int sh(char *out, size_t size, const char *fmt, ...)
-{
-	char cmd[2048], sink[4096];
-	size_t n = 0;
-	va_list ap;
-	FILE *p;
-	int status;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	strncat(cmd, " 2>&1", sizeof(cmd) - strlen(cmd) - 1);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	if (out) {
-		n = fread(out, 1, size - 1, p);
-		out[n] = 0;
-	}
-	while (fread(sink, 1, sizeof(sink), p) > 0)
-		;	/* the rest, or the command dies of SIGPIPE */
-	status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 /* The number after "label" in text (ntkl query / stop output), or -1. */
 static long long field(const char *text, const char *label)

@@ -386,7 +386,7 @@ static inline int own_text(uint64_t *lo, uint64_t *hi)
 __attribute__((format(printf, 3, 4), unused))
 static int sh(char *out, size_t size, const char *fmt, ...)
 {
-	char cmd[1024], sink[4096];
+	char cmd[2048], sink[4096];
 	va_list ap;
 	FILE *p;
 	int status;
