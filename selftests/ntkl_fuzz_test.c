@@ -5,8 +5,8 @@
  * Every ioctl of uapi/ntkl.h gets edge-case and random struct sizes (0, 1,
  * the first published size - 1, exact, larger with a zero and a non-zero
  * tail, huge), ioctl numbers encoding other sizes and directions, pointers
- * to NULL, to a page that is not mapped and to structs that straddle the
- * end of a mapped page, names without a terminator, out-of-range
+ * to NULL, to a page that is not mapped, to structs that straddle the
+ * end of a mapped page and wild ones (wild_ptr()), names without a terminator, out-of-range
  * settings and random bytes; then several threads control a few loggers
  * at once while readers sit blocked in read() and poll() and have their
  * descriptors closed under them, and pairs of threads race BIND.
@@ -178,6 +178,26 @@ static void *arena_hole(struct arena *a)
 	return a->base + a->page;
 }
 
+/*
+ * A wild pointer the kernel must refuse: a kernel or non-canonical
+ * address, or one inside a gigabyte reserved PROT_NONE. Never a random
+ * user address: one that lands in our own stacks or heap (a few percent
+ * of runs, with 6 threads' stacks) lets the kernel rightly write there,
+ * and the test corrupts itself.
+ */
+#define VOID_SIZE	(1ul << 30)
+
+static uint8_t *void_base;
+
+static uint64_t wild_ptr(uint64_t *s)
+{
+	uint64_t r = rnd(s);
+
+	if (void_base && rnd_below(s, 2))
+		return (uintptr_t)void_base + r % VOID_SIZE;
+	return r | 1ull << 63;
+}
+
 /* --- one case: build an argument, call, judge ---------------------------- */
 
 struct stats {
@@ -328,7 +348,7 @@ static void fill_arg(uint64_t *s, const struct cmd *c, uint8_t *buf, size_t room
 		case 1: l->props = (uintptr_t)arena_hole(a); break;
 		case 2: l->props = (uintptr_t)arena_hole(a) - sizeof(struct ntkl_properties) / 2;
 			break;
-		case 3: l->props = rnd(s); break;
+		case 3: l->props = wild_ptr(s); break;
 		default: l->props = (uintptr_t)sink;
 			ours = true;
 			/*
@@ -395,7 +415,7 @@ static void fill_arg(uint64_t *s, const struct cmd *c, uint8_t *buf, size_t room
 		case 0: t->hooks = 0; break;
 		case 1: t->hooks = (uintptr_t)arena_hole(a); break;
 		case 2: t->hooks = (uintptr_t)arena_hole(a) - 2; break;
-		case 3: t->hooks = rnd(s); break;
+		case 3: t->hooks = wild_ptr(s); break;
 		default: t->hooks = (uintptr_t)hooks;
 			ours = true;
 			if (t->count > NTKL_STACK_HOOKS_MAX + 1)
@@ -475,7 +495,7 @@ static int one_case(uint64_t *s, int fd, const struct cmd *c, struct arena *a, i
 	ptr = arg;
 	switch (where) {
 	case 8: ptr = rnd_below(s, 2) ? NULL : arena_hole(a); break;
-	case 9: if (!rnd_below(s, 3)) ptr = (void *)(uintptr_t)rnd(s); break;
+	case 9: if (!rnd_below(s, 3)) ptr = (void *)(uintptr_t)wild_ptr(s); break;
 	default: break;
 	}
 	if (!rnd_below(s, 12)) {	/* the number: another encoded size or direction */
@@ -546,6 +566,12 @@ FIXTURE_SETUP(fuzz)
 	self->kmsg = kmsg_open_at_end();
 	self->seed = fuzz_seed();
 	self->seconds = fuzz_seconds();
+	if (!void_base) {
+		void_base = mmap(NULL, VOID_SIZE, PROT_NONE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (void_base == MAP_FAILED)
+			void_base = NULL;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!getenv("NTKL_FUZZ_CORE")) {	/* set: dump core instead */
 		struct sigaction sa = { .sa_sigaction = on_crash, .sa_flags = SA_SIGINFO };
