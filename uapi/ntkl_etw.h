@@ -601,6 +601,29 @@ struct etw_header_extension {
 	__u32 kernel_event_version;
 };
 
+/*
+ * EventTrace ProviderBinaryPath (0x0043, version 2): the binary (program
+ * or library) that provides these providers, so that a reader can find
+ * their manifests: GuidCount, then GuidCount GUIDs, then BinaryPath
+ * (UTF-16, NUL-terminated). From Windows 8 (6.2), ETL files name the
+ * providers enabled for a session this way (seed 003: the logger's
+ * ProviderBinaryList; layout: the Kernel-EventTrace manifest, which the
+ * LastDroppedTimes below confirms against the TraceLoggingTester sample).
+ */
+struct etw_provider_binary_path {
+	__u32 guid_count;
+};
+
+/*
+ * EventTrace LastDroppedTimes (0x0052, version 2, PERFINFO64 in the
+ * TraceLoggingTester sample): TimeStampCount, 4 bytes of padding, then
+ * TimeStampCount 8-byte times (zero in the sample: nothing dropped).
+ */
+struct etw_last_dropped_times {
+	__u32 timestamp_count;
+	__u32 padding;
+};
+
 /* ---------------------------------------------------------------------- */
 /* Thread group payloads                                                   */
 /* ---------------------------------------------------------------------- */
@@ -1290,6 +1313,8 @@ ETW_ASSERT_OFFSET(struct etw_event_header_ext_item, data_size, 6);
 
 ETW_ASSERT_SIZE(struct perfinfo_groupmask, 0x20);
 ETW_ASSERT_SIZE(struct etw_header_extension, 36);
+ETW_ASSERT_SIZE(struct etw_provider_binary_path, 4);
+ETW_ASSERT_SIZE(struct etw_last_dropped_times, 8);
 
 ETW_ASSERT_SIZE(struct etw_systemtime, 16);
 ETW_ASSERT_SIZE(struct etw_time_zone_information, 172);

@@ -53,8 +53,13 @@ NTKL_EVENT(HEADER_EXTENSION, SYSTEM64, 2, ANY, 0, "Extension", HEADER_EXTENSION)
 NTKL_EVENT(RUNDOWN_COMPLETE, PERFINFO64, 2, ANY, 0, "RundownComplete", EMPTY)
 #define ETW_EVENT_GROUP_MASKS_END_HOOK	ETW_HOOK(ETW_GROUP_HEADER, 0x20)
 NTKL_EVENT(GROUP_MASKS_END, PERFINFO64, 2, ANY, 0, "GroupMasksEnd", HEADER_EXTENSION)
+/* written by libntkl (its loggers' providers), never by the module */
+#define ETW_EVENT_PROVIDER_BINARY_PATH_HOOK	ETW_HOOK(ETW_GROUP_HEADER, 0x43)
+NTKL_EVENT(PROVIDER_BINARY_PATH, SYSTEM64, 2, ANY, 0, "ProviderBinaryPath", PROVIDER_BINARY_PATH)
 #define ETW_EVENT_PARTITION_INFO_HOOK	ETW_HOOK(ETW_GROUP_HEADER, 0x50)
 NTKL_EVENT(PARTITION_INFO, ANY, 0, ANY, 0, "PartitionInfo", NONE)
+#define ETW_EVENT_LAST_DROPPED_TIMES_HOOK	ETW_HOOK(ETW_GROUP_HEADER, 0x52)
+NTKL_EVENT(LAST_DROPPED_TIMES, ANY, 0, ANY, 0, "LastDroppedTimes", LAST_DROPPED_TIMES)
 
 /* Process */
 #define ETW_EVENT_PROCESS_START_HOOK	ETW_HOOK(ETW_GROUP_PROCESS, 0x01)
@@ -242,6 +247,17 @@ NTKL_LAYOUT(HEADER_EXTENSION, "GroupMasks", sizeof(struct etw_header_extension),
 NTKL_FIELD(HEADER_EXTENSION, struct etw_header_extension, group_masks, 32, "Masks", GROUP_MASKS)
 NTKL_FIELD(HEADER_EXTENSION, struct etw_header_extension, kernel_event_version, 4,
 	   "KernelEventVersion", UINT)
+
+/* GuidCount, the GUIDs, then BinaryPath: no GUID and an empty path at least */
+NTKL_LAYOUT(PROVIDER_BINARY_PATH, "ProviderBinaryPath", sizeof(struct etw_provider_binary_path),
+	    sizeof(struct etw_provider_binary_path) + 2, ETW_MAX_EVENT_SIZE, PROVIDER_BINARY)
+NTKL_FIELD(PROVIDER_BINARY_PATH, struct etw_provider_binary_path, guid_count, 4, "GuidCount", UINT)
+
+NTKL_LAYOUT(LAST_DROPPED_TIMES, "LastDroppedTimes", sizeof(struct etw_last_dropped_times),
+	    sizeof(struct etw_last_dropped_times), ETW_MAX_EVENT_SIZE, TIMESTAMPS)
+NTKL_FIELD(LAST_DROPPED_TIMES, struct etw_last_dropped_times, timestamp_count, 4,
+	   "TimeStampCount", UINT)
+NTKL_FIELD(LAST_DROPPED_TIMES, struct etw_last_dropped_times, padding, 4, "Padding", RESERVED)
 
 NTKL_LAYOUT(THREAD_V3, "Thread", sizeof(struct etw_thread_v3), sizeof(struct etw_thread_v3),
 	    ETW_MAX_EVENT_SIZE, THREAD_NAME)

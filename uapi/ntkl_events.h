@@ -31,6 +31,8 @@ enum etw_tail {
 	ETW_TAIL_GROUP_AFFINITIES,	/* a GROUP_AFFINITY per NUMA node */
 	ETW_TAIL_NIC_STRINGS,		/* NICDescription, IpAddresses, DnsServerAddresses */
 	ETW_TAIL_DEVICE_DESCRIPTION,	/* DeviceDescription (UTF-16) */
+	ETW_TAIL_PROVIDER_BINARY,	/* GuidCount GUIDs, BinaryPath (UTF-16) */
+	ETW_TAIL_TIMESTAMPS,		/* the first u32's count of 8-byte times */
 };
 
 /* How a field is printed, and what the module does with it. */

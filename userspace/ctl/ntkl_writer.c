@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "etl/etl_reader.h"
+#include "etl/etl_utf16.h"
 #include "etl/etl_xpress.h"
 #include "ntkl_state.h"
 #include "ntkl_sysconfig.h"
@@ -146,63 +147,6 @@ static uint64_t count_records(const struct ntkl_writer *w)
 		return 0;
 	b.filled = b.hdr.saved_offset;
 	return etl_count_records(&b);
-}
-
-/* UTF-8 to NUL-terminated UTF-16LE in dst (max bytes); bytes used, or 0. */
-static size_t utf8_to_utf16(const char *src, uint8_t *dst, size_t max)
-{
-	const unsigned char *p = (const unsigned char *)src;
-	size_t n = 0;
-
-	for (;;) {
-		uint32_t c = *p;
-		int more = 0;
-		uint16_t units[2];
-		int nu = 1, i;
-
-		if (c == 0)
-			break;
-		if (c >= 0xF0 && c < 0xF8) {
-			c &= 0x07;
-			more = 3;
-		} else if (c >= 0xE0) {
-			c &= 0x0F;
-			more = 2;
-		} else if (c >= 0xC0) {
-			c &= 0x1F;
-			more = 1;
-		} else if (c >= 0x80) {
-			c = 0xFFFD;	/* a stray continuation byte */
-		}
-		p++;
-		for (i = 0; i < more; i++, p++) {
-			if ((*p & 0xC0) != 0x80) {
-				c = 0xFFFD;
-				break;
-			}
-			c = c << 6 | (*p & 0x3F);
-		}
-		if (c > 0x10FFFF || (c >= 0xD800 && c < 0xE000))
-			c = 0xFFFD;
-		if (c >= 0x10000) {
-			units[0] = (uint16_t)(0xD800 | ((c - 0x10000) >> 10));
-			units[1] = (uint16_t)(0xDC00 | ((c - 0x10000) & 0x3FF));
-			nu = 2;
-		} else {
-			units[0] = (uint16_t)c;
-		}
-		for (i = 0; i < nu; i++) {
-			if (n + 4 > max)
-				return 0;
-			dst[n++] = units[i] & 0xFF;
-			dst[n++] = units[i] >> 8;
-		}
-	}
-	if (n + 2 > max)
-		return 0;
-	dst[n++] = 0;
-	dst[n++] = 0;
-	return n;
 }
 
 static void ascii_to_utf16(const char *src, uint16_t *dst, size_t units)
@@ -371,7 +315,7 @@ int etl_header_complete(uint8_t *buf, size_t size, const char *log_file_name,
 		snprintf(err, err_size, "the Header event's names are not terminated");
 		return -1;
 	}
-	file_bytes = utf8_to_utf16(log_file_name, name16, sizeof(name16));
+	file_bytes = etl_utf8_to_utf16(log_file_name, name16, sizeof(name16));
 	if (!file_bytes) {
 		snprintf(err, err_size, "the file name is too long for the Header event");
 		return -1;

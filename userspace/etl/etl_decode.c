@@ -569,6 +569,35 @@ static void dec_affinities(struct dec *d, uint32_t size)
 	}
 }
 
+/* ProviderBinaryPath's GUIDs (as many as GuidCount says), then BinaryPath. */
+static void dec_provider_binary(struct dec *d)
+{
+	uint64_t count = dec_peek(d, 0, 4, "GuidCount");
+	char name[32], guid[40];
+
+	for (uint64_t i = 0; i < count; i++) {
+		snprintf(name, sizeof(name), "Guid[%" PRIu64 "]", i);
+		if (!dec_have(d, d->pos, 16, name))
+			return;
+		fprintf(d->out, " %s=%s", name, etl_guid_str(d->p + d->pos, guid, sizeof(guid)));
+		d->pos += 16;
+	}
+	dec_wstr(d, "BinaryPath");
+}
+
+/* An array of 8-byte times, as many as the payload's first u32 says. */
+static void dec_timestamps(struct dec *d)
+{
+	uint64_t count = dec_peek(d, 0, 4, "TimeStampCount");
+	char name[32];
+
+	for (uint64_t i = 0; i < count && !d->is_short; i++) {
+		snprintf(name, sizeof(name), "TimeStamp[%" PRIu64 "]", i);
+		dec_int(d, d->pos, 8, name, FMT_DEC);
+		d->pos += 8;
+	}
+}
+
 /* Decode what follows the fixed fields; ends the line unless the tail does. */
 static void dec_tail(struct dec *d, const char *indent, const struct etw_layout *l,
 		     const struct dec_state *st)
@@ -628,6 +657,12 @@ static void dec_tail(struct dec *d, const char *indent, const struct etw_layout 
 		break;
 	case ETW_TAIL_DEVICE_DESCRIPTION:
 		dec_wstr(d, "DeviceDescription");
+		break;
+	case ETW_TAIL_PROVIDER_BINARY:
+		dec_provider_binary(d);
+		break;
+	case ETW_TAIL_TIMESTAMPS:
+		dec_timestamps(d);
 		break;
 	}
 	dec_end(d);

@@ -106,3 +106,59 @@ char *etl_utf16_to_utf8_alloc(const uint8_t *src, size_t src_len, size_t *used,
 		*terminated = t;
 	return dst;
 }
+
+size_t etl_utf8_to_utf16(const char *src, uint8_t *dst, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)src;
+	size_t n = 0;
+
+	for (;;) {
+		uint32_t c = *p;
+		int more = 0;
+		uint16_t units[2];
+		int nu = 1, i;
+
+		if (c == 0)
+			break;
+		if (c >= 0xF0 && c < 0xF8) {
+			c &= 0x07;
+			more = 3;
+		} else if (c >= 0xE0) {
+			c &= 0x0F;
+			more = 2;
+		} else if (c >= 0xC0) {
+			c &= 0x1F;
+			more = 1;
+		} else if (c >= 0x80) {
+			c = 0xFFFD;	/* a stray continuation byte */
+		}
+		p++;
+		for (i = 0; i < more; i++, p++) {
+			if ((*p & 0xC0) != 0x80) {
+				c = 0xFFFD;
+				break;
+			}
+			c = c << 6 | (*p & 0x3F);
+		}
+		if (c > 0x10FFFF || (c >= 0xD800 && c < 0xE000))
+			c = 0xFFFD;
+		if (c >= 0x10000) {
+			units[0] = (uint16_t)(0xD800 | ((c - 0x10000) >> 10));
+			units[1] = (uint16_t)(0xDC00 | ((c - 0x10000) & 0x3FF));
+			nu = 2;
+		} else {
+			units[0] = (uint16_t)c;
+		}
+		for (i = 0; i < nu; i++) {
+			if (n + 4 > max)
+				return 0;
+			dst[n++] = units[i] & 0xFF;
+			dst[n++] = units[i] >> 8;
+		}
+	}
+	if (n + 2 > max)
+		return 0;
+	dst[n++] = 0;
+	dst[n++] = 0;
+	return n;
+}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * UTF-16LE (Windows wide strings, as ETW logs them) to UTF-8.
+ * UTF-16LE (Windows wide strings, as ETW logs them) to UTF-8, and back.
  */
 #ifndef NTKL_ETL_UTF16_H
 #define NTKL_ETL_UTF16_H
@@ -23,5 +23,12 @@ bool etl_utf16_to_utf8(const uint8_t *src, size_t src_len, char *dst,
 /* Same into a malloc'ed string big enough for all of it; NULL if out of memory. */
 char *etl_utf16_to_utf8_alloc(const uint8_t *src, size_t src_len, size_t *used,
 			    bool *terminated);
+
+/*
+ * UTF-8 to NUL-terminated UTF-16LE in dst (at most max bytes); invalid
+ * sequences become U+FFFD. Returns the bytes written, terminator
+ * included, or 0 if they do not fit.
+ */
+size_t etl_utf8_to_utf16(const char *src, uint8_t *dst, size_t max);
 
 #endif /* NTKL_ETL_UTF16_H */

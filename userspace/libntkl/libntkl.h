@@ -73,7 +73,7 @@ struct ntkl_um_properties {
 	uint64_t events_lost;
 	uint64_t buffers_written;	/* trace buffers in the file, header buffer included */
 	uint64_t log_buffers_lost;	/* trace buffers a failed write lost */
-	uint64_t events_written;	/* events in the buffers written */
+	uint64_t events_written;	/* the program's events in the buffers written */
 	uint64_t file_bytes;
 	uint64_t perf_freq;		/* clock ticks per second */
 	uint64_t start_clock;		/* clock value at start */

@@ -260,6 +260,12 @@ void um_commit(struct ntkl_um_logger *lg, int index, uint32_t len)
 	atomic_fetch_add_explicit(&b->committed, len, memory_order_release);
 }
 
+/* The logger's own record: in the file, not among the program's events. */
+void um_commit_own(struct ntkl_um_logger *lg, int index, uint32_t len)
+{
+	atomic_fetch_add_explicit(&lg->pool.bufs[index].committed, len, memory_order_release);
+}
+
 void um_close_all(struct ntkl_um_logger *lg)
 {
 	struct um_pool *pool = &lg->pool;

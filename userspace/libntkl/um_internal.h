@@ -26,6 +26,7 @@
 
 #define UM_BUF_HDR	0x48u		/* WMI_BUFFER_HEADER */
 #define UM_ALIGN8(x)	(((x) + 7u) & ~7u)
+#define UM_MAX_BINARIES	64		/* (binary, provider) pairs remembered */
 
 /*
  * A buffer's state word: its generation (high 32 bits: a reserve from a
@@ -102,6 +103,13 @@ struct ntkl_um_logger {
 	int write_error;			/* the first -errno of the file */
 	char error[256];
 
+	/* providers' binaries written (um_binary.c), under wait_lock */
+	struct {
+		uint8_t guid[16];
+		uint32_t path_hash;
+	} binaries[UM_MAX_BINARIES];
+	unsigned int nr_binaries;
+
 	/* counters the thread publishes */
 	_Atomic uint64_t buffers_written;	/* header buffer included */
 	_Atomic uint64_t log_buffers_lost;
@@ -117,6 +125,9 @@ struct ntkl_um_provider {
 	uint16_t traits_len;		/* PROV_TRAITS item: u16 size, name, NUL */
 	uint8_t traits[2 + NTKL_UM_NAME_MAX];
 };
+
+/* um_binary.c */
+int um_binary_record(struct ntkl_um_logger *lg, const uint8_t guid[16], const void *caller);
 
 /* um_clock.c */
 int um_clock_init(struct ntkl_um_logger *lg);
@@ -139,6 +150,7 @@ static inline uint8_t *um_buf_mem(const struct um_pool *pool, uint32_t i)
  */
 int um_reserve(struct ntkl_um_logger *lg, uint32_t len, uint8_t **at, uint64_t *ts);
 void um_commit(struct ntkl_um_logger *lg, int index, uint32_t len);
+void um_commit_own(struct ntkl_um_logger *lg, int index, uint32_t len);
 /* Close every CPU's current buffer (flush, stop): the thread writes them. */
 void um_close_all(struct ntkl_um_logger *lg);
 /* The closed buffers, oldest first; -1 when none. */

@@ -55,6 +55,8 @@ NTKL_UM_API int ntkl_um_register(struct ntkl_um_logger *lg, const char *provider
 	p->traits_len = (uint16_t)(2 + n + 1);
 	memcpy(p->traits, &p->traits_len, 2);
 	memcpy(p->traits + 2, provider_name, n + 1);
+	/* the file names the provider's binary (lost and counted if full) */
+	um_binary_record(lg, guid, __builtin_return_address(0));
 	*out = p;
 	return 0;
 }

@@ -702,6 +702,81 @@ static void test_misuse(void)
 	test_end();
 }
 
+/*
+ * The providers enabled for the session, as Windows 8 and later record
+ * them: a ProviderBinaryPath per (binary, provider) registered, naming
+ * this test program (it calls ntkl_um_register) and the provider's GUID,
+ * once however often the provider registers, before its events.
+ */
+static void test_provider_binaries(void)
+{
+	static const uint8_t guid2[16] = { 0x6c, 0x6b, 0x74, 0x6e, 2 };
+	struct ntkl_um_properties p = { .size = sizeof(p) };
+	struct ntkl_um_descriptor d = { .id = 3 };
+	const char *path = tmp_path("binaries.etl");
+	struct ntkl_um_logger *lg;
+	struct ntkl_um_provider *a, *a2, *b;
+	char self[512], *text = NULL;
+	size_t len = 0;
+	ssize_t n;
+	FILE *out;
+	int first_event_line, first_binary_line, line = 0;
+
+	test_begin("provider_binary_paths");
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	CHECK(n > 0);
+	self[n > 0 ? n : 0] = '\0';
+	CHECK_EQ(ntkl_um_start(&lg, "binaries", path, &p), 0);
+	CHECK_EQ(ntkl_um_register(lg, "a", guid, 0, 0, &a), 0);
+	CHECK_EQ(ntkl_um_register(lg, "a", guid, 0, 0, &a2), 0);
+	CHECK_EQ(ntkl_um_register(lg, "b", guid2, 0, 0, &b), 0);
+	CHECK_EQ(ntkl_um_write(a, &d, NULL, NULL, 0), 0);
+	CHECK_EQ(ntkl_um_write(b, &d, NULL, NULL, 0), 0);
+	ntkl_um_unregister(a);
+	ntkl_um_unregister(a2);
+	ntkl_um_unregister(b);
+	CHECK_EQ(ntkl_um_stop(lg, &p), 0);
+	/* the program's events only: the logger's records are not counted */
+	CHECK_EQ(p.events_written, 2);
+	CHECK_EQ(p.events_lost, 0);
+
+	out = open_memstream(&text, &len);
+	etl_dump_path(path, ETL_DUMP_EVENTS, out, out, "");
+	fclose(out);
+	CHECK_HAS(text, "  2  SYSTEM64            2  0x0043 EventTrace/ProviderBinaryPath\n");
+	{
+		char want[700];
+
+		snprintf(want, sizeof(want),
+			 "ProviderBinaryPath: GuidCount=1 Guid[0]={6e746b6c-0201-0403-0506-0708090a0b0c} BinaryPath=\"%s\"\n",
+			 self);
+		CHECK_HAS(text, want);
+		snprintf(want, sizeof(want),
+			 "ProviderBinaryPath: GuidCount=1 Guid[0]={6e746b6c-0002-0000-0000-000000000000} BinaryPath=\"%s\"\n",
+			 self);
+		CHECK_HAS(text, want);
+	}
+	/* named before any event of theirs */
+	first_event_line = first_binary_line = -1;
+	for (char *s = text; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL, line++) {
+		if (first_binary_line < 0 && !strncmp(s, "[buf", 4) && strstr(s, "ProviderBinaryPath") &&
+		    strstr(s, "ProviderBinaryPath") < strchr(s, '\n'))
+			first_binary_line = line;
+		if (first_event_line < 0 && !strncmp(s, "[buf", 4) && strstr(s, " provider {") &&
+		    strstr(s, " provider {") < strchr(s, '\n'))
+			first_event_line = line;
+	}
+	CHECK(first_binary_line >= 0 && first_binary_line < first_event_line);
+	free(text);
+	{
+		char first[512];
+
+		CHECK_EQ(check_file(path, first), 0);
+	}
+	unlink(path);
+	test_end();
+}
+
 /* The Windows TraceLogging sample decodes from its schemas. */
 static void test_sample_decodes(void)
 {
@@ -725,6 +800,12 @@ static void test_sample_decodes(void)
 	CHECK_HAS(text, "    MarkStringInteger: input=\"Hello, ETW with number\" number1=42\n");
 	CHECK_HAS(text, "i16=-32768 i32=2147483647 i64=9223372036854775807 sb=-128 u16=65535");
 	CHECK_HAS(text, "WriteGuid: guid={00000000-0000-0000-0000-000000000001}");
+	/*
+	 * The EventTrace layouts ProviderBinaryPath comes from, checked on
+	 * Windows' own file: LastDroppedTimes, 20 times, decoded to its end.
+	 */
+	CHECK_HAS(text, "    LastDroppedTimes: TimeStampCount=20 TimeStamp[0]=0 ");
+	CHECK_HAS(text, " TimeStamp[19]=0\n");
 	free(text);
 	test_end();
 }
@@ -745,6 +826,7 @@ int main(void)
 	test_compressed_round_trip();
 	test_compressed_write_failure();
 	test_sample_decodes();
+	test_provider_binaries();
 	/* lossy: few buffers, every loss counted; blocking: none lost */
 	run_writers("lossy", 0, 2, 4);
 	run_writers("blocking", NTKL_UM_MODE_BLOCKING, 2, 4);
