@@ -17,6 +17,7 @@
 
 #include "ntkl.h"
 #include "format/events.h"
+#include "transport/reserve.h"
 
 struct ntkl_record {
 	struct ntkl_buffer *buf;
@@ -40,8 +41,7 @@ static __always_inline u8 *ntkl_record_begin_common(struct ntkl_logger *lg,
 		return NULL;
 	}
 	rec->size = ALIGN(size, ETW_RECORD_ALIGN);
-	p = at ? ntkl_reserve_at(lg, rec->size, &rec->buf, &clock) :
-		 ntkl_reserve(lg, rec->size, &rec->buf, &clock);
+	p = ntkl_reserve_fast(lg, rec->size, &rec->buf, &clock, at);
 	if (!p)
 		return NULL;
 	/* the padding must not show what the buffer held before */

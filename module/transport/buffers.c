@@ -33,6 +33,7 @@
 #include <linux/uaccess.h>
 
 #include "ntkl.h"
+#include "transport/reserve.h"
 
 #define HDR_SIZE	sizeof(struct wmi_buffer_header)
 
@@ -130,12 +131,6 @@ void ntkl_buffers_free(struct ntkl_logger *lg)
 	lg->nr_buffers = 0;
 }
 
-static inline struct ntkl_buffer *ring_buffer(struct ntkl_cpu_ring *ring,
-					      unsigned long index)
-{
-	return &ring->bufs[index & (ring->nr - 1)];
-}
-
 static inline bool buffer_complete(struct ntkl_buffer *buf)
 {
 	long fill = local_read(&buf->fill);
@@ -154,7 +149,7 @@ static inline bool buffer_complete(struct ntkl_buffer *buf)
  */
 static bool ring_drop_oldest(struct ntkl_cpu_ring *ring, unsigned long tail)
 {
-	struct ntkl_buffer *oldest = ring_buffer(ring, tail);
+	struct ntkl_buffer *oldest = ntkl_ring_buffer(ring, tail);
 	long fill = local_read(&oldest->fill);
 
 	/*
@@ -186,7 +181,7 @@ static bool ring_advance(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring,
 	}
 	if (local_cmpxchg(&ring->head, h, h + 1) == h &&
 	    local_xchg(&ring->lost_pending, 0))
-		ring_buffer(ring, h + 1)->flags |= ETW_BUFFER_FLAG_EVENTS_LOST;
+		ntkl_ring_buffer(ring, h + 1)->flags |= ETW_BUFFER_FLAG_EVENTS_LOST;
 	return true;
 }
 
@@ -214,27 +209,6 @@ static void count_lost(struct ntkl_cpu_ring *ring)
 }
 
 /*
- * The ring's latest record time only goes up, and goes up before the
- * record is reserved: every record reserved before ours in this ring had
- * raised it by the time we read the buffer's fill (else our swap fails),
- * so a time given from the past, raised to it, stays in order. Raised
- * after reserving, or simply stored, an interrupt in between could leave
- * it lower than a nested writer's record.
- */
-static inline void raise_last_clock(struct ntkl_cpu_ring *ring, u64 t)
-{
-	long last = local_read(&ring->last_clock);
-
-	while ((u64)last < t) {
-		long seen = local_cmpxchg(&ring->last_clock, last, (long)t);
-
-		if (seen == last)
-			break;
-		last = seen;
-	}
-}
-
-/*
  * Reserve size bytes (a multiple of 8) on this CPU's current buffer; the
  * caller has preemption disabled. Returns where to write the record and
  * the clock value to put in it, or NULL if the event is lost (counted).
@@ -259,7 +233,7 @@ static void *reserve(struct ntkl_logger *lg, unsigned int size,
 	}
 	for (;;) {
 		h = local_read(&ring->head);
-		buf = ring_buffer(ring, h);
+		buf = ntkl_ring_buffer(ring, h);
 		fill = local_read(&buf->fill);
 		/*
 		 * Still the current buffer when we read its fill? An interrupt
@@ -286,7 +260,7 @@ static void *reserve(struct ntkl_logger *lg, unsigned int size,
 		}
 		*clock = at ? max_t(u64, given, local_read(&ring->last_clock)) :
 			      ntkl_clock(lg->clock_type);
-		raise_last_clock(ring, *clock);
+		ntkl_raise_last_clock(ring, *clock);
 		if (local_cmpxchg(&buf->fill, fill, fill + size) == fill) {
 			*bufp = buf;
 			return buf->data + off;
@@ -312,7 +286,7 @@ void *ntkl_reserve_at(struct ntkl_logger *lg, unsigned int size,
 static void flush_ring(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring)
 {
 	unsigned long h = local_read(&ring->head);
-	struct ntkl_buffer *buf = ring_buffer(ring, h);
+	struct ntkl_buffer *buf = ntkl_ring_buffer(ring, h);
 	long fill;
 
 	do {
@@ -408,7 +382,7 @@ void ntkl_buffers_final(struct ntkl_logger *lg)
 		struct ntkl_cpu_ring *ring = &lg->rings[cpu];
 		unsigned long h = local_read(&ring->head);
 
-		if (local_read(&ring_buffer(ring, h)->fill) & NTKL_FILL_CLOSED)
+		if (local_read(&ntkl_ring_buffer(ring, h)->fill) & NTKL_FILL_CLOSED)
 			ring_advance(lg, ring, h);
 	}
 }
@@ -429,7 +403,7 @@ static struct ntkl_cpu_ring *next_ring(struct ntkl_logger *lg, bool *complete)
 
 		if (tail == local_read(&ring->head))
 			continue;
-		buf = ring_buffer(ring, tail);
+		buf = ntkl_ring_buffer(ring, tail);
 		seq = READ_ONCE(buf->sequence);
 		if (seq && seq < best_seq) {
 			best = ring;
@@ -437,7 +411,7 @@ static struct ntkl_cpu_ring *next_ring(struct ntkl_logger *lg, bool *complete)
 		}
 	}
 	if (best)
-		*complete = buffer_complete(ring_buffer(best, local_read(&best->tail)));
+		*complete = buffer_complete(ntkl_ring_buffer(best, local_read(&best->tail)));
 	return best;
 }
 
@@ -512,7 +486,7 @@ ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
 		return -EAGAIN;
 	smp_rmb();	/* the count that published the records, then the records */
 	tail = local_read(&ring->tail);
-	buf = ring_buffer(ring, tail);
+	buf = ntkl_ring_buffer(ring, tail);
 	buffer_finish(lg, ring, buf);
 	if (!addresses)
 		ntkl_redact_addresses(buf->data, local_read(&buf->fill) & NTKL_FILL_OFFSET);

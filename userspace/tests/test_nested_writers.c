@@ -21,6 +21,7 @@
 #include "kshim.h"
 #include "ntkl.h"
 #include "test.h"
+#include "transport/reserve.h"
 
 #define DEPTH_NMI	3		/* task 0, softirq 1, hardirq 2, NMI 3 */
 #define BUF_SIZE	1024
@@ -102,7 +103,11 @@ static void fail(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* One record: reserve, write, commit, as format/record.h does. */
+/*
+ * One record: reserve, write, commit, as format/record.h does, through
+ * its inline fast path (transport/reserve.h) or straight through
+ * buffers.c's, at random, so that both meet every interruption.
+ */
 static void write_record(void)
 {
 	unsigned int size = REC_HDR + 8 * (rnd() % 8), i;
@@ -115,12 +120,14 @@ static void write_record(void)
 		fail("more than %u records", MAX_IDS);
 		return;
 	}
-	if (m->at) {
+	if (m->at)
 		time = ntkl_qpc_slow();
+	if (rnd() % 2)
+		p = ntkl_reserve_fast(&m->lg, size, &buf, &time, m->at);
+	else if (m->at)
 		p = ntkl_reserve_at(&m->lg, size, &buf, &time);
-	} else {
+	else
 		p = ntkl_reserve(&m->lg, size, &buf, &time);
-	}
 	if (!p) {
 		m->lost++;
 		return;
