@@ -12,8 +12,10 @@ Raw lines (selftests/workloads/ntkl-bench has their form):
   L round=R mode=M ... rounds=N ns=T records=N lost=N     ntkl_lockbench
   S round=R mode=M ... ns=T records=N lost=N               contend
   P round=R mode=M rep=N pingpong ... ns=T                  profile runs
-  Q round=R [mode=M] samples=N [lost=N]   samples on CPU 1 over the round's
-                                 runs of recorder M (no mode: profile)
+  Q round=R [mode=M] samples=N [lost=N]   samples in pingpong (pinned to
+                                 CPU 1) over the round's runs of recorder M
+                                 (no mode: profile, whose older Q lines
+                                 counted all samples on CPU 1)
   U round=R mode=none|um|umc events=N ns=T cpu=C lost=N bytes=B
                                  libntkl-bench: one writer pinned to CPU 1
   K round=R mode=M rep=N pingpong ... ns=T ctxt=N           peers and scale
@@ -45,7 +47,7 @@ SPIN_NAMES = {
     "tracecmdT": "trace-cmd lock events -T",
 }
 # Peers and scale (K lines): pingpong pinned to CPU 1.
-K_MODES = ("none", "probe", "bpf", "ntkl1", "ntkl8", "ntkl64", "perf")
+K_MODES = ("none", "probe", "bpf", "ntkl1", "ntkl8", "ntkl64", "tracecmd", "perf")
 K_NAMES = {
     "none": "no tracing",
     "probe": "empty sched_switch probe",
@@ -53,6 +55,7 @@ K_NAMES = {
     "ntkl1": "ntkl CSWITCH, 1 logger",
     "ntkl8": "ntkl CSWITCH, 8 loggers",
     "ntkl64": "ntkl CSWITCH, 64 loggers",
+    "tracecmd": "trace-cmd sched_switch",
     "perf": "perf record sched_switch",
 }
 # The sampled profile (P and Q lines): pingpong pinned to CPU 1.
@@ -370,7 +373,7 @@ def spin_table(raw):
 
 def profile_table(raw):
     """The cost of a sample: what each sampling recorder at 8.2 kHz adds to
-    pingpong pinned to CPU 1, over the samples it took on that CPU; and
+    pingpong pinned to CPU 1, over the samples it took in pingpong; and
     ntkl's cost per sample over perf's."""
     if not raw.prof.get("none") or not any(raw.prof.get(m) for m in PROF_MODES):
         return ""
@@ -400,6 +403,8 @@ def profile_table(raw):
         out.append("  %-24s %10.1f | %8.1f %12.0f %22s %8d" %
                    (PROF_NAMES[m], r_min / 1e6, r_med / 1e6, per_run, each,
                     raw.prof_lost.get(m, 0)))
+    out.append("  (samples/run: those that hit pingpong; a sample's cost: the time added per")
+    out.append("  run over them)")
     for ntkl, perf in PROF_PAIRS:
         if ntkl in cost and perf in cost:
             out.append("  %-46s %s | %s" % (
@@ -459,9 +464,10 @@ def libntkl_table(raw):
 
 
 def scale_table(raw):
-    """Peers and scale: what 1, 8 and 64 CSWITCH loggers and perf record add
-    to pingpong pinned to CPU 1, beside trace-cmd's cost in the switch table
-    (the same boot, the same workload)."""
+    """Peers and scale: what an empty probe, a BPF counter, 1, 8 and 64
+    CSWITCH loggers, trace-cmd and perf record add to pingpong pinned to
+    CPU 1; the ratios to trace-cmd's runs of this section, or without them
+    (an older raw output) to trace-cmd's cost in the switch table."""
     if not raw.k_runs.get(("none", "ns")):
         return ""
     base_min, base_med = min_median(raw.k_runs[("none", "ns")])
@@ -470,7 +476,11 @@ def scale_table(raw):
         return ""
     tc = raw.runs.get(("pingpong", "tracecmd", "ns"))
     tc_min = tc_med = 0
-    if tc and raw.runs.get(("pingpong", "none", "ns")):
+    own_tc = bool(raw.k_runs.get(("tracecmd", "ns")))
+    if own_tc:
+        tc_min = (min_median(raw.k_runs[("tracecmd", "ns")])[0] - base_min) / nsw
+        tc_med = (min_median(raw.k_runs[("tracecmd", "ns")])[1] - base_med) / nsw
+    elif tc and raw.runs.get(("pingpong", "none", "ns")):
         tb_min, tb_med = min_median(raw.runs[("pingpong", "none", "ns")])
         tnsw = min_median(raw.runs.get(("pingpong", "none", "ctxt"), []))[1] or 1
         tc_min = (min_median(tc)[0] - tb_min) / tnsw
@@ -478,7 +488,7 @@ def scale_table(raw):
     out = [
         "",
         "Peers and scale: pingpong pinned to CPU 1 (%d switches per run); trace-cmd's" % nsw,
-        "cost is the pingpong table's",
+        "cost is %s" % ("from this table's runs" if own_tc else "the pingpong table's"),
         "  %-30s %22s %16s %16s %8s" % ("recorder", "added ns/sw min | med", "vs 1 logger",
                                         "vs trace-cmd", "lost"),
     ]

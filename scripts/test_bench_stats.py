@@ -188,7 +188,8 @@ class Tables(unittest.TestCase):
         # the floor: 0.5 ns and 2 ns a switch, against trace-cmd's 50
         self.assertRegex(text, r"empty sched_switch probe +0 \| +0 +- +0.01 \| 0.01 +0")
         self.assertRegex(text, r"BPF counter \(raw tracepoint\) +2 \| +2 +- +0.04 \| 0.04 +0")
-        self.assertLess(text.index("empty sched_switch probe"), text.index("ntkl CSWITCH, 1 logger"))
+        self.assertLess(text.index("empty sched_switch probe"),
+                        text.index("ntkl CSWITCH, 1 logger"))
         self.assertNotIn("BPF counter counted", text)
         r = raw(*(lines + ["KB round=1 switches=990 ctxt=1000",
                            "KB round=2 switches=1000 ctxt=1000"]))
@@ -196,6 +197,15 @@ class Tables(unittest.TestCase):
                       "0.99)", bench_stats.scale_table(r))
         self.assertEqual(bench_stats.lost_line(r),
                          "\nEvents lost: perf record sched_switch 3\n")
+        self.assertIn("cost is the pingpong table's", bench_stats.scale_table(r))
+        # with trace-cmd runs of its own, the ratios are to those
+        r = raw(*(lines + ["K round=1 mode=tracecmd rep=1 pingpong ns=1200 ctxt=10",
+                           "KF round=1 mode=tracecmd lost=2"]))
+        text = bench_stats.scale_table(r)
+        self.assertIn("cost is from this table's runs", text)
+        self.assertRegex(text, r"trace-cmd sched_switch +20 \| +20 +- +1.00 \| 1.00 +2")
+        self.assertRegex(text, r"perf record sched_switch +30 \| +30 +- +1.50 \| 1.50 +3")
+        self.assertIn("trace-cmd sched_switch 2", bench_stats.lost_line(r))
         self.assertEqual(bench_stats.scale_table(raw("# nothing")), "")
         self.assertIn("none, by any recorder", bench_stats.lost_line(raw("# nothing")))
 

@@ -247,24 +247,27 @@ fi
 # The sampled profile: pingpong pinned to CPU 1 under each of these,
 # alternating, rounds times, all sampling every CPU at 8.2 kHz:
 #   none       no tracing
-#   profile    ntkl PROFILE -setprofint 1221 (xperf's highest rate)
+#   profile    ntkl PROFILE -setprofint 1221 (xperf's highest rate), with
+#              PROC_THREAD (a few events per run) to name pingpong's samples
 #   profstack  the same with -stackwalk Profile (a stack per sample)
 #   perf       perf record -a -e cpu-clock -F 8200 (a software clock: the
 #              guest has no PMU under TCG)
 #   perfg      the same with -g (a call graph per sample)
 # (the perf modes only when the guest has perf: vm-run NTKL_VM_PERF=1)
 #   P round=R mode=M rep=N <pingpong's summary line>
-#   Q round=R mode=M samples=N lost=N   samples taken on CPU 1 over the
-#                         round's runs (ntkl: dump --stats' per-CPU table
-#                         of SampledProfile; perf: perf script's CPU field)
-#                         and events the recorder lost
+#   Q round=R mode=M samples=N lost=N   samples that hit pingpong (on CPU
+#                         1, where it runs without a pause) over the round's
+#                         runs, not those of the time between them (ntkl:
+#                         dump --stats' "Processes by samples" rows named
+#                         pingpong; perf: perf script's comm and CPU
+#                         fields), and events the recorder lost
 PMODES="none profile profstack"
 
 # prof_start MODE: perf is this shell's child (perf_pid)
 prof_start() {
 	case $1 in
-	profile) ntkl_start PROFILE -setprofint 1221 ;;
-	profstack) ntkl_start PROFILE -setprofint 1221 -stackwalk Profile ;;
+	profile) ntkl_start PROC_THREAD+PROFILE -setprofint 1221 ;;
+	profstack) ntkl_start PROC_THREAD+PROFILE -setprofint 1221 -stackwalk Profile ;;
 	perf) perf_start -a -e cpu-clock -F 8200 ;;
 	perfg) perf_start -a -g -e cpu-clock -F 8200 ;;
 	esac
@@ -278,12 +281,13 @@ prof_stop() {
 	profile|profstack)
 		lost=$(ntkl stop "$LOGGER" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
 		prof_result="samples=$(ntkl dump --stats "$W/ntkl.etl" |
-			awk '/^SampledProfile/ { f = 1 } f && $1 == "1" { print $2; exit }') lost=${lost:-0}"
+			awk '/^Processes by samples/ { f = 1; next } /^$/ { f = 0 }
+			     f && $NF == "pingpong" { n += $2 } END { print n + 0 }') lost=${lost:-0}"
 		;;
 	perf|perfg)
 		perf_stop
-		prof_result="samples=$(perf script -i "$W/perf.data" -F cpu 2>/dev/null |
-			awk '$1 == "[001]" { n++ } END { print n + 0 }') lost=$perf_lost"
+		prof_result="samples=$(perf script -i "$W/perf.data" -F comm,cpu 2>/dev/null |
+			awk '$1 == "pingpong" && $2 == "[001]" { n++ } END { print n + 0 }') lost=$perf_lost"
 		;;
 	esac
 }
@@ -374,11 +378,13 @@ k_stop() {
 
 # The floor of the peers: two more K modes, in the same rotation:
 #   probe   ntkl_emptyprobe.ko loaded: a probe doing nothing on sched_switch
+#   tracecmd  trace-cmd record -e sched:sched_switch (as in the switch
+#           section): the peers' ratios from this section's own runs
 #   bpf     bpfcount: a BPF program on the raw sched_switch tracepoint that
 #           adds one to a per-CPU counter
 #   KB round=R switches=N ctxt=M   what bpfcount counted over the round,
 #                                  and the /proc/stat ctxt delta meanwhile
-KMODES="$KMODES probe bpf"
+KMODES="$KMODES probe bpf tracecmd"
 
 # kp_start MODE: the floor's modes, else k_start's
 kp_start() {
@@ -398,12 +404,13 @@ kp_start() {
 			sleep 0.1
 		done
 		;;
+	tracecmd) tc_start ;;
 	*) k_start "$1" ;;
 	esac
 }
 
-# kp_stop MODE: sets k_lost (0 for the floor's modes, which lose nothing
-# they could count); bpf prints its KB line.
+# kp_stop MODE: sets k_lost (0 for probe and bpf, which keep nothing that
+# could be lost; trace-cmd's from its CPU statistics); bpf prints its KB line.
 kp_stop() {
 	case $1 in
 	probe)
@@ -415,6 +422,10 @@ kp_stop() {
 		wait "$bpf_pid" || die "bpfcount failed: $(cat "$W/bpf.log")"
 		echo "KB round=$r $(sed -n 's/^bpfcount //p' "$W/bpf.out")"
 		k_lost=0
+		;;
+	tracecmd)
+		tc_stop > "$W/f"
+		k_lost=$(sed -n 's/.*lost=\([0-9]*\).*/\1/p' "$W/f")
 		;;
 	*) k_stop "$1" ;;
 	esac
