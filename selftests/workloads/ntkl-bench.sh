@@ -385,6 +385,11 @@ k_stop() {
 #   KB round=R switches=N ctxt=M   what bpfcount counted over the round,
 #                                  and the /proc/stat ctxt delta meanwhile
 KMODES="$KMODES probe bpf tracecmd"
+# bpffs is registered iff the kernel has the bpf() system call
+grep -qw bpf /proc/filesystems || {
+	echo "# peers: this kernel has no bpf() (CONFIG_BPF_SYSCALL): no BPF counter row"
+	KMODES=$(echo $KMODES | sed 's/ bpf//')
+}
 
 # kp_start MODE: the floor's modes, else k_start's
 kp_start() {
