@@ -11,12 +11,17 @@ Raw lines (selftests/workloads/ntkl-bench has their form):
   X mode=M <max-rate workload lines, each with ns=T>       then F round=max
   L round=R mode=M ... rounds=N ns=T records=N lost=N     ntkl_lockbench
   S round=R mode=M ... ns=T records=N lost=N               contend
-  P round=R mode=none|profile rep=N pingpong ... ns=T       profile runs
-  Q round=R samples=N            SampledProfile events on CPU 1, the round
+  P round=R mode=M rep=N pingpong ... ns=T                  profile runs
+  Q round=R [mode=M] samples=N [lost=N]   samples in pingpong (pinned to
+                                 CPU 1) over the round's runs of recorder M
+                                 (no mode: profile, whose older Q lines
+                                 counted all samples on CPU 1)
   U round=R mode=none|um|umc events=N ns=T cpu=C lost=N bytes=B
                                  libntkl-bench: one writer pinned to CPU 1
   K round=R mode=M rep=N pingpong ... ns=T ctxt=N           peers and scale
   KF round=R mode=M lost=N       what that recorder lost in the round
+  KB round=R switches=N ctxt=M   the BPF counter's count over the round and
+                                 the /proc/stat ctxt delta meanwhile
 
 Figures are min and median over runs; a recorder's cost is what it adds
 to the untraced runs, per switch (or per contention), and its ratio to
@@ -42,14 +47,27 @@ SPIN_NAMES = {
     "tracecmdT": "trace-cmd lock events -T",
 }
 # Peers and scale (K lines): pingpong pinned to CPU 1.
-K_MODES = ("none", "ntkl1", "ntkl8", "ntkl64", "perf")
+K_MODES = ("none", "probe", "bpf", "ntkl1", "ntkl8", "ntkl64", "tracecmd", "perf")
 K_NAMES = {
     "none": "no tracing",
+    "probe": "empty sched_switch probe",
+    "bpf": "BPF counter (raw tracepoint)",
     "ntkl1": "ntkl CSWITCH, 1 logger",
     "ntkl8": "ntkl CSWITCH, 8 loggers",
     "ntkl64": "ntkl CSWITCH, 64 loggers",
+    "tracecmd": "trace-cmd sched_switch",
     "perf": "perf record sched_switch",
 }
+# The sampled profile (P and Q lines): pingpong pinned to CPU 1.
+PROF_MODES = ("profile", "profstack", "perf", "perfg")
+PROF_NAMES = {
+    "profile": "ntkl PROFILE",
+    "profstack": "ntkl PROFILE+stacks",
+    "perf": "perf record",
+    "perfg": "perf record -g",
+}
+# ntkl's cost per sample over perf's, at comparable information
+PROF_PAIRS = (("profile", "perf"), ("profstack", "perfg"))
 # Issue 14's scaling targets: n loggers cost at most this many times one.
 K_SCALE_LIMIT = {"ntkl8": 2, "ntkl64": 6}
 
@@ -111,10 +129,12 @@ class Raw:
         self.spin_lost = {}            # ("L"|"S", mode) -> lost events
         self.lockbench_rounds = None
         self.prof = {}                 # mode -> [ns] of the P runs
-        self.prof_samples = 0          # Q lines' samples, summed
+        self.prof_samples = {}         # mode -> Q lines' samples, summed
+        self.prof_lost = {}            # mode -> Q lines' lost, summed
         self.um = {}                   # mode -> [(ns, cpu, events, lost, bytes)]
         self.k_runs = {}               # (mode, "ns"|"ctxt") -> [values] of K lines
         self.k_lost = {}               # mode -> events lost, KF lines summed
+        self.bpf_count = [0, 0]        # KB lines: [switches counted, ctxt delta]
         for line in lines:
             self.take(line.rstrip("\n"))
 
@@ -159,8 +179,15 @@ class Raw:
             kv = fields(line)
             self.k_lost[kv.get("mode")] = self.k_lost.get(kv.get("mode"), 0) + \
                 number(kv.get("lost"))
+        elif line.startswith("KB "):
+            kv = fields(line)
+            self.bpf_count[0] += number(kv.get("switches"))
+            self.bpf_count[1] += number(kv.get("ctxt"))
         elif line.startswith("Q "):
-            self.prof_samples += number(fields(line).get("samples"))
+            kv = fields(line)
+            m = kv.get("mode", "profile")
+            self.prof_samples[m] = self.prof_samples.get(m, 0) + number(kv.get("samples"))
+            self.prof_lost[m] = self.prof_lost.get(m, 0) + number(kv.get("lost"))
         elif line[:2] in ("L ", "S "):
             kv = fields(line)
             key = (line[0], kv.get("mode", ""))
@@ -345,26 +372,44 @@ def spin_table(raw):
 
 
 def profile_table(raw):
-    """The cost of a sample: what a PROFILE logger at 8.2 kHz adds to
-    pingpong pinned to CPU 1, over the samples taken on that CPU."""
-    runs = raw.prof.get("profile", [])
-    if not runs or not raw.prof.get("none"):
+    """The cost of a sample: what each sampling recorder at 8.2 kHz adds to
+    pingpong pinned to CPU 1, over the samples it took in pingpong; and
+    ntkl's cost per sample over perf's."""
+    if not raw.prof.get("none") or not any(raw.prof.get(m) for m in PROF_MODES):
         return ""
     base_min, base_med = min_median(raw.prof["none"])
-    p_min, p_med = min_median(runs)
-    per_run = raw.prof_samples / len(runs)
     out = [
         "",
-        "Sampled profile: pingpong pinned to CPU 1, untraced and under PROFILE at",
-        "8.2 kHz (-setprofint 1221), every CPU sampled",
-        "  %-24s %21s %14s" % ("recorder", "wall ms min | med", "samples/run"),
-        "  %-24s %10.1f | %8.1f %14s" % ("no tracing", base_min / 1e6, base_med / 1e6, "-"),
-        "  %-24s %10.1f | %8.1f %14.0f" % ("ntkl PROFILE", p_min / 1e6, p_med / 1e6, per_run),
+        "Sampled profile: pingpong pinned to CPU 1, untraced and under each recorder",
+        "sampling every CPU at 8.2 kHz (ntkl: -setprofint 1221, +stacks: -stackwalk",
+        "Profile; perf: -a -e cpu-clock -F 8200, a software clock: no PMU under TCG)",
+        "  %-24s %21s %12s %22s %8s" % ("recorder", "wall ms min | med", "samples/run",
+                                        "ns per sample min | med", "lost"),
+        "  %-24s %10.1f | %8.1f %12s %22s %8s" %
+        ("no tracing", base_min / 1e6, base_med / 1e6, "-", "-", "-"),
     ]
-    if per_run > 0:
-        out.append("  %-24s %10.0f | %8.0f ns per sample on CPU 1 (min | median)" %
-                   ("cost per sample", (p_min - base_min) / per_run,
-                    (p_med - base_med) / per_run))
+    cost = {}
+    for m in PROF_MODES:
+        runs = raw.prof.get(m)
+        if not runs:
+            continue
+        r_min, r_med = min_median(runs)
+        per_run = raw.prof_samples.get(m, 0) / len(runs)
+        if per_run > 0:
+            cost[m] = ((r_min - base_min) / per_run, (r_med - base_med) / per_run)
+            each = "%10.0f | %9.0f" % cost[m]
+        else:
+            each = "%22s" % "no samples"
+        out.append("  %-24s %10.1f | %8.1f %12.0f %22s %8d" %
+                   (PROF_NAMES[m], r_min / 1e6, r_med / 1e6, per_run, each,
+                    raw.prof_lost.get(m, 0)))
+    out.append("  (samples/run: those that hit pingpong; a sample's cost: the time added per")
+    out.append("  run over them)")
+    for ntkl, perf in PROF_PAIRS:
+        if ntkl in cost and perf in cost:
+            out.append("  %-46s %s | %s" % (
+                "%s vs %s, per sample (min | med)" % (PROF_NAMES[ntkl], PROF_NAMES[perf]),
+                ratio(cost[ntkl][0], cost[perf][0]), ratio(cost[ntkl][1], cost[perf][1])))
     return "\n".join(out) + "\n"
 
 
@@ -419,9 +464,10 @@ def libntkl_table(raw):
 
 
 def scale_table(raw):
-    """Peers and scale: what 1, 8 and 64 CSWITCH loggers and perf record add
-    to pingpong pinned to CPU 1, beside trace-cmd's cost in the switch table
-    (the same boot, the same workload)."""
+    """Peers and scale: what an empty probe, a BPF counter, 1, 8 and 64
+    CSWITCH loggers, trace-cmd and perf record add to pingpong pinned to
+    CPU 1; the ratios to trace-cmd's runs of this section, or without them
+    (an older raw output) to trace-cmd's cost in the switch table."""
     if not raw.k_runs.get(("none", "ns")):
         return ""
     base_min, base_med = min_median(raw.k_runs[("none", "ns")])
@@ -430,7 +476,11 @@ def scale_table(raw):
         return ""
     tc = raw.runs.get(("pingpong", "tracecmd", "ns"))
     tc_min = tc_med = 0
-    if tc and raw.runs.get(("pingpong", "none", "ns")):
+    own_tc = bool(raw.k_runs.get(("tracecmd", "ns")))
+    if own_tc:
+        tc_min = (min_median(raw.k_runs[("tracecmd", "ns")])[0] - base_min) / nsw
+        tc_med = (min_median(raw.k_runs[("tracecmd", "ns")])[1] - base_med) / nsw
+    elif tc and raw.runs.get(("pingpong", "none", "ns")):
         tb_min, tb_med = min_median(raw.runs[("pingpong", "none", "ns")])
         tnsw = min_median(raw.runs.get(("pingpong", "none", "ctxt"), []))[1] or 1
         tc_min = (min_median(tc)[0] - tb_min) / tnsw
@@ -438,8 +488,8 @@ def scale_table(raw):
     out = [
         "",
         "Peers and scale: pingpong pinned to CPU 1 (%d switches per run); trace-cmd's" % nsw,
-        "cost is the pingpong table's",
-        "  %-26s %22s %16s %16s %8s" % ("recorder", "added ns/sw min | med", "vs 1 logger",
+        "cost is %s" % ("from this table's runs" if own_tc else "the pingpong table's"),
+        "  %-30s %22s %16s %16s %8s" % ("recorder", "added ns/sw min | med", "vs 1 logger",
                                         "vs trace-cmd", "lost"),
     ]
     added = {}
@@ -457,8 +507,11 @@ def scale_table(raw):
         vs_one = "%s | %s" % (ratio(a_min, one[0]), ratio(a_med, one[1])) \
             if m.startswith("ntkl") and m != "ntkl1" else "-"
         vs_tc = "%s | %s" % (ratio(a_min, tc_min), ratio(a_med, tc_med))
-        out.append("  %-26s %10.0f | %9.0f %16s %16s %8d" %
+        out.append("  %-30s %10.0f | %9.0f %16s %16s %8d" %
                    (K_NAMES[m], a_min, a_med, vs_one, vs_tc, raw.k_lost.get(m, 0)))
+    if raw.bpf_count[1]:
+        out.append("  (the BPF counter counted %d switches; /proc/stat ctxt meanwhile %d: %s)" %
+                   (raw.bpf_count[0], raw.bpf_count[1], ratio(*raw.bpf_count)))
     for m, limit in K_SCALE_LIMIT.items():
         if m in added and added.get("ntkl1", (0, 0))[1] > 0:
             r = added[m][1] / added["ntkl1"][1]
@@ -483,6 +536,8 @@ def lost_line(raw):
         add(SPIN_NAMES.get(m, m) + (" (lockbench)" if kind == "L" else " (contend)"), n)
     for m, n in raw.k_lost.items():
         add(K_NAMES.get(m, m), n)
+    for m, n in raw.prof_lost.items():
+        add(PROF_NAMES.get(m, m) + " (profile)", n)
     if not lost:
         return "\nEvents lost: none, by any recorder\n"
     return "\nEvents lost: " + ", ".join("%s %d" % kv for kv in sorted(lost.items())) + "\n"

@@ -117,10 +117,31 @@ class Tables(unittest.TestCase):
                 "P round=1 mode=profile rep=2 pingpong ns=1100000",
                 "Q round=1 samples=40")
         text = bench_stats.profile_table(r)
-        # 100,000 ns more per run, 20 samples a run: 5000 ns a sample
-        self.assertIn("ntkl PROFILE", text)
-        self.assertRegex(text, r"cost per sample +5000 \| +5000 ns per sample")
+        # 100,000 ns more per run, 20 samples a run: 5000 ns a sample; a Q
+        # line without a mode is ntkl PROFILE's
+        self.assertRegex(text, r"ntkl PROFILE +1\.1 \| +1\.1 +20 +5000 \| +5000 +0")
+        self.assertNotIn("vs perf", text)
         self.assertEqual(bench_stats.profile_table(raw("# nothing")), "")
+
+    def test_sample_cost_against_perf(self):
+        lines = ["P round=1 mode=none rep=1 pingpong ns=1000000"]
+        # (mode, ns per run, samples on CPU 1 over the round's 2 runs, lost)
+        for m, ns, samples, lost in (("profile", 1100000, 40, 0),
+                                     ("profstack", 1400000, 40, 0),
+                                     ("perf", 1200000, 40, 0),
+                                     ("perfg", 1800000, 32, 5)):
+            lines += ["P round=1 mode=%s rep=%d pingpong ns=%d" % (m, i, ns) for i in (1, 2)]
+            lines.append("Q round=1 mode=%s samples=%d lost=%d" % (m, samples, lost))
+        r = raw(*lines)
+        text = bench_stats.profile_table(r)
+        # perf: 200,000 ns over 20 samples; -g: 800,000 over 16
+        self.assertRegex(text, r"ntkl PROFILE\+stacks +1\.4 \| +1\.4 +20 +20000 \| +20000 +0")
+        self.assertRegex(text, r"perf record +1\.2 \| +1\.2 +20 +10000 \| +10000 +0")
+        self.assertRegex(text, r"perf record -g +1\.8 \| +1\.8 +16 +50000 \| +50000 +5")
+        self.assertRegex(text, r"ntkl PROFILE vs perf record, per sample .* 0\.50 \| 0\.50")
+        self.assertRegex(text, r"ntkl PROFILE\+stacks vs perf record -g, .* 0\.40 \| 0\.40")
+        self.assertEqual(bench_stats.lost_line(r),
+                         "\nEvents lost: perf record -g (profile) 5\n")
 
     def test_libntkl_cost(self):
         r = raw("U round=1 mode=none events=1000 ns=10000 cpu=20000 lost=0 bytes=0",
@@ -152,7 +173,7 @@ class Tables(unittest.TestCase):
     def test_scale(self):
         lines = []
         for m, ns in (("none", 1000), ("ntkl1", 1100), ("ntkl8", 1250), ("ntkl64", 1700),
-                      ("perf", 1300)):
+                      ("perf", 1300), ("probe", 1005), ("bpf", 1020)):
             lines.append("K round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns))
             lines.append("KF round=1 mode=%s lost=%d" % (m, 3 if m == "perf" else 0))
         for m, ns in (("none", 1000), ("tracecmd", 1500)):
@@ -164,8 +185,27 @@ class Tables(unittest.TestCase):
         self.assertIn("target: 8 loggers <= 2x one logger (median)          NOT met (2.50)", text)
         self.assertIn("target: 64 loggers <= 6x one logger (median)         NOT met (7.00)", text)
         self.assertRegex(text, r"perf record sched_switch +30 \| +30 +- +0.60 \| 0.60 +3")
+        # the floor: 0.5 ns and 2 ns a switch, against trace-cmd's 50
+        self.assertRegex(text, r"empty sched_switch probe +0 \| +0 +- +0.01 \| 0.01 +0")
+        self.assertRegex(text, r"BPF counter \(raw tracepoint\) +2 \| +2 +- +0.04 \| 0.04 +0")
+        self.assertLess(text.index("empty sched_switch probe"),
+                        text.index("ntkl CSWITCH, 1 logger"))
+        self.assertNotIn("BPF counter counted", text)
+        r = raw(*(lines + ["KB round=1 switches=990 ctxt=1000",
+                           "KB round=2 switches=1000 ctxt=1000"]))
+        self.assertIn("the BPF counter counted 1990 switches; /proc/stat ctxt meanwhile 2000: "
+                      "0.99)", bench_stats.scale_table(r))
         self.assertEqual(bench_stats.lost_line(r),
                          "\nEvents lost: perf record sched_switch 3\n")
+        self.assertIn("cost is the pingpong table's", bench_stats.scale_table(r))
+        # with trace-cmd runs of its own, the ratios are to those
+        r = raw(*(lines + ["K round=1 mode=tracecmd rep=1 pingpong ns=1200 ctxt=10",
+                           "KF round=1 mode=tracecmd lost=2"]))
+        text = bench_stats.scale_table(r)
+        self.assertIn("cost is from this table's runs", text)
+        self.assertRegex(text, r"trace-cmd sched_switch +20 \| +20 +- +1.00 \| 1.00 +2")
+        self.assertRegex(text, r"perf record sched_switch +30 \| +30 +- +1.50 \| 1.50 +3")
+        self.assertIn("trace-cmd sched_switch 2", bench_stats.lost_line(r))
         self.assertEqual(bench_stats.scale_table(raw("# nothing")), "")
         self.assertIn("none, by any recorder", bench_stats.lost_line(raw("# nothing")))
 

@@ -32,8 +32,10 @@
 #   F round=R mode=M switches=N evbytes=N filebytes=N rawbytes=N lost=N
 #   X mode=M <workload summary lines...> then F for the max-rate run
 #   L and S lines: spin locks (see the spin lock section below)
-#   P and Q lines: the sampled profile (see the profile section below)
-#   K and KF lines: peers and scale (1, 8, 64 loggers; perf record)
+#   P and Q lines: the sampled profile, ntkl PROFILE with and without
+#     stacks and perf record with and without -g (see the profile section)
+#   K, KF and KB lines: peers and scale (1, 8, 64 loggers; perf record; an
+#     empty sched_switch probe; a BPF counter; see the peers section)
 #   U lines: libntkl's cost per event (see the libntkl section below)
 # evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
 # trace-cmd, its per-CPU data before compression. switches: in the file
@@ -157,6 +159,33 @@ stop() {
 	esac
 }
 
+# perf record ARGS into $W/perf.data in the background (perf_pid); its
+# handler is set before it opens the events: wait for the file too.
+perf_start() {
+	local i=0
+
+	rm -f "$W/perf.data"
+	perf record "$@" -o "$W/perf.data" > "$W/perf.log" 2>&1 &
+	perf_pid=$!
+	until catches_sigint "$perf_pid" && [ -s "$W/perf.data" ]; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || die "perf record did not start: $(cat "$W/perf.log")"
+		kill -0 "$perf_pid" 2>/dev/null || die "perf record died: $(cat "$W/perf.log")"
+		sleep 0.1
+	done
+	sleep 1
+}
+
+# Stops perf_start's perf; sets perf_lost (its LOST and LOST_SAMPLES records).
+perf_stop() {
+	kill -INT "$perf_pid"
+	# it exits with SIGINT's status once it has written the file
+	wait "$perf_pid" || grep -q 'perf record: Captured' "$W/perf.log" ||
+		die "perf record failed: $(cat "$W/perf.log")"
+	perf_lost=$(perf report -i "$W/perf.data" --stats 2>/dev/null |
+		    awk -F: '/LOST/ { split($2, a, " "); s += a[1] } END { print s + 0 }')
+}
+
 # Leftovers of an earlier run would skew everything.
 ntkl stop "$LOGGER" > /dev/null 2>&1 || true
 
@@ -215,26 +244,68 @@ if want switch; then
 		echo "F round=max mode=$m $(cat "$W/f")"
 	done
 fi
-# The sampled profile: pingpong pinned to CPU 1, untraced and under a
-# PROFILE logger sampling every CPU at xperf's highest rate (-setprofint
-# 1221, 8.2 kHz), alternating, rounds times:
-#   P round=R mode=none|profile rep=N <pingpong's summary line>
-#   Q round=R samples=N   SampledProfile events on CPU 1 over the round's
-#                         profile runs (ntkl dump --stats' per-CPU table)
+# The sampled profile: pingpong pinned to CPU 1 under each of these,
+# alternating, rounds times, all sampling every CPU at 8.2 kHz:
+#   none       no tracing
+#   profile    ntkl PROFILE -setprofint 1221 (xperf's highest rate), with
+#              PROC_THREAD (a few events per run) to name pingpong's samples
+#   profstack  the same with -stackwalk Profile (a stack per sample)
+#   perf       perf record -a -e cpu-clock -F 8200 (a software clock: the
+#              guest has no PMU under TCG)
+#   perfg      the same with -g (a call graph per sample)
+# (the perf modes only when the guest has perf: vm-run NTKL_VM_PERF=1)
+#   P round=R mode=M rep=N <pingpong's summary line>
+#   Q round=R mode=M samples=N lost=N   samples that hit pingpong (on CPU
+#                         1, where it runs without a pause) over the round's
+#                         runs, not those of the time between them (ntkl:
+#                         dump --stats' "Processes by samples" rows named
+#                         pingpong; perf: perf script's comm and CPU
+#                         fields), and events the recorder lost
+PMODES="none profile profstack"
+
+# prof_start MODE: perf is this shell's child (perf_pid)
+prof_start() {
+	case $1 in
+	profile) ntkl_start PROC_THREAD+PROFILE -setprofint 1221 ;;
+	profstack) ntkl_start PROC_THREAD+PROFILE -setprofint 1221 -stackwalk Profile ;;
+	perf) perf_start -a -e cpu-clock -F 8200 ;;
+	perfg) perf_start -a -g -e cpu-clock -F 8200 ;;
+	esac
+}
+
+# Sets prof_result to "samples=N lost=N". Not in a subshell: perf.
+prof_stop() {
+	local lost
+
+	case $1 in
+	profile|profstack)
+		lost=$(ntkl stop "$LOGGER" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
+		prof_result="samples=$(ntkl dump --stats "$W/ntkl.etl" |
+			awk '/^Processes by samples/ { f = 1; next } /^$/ { f = 0 }
+			     f && $NF == "pingpong" { n += $2 } END { print n + 0 }') lost=${lost:-0}"
+		;;
+	perf|perfg)
+		perf_stop
+		prof_result="samples=$(perf script -i "$W/perf.data" -F comm,cpu 2>/dev/null |
+			awk '$1 == "pingpong" && $2 == "[001]" { n++ } END { print n + 0 }') lost=$perf_lost"
+		;;
+	esac
+}
+
 if want profile; then
+	! command -v perf > /dev/null || PMODES="$PMODES perf perfg"
 	r=1
 	while [ $r -le "$rounds" ]; do
-		for m in $(rotate $(((r - 1) % 2)) none profile); do
-			[ "$m" = none ] || ntkl_start PROFILE -setprofint 1221
+		for m in $(rotate $(((r - 1) % $(echo $PMODES | wc -w))) $PMODES); do
+			prof_start "$m"
 			i=1
 			while [ $i -le "$reps" ]; do
 				echo "P round=$r mode=$m rep=$i $(pingpong -c 1 "$trips")"
 				i=$((i + 1))
 			done
 			[ "$m" = none ] && continue
-			ntkl stop "$LOGGER" > /dev/null
-			echo "Q round=$r samples=$(ntkl dump --stats "$W/ntkl.etl" |
-				awk '/^SampledProfile/ { f = 1 } f && $1 == "1" { print $2; exit }')"
+			prof_stop "$m"
+			echo "Q round=$r mode=$m $prof_result"
 		done
 		r=$((r + 1))
 	done
@@ -305,18 +376,78 @@ k_stop() {
 	esac
 }
 
+# The floor of the peers: two more K modes, in the same rotation:
+#   probe   ntkl_emptyprobe.ko loaded: a probe doing nothing on sched_switch
+#   tracecmd  trace-cmd record -e sched:sched_switch (as in the switch
+#           section): the peers' ratios from this section's own runs
+#   bpf     bpfcount: a BPF program on the raw sched_switch tracepoint that
+#           adds one to a per-CPU counter
+#   KB round=R switches=N ctxt=M   what bpfcount counted over the round,
+#                                  and the /proc/stat ctxt delta meanwhile
+KMODES="$KMODES probe bpf tracecmd"
+# bpffs is registered iff the kernel has the bpf() system call
+grep -qw bpf /proc/filesystems || {
+	echo "# peers: this kernel has no bpf() (CONFIG_BPF_SYSCALL): no BPF counter row"
+	KMODES=$(echo $KMODES | sed 's/ bpf//')
+}
+
+# kp_start MODE: the floor's modes, else k_start's
+kp_start() {
+	local i=0
+
+	case $1 in
+	probe)
+		insmod /lib/modules/ntkl_emptyprobe.ko || die "cannot load ntkl_emptyprobe.ko"
+		;;
+	bpf)
+		bpfcount > "$W/bpf.out" 2> "$W/bpf.log" &
+		bpf_pid=$!
+		until grep -q '^ready' "$W/bpf.out"; do
+			i=$((i + 1))
+			[ $i -lt 600 ] || die "bpfcount did not start: $(cat "$W/bpf.log")"
+			kill -0 "$bpf_pid" 2>/dev/null || die "bpfcount died: $(cat "$W/bpf.log")"
+			sleep 0.1
+		done
+		;;
+	tracecmd) tc_start ;;
+	*) k_start "$1" ;;
+	esac
+}
+
+# kp_stop MODE: sets k_lost (0 for probe and bpf, which keep nothing that
+# could be lost; trace-cmd's from its CPU statistics); bpf prints its KB line.
+kp_stop() {
+	case $1 in
+	probe)
+		rmmod ntkl_emptyprobe || die "cannot unload ntkl_emptyprobe"
+		k_lost=0
+		;;
+	bpf)
+		kill -TERM "$bpf_pid"
+		wait "$bpf_pid" || die "bpfcount failed: $(cat "$W/bpf.log")"
+		echo "KB round=$r $(sed -n 's/^bpfcount //p' "$W/bpf.out")"
+		k_lost=0
+		;;
+	tracecmd)
+		tc_stop > "$W/f"
+		k_lost=$(sed -n 's/.*lost=\([0-9]*\).*/\1/p' "$W/f")
+		;;
+	*) k_stop "$1" ;;
+	esac
+}
+
 if want peers; then
-	command -v perf > /dev/null || KMODES="none ntkl1 ntkl8 ntkl64"
+	command -v perf > /dev/null || KMODES=$(echo $KMODES | sed 's/ perf//')
 	r=1
 	while [ $r -le "$rounds" ]; do
 		for m in $(rotate $(((r - 1) % $(echo $KMODES | wc -w))) $KMODES); do
-			k_start "$m"
+			kp_start "$m"
 			i=1
 			while [ $i -le "$reps" ]; do
 				echo "K round=$r mode=$m rep=$i $(pingpong -c 1 "$trips")"
 				i=$((i + 1))
 			done
-			k_stop "$m"
+			kp_stop "$m"
 			echo "KF round=$r mode=$m lost=$k_lost"
 		done
 		r=$((r + 1))
