@@ -47,7 +47,8 @@ SPIN_NAMES = {
     "tracecmdT": "trace-cmd lock events -T",
 }
 # Peers and scale (K lines): pingpong pinned to CPU 1.
-K_MODES = ("none", "probe", "bpf", "ntkl1", "ntkl8", "ntkl64", "tracecmd", "perf")
+K_MODES = ("none", "probe", "bpf", "ntkl1", "ntkl8", "ntkl64", "buf1", "buf8", "buf64",
+           "tracecmd", "perf")
 K_NAMES = {
     "none": "no tracing",
     "probe": "empty sched_switch probe",
@@ -55,6 +56,9 @@ K_NAMES = {
     "ntkl1": "ntkl CSWITCH, 1 logger",
     "ntkl8": "ntkl CSWITCH, 8 loggers",
     "ntkl64": "ntkl CSWITCH, 64 loggers",
+    "buf1": "  the same, no writer, 1",
+    "buf8": "  the same, no writer, 8",
+    "buf64": "  the same, no writer, 64",
     "tracecmd": "trace-cmd sched_switch",
     "perf": "perf record sched_switch",
 }
@@ -509,6 +513,7 @@ def scale_table(raw):
         vs_tc = "%s | %s" % (ratio(a_min, tc_min), ratio(a_med, tc_med))
         out.append("  %-30s %10.0f | %9.0f %16s %16s %8d" %
                    (K_NAMES[m], a_min, a_med, vs_one, vs_tc, raw.k_lost.get(m, 0)))
+    out += cost_split(added)
     if raw.bpf_count[1]:
         out.append("  (the BPF counter counted %d switches; /proc/stat ctxt meanwhile %d: %s)" %
                    (raw.bpf_count[0], raw.bpf_count[1], ratio(*raw.bpf_count)))
@@ -519,6 +524,27 @@ def scale_table(raw):
                 "target: %s <= %dx one logger (median)" % (K_NAMES[m].split(", ")[1], limit),
                 "met" if r <= limit else "NOT met", r))
     return "\n".join(out) + "\n"
+
+
+def cost_split(added):
+    """Where a CSWITCH logger's cost goes: its record (the no-writer runs)
+    and its writer (the difference), for one logger and per further one."""
+    if not all(m in added for m in ("ntkl1", "buf1")):
+        return []
+
+    def pair(f):
+        return "%.0f | %.0f" % (f(0), f(1))
+    out = ["  where it goes, min | med: 1 logger: its record %s, its writer %s" % (
+        pair(lambda i: added["buf1"][i]),
+        pair(lambda i: added["ntkl1"][i] - added["buf1"][i]))]
+    for n in (8, 64):
+        full, bare = "ntkl%d" % n, "buf%d" % n
+        if full in added and bare in added:
+            out.append("    each of %d loggers beyond the first: its record %s, "
+                       "its writer %s" % (
+                           n, pair(lambda i: (added[bare][i] - added["buf1"][i]) / (n - 1)),
+                           pair(lambda i: (added[full][i] - added[bare][i]) / n)))
+    return out
 
 
 def lost_line(raw):

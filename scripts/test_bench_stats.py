@@ -209,6 +209,24 @@ class Tables(unittest.TestCase):
         self.assertEqual(bench_stats.scale_table(raw("# nothing")), "")
         self.assertIn("none, by any recorder", bench_stats.lost_line(raw("# nothing")))
 
+    def test_scale_split(self):
+        """Record and writer apart: the no-writer (-buffering) runs."""
+        lines = []
+        for m, ns in (("none", 1000), ("ntkl1", 1100), ("ntkl8", 1440), ("ntkl64", 3900),
+                      ("buf1", 1060), ("buf8", 1200), ("buf64", 1690)):
+            lines.append("K round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns))
+        text = bench_stats.scale_table(raw(*lines))
+        # 1 logger: 6 its record, 4 its writer; 8: (20 - 6) / 7 and (44 - 20) / 8;
+        # 64: (69 - 6) / 63 and (290 - 69) / 64
+        self.assertIn("1 logger: its record 6 | 6, its writer 4 | 4", text)
+        self.assertIn("each of 8 loggers beyond the first: its record 2 | 2, its writer 3 | 3",
+                      text)
+        self.assertIn("each of 64 loggers beyond the first: its record 1 | 1, "
+                      "its writer 3 | 3", text)
+        self.assertRegex(text, r"the same, no writer, 8 +20 \| +20 +- ")
+        # no no-writer runs (an older raw output): no split
+        self.assertNotIn("where it goes", bench_stats.scale_table(raw(*lines[:3])))
+
     def test_golden(self):
         with open(os.path.join(HERE, "testdata", "bench_raw.txt")) as f:
             r = bench_stats.Raw(f)

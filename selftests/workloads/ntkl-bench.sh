@@ -313,12 +313,13 @@ if want profile; then
 fi
 
 # Peers and scale: pingpong pinned to CPU 1 under no tracing, 1, 8 and 64
-# ntkl CSWITCH loggers at once (each with its own file and writer), and
-# perf record -a -e sched:sched_switch, alternating, rounds times, reps
-# runs each:
-#   K round=R mode=none|ntkl1|ntkl8|ntkl64|perf rep=N <pingpong's summary>
+# ntkl CSWITCH loggers at once (each with its own file and writer), the
+# same with no writer (-buffering: the record alone, what the writer
+# costs is the difference), and perf record -a -e sched:sched_switch,
+# alternating, rounds times, reps runs each:
+#   K round=R mode=none|ntkl1|ntkl8|ntkl64|buf1|buf8|buf64|perf rep=N <pingpong's summary>
 #   KF round=R mode=M lost=N    events the recorder lost over the round
-KMODES="none ntkl1 ntkl8 ntkl64 perf"
+KMODES="none ntkl1 ntkl8 ntkl64 buf1 buf8 buf64 perf"
 
 k_start() {
 	local i=1 n
@@ -330,6 +331,14 @@ k_start() {
 			rm -f "$W/k$i.etl"
 			ntkl start "$LOGGER-$i" -on CSWITCH -f "$W/k$i.etl" > /dev/null ||
 				die "cannot start logger $i of $n"
+			i=$((i + 1))
+		done
+		;;
+	buf*)
+		n=${1#buf}
+		while [ $i -le "$n" ]; do
+			ntkl start "$LOGGER-$i" -on CSWITCH -buffering > /dev/null ||
+				die "cannot start buffering logger $i of $n"
 			i=$((i + 1))
 		done
 		;;
@@ -356,6 +365,14 @@ k_stop() {
 
 	k_lost=0
 	case $1 in
+	buf*)
+		# a flight recorder overwrites its oldest buffers: nothing is lost
+		n=${1#buf}
+		while [ $i -le "$n" ]; do
+			ntkl stop "$LOGGER-$i" > /dev/null || die "cannot stop buffering logger $i"
+			i=$((i + 1))
+		done
+		;;
 	ntkl*)
 		n=${1#ntkl}
 		while [ $i -le "$n" ]; do
