@@ -217,6 +217,38 @@ TEST_F(ctl, invalid_properties)
 	EXPECT_EQ(0, loggers_running(self->fd));
 }
 
+/*
+ * More buffers than the machine has memory (4096 of 16 MB): ENOMEM at
+ * once, no OOM kill on the way, and the logger already running goes on.
+ */
+TEST_F(ctl, more_than_memory)
+{
+	struct ntkl_properties keep, huge, q;
+	char line[8192];
+	int kmsg = kmsg_open_at_end();
+	ssize_t n;
+
+	props_init(&keep, "selftest keeper", EVENT_TRACE_FLAG_PROCESS);
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_START, &keep));
+	props_init(&huge, "selftest huge", EVENT_TRACE_FLAG_PROCESS);
+	huge.buffer_size_kb = NTKL_MAX_BUFFER_KB;
+	huge.maximum_buffers = NTKL_MAX_BUFFERS;
+	EXPECT_EQ(-ENOMEM, ntkl_ctl(self->fd, NTKL_IOC_START, &huge));
+	EXPECT_EQ(1, loggers_running(self->fd));
+	props_init(&q, "selftest keeper", 0);
+	EXPECT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_QUERY, &q));
+	EXPECT_EQ(NTKL_STATUS_RUNNING, q.logger_status);
+	ASSERT_GE(kmsg, 0);
+	while ((n = read(kmsg, line, sizeof(line) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n <= 0)
+			continue;
+		line[n] = 0;
+		EXPECT_EQ(NULL, strstr(line, "oom-kill")) TH_LOG("%s", line);
+		EXPECT_EQ(NULL, strstr(line, "Out of memory")) TH_LOG("%s", line);
+	}
+	close(kmsg);
+}
+
 /* A larger struct from a newer tool is fine while its tail is zero. */
 TEST_F(ctl, larger_struct)
 {

@@ -36,6 +36,7 @@
 #include "transport/reserve.h"
 
 #define HDR_SIZE	sizeof(struct wmi_buffer_header)
+#define BUFFER_GFP	(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 static_assert(sizeof(long) == 8, "a buffer's fill word holds a generation above bit 31");
 
@@ -75,11 +76,21 @@ int ntkl_buffers_alloc(struct ntkl_logger *lg)
 	per_cpu = max_t(unsigned int, NTKL_MIN_BUFFERS_PER_CPU, lg->max_buffers / cpus);
 	per_cpu = rounddown_pow_of_two(per_cpu);
 
+	/*
+	 * Up to 4096 buffers of 16 MB may be asked for. What cannot fit in the
+	 * memory available now is refused at once; and the buffers are taken
+	 * with __GFP_RETRY_MAYFAIL, so that memory running out on the way
+	 * fails this START (ENOMEM) instead of waking the OOM killer.
+	 */
+	if ((u64)per_cpu * cpus * lg->buffer_size >
+	    (u64)si_mem_available() << PAGE_SHIFT)
+		return -ENOMEM;
+
 	lg->nr_rings = nr_cpu_ids;
 	lg->rings = kcalloc(lg->nr_rings, sizeof(*lg->rings), GFP_KERNEL);
 	if (!lg->rings)
 		return -ENOMEM;
-	lg->header = kvmalloc(lg->buffer_size, GFP_KERNEL);
+	lg->header = kvmalloc(lg->buffer_size, BUFFER_GFP);
 	if (!lg->header)
 		goto nomem;
 
@@ -92,7 +103,7 @@ int ntkl_buffers_alloc(struct ntkl_logger *lg)
 		if (!ring->bufs)
 			goto nomem;
 		for (i = 0; i < per_cpu; i++) {
-			ring->bufs[i].data = kvmalloc(lg->buffer_size, GFP_KERNEL);
+			ring->bufs[i].data = kvmalloc(lg->buffer_size, BUFFER_GFP);
 			if (!ring->bufs[i].data)
 				goto nomem;
 			ring->bufs[i].wake = &lg->wake_work;

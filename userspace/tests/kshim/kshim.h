@@ -171,6 +171,11 @@ static inline int smp_call_function_single(unsigned int cpu, void (*fn)(void *),
 }
 
 #define GFP_KERNEL		0
+#define __GFP_RETRY_MAYFAIL	0
+#define __GFP_NOWARN		0
+#define PAGE_SHIFT		12
+/* the model's memory: plenty (START's check of what is available) */
+#define si_mem_available()	(1UL << 20)
 #define kcalloc(n, size, gfp)	calloc(n, size)
 #define kvmalloc(size, gfp)	malloc(size)
 #define kfree(p)		free(p)
