@@ -27,19 +27,13 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "../uapi/ntkl.h"
+#include "ntkl_util.h"
 
 #define NTKL_DEV		"/dev/" NTKL_DEVICE_NAME
 #define NTKL_MODULE_NAME	"ntkl"
 #define RELOAD_CYCLES		20
 #define NODE_WAIT_MS		2000
 #define NOBODY_ID		65534
-
-/* Lines that mean the kernel found a bug, as vm-run also checks. */
-static const char * const kmsg_bad_words[] = {
-	"WARNING:", "BUG:", "Oops", "Call Trace", "KASAN", "lockdep",
-	"UBSAN:", "possible recursive locking", "INFO: ",
-};
 
 static void sleep_ms(long ms)
 {
@@ -68,60 +62,6 @@ static bool wait_for_node(bool present)
 		sleep_ms(10);
 	}
 	return false;
-}
-
-/* finit_module() directly: no dependence on busybox insmod. */
-static int load_module(const char *path)
-{
-	int fd, ret;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(__NR_finit_module, fd, "", 0);
-	ret = ret ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int unload_module(void)
-{
-	if (syscall(__NR_delete_module, NTKL_MODULE_NAME, O_NONBLOCK))
-		return -errno;
-	return 0;
-}
-
-/*
- * Read every kernel log record that arrived since @fd was positioned and
- * return how many contain a bug marker; the first one is copied to @first.
- */
-static int kmsg_count_bad(int fd, char *first, size_t first_len)
-{
-	char rec[8192];
-	int bad = 0;
-	ssize_t n;
-	size_t i;
-
-	first[0] = '\0';
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten while we read: go on */
-		if (n <= 0)
-			break;		/* EAGAIN: no more records */
-		rec[n] = '\0';
-		for (i = 0; i < sizeof(kmsg_bad_words) / sizeof(*kmsg_bad_words); i++) {
-			if (!strstr(rec, kmsg_bad_words[i]))
-				continue;
-			if (!bad++) {
-				n = strnlen(rec, first_len - 1);
-				memcpy(first, rec, n);
-				first[n] = '\0';
-			}
-			break;
-		}
-	}
-	return bad;
 }
 
 /* Can an unprivileged user open the device? Checked in a child process. */
@@ -181,9 +121,8 @@ FIXTURE_SETUP(reload)
 {
 	self->ko = getenv("NTKL_KO");
 	/* Only the messages logged from here on are this test's. */
-	self->kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	self->kmsg_fd = kmsg_open_at_end();
 	ASSERT_LE(0, self->kmsg_fd);
-	ASSERT_LE(0, lseek(self->kmsg_fd, 0, SEEK_END));
 }
 
 FIXTURE_TEARDOWN(reload)
@@ -211,7 +150,7 @@ TEST_F_TIMEOUT(reload, unload_reload_cycles, 300)
 		TH_LOG("%s missing before the first cycle", NTKL_DEV);
 	}
 	for (i = 0; i < RELOAD_CYCLES; i++) {
-		ret = unload_module();
+		ret = delete_module(NTKL_MODULE_NAME);
 		ASSERT_EQ(0, ret) {
 			TH_LOG("cycle %d: delete_module: %s", i, strerror(-ret));
 		}
@@ -229,7 +168,7 @@ TEST_F_TIMEOUT(reload, unload_reload_cycles, 300)
 		}
 	}
 
-	ret = kmsg_count_bad(self->kmsg_fd, first_bad, sizeof(first_bad));
+	ret = kmsg_bad_since(self->kmsg_fd, first_bad, sizeof(first_bad));
 	EXPECT_EQ(0, ret) {
 		TH_LOG("%d kernel log lines report bugs, first: %s", ret,
 		       first_bad);
@@ -294,7 +233,7 @@ TEST_F_TIMEOUT(reload, unload_with_64_loggers_under_load, 600)
 		}
 		close(fd);	/* the module may go only when no descriptor is open */
 		sleep_ms(1000);
-		ret = unload_module();
+		ret = delete_module(NTKL_MODULE_NAME);
 		ASSERT_EQ(0, ret) TH_LOG("cycle %d: delete_module: %s", cycle, strerror(-ret));
 		ASSERT_TRUE(wait_for_node(false));
 		ret = load_module(self->ko);
@@ -309,7 +248,7 @@ TEST_F_TIMEOUT(reload, unload_with_64_loggers_under_load, 600)
 	fflush(stdout);
 	/* 64 loggers hold ~32 MB: a leak of even one logger's buffers shows */
 	EXPECT_LE(after - before, 256);
-	ret = kmsg_count_bad(self->kmsg_fd, first_bad, sizeof(first_bad));
+	ret = kmsg_bad_since(self->kmsg_fd, first_bad, sizeof(first_bad));
 	EXPECT_EQ(0, ret) TH_LOG("%d kernel log lines report bugs, first: %s", ret, first_bad);
 }
 
