@@ -14,6 +14,7 @@
 #include "etl_index.h"
 #include "etl_names.h"
 #include "etl_profile.h"
+#include "etl_providers.h"
 
 /* ---------------------------------------------------------------------- */
 /* Counts per event type                                                   */
@@ -143,6 +144,7 @@ struct dump {
 	FILE *out, *err;
 	const char *prefix;
 	struct type_table types;
+	struct etl_providers providers;	/* the user-mode providers */
 	struct buffer_summary *bufs;
 	size_t nbufs, bufs_cap;
 	bool quiet;			/* errors are the check's to report */
@@ -422,6 +424,7 @@ static void walk(struct dump *d)
 				etl_buffers_end(&bc);
 				return;
 			}
+			etl_providers_add(&d->providers, &r);
 			if (d->flags & ETL_DUMP_EVENTS)
 				print_event(d, &r);
 		}
@@ -831,9 +834,11 @@ static int dump_file(const struct etl_file *f, unsigned int flags, FILE *out,
 	walk(&d);
 	print_buffers(&d);
 	print_types(&d);
+	etl_providers_print(out, &d.providers);
 	print_compression(&d);
 out:
 	table_free(&d.types);
+	etl_providers_free(&d.providers);
 	free(d.bufs);
 	free(d.sw_order);
 	etl_switches_free(&d.sw);

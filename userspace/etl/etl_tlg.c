@@ -32,14 +32,15 @@ struct cursor {
 };
 
 /* The schema item's data, or NULL. */
-static const uint8_t *find_schema(const uint8_t *ext, uint32_t ext_len, uint32_t *len)
+static const uint8_t *find_item(const uint8_t *ext, uint32_t ext_len, uint16_t type,
+			       uint32_t *len)
 {
 	struct etw_event_header_ext_item item;
 	uint32_t pos = 0;
 
 	while (ext && ext_len - pos >= sizeof(item)) {
 		memcpy(&item, ext + pos, sizeof(item));
-		if (item.ext_type == EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL &&
+		if (item.ext_type == type &&
 		    item.data_size >= 3 && item.data_size <= ext_len - pos - sizeof(item)) {
 			*len = item.data_size;
 			return ext + pos + sizeof(item);
@@ -49,6 +50,11 @@ static const uint8_t *find_schema(const uint8_t *ext, uint32_t ext_len, uint32_t
 		pos += item.offset;
 	}
 	return NULL;
+}
+
+static const uint8_t *find_schema(const uint8_t *ext, uint32_t ext_len, uint32_t *len)
+{
+	return find_item(ext, ext_len, EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL, len);
 }
 
 /* A NUL-terminated name at the cursor: the string, or NULL. */
@@ -297,6 +303,20 @@ bool etl_tlg_event_name(const uint8_t *ext, uint32_t ext_len, char *name, size_t
 	const char *n;
 
 	if (!s || !skip_tags(&m) || !(n = take_name(&m)))
+		return false;
+	snprintf(name, size, "%s", n);
+	return true;
+}
+
+bool etl_tlg_provider_name(const uint8_t *ext, uint32_t ext_len, char *name, size_t size)
+{
+	uint32_t len;
+	const uint8_t *s = find_item(ext, ext_len, EVENT_HEADER_EXT_TYPE_PROV_TRAITS, &len);
+	struct cursor m = { s, 2, len };
+	const char *n;
+
+	/* PROV_TRAITS: u16 size, the provider's name, NUL, then its traits */
+	if (!s || !(n = take_name(&m)))
 		return false;
 	snprintf(name, size, "%s", n);
 	return true;

@@ -28,4 +28,7 @@ bool etl_tlg_decode(FILE *out, const char *indent, const uint8_t *ext, uint32_t 
 /* The event name of the schema item in ext into name (size > 0); false if none. */
 bool etl_tlg_event_name(const uint8_t *ext, uint32_t ext_len, char *name, size_t size);
 
+/* The provider's name of the PROV_TRAITS item in ext into name; false if none. */
+bool etl_tlg_provider_name(const uint8_t *ext, uint32_t ext_len, char *name, size_t size);
+
 #endif /* NTKL_ETL_TLG_H */

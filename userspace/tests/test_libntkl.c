@@ -755,6 +755,13 @@ static void test_provider_binaries(void)
 			 "ProviderBinaryPath: GuidCount=1 Guid[0]={6e746b6c-0002-0000-0000-000000000000} BinaryPath=\"%s\"\n",
 			 self);
 		CHECK_HAS(text, want);
+		/* the summary: each provider, its events, its name and binary */
+		snprintf(want, sizeof(want),
+			 "       1  {6e746b6c-0201-0403-0506-0708090a0b0c}  a, %s\n", self);
+		CHECK_HAS(text, want);
+		snprintf(want, sizeof(want),
+			 "       1  {6e746b6c-0002-0000-0000-000000000000}  b, %s\n", self);
+		CHECK_HAS(text, want);
 	}
 	/* named before any event of theirs */
 	first_event_line = first_binary_line = -1;
@@ -806,6 +813,10 @@ static void test_sample_decodes(void)
 	 */
 	CHECK_HAS(text, "    LastDroppedTimes: TimeStampCount=20 TimeStamp[0]=0 ");
 	CHECK_HAS(text, " TimeStamp[19]=0\n");
+	/* its providers: 7 TraceLogging events x 10 named, the manifest one not */
+	CHECK_HAS(text, "\nProviders:\n");
+	CHECK_HAS(text, "      70  {a214eced-be64-5e23-fac1-1d7b9052efa4}  CSharpTraceLoggingEventSource\n");
+	CHECK_HAS(text, "   47490  {a669021c-c450-4609-a035-5af59af4df18}  -\n");
 	free(text);
 	test_end();
 }
