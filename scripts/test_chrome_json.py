@@ -10,6 +10,7 @@
 #
 # One PASS/FAIL line per check; exit 1 if one failed.
 import json
+import re
 import os
 import subprocess
 import sys
@@ -56,6 +57,23 @@ def switches(ntkl, etl):
     return sorted(want)
 
 
+def program_events(ntkl, etl, name, events):
+    """The programs' own events: one per EVENT_HEADER record, on named tracks."""
+    dump = subprocess.run([ntkl, "dump", etl], capture_output=True, text=True).stdout
+    want = sum(int(line.split()[0]) for line in dump.splitlines()
+               if re.match(r"^\s*\d+\s+EVENT_HEADER\d\d\s", line))
+    got = [e for e in events if e.get("cat") == "event"]
+    result(len(got) == want, f"{name} one event per program event ({want})",
+           f"{len(got)} events, dump counts {want}")
+    if not got:
+        return
+    named = {(e["pid"], e["tid"]) for e in events
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    tracks = {(e["pid"], e["tid"]) for e in got}
+    result(tracks <= named, f"{name} every program event's thread named ({len(tracks)})",
+           f"unnamed {sorted(tracks - named)[:5]}")
+
+
 def main():
     ntkl, files = sys.argv[1], sys.argv[2:]
     with open(os.path.join(top, "docs/schema/trace-event-format.schema.json")) as f:
@@ -84,6 +102,7 @@ def main():
                errors and f"{len(errors)} errors, first at {list(errors[0].path)}: {errors[0].message}")
         events = doc["traceEvents"]
         cpu_pid = 1000000000
+        program_events(ntkl, etl, name, events)
         got = sorted((e["tid"] - cpu_pid, e["args"]["tid"], e["ts"], e["dur"])
                      for e in events if e["ph"] == "X" and e["pid"] == cpu_pid)
         want = switches(ntkl, etl)

@@ -200,6 +200,23 @@ TEST_F_TIMEOUT(libntkl, units_inside_kernel_capture, 300)
 	EXPECT_STREQ(want, out);
 	EXPECT_EQ(0, match_units(_metadata, "/tmp/m.etl", "/tmp/m.etl"));
 
+	/*
+	 * Perfetto's view of the merged file: a slice per unit ("B" to "E"),
+	 * each on a thread track where the thread's runs are too.
+	 */
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl convert --to chrome-json /tmp/m.etl -o /tmp/m.json"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "grep -c '\"ph\":\"B\",\"cat\":\"event\"' /tmp/m.json"));
+	EXPECT_EQ(THREADS * UNITS, atoi(out));
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"t() { grep \"\\\"ph\\\":\\\"$1\\\",\\\"cat\\\":\\\"$2\\\"\" /tmp/m.json |"
+			" sed 's/.*\"pid\":\\([0-9]*\\),\"tid\":\\([0-9]*\\),.*/\\1 \\2/' | sort -u; };"
+			" t X thread > /tmp/ran; t B event > /tmp/units;"
+			" echo $(wc -l < /tmp/units) $(awk 'NR==FNR { ran[$0]; next } !($0 in ran)' /tmp/ran /tmp/units | wc -l)"));
+	snprintf(want, sizeof(want), "%d 0\n", THREADS);
+	EXPECT_STREQ(want, out) TH_LOG("unit tracks, of them without runs: %s", out);
+	unlink("/tmp/m.json");
+
 	/* in the test VM, keep the files of a failure for a look (vm-run --out) */
 	if (missing || !_metadata->passed)
 		sh(NULL, 0, "[ -d /out ] && cp /tmp/k.etl /tmp/u.etl /tmp/m.etl /out/");

@@ -27,7 +27,10 @@ void cmd_convert_usage(FILE *out)
 		"showing the thread that ran on it, and one per thread showing where\n"
 		"it ran, under its process (from CSwitch or CompCS events; record\n"
 		"with -on CSWITCH), named from the Thread and Process events\n"
-		"(PROC_THREAD and its rundown).\n"
+		"(PROC_THREAD and its rundown). A program's own events (libntkl's,\n"
+		"a Windows provider's) go on its threads' tracks: a start (opcode 1)\n"
+		"to a stop (2) as a slice, others as instants; after ntkl merge of a\n"
+		"capture and a libntkl file, next to where those threads ran.\n"
 		"\n"
 		"  -t, --to FORMAT  the format to write: chrome-json (the only one)\n"
 		"  -s, --samples    also one instant event per PROFILE sample\n"
@@ -139,8 +142,8 @@ int cmd_convert(int argc, char **argv)
 		return 1;
 	}
 	if (out != stdout)
-		fprintf(stderr, "ntkl convert: wrote %s: %u CPU tracks, %lu threads in %lu processes, %lu slices, %lu samples%s\n",
-			output, st.cpus, st.threads, st.processes, st.slices, st.samples,
+		fprintf(stderr, "ntkl convert: wrote %s: %u CPU tracks, %lu threads in %lu processes, %lu slices, %lu samples, %lu program events%s\n",
+			output, st.cpus, st.threads, st.processes, st.slices, st.samples, st.events,
 			st.slices ? "" : " (no context switches: record with -on CSWITCH)");
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "etl_events.h"
 #include "etl_profile.h"
 #include "etl_switches.h"
+#include "etl_tlg.h"
 
 /*
  * The CPU tracks' process, and CPU n's track CPU_PID + n: ids no Linux
@@ -33,6 +34,24 @@ struct sample {
 	uint64_t ip;
 };
 
+/*
+ * A program's own event (an EVENT_HEADER record: libntkl's, a Windows
+ * provider's): where and when, its opcode, and its name, provider and
+ * fields as text.
+ */
+struct uevent {
+	int64_t time;
+	uint32_t pid, tid;
+	uint8_t opcode;
+	char name[96];
+	char provider[128];
+	char fields[512];
+};
+
+struct tidpid {
+	uint32_t tid, pid;
+};
+
 struct conv {
 	const struct etl_file *f;
 	struct etl_error *err;
@@ -40,6 +59,10 @@ struct conv {
 	size_t npnames;
 	struct sample *samples;
 	size_t nsamples;
+	struct uevent *uevents;
+	size_t nuevents;
+	struct tidpid *upids;		/* the programs' threads, by tid */
+	size_t nupids;
 	struct etl_profile names;	/* threads' names and processes */
 	const struct etl_profile_thread **by_tid;	/* names.threads by tid */
 	double us_per_tick;
@@ -53,7 +76,46 @@ static void *grow(void *v, size_t n, size_t size)
 	return realloc(v, (n ? 2 * n : 64) * size);
 }
 
-/* Process names and (if asked) samples: one pass over the records. */
+/* The event's TraceLogging fields as "a=1 b=2", without the name. */
+static void uevent_fields(const struct etl_record *rec, char *buf, size_t size)
+{
+	char *text = NULL, *p;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	buf[0] = 0;
+	if (!m)
+		return;
+	etl_tlg_decode(m, "", rec->ext, rec->ext_len, rec->payload, rec->payload_len);
+	fclose(m);
+	if (!text)
+		return;
+	/* "Name: a=1 b=2\n": what follows the first ": " */
+	p = strstr(text, ": ");
+	snprintf(buf, size, "%s", p ? p + 2 : "");
+	len = strcspn(buf, "\n");
+	buf[len] = 0;
+	free(text);
+}
+
+static void uevent_of(const struct etl_record *rec, struct uevent *u)
+{
+	char guid[48];
+
+	memset(u, 0, sizeof(*u));
+	u->time = rec->timestamp;
+	u->pid = rec->process_id;
+	u->tid = rec->thread_id;
+	u->opcode = rec->descriptor.opcode;
+	etl_guid_str(rec->guid, guid, sizeof(guid));
+	if (!etl_tlg_provider_name(rec->ext, rec->ext_len, u->provider, sizeof(u->provider)))
+		snprintf(u->provider, sizeof(u->provider), "%s", guid);
+	if (!etl_tlg_event_name(rec->ext, rec->ext_len, u->name, sizeof(u->name)))
+		snprintf(u->name, sizeof(u->name), "%s id %u", guid, rec->descriptor.id);
+	uevent_fields(rec, u->fields, sizeof(u->fields));
+}
+
+/* Process names, program events and (if asked) samples: one pass over the records. */
 static int walk(struct conv *c, bool samples)
 {
 	struct etl_cursor bc;
@@ -66,6 +128,15 @@ static int walk(struct conv *c, bool samples)
 	while ((ret = etl_next_buffer(c->f, &bc, &b, c->err)) > 0) {
 		etl_records_begin(&b, &rc);
 		while ((ret = etl_next_record(&b, &rc, &rec, c->err)) > 0) {
+			if (rec.kind == ETL_KIND_EVENT && rec.has_guid) {
+				struct uevent *v = grow(c->uevents, c->nuevents, sizeof(*v));
+
+				if (!v)
+					goto nomem;
+				c->uevents = v;
+				uevent_of(&rec, &c->uevents[c->nuevents++]);
+				continue;
+			}
 			if (rec.kind != ETL_KIND_KERNEL)
 				continue;
 			switch (rec.hook_id) {
@@ -228,9 +299,45 @@ static const char *label(const struct etl_profile_thread *t, uint32_t tid, char 
 }
 
 /* The process a thread's track goes under: its own, else one named after the thread. */
-static uint32_t pid_of(const struct etl_profile_thread *t, uint32_t tid)
+static int by_tid_pid(const void *a, const void *b)
 {
-	return t && t->pid != UINT32_MAX ? t->pid : tid;
+	const struct tidpid *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* The programs' threads and their processes, from their events. */
+static int index_program_threads(struct conv *c)
+{
+	size_t n = 0;
+
+	if (!c->nuevents)
+		return 0;
+	c->upids = malloc(c->nuevents * sizeof(*c->upids));
+	if (!c->upids)
+		return etl_error_set(c->err, "out of memory converting %s", c->f->path);
+	for (size_t i = 0; i < c->nuevents; i++)
+		c->upids[i] = (struct tidpid){ c->uevents[i].tid, c->uevents[i].pid };
+	qsort(c->upids, c->nuevents, sizeof(*c->upids), by_tid_pid);
+	for (size_t i = 0; i < c->nuevents; i++)
+		if (!n || c->upids[i].tid != c->upids[n - 1].tid)
+			c->upids[n++] = c->upids[i];
+	c->nupids = n;
+	return 0;
+}
+
+/*
+ * The process a thread's track goes under: the rundown's, else that of
+ * the thread's own events, else the thread is its own process.
+ */
+static uint32_t pid_of(const struct conv *c, const struct etl_profile_thread *t, uint32_t tid)
+{
+	struct tidpid key = { .tid = tid }, *u;
+
+	if (t && t->pid != UINT32_MAX)
+		return t->pid;
+	u = c->nupids ? bsearch(&key, c->upids, c->nupids, sizeof(key), by_tid_pid) : NULL;
+	return u ? u->pid : tid;
 }
 
 /*
@@ -249,7 +356,7 @@ static void slice(FILE *out, const struct conv *c, int64_t t0, uint32_t cpu, uin
 
 	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"thread\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
 		",\"ts\":%.3f,\"dur\":%.3f,\"name\":\"CPU %" PRIu32 "\",\"args\":{\"cpu\":%" PRIu32 "}}",
-		pid_of(t, tid), tid, ts, dur, cpu, cpu);
+		pid_of(c, t, tid), tid, ts, dur, cpu, cpu);
 	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"cpu\",\"pid\":%u,\"tid\":%" PRIu32
 		",\"ts\":%.3f,\"dur\":%.3f,\"name\":", CPU_PID, CPU_PID + cpu, ts, dur);
 	json_str(out, label(t, tid, name, sizeof(name)));
@@ -267,6 +374,32 @@ static void slice(FILE *out, const struct conv *c, int64_t t0, uint32_t cpu, uin
 	fputs("}}", out);
 }
 
+/*
+ * A program's event on its thread's track: win:Start (opcode 1) begins a
+ * slice, win:Stop (2) ends it ("B", "E": a unit of work between a begin
+ * and an end event), any other opcode is an instant; args the provider and
+ * the decoded fields.
+ */
+static void program_event(FILE *out, const struct conv *c, int64_t t0, const struct uevent *u,
+			  struct etl_chrome_stats *st)
+{
+	uint32_t pid = pid_of(c, thread_of(c, u->tid), u->tid);
+	const char *ph = u->opcode == 1 ? "\"B\"" : u->opcode == 2 ? "\"E\"" : "\"i\",\"s\":\"t\"";
+
+	fprintf(out, ",\n{\"ph\":%s,\"cat\":\"event\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+		",\"ts\":%.3f,\"name\":", ph, pid, u->tid,
+		(double)((uint64_t)u->time - (uint64_t)t0) * c->us_per_tick);
+	json_str(out, u->name);
+	fputs(",\"args\":{\"provider\":", out);
+	json_str(out, u->provider);
+	if (u->fields[0]) {
+		fputs(",\"fields\":", out);
+		json_str(out, u->fields);
+	}
+	fputs("}}", out);
+	st->events++;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -275,14 +408,15 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /*
- * Metadata for the tracks of the threads that ran (not the idle thread):
- * each process's name (as WPA's), each thread's name from the rundown.
+ * Metadata for the tracks of the threads that ran (not the idle thread)
+ * or logged events of their own: each process's name (as WPA's), each
+ * thread's name from the rundown.
  */
 static int thread_names(FILE *out, const struct conv *c, const struct etl_switches *s,
 			struct etl_chrome_stats *st)
 {
-	uint32_t *tids = malloc((s->n + 1) * sizeof(*tids));
-	uint32_t *pids = malloc((s->n + 1) * sizeof(*pids));
+	uint32_t *tids = malloc((s->n + c->nupids + 1) * sizeof(*tids));
+	uint32_t *pids = malloc((s->n + c->nupids + 1) * sizeof(*pids));
 	size_t ntids = 0, npids = 0;
 
 	if (!tids || !pids) {
@@ -293,6 +427,8 @@ static int thread_names(FILE *out, const struct conv *c, const struct etl_switch
 	for (size_t i = 1; i < s->n; i++)
 		if (s->v[i].cpu == s->v[i - 1].cpu && s->v[i].old_tid)
 			tids[ntids++] = s->v[i].old_tid;
+	for (size_t i = 0; i < c->nupids; i++)
+		tids[ntids++] = c->upids[i].tid;
 	if (ntids)
 		qsort(tids, ntids, sizeof(*tids), cmp_u32);
 	for (size_t i = 0; i < ntids; i++) {
@@ -302,8 +438,8 @@ static int thread_names(FILE *out, const struct conv *c, const struct etl_switch
 		if (i && tids[i] == tids[i - 1])
 			continue;
 		t = thread_of(c, tids[i]);
-		pids[npids++] = pid_of(t, tids[i]);
-		metadata(out, "thread_name", pid_of(t, tids[i]), tids[i], "name",
+		pids[npids++] = pid_of(c, t, tids[i]);
+		metadata(out, "thread_name", pid_of(c, t, tids[i]), tids[i], "name",
 			 t && t->name[0] ? t->name : label(t, tids[i], name, sizeof(name)), 0);
 		st->threads++;
 	}
@@ -336,12 +472,16 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 
 	c.us_per_tick = 1e6 / (f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7);
 	if (etl_switches_read(f, &s, err) || etl_profile_read(f, &c.names, err) ||
-	    walk(&c, flags & ETL_CHROME_SAMPLES) || index_threads(&c))
+	    walk(&c, flags & ETL_CHROME_SAMPLES) || index_threads(&c) ||
+	    index_program_threads(&c))
 		goto out;
 	ncpus = s.ncpus;
 	for (size_t i = 0; i < s.n; i++)
 		if (s.v[i].time < t0)
 			t0 = s.v[i].time;
+	for (size_t i = 0; i < c.nuevents; i++)
+		if (c.uevents[i].time < t0)
+			t0 = c.uevents[i].time;
 	for (size_t i = 0; i < c.nsamples; i++) {
 		if (c.samples[i].time < t0)
 			t0 = c.samples[i].time;
@@ -386,6 +526,8 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 			sm->tid, sm->ip);
 		st.samples++;
 	}
+	for (size_t i = 0; i < c.nuevents; i++)
+		program_event(out, &c, t0, &c.uevents[i], &st);
 	fputs("\n]}\n", out);
 	st.cpus = ncpus;
 	if (fflush(out) || ferror(out)) {
@@ -400,6 +542,8 @@ out:
 	etl_profile_free(&c.names);
 	free(c.pnames);
 	free(c.samples);
+	free(c.uevents);
+	free(c.upids);
 	free(c.by_tid);
 	return ret;
 }

@@ -26,7 +26,15 @@
  *     rundown, so a viewer groups threads under their processes;
  *   - with ETL_CHROME_SAMPLES, one thread-scoped instant ("i") event per
  *     SampledProfile on its CPU's track, named as the slices (the
- *     sampled thread), args tid and ip.
+ *     sampled thread), args tid and ip;
+ *   - the programs' own events (EVENT_HEADER records: libntkl's, Windows
+ *     providers') on their threads' tracks, category "event": a win:Start
+ *     (opcode 1) begins a slice ("B"), a win:Stop (2) ends it ("E"), any
+ *     other opcode is an instant; named by their TraceLogging schema (else
+ *     "{provider} id N"), args the provider's name (else its GUID) and the
+ *     decoded fields as text. In a file merged from a kernel capture and a
+ *     libntkl file (ntkl merge), a program's units of work sit on the same
+ *     tracks as the intervals its threads ran.
  *
  * Times: "ts" and "dur" in microseconds (the format's unit; fractions
  * allowed), ts from the earliest switch or sample, so the view starts at 0.
@@ -45,6 +53,7 @@ struct etl_chrome_stats {
 					   CPU's track and one on its own) */
 	unsigned long threads, processes;	/* tracks of threads that ran */
 	unsigned long samples;		/* "i" events */
+	unsigned long events;		/* the programs' own events ("B", "E", "i") */
 	unsigned int cpus;		/* tracks */
 };
 
