@@ -6,9 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "ntkl_opts.h"
+
+/* a logger that walks stacks: this many times the default buffers */
+#define STACK_BUFFERS_FACTOR	4
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -207,6 +211,21 @@ void ntkl_opts_to_props(const struct ntkl_logger_opts *o, struct ntkl_properties
 	p->buffer_size_kb = o->buffer_size_kb;
 	p->minimum_buffers = o->minimum_buffers;
 	p->maximum_buffers = o->maximum_buffers;
+	/*
+	 * A stack after each event triples the data or more (CSwitch: 40
+	 * bytes, 136 with its stack): with the default buffers a writer that
+	 * falls behind for some tens of milliseconds makes the logger lose
+	 * events (make bench's CSWITCH with stacks did, now and then). So a
+	 * logger that walks stacks gets STACK_BUFFERS_FACTOR times the
+	 * default unless -maxbuffers says otherwise.
+	 */
+	if (!o->maximum_buffers && o->stackwalk.count) {
+		long cpus = sysconf(_SC_NPROCESSORS_CONF);
+		uint64_t n = (uint64_t)STACK_BUFFERS_FACTOR * NTKL_DEFAULT_BUFFERS_PER_CPU *
+			     (uint64_t)(cpus > 0 ? cpus : 1);
+
+		p->maximum_buffers = n < NTKL_MAX_BUFFERS ? (uint32_t)n : NTKL_MAX_BUFFERS;
+	}
 	p->clock_type = o->clock_type;
 	p->flush_timer = o->flush_timer;
 	/* a file logger writes its buffers in order, as ETW's sequential mode */

@@ -3,6 +3,8 @@
  * The logger options of ntkl start, record and update: xperf spellings,
  * values as the next argument or after '=', and the refusals.
  */
+#include <unistd.h>
+
 #include "test.h"
 #include "ctl/ntkl_ctl.h"
 #include "ctl/ntkl_opts.h"
@@ -89,6 +91,32 @@ static void test_parse(void)
 		CHECK_STR(o.file, "x.etl");
 		ntkl_opts_to_props(&o, &p);
 		CHECK_EQ(p.log_file_mode, NTKL_MODE_BUFFERING);
+	}
+	test_end();
+
+	/* a logger that walks stacks: 4x the default buffers, unless given */
+	test_begin("stackwalk_buffers");
+	{
+		char *argv[] = { "-on", "CSWITCH", "-stackwalk", "CSwitch", NULL };
+		char *argv2[] = { "-on", "CSWITCH", "-stackwalk", "CSwitch", "-maxbuffers", "24",
+				  NULL };
+		char *argv3[] = { "-on", "CSWITCH", NULL };
+		long cpus = sysconf(_SC_NPROCESSORS_CONF);
+		unsigned int allowed = ALL | NTKL_OPT_STACKWALK;
+
+		take_all(argv, allowed, &o, &ret, err, sizeof(err));
+		CHECK_STR(err, "");
+		ntkl_props_init(&p, "x");
+		ntkl_opts_to_props(&o, &p);
+		CHECK_EQ(p.maximum_buffers, (uint32_t)(4 * NTKL_DEFAULT_BUFFERS_PER_CPU * cpus));
+		take_all(argv2, allowed, &o, &ret, err, sizeof(err));
+		ntkl_props_init(&p, "x");
+		ntkl_opts_to_props(&o, &p);
+		CHECK_EQ(p.maximum_buffers, 24);
+		take_all(argv3, allowed, &o, &ret, err, sizeof(err));
+		ntkl_props_init(&p, "x");
+		ntkl_opts_to_props(&o, &p);
+		CHECK_EQ(p.maximum_buffers, 0);		/* the module's default */
 	}
 	test_end();
 
