@@ -343,17 +343,7 @@ k_start() {
 		done
 		;;
 	perf)
-		rm -f "$W/perf.data"
-		perf record -a -e sched:sched_switch -o "$W/perf.data" > "$W/perf.log" 2>&1 &
-		perf_pid=$!
-		# its handler is set before it opens the events: wait for the file too
-		until catches_sigint "$perf_pid" && [ -s "$W/perf.data" ]; do
-			i=$((i + 1))
-			[ $i -lt 600 ] || die "perf record did not start: $(cat "$W/perf.log")"
-			kill -0 "$perf_pid" 2>/dev/null || die "perf record died: $(cat "$W/perf.log")"
-			sleep 0.1
-		done
-		sleep 1
+		perf_start -a -e sched:sched_switch
 		;;
 	esac
 }
@@ -383,12 +373,8 @@ k_stop() {
 		done
 		;;
 	perf)
-		kill -INT "$perf_pid"
-		# it exits with SIGINT's status once it has written the file
-		wait "$perf_pid" || grep -q 'perf record: Captured' "$W/perf.log" ||
-			die "perf record failed: $(cat "$W/perf.log")"
-		k_lost=$(perf report -i "$W/perf.data" --stats 2>/dev/null |
-			 awk -F: '/LOST/ { split($2, a, " "); s += a[1] } END { print s + 0 }')
+		perf_stop
+		k_lost=$perf_lost
 		;;
 	esac
 }
