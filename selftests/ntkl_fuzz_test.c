@@ -430,13 +430,25 @@ static void fill_arg(uint64_t *s, const struct cmd *c, uint8_t *buf, size_t room
 	}
 	/*
 	 * Random bytes anywhere, now and then; not in a struct that points
-	 * into this process (the kernel would write where a flip sends it).
+	 * into this process (the kernel would write where a flip sends it),
+	 * and never in the pointer LIST and GET_STACK_TRACING write through:
+	 * a flip of a pointer next to the arena or into the reserved void can
+	 * send it into a thread's stack (a run died of SIGSEGV so, its
+	 * handler unable to run).
 	 */
 	if (!ours && !rnd_below(s, 8)) {
+		size_t ptr_at = c->kind == K_LIST ? offsetof(struct ntkl_list, props) :
+				c->kind == K_STACK ? offsetof(struct ntkl_stack_tracing, hooks) :
+				SIZE_MAX;
 		int k, flips = 1 + rnd_below(s, 4);
 
-		for (k = 0; k < flips; k++)
-			tmp[rnd_below(s, c->size)] ^= (uint8_t)(1u << rnd_below(s, 8));
+		for (k = 0; k < flips; k++) {
+			size_t at = rnd_below(s, c->size);
+
+			if (at >= ptr_at && at < ptr_at + sizeof(uint64_t))
+				continue;
+			tmp[at] ^= (uint8_t)(1u << rnd_below(s, 8));
+		}
 	}
 	memcpy(buf, tmp, n);
 }
