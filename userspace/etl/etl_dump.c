@@ -323,7 +323,8 @@ static void print_types(struct dump *d)
 {
 	struct type_table *t = &d->types;
 
-	qsort(t->items, t->n, sizeof(*t->items), key_cmp);
+	if (t->n)	/* qsort(NULL, 0) is undefined */
+		qsort(t->items, t->n, sizeof(*t->items), key_cmp);
 	fprintf(d->out, "\nEvents by type:\n");
 	fprintf(d->out, "%8s  %-16s %4s  %s\n", "count", "header", "ver", "event");
 	for (size_t i = 0; i < t->n; i++) {

@@ -417,7 +417,8 @@ static int relog_files(const struct etl_file *const *files, size_t nfiles, bool 
 			goto out;
 	if (expand_compact && expand_switches(&rl))
 		goto out;
-	qsort(rl.v, rl.n, sizeof(*rl.v), by_time);
+	if (rl.n)	/* no records: rl.v is NULL, which qsort must not get */
+		qsort(rl.v, rl.n, sizeof(*rl.v), by_time);
 	if (pack(&rl) || header_buffer(&rl, rl.out))
 		goto out;
 	*out = rl.out;
