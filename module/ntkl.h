@@ -48,6 +48,7 @@ struct ntkl_buffer {
 	u8 *data;
 	local_t fill;
 	local_t committed;
+	local_t records;		/* committed ones: the mapped reader's count */
 	s64 sequence;			/* set when closed */
 	u64 flush_clock;		/* clock value when closed */
 	u32 overshoot;			/* CurrentOffset - SavedOffset when closed */
@@ -67,6 +68,7 @@ struct ntkl_cpu_ring {
 	struct ntkl_buffer *bufs;
 	unsigned int nr;
 	unsigned int cpu;
+	unsigned int map_slot;		/* its first buffer's slot in a reader's mapping */
 	local_t head;
 	local_t tail;
 	local_t lost_pending;		/* mark the next buffer EVENTS_LOST */
@@ -119,6 +121,7 @@ struct ntkl_logger {
 	u64 read_count;
 	bool paused;			/* a buffering-mode logger being saved */
 	bool snapshot_read;		/* ... and its snapshot read whole */
+	struct ntkl_cpu_ring *held;	/* whose tail buffer a mapped reader has */
 
 	/* reader */
 	atomic_t readers;
@@ -167,6 +170,7 @@ static inline void ntkl_commit(struct ntkl_buffer *buf, unsigned int size)
 {
 	long done;
 
+	local_inc(&buf->records);
 	smp_wmb();	/* the record's bytes before the count that publishes them */
 	done = local_add_return(size, &buf->committed);
 	if (unlikely((local_read(&buf->fill) & (NTKL_FILL_CLOSED | NTKL_FILL_OFFSET)) ==
@@ -178,6 +182,18 @@ u64 ntkl_events_lost(struct ntkl_logger *lg);
 u32 ntkl_free_buffers(struct ntkl_logger *lg);
 ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
 			 bool addresses);
+ssize_t ntkl_hold_buffer(struct ntkl_logger *lg, unsigned long *slot, u32 *records,
+			 bool addresses);
+void ntkl_buffers_release(struct ntkl_logger *lg);
+u8 *ntkl_buffers_slot(struct ntkl_logger *lg, unsigned long slot);
+
+/* device.c: the bound reader's next buffer where it lies (NEXT_BUFFER) */
+long ntkl_reader_next(struct file *file, u64 *offset, u32 *length, u32 *records);
+
+/* mapping.c: a bound reader's mmap() of its logger's buffers */
+struct vm_area_struct;
+int ntkl_mmap(struct file *file, struct vm_area_struct *vma);
+unsigned long ntkl_map_stride(const struct ntkl_logger *lg);
 bool ntkl_buffer_ready(struct ntkl_logger *lg);
 void ntkl_buffers_final(struct ntkl_logger *lg);
 void ntkl_buffers_pause(struct ntkl_logger *lg);

@@ -13,12 +13,16 @@
  *
  * And GET_VERSION's answer, BIND's atomicity on one descriptor (two threads
  * binding it to two loggers: one wins, the other gives everything back),
- * and a bound descriptor's QUERY of another logger by name.
+ * a bound descriptor's QUERY of another logger by name, and mapped reading
+ * (mmap and NEXT_BUFFER): its bounds, and that a buffer given stays as it
+ * was until the next is asked for, read() and NEXT_BUFFER taking turns.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
+#include "etl_reader.h"
 #include "kselftest_harness.h"
 #include "ntkl_util.h"
 
@@ -364,6 +368,130 @@ TEST_F(abi, bound_query_by_name)
 	EXPECT_EQ(0, ntkl_ctl(reader, NTKL_IOC_QUERY, &q));
 	EXPECT_EQ(NTKL_STATUS_STOPPED, q.logger_status);
 	close(reader);
+}
+
+/* Enough forks and exits to close a few 4 KB buffers of process events. */
+static void churn(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+}
+
+/* Records in a buffer, as a file's reader walks them. */
+static uint64_t walk_records(const uint8_t *data, size_t size)
+{
+	struct etl_buffer b;
+
+	memset(&b, 0, sizeof(b));
+	memcpy(&b.hdr, data, sizeof(b.hdr));
+	b.data = data;
+	b.filled = b.hdr.saved_offset <= size ? b.hdr.saved_offset : 0;
+	return etl_count_records(&b);
+}
+
+static long next_buffer(int fd, struct ntkl_next_buffer *nb)
+{
+	memset(nb, 0, sizeof(*nb));
+	nb->size = sizeof(*nb);
+	return ntkl_ctl(fd, NTKL_IOC_NEXT_BUFFER, nb);
+}
+
+TEST_F(abi, mapped_reading)
+{
+	const size_t bs = 4096;
+	struct ntkl_next_buffer nb;
+	struct ntkl_properties p;
+	struct wmi_buffer_header h;
+	uint8_t *m, *copy = malloc(bs), *rd = malloc(bs);
+	int reader = ntkl_open(), i, seq = 0;
+	size_t len;
+
+	ASSERT_GE(reader, 0);
+	ASSERT_TRUE(copy && rd);
+	/* unbound: nothing to map, no buffer to give */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, bs, PROT_READ, MAP_SHARED, reader, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-EINVAL, next_buffer(reader, &nb));
+
+	props_init(&p, "selftest abi map", EVENT_TRACE_FLAG_PROCESS);
+	p.buffer_size_kb = bs / 1024;
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_START, &p));
+	ASSERT_EQ(0, ntkl_bind_id(reader, p.logger_id));
+	ASSERT_EQ(0, ntkl_ctl(reader, NTKL_IOC_QUERY, &p));
+	len = (1 + (size_t)p.number_of_buffers) * bs;
+
+	/* never writable; not past the last slot */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, bs, PROT_READ | PROT_WRITE, MAP_SHARED, reader, 0));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, len + bs, PROT_READ, MAP_SHARED, reader, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, bs, PROT_READ, MAP_SHARED, reader, len));
+	EXPECT_EQ(EINVAL, errno);
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, reader, 0);
+	ASSERT_NE(MAP_FAILED, m) TH_LOG("mmap: %s", strerror(errno));
+	EXPECT_EQ(-1, mprotect(m, bs, PROT_READ | PROT_WRITE));
+
+	/* a flag or a nonzero out field is EINVAL */
+	memset(&nb, 0, sizeof(nb));
+	nb.size = sizeof(nb);
+	nb.flags = 1;
+	EXPECT_EQ(-EINVAL, ntkl_ctl(reader, NTKL_IOC_NEXT_BUFFER, &nb));
+
+	/* the header buffer first, at slot 0 */
+	ASSERT_EQ(0, next_buffer(reader, &nb));
+	EXPECT_EQ(0, nb.offset);
+	EXPECT_EQ(bs, nb.length);
+	EXPECT_EQ(0, nb.records);
+
+	/*
+	 * Data buffers, NEXT_BUFFER and read() taking turns: each held one
+	 * stays as it was while more buffers close, and their sequence
+	 * numbers run on from one reading to the other.
+	 */
+	for (i = 0; i < 6; i++) {
+		churn(40);
+		ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_FLUSH, &p));
+		if (i % 2) {
+			ASSERT_EQ((ssize_t)bs, read(reader, rd, bs));
+			memcpy(&h, rd, sizeof(h));
+		} else {
+			ASSERT_EQ(0, next_buffer(reader, &nb));
+			ASSERT_EQ(bs, nb.length);
+			ASSERT_LE(nb.offset + bs, len);
+			ASSERT_EQ(0, nb.offset % bs);
+			memcpy(copy, m + nb.offset, bs);
+			/* the kernel's count is the walk's */
+			EXPECT_EQ(walk_records(copy, bs), nb.records);
+			EXPECT_GT(nb.records, 0);
+			churn(80);
+			ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_FLUSH, &p));
+			EXPECT_EQ(0, memcmp(copy, m + nb.offset, bs))
+				TH_LOG("buffer %d changed while held", i);
+			memcpy(&h, copy, sizeof(h));
+		}
+		EXPECT_EQ(bs, h.buffer_size);
+		EXPECT_GT(h.saved_offset, sizeof(h));
+		EXPECT_EQ(p.logger_id, h.logger_id);
+		EXPECT_EQ(++seq, h.sequence_number);
+	}
+	/* stopped and drained: length 0 */
+	EXPECT_EQ(0, ntkl_stop_name(self->fd, "selftest abi map"));
+	do {
+		ASSERT_EQ(0, next_buffer(reader, &nb));
+	} while (nb.length);
+	EXPECT_EQ(0, nb.offset);
+	munmap(m, len);
+	close(reader);
+	free(copy);
+	free(rd);
 }
 
 TEST_HARNESS_MAIN

@@ -527,7 +527,7 @@ static int unknown_case(uint64_t *s, int fd, struct arena *a)
 	unsigned long cmd;
 
 	if (rnd_below(s, 2))
-		cmd = _IOC(rnd_below(s, 4), NTKL_IOC_MAGIC, 0x0F + rnd_below(s, 0xF0),
+		cmd = _IOC(rnd_below(s, 4), NTKL_IOC_MAGIC, 0x10 + rnd_below(s, 0xEF),
 			   rnd_below(s, 1024));
 	else
 		/*
@@ -537,26 +537,76 @@ static int unknown_case(uint64_t *s, int fd, struct arena *a)
 		 */
 		do
 			cmd = (unsigned long)rnd(s) & 0xffffffffu;
-		while (_IOC_TYPE(cmd) == NTKL_IOC_MAGIC && _IOC_NR(cmd) < 0x0F);
+		while (_IOC_TYPE(cmd) == NTKL_IOC_MAGIC && _IOC_NR(cmd) < 0x10);
 	snprintf(last_case, sizeof(last_case), "unknown cmd 0x%lx", cmd);
 	return ioctl(fd, cmd, a->base) ? -errno : 0;
 }
 
-/* read() and poll() of an fd that may or may not be bound: sizes and pointers. */
+/*
+ * mmap() of the descriptor (mapped reading): any pages, offset and
+ * protection; what maps is touched page by page (a fault in range must
+ * find its page), then unmapped.
+ */
+static int map_case(uint64_t *s, int fd, struct arena *a)
+{
+	size_t len = (1 + rnd_below(s, 64)) * a->page;
+	off_t off = (off_t)rnd_below(s, 3) * (off_t)rnd_below(s, 64) * (off_t)a->page;
+	int prot = rnd_below(s, 4) ? PROT_READ : PROT_READ | PROT_WRITE;
+	volatile const uint8_t *m;
+	size_t i;
+
+	snprintf(last_case, sizeof(last_case), "mmap %zu bytes at %lld prot %d", len,
+		 (long long)off, prot);
+	m = mmap(NULL, len, prot, MAP_SHARED, fd, off);
+	if (m == MAP_FAILED)
+		return -errno;
+	for (i = 0; i < len; i += a->page)
+		(void)m[i];
+	munmap((void *)m, len);
+	return 0;
+}
+
+/* NEXT_BUFFER, its struct's fields and size at their edges. */
+static int next_case(uint64_t *s, int fd, struct arena *a)
+{
+	struct ntkl_next_buffer nb = { .size = sizeof(nb) };
+
+	if (!rnd_below(s, 4))
+		nb.size = edge_u32(s, (const uint32_t[]){ 0, 4, NTKL_NEXT_BUFFER_SIZE_VER0 - 1,
+							 NTKL_NEXT_BUFFER_SIZE_VER0 + 8 }, 4);
+	if (!rnd_below(s, 8))
+		nb.flags = 1u << rnd_below(s, 32);
+	if (!rnd_below(s, 8))
+		nb.length = (uint32_t)rnd(s);
+	snprintf(last_case, sizeof(last_case), "NEXT_BUFFER size %u flags 0x%x", nb.size,
+		 nb.flags);
+	if (!rnd_below(s, 8))
+		return ioctl(fd, NTKL_IOC_NEXT_BUFFER, arena_hole(a)) ? -errno : 0;
+	return ioctl(fd, NTKL_IOC_NEXT_BUFFER, &nb) ? -errno : 0;
+}
+
+/*
+ * read(), NEXT_BUFFER or mmap() of an fd that may or may not be bound:
+ * sizes and pointers.
+ */
 static int read_case(uint64_t *s, int fd, struct arena *a)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	void *ptr = rnd_below(s, 3) ? (void *)a->base : arena_hole(a);
 	size_t len = rnd_below(s, 2) ? rnd_below(s, 2 * a->page) : (size_t)rnd(s) & 0xffffff;
 
+	if (!rnd_below(s, 4))
+		return map_case(s, fd, a);
 	snprintf(last_case, sizeof(last_case), "read %zu bytes at %p", len, ptr);
 	poll(&pfd, 1, 0);
 	if (!(pfd.revents & POLLIN))
 		return 0;	/* never block here */
+	if (!rnd_below(s, 3))
+		return next_case(s, fd, a);
 	return read(fd, ptr, len) < 0 ? -errno : 0;
 }
 
-#define E_READ	(E(0) | E(EINVAL) | E(EFAULT) | E(EAGAIN))
+#define E_READ	(E(0) | E(EINVAL) | E(EFAULT) | E(EAGAIN) | E(E2BIG) | E(EPERM) | E(ENOMEM))
 
 /* --- the fixture --------------------------------------------------------- */
 

@@ -60,10 +60,11 @@
  * and structs of any size (above); 3 added the stack tracing ioctls
  * (SET/GET_STACK_TRACING), NTKL_MODE_OWNED and the DPC and INTERRUPT
  * groups; 4 gave loggers owners (owner_uid; EACCES for another's logger,
- * CAP_SYS_ADMIN for the machine-wide SETs). The module's own version is
- * the release it comes from.
+ * CAP_SYS_ADMIN for the machine-wide SETs); 5 added mapped reading (mmap
+ * of a bound descriptor and NEXT_BUFFER). The module's own version is the
+ * release it comes from.
  */
-#define NTKL_ABI_VERSION	4
+#define NTKL_ABI_VERSION	5
 #define NTKL_VERSION		"0.3"
 #define NTKL_DEVICE_PATH	"/dev/ntkl"
 
@@ -192,6 +193,36 @@ struct ntkl_bind {
 #define NTKL_BIND_SIZE_VER0		136
 
 /*
+ * Mapped reading, the zero-copy form of read() (as the ring buffer's
+ * trace_mmap.h): mmap() of a bound descriptor maps its logger's buffers
+ * read-only (MAP_SHARED, PROT_READ), one slot each, a slot being the
+ * buffer size rounded up to the page size: slot 0 the header buffer, then
+ * the logger's number_of_buffers buffers. The mapping may be shorter than
+ * all of them; offset and length are whole pages. mmap() is EPERM for a
+ * reader that may not see kernel addresses (read() hashes them; mapped
+ * buffers hold them as recorded) or for a writable mapping, EINVAL on an
+ * unbound descriptor or past the last slot.
+ *
+ * NEXT_BUFFER gives the reader the buffer read() would copy next, where
+ * it lies in the mapping: offset, length (the buffer size) and how many
+ * records it holds (the kernel counted them, so the reader need not walk
+ * them), or length 0 at the end, once the logger stopped and every
+ * buffer was given. Its out fields must be zero going in. The
+ * reader has the buffer until its next NEXT_BUFFER, read() or close;
+ * till then the logger does not reuse it. It waits as read() does, or is
+ * EAGAIN with O_NONBLOCK; EINVAL on an unbound descriptor.
+ */
+struct ntkl_next_buffer {
+	__u32 size;			/* sizeof(struct ntkl_next_buffer) */
+	__u32 flags;			/* must be zero */
+	__u64 offset;			/* out: the buffer's offset in the mapping */
+	__u32 length;			/* out: its bytes; 0: no more buffers */
+	__u32 records;			/* out: the records in it (0: the header) */
+};
+
+#define NTKL_NEXT_BUFFER_SIZE_VER0	24
+
+/*
  * Spin lock sampling, EVENT_TRACE_SPINLOCK_INFORMATION's fields in its
  * order, kernel-wide as in Windows, so SET needs CAP_SYS_ADMIN (EPERM).
  * Bounds as Windows': SpinThreshold >= 1, AcquireSampleRate >= 1000,
@@ -302,6 +333,7 @@ struct ntkl_version {
 #define NTKL_IOC_GET_PROFILE_INTERVAL _IOWR(NTKL_IOC_MAGIC, 0x0C, struct ntkl_profile_interval)
 #define NTKL_IOC_SET_STACK_TRACING _IOW(NTKL_IOC_MAGIC, 0x0D, struct ntkl_stack_tracing)
 #define NTKL_IOC_GET_STACK_TRACING _IOWR(NTKL_IOC_MAGIC, 0x0E, struct ntkl_stack_tracing)
+#define NTKL_IOC_NEXT_BUFFER	_IOWR(NTKL_IOC_MAGIC, 0x0F, struct ntkl_next_buffer)
 
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
@@ -316,6 +348,10 @@ static_assert(__builtin_offsetof(struct ntkl_properties, owner_uid) ==
 	      NTKL_PROPERTIES_SIZE_VER0, "struct ntkl_properties grows at its end");
 static_assert(sizeof(struct ntkl_list) == NTKL_LIST_SIZE_VER0, "struct ntkl_list size");
 static_assert(sizeof(struct ntkl_bind) == NTKL_BIND_SIZE_VER0, "struct ntkl_bind size");
+static_assert(sizeof(struct ntkl_next_buffer) == NTKL_NEXT_BUFFER_SIZE_VER0 &&
+	      __builtin_offsetof(struct ntkl_next_buffer, offset) == 8 &&
+	      __builtin_offsetof(struct ntkl_next_buffer, length) == 16,
+	      "struct ntkl_next_buffer layout");
 static_assert(sizeof(struct ntkl_spinlock_config) == NTKL_SPINLOCK_CONFIG_SIZE_VER0,
 	      "struct ntkl_spinlock_config size");
 static_assert(sizeof(struct ntkl_version) == NTKL_VERSION_SIZE_VER0, "struct ntkl_version size");

@@ -7,7 +7,8 @@
  * CAP_PERFMON or CAP_SYS_ADMIN and act on the logger table (logger.c). A
  * file descriptor bound to one logger (NTKL_IOC_BIND) reads its buffers
  * here: whole ETW buffers, the header buffer first, then 0 once the logger
- * is stopped and drained.
+ * is stopped and drained; or maps them (transport/mapping.c) and is given
+ * each in turn where it lies (NTKL_IOC_NEXT_BUFFER).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,21 +30,21 @@ static bool read_done(struct ntkl_logger *lg)
 	       (lg->mode & NTKL_MODE_BUFFERING) || ntkl_buffer_ready(lg);
 }
 
-static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t *ppos)
+/*
+ * The reader's next buffer, into ubuf (read()) or, ubuf NULL, held where
+ * it lies for a mapped reader (*slot and *records: NEXT_BUFFER): its
+ * size, 0 at the end, or -errno. Waits for one unless the file is non-blocking.
+ */
+static ssize_t next_buffer(struct file *file, struct ntkl_logger *lg, char __user *ubuf,
+			   unsigned long *slot, u32 *records)
 {
-	struct ntkl_logger *lg = file->private_data;
-	bool addresses;
+	bool addresses = ntkl_reader_sees_addresses();
 	ssize_t ret;
-
-	if (!lg)
-		return -EINVAL;		/* not bound to a logger */
-	if (len < lg->buffer_size)
-		return -EINVAL;		/* whole buffers only */
-	addresses = ntkl_reader_sees_addresses();
 
 	for (;;) {
 		/* pairs with stop_locked(): STOPPED comes after the last flush */
 		bool stopped = smp_load_acquire(&lg->status) == NTKL_STATUS_STOPPED;
+		int pass;
 
 		mutex_lock(&lg->lock);
 		if (lg->snapshot_read) {
@@ -55,10 +56,14 @@ static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t
 		if ((lg->mode & NTKL_MODE_BUFFERING) && !stopped && !lg->paused)
 			ntkl_buffers_pause(lg);
 		stopped |= lg->paused;
-		ret = ntkl_read_buffer(lg, buf, len, addresses);
-		if (ret == 0 && stopped) {
-			ntkl_buffers_final(lg);
-			ret = ntkl_read_buffer(lg, buf, len, addresses);
+		/* a stopped logger's last pass moves head past closed buffers */
+		for (pass = 0; pass < 2; pass++) {
+			if (pass && !(ret == 0 && stopped))
+				break;
+			if (pass)
+				ntkl_buffers_final(lg);
+			ret = ubuf ? ntkl_read_buffer(lg, ubuf, lg->buffer_size, addresses) :
+				     ntkl_hold_buffer(lg, slot, records, addresses);
 		}
 		if (ret == 0 && lg->paused) {
 			/* the snapshot is read: the logger records on, reader open or not */
@@ -81,6 +86,34 @@ static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t
 		if (ret < 0)
 			return ret;
 	}
+}
+
+static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t *ppos)
+{
+	struct ntkl_logger *lg = file->private_data;
+
+	if (!lg)
+		return -EINVAL;		/* not bound to a logger */
+	if (len < lg->buffer_size)
+		return -EINVAL;		/* whole buffers only */
+	return next_buffer(file, lg, buf, NULL, NULL);
+}
+
+long ntkl_reader_next(struct file *file, u64 *offset, u32 *length, u32 *records)
+{
+	struct ntkl_logger *lg = READ_ONCE(file->private_data);
+	unsigned long slot = 0;
+	ssize_t ret;
+
+	if (!lg)
+		return -EINVAL;		/* not bound to a logger */
+	*records = 0;
+	ret = next_buffer(file, lg, NULL, &slot, records);
+	if (ret < 0)
+		return ret;
+	*offset = ret ? (u64)slot * ntkl_map_stride(lg) : 0;
+	*length = ret;
+	return 0;
 }
 
 static __poll_t ntkl_poll(struct file *file, poll_table *wait)
@@ -109,6 +142,8 @@ static int ntkl_release(struct inode *inode, struct file *file)
 	ntkl_logger_stop_owned(file);
 	if (lg) {
 		mutex_lock(&lg->lock);
+		/* a mapped reader's buffer goes back before writers come in again */
+		ntkl_buffers_release(lg);
 		if (lg->paused)
 			ntkl_buffers_resume(lg);
 		mutex_unlock(&lg->lock);
@@ -124,6 +159,7 @@ static const struct file_operations ntkl_fops = {
 	.unlocked_ioctl = ntkl_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.read = ntkl_read,
+	.mmap = ntkl_mmap,
 	.poll = ntkl_poll,
 	.release = ntkl_release,
 	.llseek = noop_llseek,

@@ -159,6 +159,24 @@ static long bind_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 	return 0;
 }
 
+/* NEXT_BUFFER: a mapped reader's next buffer (uapi/ntkl.h). */
+static long next_buffer_ioctl(struct file *file, unsigned int cmd, void __user *arg)
+{
+	struct ntkl_next_buffer nb;
+	u32 usize;
+	long ret;
+
+	ret = copy_in(&nb, sizeof(nb), NTKL_NEXT_BUFFER_SIZE_VER0, arg, &usize);
+	if (ret)
+		return ret;
+	if (nb.flags || nb.offset || nb.length || nb.records)
+		return -EINVAL;
+	ret = ntkl_reader_next(file, &nb.offset, &nb.length, &nb.records);
+	if (ret)
+		return ret;
+	return copy_out(arg, usize, &nb, sizeof(nb));
+}
+
 /*
  * The kernel-wide settings, as Windows has them (xperf -setspinlocksample,
  * xperf -SetProfInt): a struct whose SET applies it and whose GET fills it
@@ -344,6 +362,8 @@ static const struct ntkl_ioc iocs[] = {
 	{ NTKL_IOC_FLUSH, NTKL_PROPERTIES_SIZE_VER0, NEED_PERFMON, props_ioctl },
 	{ NTKL_IOC_LIST, NTKL_LIST_SIZE_VER0, NEED_PERFMON, list_ioctl },
 	{ NTKL_IOC_BIND, NTKL_BIND_SIZE_VER0, NEED_PERFMON, bind_ioctl },
+	/* as read(): the descriptor's binding was the check */
+	{ NTKL_IOC_NEXT_BUFFER, NTKL_NEXT_BUFFER_SIZE_VER0, NEED_NOTHING, next_buffer_ioctl },
 	{ NTKL_IOC_SET_SPINLOCK_CONFIG, NTKL_SPINLOCK_CONFIG_SIZE_VER0, NEED_ADMIN,
 	  spinlock_ioctl },
 	{ NTKL_IOC_GET_SPINLOCK_CONFIG, NTKL_SPINLOCK_CONFIG_SIZE_VER0, NEED_PERFMON,

@@ -24,6 +24,11 @@
  * which no writer can touch, is closed from here). In buffering mode a
  * writer that finds no free buffer overwrites the oldest; reading a
  * snapshot first stops writers, and lets them go on once it is read.
+ *
+ * Buffers are vmalloc'd, whole pages, zeroed: a reader may map them all
+ * (transport/mapping.c), so each is pages of its own that never held
+ * anything else. A mapped reader holds the buffer it was given (tail stays
+ * on it) until it asks for the next one.
  */
 #include <linux/cpu.h>
 #include <linux/mm.h>
@@ -31,12 +36,13 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include "ntkl.h"
 #include "transport/reserve.h"
 
 #define HDR_SIZE	sizeof(struct wmi_buffer_header)
-#define BUFFER_GFP	(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+#define BUFFER_GFP	(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN | __GFP_ZERO)
 
 static_assert(sizeof(long) == 8, "a buffer's fill word holds a generation above bit 31");
 
@@ -53,6 +59,7 @@ static long fill_emptied(long fill)
 static void buffer_clear(struct ntkl_buffer *buf)
 {
 	local_set(&buf->committed, HDR_SIZE);
+	local_set(&buf->records, 0);
 	buf->flags = 0;
 	buf->flush_clock = 0;
 	buf->overshoot = 0;
@@ -90,7 +97,7 @@ int ntkl_buffers_alloc(struct ntkl_logger *lg)
 	lg->rings = kcalloc(lg->nr_rings, sizeof(*lg->rings), GFP_KERNEL);
 	if (!lg->rings)
 		return -ENOMEM;
-	lg->header = kvmalloc(lg->buffer_size, BUFFER_GFP);
+	lg->header = __vmalloc(PAGE_ALIGN(lg->buffer_size), BUFFER_GFP);
 	if (!lg->header)
 		goto nomem;
 
@@ -99,11 +106,13 @@ int ntkl_buffers_alloc(struct ntkl_logger *lg)
 
 		ring->cpu = cpu;
 		ring->nr = per_cpu;
+		/* the mapping's slots: the header's, then each CPU's in turn */
+		ring->map_slot = 1 + lg->nr_buffers;
 		ring->bufs = kcalloc(per_cpu, sizeof(*ring->bufs), GFP_KERNEL);
 		if (!ring->bufs)
 			goto nomem;
 		for (i = 0; i < per_cpu; i++) {
-			ring->bufs[i].data = kvmalloc(lg->buffer_size, BUFFER_GFP);
+			ring->bufs[i].data = __vmalloc(PAGE_ALIGN(lg->buffer_size), BUFFER_GFP);
 			if (!ring->bufs[i].data)
 				goto nomem;
 			ring->bufs[i].wake = &lg->wake_work;
@@ -131,13 +140,13 @@ void ntkl_buffers_free(struct ntkl_logger *lg)
 			if (!ring->bufs)
 				continue;
 			for (i = 0; i < ring->nr; i++)
-				kvfree(ring->bufs[i].data);
+				vfree(ring->bufs[i].data);
 			kfree(ring->bufs);
 		}
 		kfree(lg->rings);
 		lg->rings = NULL;
 	}
-	kvfree(lg->header);
+	vfree(lg->header);
 	lg->header = NULL;
 	lg->nr_buffers = 0;
 }
@@ -468,31 +477,45 @@ static void buffer_finish(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring,
 }
 
 /*
- * Copy the next buffer to the reader: the header buffer first, then closed
- * buffers in sequence order. Returns the buffer size, 0 if none is ready,
- * -EAGAIN if the next one still has a writer finishing, or -EFAULT.
- * Kernel addresses in it are hashed unless the reader may see them.
- * Called with lg->lock held, so there is one reader at a time.
+ * Give the buffer a mapped reader held back to its ring: emptied, and tail
+ * past it, so writers may use it again. Called with lg->lock held.
  */
-ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
-			 bool addresses)
+void ntkl_buffers_release(struct ntkl_logger *lg)
+{
+	struct ntkl_cpu_ring *ring = lg->held;
+
+	if (!ring)
+		return;
+	buffer_reset(ntkl_ring_buffer(ring, local_read(&ring->tail)));
+	smp_mb();	/* the reset before the writer can see the buffer free */
+	local_inc(&ring->tail);
+	lg->held = NULL;
+}
+
+/*
+ * Take the reader's next buffer: the header buffer first, then closed
+ * buffers in sequence order, finished (its WMI_BUFFER_HEADER filled) and
+ * its kernel addresses hashed unless the reader may see them. Returns its
+ * slot in the mapping (0 the header) and sets *ring to its ring (NULL for
+ * the header); 0 buffers ready is -ENOENT, a writer still finishing the
+ * next one -EAGAIN. The buffer stays at its ring's tail until given back.
+ */
+static long take_buffer(struct ntkl_logger *lg, bool addresses, struct ntkl_cpu_ring **ringp)
 {
 	struct ntkl_cpu_ring *ring;
 	struct ntkl_buffer *buf;
 	unsigned long tail;
 	bool complete;
 
+	*ringp = NULL;
 	if (!lg->header_read) {
-		if (copy_to_user(ubuf, lg->header, lg->buffer_size))
-			return -EFAULT;
 		WRITE_ONCE(lg->header_read, true);
 		lg->read_count = 0;
-		atomic64_inc(&lg->buffers_written);
-		return lg->buffer_size;
+		return 0;
 	}
 	ring = next_ring(lg, &complete);
 	if (!ring)
-		return 0;
+		return -ENOENT;
 	if (!complete)
 		return -EAGAIN;
 	smp_rmb();	/* the count that published the records, then the records */
@@ -501,11 +524,75 @@ ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
 	buffer_finish(lg, ring, buf);
 	if (!addresses)
 		ntkl_redact_addresses(buf->data, local_read(&buf->fill) & NTKL_FILL_OFFSET);
-	if (copy_to_user(ubuf, buf->data, lg->buffer_size))
+	*ringp = ring;
+	return ring->map_slot + (tail & (ring->nr - 1));
+}
+
+/* The data of a slot of the mapping (0 the header), or NULL past the last. */
+u8 *ntkl_buffers_slot(struct ntkl_logger *lg, unsigned long slot)
+{
+	unsigned int cpu;
+
+	if (slot == 0)
+		return lg->header;
+	for_each_possible_cpu(cpu) {
+		struct ntkl_cpu_ring *ring = &lg->rings[cpu];
+
+		if (slot >= ring->map_slot && slot < ring->map_slot + ring->nr)
+			return ring->bufs[slot - ring->map_slot].data;
+	}
+	return NULL;
+}
+
+/*
+ * Copy the next buffer to the reader (take_buffer() says which). Returns
+ * the buffer size, 0 if none is ready, -EAGAIN if the next one still has
+ * a writer finishing, or -EFAULT. Called with lg->lock held, so there is
+ * one reader at a time.
+ */
+ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
+			 bool addresses)
+{
+	struct ntkl_cpu_ring *ring;
+	long slot;
+
+	ntkl_buffers_release(lg);
+	slot = take_buffer(lg, addresses, &ring);
+	if (slot < 0)
+		return slot == -ENOENT ? 0 : slot;
+	/* a buffer not copied stays the reader's next (the header: read again) */
+	if (copy_to_user(ubuf, ntkl_buffers_slot(lg, slot), lg->buffer_size)) {
+		if (!ring)
+			lg->header_read = false;
 		return -EFAULT;
-	buffer_reset(buf);
-	smp_mb();	/* the reset before the writer can see the buffer free */
-	local_set(&ring->tail, tail + 1);
+	}
 	atomic64_inc(&lg->buffers_written);
+	lg->held = ring;
+	ntkl_buffers_release(lg);
+	return lg->buffer_size;
+}
+
+/*
+ * The same for a mapped reader: the buffer stays where it is, held, *slot
+ * says which it is and *records how many records it holds (0 for the
+ * header buffer). Returns the buffer size, or as ntkl_read_buffer().
+ */
+ssize_t ntkl_hold_buffer(struct ntkl_logger *lg, unsigned long *slot, u32 *records,
+			 bool addresses)
+{
+	struct ntkl_cpu_ring *ring;
+	long taken;
+
+	ntkl_buffers_release(lg);
+	taken = take_buffer(lg, addresses, &ring);
+	if (taken < 0)
+		return taken == -ENOENT ? 0 : taken;
+	atomic64_inc(&lg->buffers_written);
+	lg->held = ring;
+	*slot = taken;
+	*records = 0;
+	/* complete (take_buffer()): every record reserved is committed */
+	if (ring)
+		*records = local_read(&ntkl_ring_buffer(ring, local_read(&ring->tail))->records);
 	return lg->buffer_size;
 }

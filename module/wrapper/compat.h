@@ -8,6 +8,7 @@
 
 #include <linux/jiffies.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pgtable.h>
 #include <linux/sched.h>
@@ -84,6 +85,20 @@ static inline unsigned long ntkl_vdso_base(const struct mm_struct *mm)
 	return (unsigned long)mm->context.vdso;
 #else
 	return 0;
+#endif
+}
+
+/*
+ * Set and clear flags of a VMA being mapped (mmap_lock held for writing):
+ * 6.3 made vm_flags read-only behind vm_flags_mod().
+ */
+static inline void ntkl_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
+				     vm_flags_t clear)
+{
+#ifdef NTKL_HAVE_VM_FLAGS_MOD	/* Kbuild found it in the kernel's headers */
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
 #endif
 }
 

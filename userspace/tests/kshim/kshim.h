@@ -173,13 +173,18 @@ static inline int smp_call_function_single(unsigned int cpu, void (*fn)(void *),
 #define GFP_KERNEL		0
 #define __GFP_RETRY_MAYFAIL	0
 #define __GFP_NOWARN		0
+#define __GFP_ZERO		0
 #define PAGE_SHIFT		12
+#define PAGE_SIZE		(1UL << PAGE_SHIFT)
+#define PAGE_ALIGN(x)		(((x) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
 /* the model's memory: plenty (START's check of what is available) */
 #define si_mem_available()	(1UL << 20)
 #define kcalloc(n, size, gfp)	calloc(n, size)
 #define kvmalloc(size, gfp)	malloc(size)
 #define kfree(p)		free(p)
 #define kvfree(p)		free(p)
+#define __vmalloc(size, gfp)	calloc(1, size)
+#define vfree(p)		free(p)
 
 static inline unsigned long copy_to_user(void *to, const void *from, unsigned long n)
 {
