@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +31,28 @@
 #define LOGFILE_HEADER_OFFSET	(HEADER_EVENT_OFFSET + sizeof(struct system_trace_header))
 #define PATCH_BYTES		(LOGFILE_HEADER_OFFSET + sizeof(struct trace_logfile_header))
 
+/*
+ * Map the logger's buffers if the module lets this reader (ntkl_writer.h);
+ * where it does not, or in_fd is no logger (a test's pipe), w->map stays
+ * NULL and the writer reads.
+ */
+static void map_buffers(struct ntkl_writer *w)
+{
+	struct ntkl_properties p;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t stride;
+	void *m;
+
+	if (page <= 0 || ntkl_query_bound(w->in_fd, &p) ||
+	    p.buffer_size_kb * 1024ULL != w->buffer_size || !p.number_of_buffers)
+		return;
+	stride = ((size_t)w->buffer_size + (size_t)page - 1) / (size_t)page * (size_t)page;
+	w->map_len = (1 + (size_t)p.number_of_buffers) * stride;
+	m = mmap(NULL, w->map_len, PROT_READ, MAP_SHARED, w->in_fd, 0);
+	if (m != MAP_FAILED)
+		w->map = m;
+}
+
 int ntkl_writer_init(struct ntkl_writer *w, int in_fd, int out_fd,
 		    uint32_t buffer_size)
 {
@@ -42,11 +66,17 @@ int ntkl_writer_init(struct ntkl_writer *w, int in_fd, int out_fd,
 			 buffer_size);
 		return -ENOMEM;
 	}
+	w->cur = w->buf;
+	w->cur_records = -1;
+	map_buffers(w);
 	return 0;
 }
 
 void ntkl_writer_free(struct ntkl_writer *w)
 {
+	if (w->map)
+		munmap((void *)w->map, w->map_len);
+	w->map = NULL;
 	free(w->buf);
 	free(w->cbuf);
 	w->buf = NULL;
@@ -66,7 +96,7 @@ int ntkl_writer_compress(struct ntkl_writer *w)
 }
 
 /*
- * What goes to the file for the buffer in w->buf: itself, or compressed
+ * What goes to the file for the buffer at w->cur: itself, or compressed
  * (ntkl_writer_compress()); -errno if it cannot be compressed.
  */
 static int on_disk(struct ntkl_writer *w, const uint8_t **p, size_t *len)
@@ -75,7 +105,7 @@ static int on_disk(struct ntkl_writer *w, const uint8_t **p, size_t *len)
 	uint32_t mode;
 	size_t n;
 
-	*p = w->buf;
+	*p = w->cur;
 	*len = w->buffer_size;
 	if (!w->cbuf)
 		return 0;
@@ -88,9 +118,9 @@ static int on_disk(struct ntkl_writer *w, const uint8_t **p, size_t *len)
 		       offsetof(struct trace_logfile_header, log_file_mode), &mode, sizeof(mode));
 		return 0;
 	}
-	memcpy(&bh, w->buf, sizeof(bh));
+	memcpy(&bh, w->cur, sizeof(bh));
 	if (bh.saved_offset < ETL_BUFFER_HEADER_SIZE || bh.saved_offset > w->buffer_size ||
-	    etl_xpress_compress(w->buf + ETL_BUFFER_HEADER_SIZE,
+	    etl_xpress_compress(w->cur + ETL_BUFFER_HEADER_SIZE,
 				bh.saved_offset - ETL_BUFFER_HEADER_SIZE,
 				w->cbuf + ETL_BUFFER_HEADER_SIZE,
 				w->cbuf_cap - ETL_BUFFER_HEADER_SIZE, &n)) {
@@ -131,16 +161,21 @@ static void cut_back(int fd, uint64_t len)
 		return;
 }
 
-/* Records in a data buffer, for the progress line and the summary. */
+/*
+ * Records in a data buffer, for the progress line and the summary: as
+ * the module counted them (mapped), else walked.
+ */
 static uint64_t count_records(const struct ntkl_writer *w)
 {
 	struct etl_buffer b;
 
+	if (w->cur_records >= 0)
+		return (uint64_t)w->cur_records;
 	memset(&b, 0, sizeof(b));
-	memcpy(&b.hdr, w->buf, sizeof(b.hdr));
+	memcpy(&b.hdr, w->cur, sizeof(b.hdr));
 	b.index = (uint32_t)w->buffers;
 	b.offset = w->bytes;
-	b.data = w->buf;
+	b.data = w->cur;
 	/* the walk trusts filled: keep it inside the buffer we read */
 	if (b.hdr.saved_offset < ETL_BUFFER_HEADER_SIZE ||
 	    b.hdr.saved_offset > w->buffer_size)
@@ -371,11 +406,58 @@ static int fail(struct ntkl_writer *w, int err)
 	return err;
 }
 
-/* One buffer from the logger into w->buf: 1, 0 at the end, or -errno. */
+/*
+ * The logger's next buffer where it lies in the mapping (w->cur), the
+ * header buffer copied to w->buf to be completed: 1, 0 at the end, or
+ * -errno. The module keeps it for us until the next call.
+ */
+static int next_mapped(struct ntkl_writer *w)
+{
+	struct ntkl_next_buffer nb;
+	int r;
+
+	do {
+		memset(&nb, 0, sizeof(nb));
+		nb.size = sizeof(nb);
+		r = ioctl(w->in_fd, NTKL_IOC_NEXT_BUFFER, &nb);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		int err = errno;
+
+		snprintf(w->error, sizeof(w->error), "reading buffer %llu from the logger: %s",
+			 (unsigned long long)w->buffers, strerror(err));
+		return fail(w, -err);
+	}
+	if (nb.length == 0)
+		return 0;
+	if (nb.length != w->buffer_size || nb.offset > w->map_len - nb.length) {
+		snprintf(w->error, sizeof(w->error),
+			 "reading buffer %llu from the logger: %u bytes at %llu, past the %zu mapped",
+			 (unsigned long long)w->buffers, nb.length,
+			 (unsigned long long)nb.offset, w->map_len);
+		return fail(w, -EIO);
+	}
+	w->cur = w->map + nb.offset;
+	w->cur_records = nb.records;
+	if (w->buffers == 0) {
+		memcpy(w->buf, w->cur, w->buffer_size);
+		w->cur = w->buf;
+	}
+	return 1;
+}
+
+/*
+ * One buffer from the logger at w->cur (in w->buf, or where it lies
+ * mapped): 1, 0 at the end, or -errno.
+ */
 static int read_one(struct ntkl_writer *w)
 {
 	ssize_t n;
 
+	if (w->map)
+		return next_mapped(w);
+	w->cur = w->buf;
+	w->cur_records = -1;
 	do
 		n = read(w->in_fd, w->buf, w->buffer_size);
 	while (n < 0 && errno == EINTR);
@@ -444,7 +526,7 @@ static int complete_header(struct ntkl_writer *w)
 	return -EINVAL;
 }
 
-/* The buffer in w->buf to the file (compressed if asked), counted: 1 or -errno. */
+/* The buffer at w->cur to the file (compressed if asked), counted: 1 or -errno. */
 static int put_buffer(struct ntkl_writer *w)
 {
 	const uint8_t *data;
@@ -452,7 +534,7 @@ static int put_buffer(struct ntkl_writer *w)
 	int ret;
 
 	if (w->buffers > 0) {
-		memcpy(&w->last_data, w->buf, sizeof(w->last_data));
+		memcpy(&w->last_data, w->cur, sizeof(w->last_data));
 		if (w->last_data.timestamp > w->max_time)
 			w->max_time = w->last_data.timestamp;
 	}
@@ -503,6 +585,8 @@ static int put_sysconfig(struct ntkl_writer *w)
 	    !ntkl_sysconfig_disks(w->buf, w->buffer_size, &w->last_data,
 				  (int64_t)w->buffers, w->max_time))
 		return 0;
+	w->cur = w->buf;
+	w->cur_records = -1;
 	return put_buffer(w);
 }
 

@@ -14,6 +14,11 @@
  *
  * The commands use it three ways: ntkl start's background writer, ntkl
  * save (a buffering-mode snapshot), ntkl record (in the foreground).
+ *
+ * Where the module lets it (uapi/ntkl.h "Mapped reading": a reader that
+ * may see kernel addresses), the writer maps the logger's buffers and
+ * writes each from where it lies (NEXT_BUFFER), saving read()'s copy of
+ * every byte; else it reads them.
  */
 #ifndef NTKL_WRITER_H
 #define NTKL_WRITER_H
@@ -29,6 +34,10 @@ struct ntkl_writer {
 	int out_fd;			/* the file, written from offset 0 */
 	uint32_t buffer_size;		/* bytes per buffer */
 	uint8_t *buf;			/* one buffer */
+	const uint8_t *cur;		/* the buffer to write: buf, or in map */
+	int64_t cur_records;		/* its records as the module counted, or -1 */
+	const uint8_t *map;		/* the logger's buffers mapped, or NULL */
+	size_t map_len;
 	uint64_t buffers;		/* in the file, header buffer included */
 	uint64_t bytes;
 	uint64_t last_offset;		/* of the last buffer written */
