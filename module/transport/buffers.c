@@ -407,17 +407,23 @@ void ntkl_buffers_final(struct ntkl_logger *lg)
 	}
 }
 
-/* The ring whose oldest closed buffer has the lowest sequence number. */
+/*
+ * The ring whose oldest closed buffer not yet given has the lowest
+ * sequence number. A buffer a mapped reader holds is still at its ring's
+ * tail, but given: the one after it is that ring's next. (lg->held is
+ * read without the lock by poll(), whose answer is a hint.)
+ */
 static struct ntkl_cpu_ring *next_ring(struct ntkl_logger *lg, bool *complete)
 {
-	struct ntkl_cpu_ring *best = NULL;
+	struct ntkl_cpu_ring *best = NULL, *held = READ_ONCE(lg->held);
+	unsigned long best_tail = 0;
 	s64 best_seq = S64_MAX;
 	unsigned int cpu;
 
 	*complete = false;
 	for_each_possible_cpu(cpu) {
 		struct ntkl_cpu_ring *ring = &lg->rings[cpu];
-		unsigned long tail = local_read(&ring->tail);
+		unsigned long tail = local_read(&ring->tail) + (ring == held);
 		struct ntkl_buffer *buf;
 		s64 seq;
 
@@ -427,11 +433,12 @@ static struct ntkl_cpu_ring *next_ring(struct ntkl_logger *lg, bool *complete)
 		seq = READ_ONCE(buf->sequence);
 		if (seq && seq < best_seq) {
 			best = ring;
+			best_tail = tail;
 			best_seq = seq;
 		}
 	}
 	if (best)
-		*complete = buffer_complete(ntkl_ring_buffer(best, local_read(&best->tail)));
+		*complete = buffer_complete(ntkl_ring_buffer(best, best_tail));
 	return best;
 }
 
@@ -489,7 +496,7 @@ void ntkl_buffers_release(struct ntkl_logger *lg)
 	buffer_reset(ntkl_ring_buffer(ring, local_read(&ring->tail)));
 	smp_mb();	/* the reset before the writer can see the buffer free */
 	local_inc(&ring->tail);
-	lg->held = NULL;
+	WRITE_ONCE(lg->held, NULL);
 }
 
 /*
@@ -567,7 +574,7 @@ ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
 		return -EFAULT;
 	}
 	atomic64_inc(&lg->buffers_written);
-	lg->held = ring;
+	WRITE_ONCE(lg->held, ring);
 	ntkl_buffers_release(lg);
 	return lg->buffer_size;
 }
@@ -588,7 +595,7 @@ ssize_t ntkl_hold_buffer(struct ntkl_logger *lg, unsigned long *slot, u32 *recor
 	if (taken < 0)
 		return taken == -ENOENT ? 0 : taken;
 	atomic64_inc(&lg->buffers_written);
-	lg->held = ring;
+	WRITE_ONCE(lg->held, ring);
 	*slot = taken;
 	*records = 0;
 	/* complete (take_buffer()): every record reserved is committed */
