@@ -552,37 +552,12 @@ u8 *ntkl_buffers_slot(struct ntkl_logger *lg, unsigned long slot)
 }
 
 /*
- * Copy the next buffer to the reader (take_buffer() says which). Returns
- * the buffer size, 0 if none is ready, -EAGAIN if the next one still has
- * a writer finishing, or -EFAULT. Called with lg->lock held, so there is
+ * Give the reader its next buffer (take_buffer() says which) where it
+ * lies: held until the reader asks for another, *slot says which it is
+ * and *records how many records it holds (0 for the header buffer).
+ * Returns the buffer size, 0 if none is ready, or -EAGAIN if the next one
+ * still has a writer finishing. Called with lg->lock held, so there is
  * one reader at a time.
- */
-ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
-			 bool addresses)
-{
-	struct ntkl_cpu_ring *ring;
-	long slot;
-
-	ntkl_buffers_release(lg);
-	slot = take_buffer(lg, addresses, &ring);
-	if (slot < 0)
-		return slot == -ENOENT ? 0 : slot;
-	/* a buffer not copied stays the reader's next (the header: read again) */
-	if (copy_to_user(ubuf, ntkl_buffers_slot(lg, slot), lg->buffer_size)) {
-		if (!ring)
-			lg->header_read = false;
-		return -EFAULT;
-	}
-	atomic64_inc(&lg->buffers_written);
-	WRITE_ONCE(lg->held, ring);
-	ntkl_buffers_release(lg);
-	return lg->buffer_size;
-}
-
-/*
- * The same for a mapped reader: the buffer stays where it is, held, *slot
- * says which it is and *records how many records it holds (0 for the
- * header buffer). Returns the buffer size, or as ntkl_read_buffer().
  */
 ssize_t ntkl_hold_buffer(struct ntkl_logger *lg, unsigned long *slot, u32 *records,
 			 bool addresses)
@@ -602,4 +577,28 @@ ssize_t ntkl_hold_buffer(struct ntkl_logger *lg, unsigned long *slot, u32 *recor
 	if (ring)
 		*records = local_read(&ntkl_ring_buffer(ring, local_read(&ring->tail))->records);
 	return lg->buffer_size;
+}
+
+/*
+ * The same, copied to a reader that reads: given back at once, unless the
+ * copy faults (-EFAULT): then the same buffer is the reader's next.
+ */
+ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
+			 bool addresses)
+{
+	unsigned long slot;
+	u32 records;
+	ssize_t ret = ntkl_hold_buffer(lg, &slot, &records, addresses);
+
+	if (ret <= 0)
+		return ret;
+	if (copy_to_user(ubuf, ntkl_buffers_slot(lg, slot), lg->buffer_size)) {
+		WRITE_ONCE(lg->held, NULL);	/* still at its ring's tail */
+		if (!slot)
+			lg->header_read = false;
+		atomic64_dec(&lg->buffers_written);
+		return -EFAULT;
+	}
+	ntkl_buffers_release(lg);
+	return ret;
 }

@@ -136,6 +136,11 @@ static inline void atomic64_inc(atomic64_t *a)
 	a->counter++;
 }
 
+static inline void atomic64_dec(atomic64_t *a)
+{
+	a->counter--;
+}
+
 static inline s64 atomic64_inc_return(atomic64_t *a)
 {
 	kshim_point();
