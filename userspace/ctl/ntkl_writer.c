@@ -31,6 +31,13 @@
 #define LOGFILE_HEADER_OFFSET	(HEADER_EVENT_OFFSET + sizeof(struct system_trace_header))
 #define PATCH_BYTES		(LOGFILE_HEADER_OFFSET + sizeof(struct trace_logfile_header))
 
+static size_t page_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 ? (size_t)page : 4096;
+}
+
 /*
  * Map the logger's buffers if the module lets this reader (ntkl_writer.h);
  * where it does not, or in_fd is no logger (a test's pipe), w->map stays
@@ -39,14 +46,14 @@
 static void map_buffers(struct ntkl_writer *w)
 {
 	struct ntkl_properties p;
-	long page = sysconf(_SC_PAGESIZE);
+	size_t page = page_size();
 	size_t stride;
 	void *m;
 
-	if (page <= 0 || ntkl_query_bound(w->in_fd, &p) ||
+	if (ntkl_query_bound(w->in_fd, &p) ||
 	    p.buffer_size_kb * 1024ULL != w->buffer_size || !p.number_of_buffers)
 		return;
-	stride = ((size_t)w->buffer_size + (size_t)page - 1) / (size_t)page * (size_t)page;
+	stride = ((size_t)w->buffer_size + page - 1) / page * page;
 	w->map_len = (1 + (size_t)p.number_of_buffers) * stride;
 	m = mmap(NULL, w->map_len, PROT_READ, MAP_SHARED, w->in_fd, 0);
 	if (m != MAP_FAILED)
@@ -56,11 +63,17 @@ static void map_buffers(struct ntkl_writer *w)
 int ntkl_writer_init(struct ntkl_writer *w, int in_fd, int out_fd,
 		    uint32_t buffer_size)
 {
+	void *mem;
+
 	memset(w, 0, sizeof(*w));
 	w->in_fd = in_fd;
 	w->out_fd = out_fd;
 	w->buffer_size = buffer_size;
-	w->buf = malloc(buffer_size);
+	w->direct = NTKL_DIRECT_NONE;
+	/* aligned, so that direct I/O can take the buffers written from here */
+	if (posix_memalign(&mem, page_size(), buffer_size))
+		mem = NULL;
+	w->buf = mem;
 	if (!w->buf) {
 		snprintf(w->error, sizeof(w->error), "cannot allocate a %u-byte buffer",
 			 buffer_size);
@@ -77,6 +90,7 @@ void ntkl_writer_free(struct ntkl_writer *w)
 	if (w->map)
 		munmap((void *)w->map, w->map_len);
 	w->map = NULL;
+	ntkl_direct_close(&w->direct);
 	free(w->buf);
 	free(w->cbuf);
 	w->buf = NULL;
@@ -541,7 +555,14 @@ static int put_buffer(struct ntkl_writer *w)
 	ret = on_disk(w, &data, &len);
 	if (ret)
 		return fail(w, ret);
-	ret = ntkl_write_all(w->out_fd, data, len);
+	/* compressed buffers differ in size: no direct I/O for them */
+	if (w->buffers == 0 && !w->cbuf)
+		w->at_offsets = !ntkl_direct_open(&w->direct, w->out_fd, w->buffer_size,
+						  page_size());
+	if (w->at_offsets)
+		ret = ntkl_direct_pwrite(&w->direct, w->out_fd, data, len, w->bytes);
+	else
+		ret = ntkl_write_all(w->out_fd, data, len);
 	if (ret) {
 		snprintf(w->error, sizeof(w->error), "writing buffer %llu: %s",
 			 (unsigned long long)w->buffers, strerror(-ret));

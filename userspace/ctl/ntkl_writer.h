@@ -19,6 +19,11 @@
  * may see kernel addresses), the writer maps the logger's buffers and
  * writes each from where it lies (NEXT_BUFFER), saving read()'s copy of
  * every byte; else it reads them.
+ *
+ * Where the file's file system allows, it writes every buffer with direct
+ * I/O (ntkl_direct.h): the device takes a buffer straight from the
+ * logger's pages, and no page-cache page is allocated, zeroed and filled
+ * for it. Only the header patches go through the page cache.
  */
 #ifndef NTKL_WRITER_H
 #define NTKL_WRITER_H
@@ -26,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ntkl_direct.h"
 #include "uapi/ntkl.h"
 #include "uapi/ntkl_etw.h"
 
@@ -33,13 +39,16 @@ struct ntkl_writer {
 	int in_fd;			/* bound to the logger */
 	int out_fd;			/* the file, written from offset 0 */
 	uint32_t buffer_size;		/* bytes per buffer */
-	uint8_t *buf;			/* one buffer */
+	uint8_t *buf;			/* one buffer, page-aligned */
 	const uint8_t *cur;		/* the buffer to write: buf, or in map */
 	int64_t cur_records;		/* its records as the module counted, or -1 */
 	const uint8_t *map;		/* the logger's buffers mapped, or NULL */
 	size_t map_len;
 	uint64_t buffers;		/* in the file, header buffer included */
 	uint64_t bytes;
+	/* the file opened for direct writes (decided at the first buffer) */
+	struct ntkl_direct direct;
+	int at_offsets;			/* so every write is a pwrite() at bytes */
 	uint64_t last_offset;		/* of the last buffer written */
 	struct wmi_buffer_header last_data;	/* the last data buffer's header */
 	int64_t max_time;		/* the latest data buffer's TimeStamp */

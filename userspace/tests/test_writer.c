@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -665,6 +666,98 @@ static void test_header_complete(void)
 	test_end();
 }
 
+/* Pages of [off, off + len) of the file at fd that are in the page cache. */
+static int cached_pages(int fd, uint64_t off, size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page;
+	unsigned char vec[64];
+	void *m;
+	int in = 0;
+
+	if (n > sizeof(vec) || off % page)
+		return -1;
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	if (m == MAP_FAILED)
+		return -1;
+	if (mincore(m, len, vec) < 0)
+		in = -1;
+	for (size_t i = 0; in >= 0 && i < n; i++)
+		in += vec[i] & 1;
+	munmap(m, len);
+	return in;
+}
+
+/*
+ * Direct I/O where the file system allows (ntkl_direct.h): the same file
+ * as buffered writes make, and the data buffers never in the page cache
+ * (mincore() is the independent witness: a buffered write leaves its
+ * pages there). NTKL_NO_DIRECT=1 makes the buffered file to compare.
+ */
+static void test_direct_io(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[256], plain_path[256];
+	struct ntkl_direct probe;
+	struct ntkl_writer w;
+	uint8_t *direct = NULL, *plain = NULL;
+	int fd, plain_fd;
+
+	build_logger();
+	fd = temp_file(path, sizeof(path));
+	if (fd < 0 || ntkl_direct_open(&probe, fd, BUF_SIZE, (size_t)sysconf(_SC_PAGESIZE))) {
+		test_skip("direct_io", "the file system of %s does no direct I/O (statx() "
+			  "reports no STATX_DIOALIGN, as on tmpfs): set TMPDIR to a directory "
+			  "on ext4 or xfs to run it", dir && *dir ? dir : "/tmp");
+		if (fd >= 0)
+			close(fd);
+		unlink(path);
+		return;
+	}
+	ntkl_direct_close(&probe);
+	close(fd);
+	unlink(path);
+
+	test_begin("direct_io");
+	fd = write_file(&w, path, sizeof(path), false, NULL);
+	CHECK(w.direct.fd >= 0);
+	CHECK(w.at_offsets);
+	CHECK_EQ(w.bytes, NBUFS * BUF_SIZE);
+	ntkl_writer_free(&w);
+	CHECK_EQ(w.direct.fd, -1);
+	/* a data buffer's page went to the disk without passing the cache */
+	CHECK_EQ(cached_pages(fd, BUF_SIZE, BUF_SIZE), 0);
+
+	setenv("NTKL_NO_DIRECT", "1", 1);
+	plain_fd = write_file(&w, plain_path, sizeof(plain_path), false, NULL);
+	unsetenv("NTKL_NO_DIRECT");
+	CHECK_EQ(w.direct.fd, -1);
+	CHECK(!w.at_offsets);
+	ntkl_writer_free(&w);
+	CHECK(cached_pages(plain_fd, BUF_SIZE, BUF_SIZE) > 0);
+
+	direct = malloc(NBUFS * BUF_SIZE);
+	plain = malloc(NBUFS * BUF_SIZE);
+	CHECK(direct && plain);
+	if (direct && plain) {
+		CHECK_EQ(pread(fd, direct, NBUFS * BUF_SIZE, 0), NBUFS * BUF_SIZE);
+		CHECK_EQ(pread(plain_fd, plain, NBUFS * BUF_SIZE, 0), NBUFS * BUF_SIZE);
+		size_t end_time = ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header) +
+				  offsetof(struct trace_logfile_header, end_time);
+
+		/* the same bytes, but for the header's EndTime (now, each time) */
+		memcpy(direct + end_time, plain + end_time, sizeof(int64_t));
+		CHECK(!memcmp(direct, plain, NBUFS * BUF_SIZE));
+		CHECK(!memcmp(direct + BUF_SIZE, bufs[1], BUF_SIZE));
+	}
+	free(direct);
+	free(plain);
+	close(fd);
+	close(plain_fd);
+	unlink(path);
+	unlink(plain_path);
+	test_end();
+}
+
 int main(void)
 {
 	/* this machine's disks would add a SystemConfig buffer: none here */
@@ -672,5 +765,6 @@ int main(void)
 	test_header_complete();
 	test_patch_mem();
 	test_pipeline();
+	test_direct_io();
 	return test_exit();
 }

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Direct writes of whole buffers. See ntkl_direct.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ntkl_direct.h"
+
+int ntkl_direct_open(struct ntkl_direct *d, int fd, size_t unit, size_t mem)
+{
+	const char *no = getenv("NTKL_NO_DIRECT");
+	struct statx stx;
+	char self[64];
+	int dfd;
+
+	*d = NTKL_DIRECT_NONE;
+	if (no && *no && strcmp(no, "0"))
+		return -EOPNOTSUPP;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_DIOALIGN, &stx) < 0)
+		return -errno;
+	if (!S_ISREG(stx.stx_mode) || !(stx.stx_mask & STATX_DIOALIGN) ||
+	    !stx.stx_dio_mem_align || !stx.stx_dio_offset_align ||
+	    mem % stx.stx_dio_mem_align || unit % stx.stx_dio_offset_align)
+		return -EOPNOTSUPP;
+	/* a new open file description: O_DIRECT on a dup would be on fd too */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	dfd = open(self, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	d->fd = dfd;
+	d->mem_align = stx.stx_dio_mem_align;
+	return 0;
+}
+
+static int pwrite_all(int fd, const uint8_t *p, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int ntkl_direct_pwrite(struct ntkl_direct *d, int buffered_fd, const uint8_t *p,
+		       size_t len, uint64_t off)
+{
+	if (len && d->fd >= 0 && !((uintptr_t)p % d->mem_align)) {
+		ssize_t n;
+
+		do
+			n = pwrite(d->fd, p, len, (off_t)off);
+		while (n < 0 && errno == EINTR);
+		if (n < 0 && errno != EINVAL)
+			return -errno;
+		if (n < 0) {
+			/* alignment promised and then refused: buffered from now on */
+			ntkl_direct_close(d);
+		} else {
+			/* a short write (the disk filling up): the rest buffered */
+			p += n;
+			off += (uint64_t)n;
+			len -= (size_t)n;
+		}
+	}
+	return pwrite_all(buffered_fd, p, len, off);
+}
+
+void ntkl_direct_close(struct ntkl_direct *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	*d = NTKL_DIRECT_NONE;
+}
