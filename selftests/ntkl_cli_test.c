@@ -5,12 +5,14 @@
  * buffering mode with save, spinlock-config, PROFILE with -setprofint and
  * profile-interval, -stackwalk, an xperf kernel group with DPC and
  * INTERRUPT, a recorder killed with -9 (and -owned), -compress, report,
- * record's progress line, -profile, convert --to chrome-json,
- * and the error messages. Every
+ * record's progress line, -profile, convert --to chrome-json, direct
+ * I/O to a disk, and the error messages. Every
  * file written must pass `ntkl dump --check`, with BuffersWritten equal to
  * the buffers in the file.
  */
 #define _GNU_SOURCE
+
+#include <sys/mman.h>
 
 #include "kselftest_harness.h"
 #include "ntkl_util.h"
@@ -227,6 +229,85 @@ static unsigned long file_events(const char *path)
 	       path))
 		return 0;
 	return strtoul(out, NULL, 10);
+}
+
+/*
+ * Data pages of the ETL file at path in the page cache: every buffer's
+ * pages but the header buffer's and the last one's (the writer patches
+ * those in place, through the cache). -1 if it cannot tell; *data the
+ * pages looked at.
+ */
+static long cached_data_pages(const char *path, unsigned long buffer_size, long *data)
+{
+	long page = sysconf(_SC_PAGESIZE), in = 0;
+	unsigned char *vec;
+	struct stat st;
+	size_t from, len;
+	void *m;
+	int fd;
+
+	*data = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || (unsigned long)st.st_size < 3 * buffer_size ||
+	    buffer_size % page) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	m = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	from = buffer_size / page;
+	len = (st.st_size - 2 * buffer_size) / page;
+	vec = calloc(from + len, 1);
+	if (!vec || mincore(m, (from + len) * page, vec) < 0) {
+		in = -1;
+	} else {
+		for (size_t i = from; i < from + len; i++)
+			in += vec[i] & 1;
+		*data = len;
+	}
+	free(vec);
+	munmap(m, st.st_size);
+	return in;
+}
+
+/*
+ * On a disk (the VM's /scratch, ext4) the writer writes each buffer with
+ * direct I/O straight from its mapping of the logger's buffers (the
+ * device reads ntkl's pages): the file passes every check, and none of
+ * its data pages entered the page cache (mincore(), the witness: the
+ * same capture written with NTKL_NO_DIRECT=1 leaves them there).
+ */
+CLI_TEST(direct_io_on_disk)
+{
+	const char *scratch = getenv("NTKL_SCRATCH");
+	char out[8192], why[4096], direct[256], buffered[256];
+	long data = 0;
+
+	if (!scratch || !*scratch)
+		SKIP(return, "no disk file system here ($NTKL_SCRATCH unset: scripts/vm-run "
+		     "mounts an ext4 /scratch where mkfs.ext4, package e2fsprogs, is installed)");
+	snprintf(direct, sizeof(direct), "%s/direct.etl", scratch);
+	snprintf(buffered, sizeof(buffered), "%s/buffered.etl", scratch);
+	/* 4 KB buffers: many of them from a short run */
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl start dio -on PROC_THREAD+CSWITCH -buffersize 4 -f %s",
+			direct)) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "NTKL_NO_DIRECT=1 ntkl start dio-off -on PROC_THREAD+CSWITCH "
+			"-buffersize 4 -f %s", buffered)) TH_LOG("%s", out);
+	sh(NULL, 0, "for i in $(seq 100); do ls -R /proc/self > /dev/null; done");
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl stop dio")) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl stop dio-off")) TH_LOG("%s", out);
+	/* before anything reads the files back into the cache */
+	EXPECT_EQ(0, cached_data_pages(direct, 4096, &data));
+	EXPECT_LT(10, data) TH_LOG("only %ld data pages", data);
+	EXPECT_LT(0, cached_data_pages(buffered, 4096, &data));
+	EXPECT_TRUE(file_ok(direct, why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_TRUE(file_ok(buffered, why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_LT(1000, file_events(direct));
+	unlink(direct);
+	unlink(buffered);
 }
 
 /*
