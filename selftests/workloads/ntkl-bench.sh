@@ -5,10 +5,13 @@
 # test VM, busybox sh). What does recording context switches cost?
 #
 #   ntkl-bench [ROUNDS [REPS [PINGPONG_TRIPS [THREADS STEPS [MAX_TRIPS
-#              [SECTIONS]]]]]]
+#              [SECTIONS [DEST]]]]]]]
 #
 # SECTIONS: which of switch (the rounds and the max rate), profile, peers
 # and spin to run, comma-separated (default all).
+# DEST: where every recorder writes its files: disk (default: vm-run's
+# /scratch, ext4 on a virtio disk, where a user's trace goes and ntkl's
+# writer uses direct I/O) or tmpfs (/tmp: page-cache writes only).
 #
 # Each round runs the same workloads (pingpong pinned to CPU 1, then
 # threadmix, REPS times each) under each recorder in turn, starting with
@@ -23,7 +26,7 @@
 #   tracecmd   trace-cmd record -C mono -e sched:sched_switch
 #
 # ntkl writes with its background writer and trace-cmd with its per-CPU
-# readers, both into /tmp (tmpfs), both with default buffers. Then, per
+# readers, both into DEST, both with default buffers. Then, per
 # recorder, a pingpong pinned to every CPU at once: the highest switch rate
 # these workloads reach, to count lost events.
 #
@@ -50,9 +53,18 @@ steps=${5:-300}
 max_trips=${6:-10000}
 # which sections to run, comma-separated (scripts/bench --only)
 sections=${7:-switch,profile,peers,spin,um}
+dest=${8:-disk}
 
 T=/sys/kernel/tracing
-W=/tmp/ntkl-bench
+case $dest in
+disk)
+	[ -n "${NTKL_SCRATCH:-}" ] ||
+		{ echo "ntkl-bench: no /scratch disk (scripts/vm-run makes one with mkfs.ext4, package e2fsprogs): install it, or run with the tmpfs destination" >&2; exit 1; }
+	W=$NTKL_SCRATCH/ntkl-bench
+	;;
+tmpfs) W=/tmp/ntkl-bench ;;
+*) echo "ntkl-bench: destination '$dest': disk or tmpfs" >&2; exit 2 ;;
+esac
 LOGGER=ntkl-bench
 MODES="none cswitch compact tracecmd cswstack"
 mkdir -p "$W"
@@ -190,7 +202,7 @@ perf_stop() {
 ntkl stop "$LOGGER" > /dev/null 2>&1 || true
 
 cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
-echo "# ntkl-bench: $(uname -r), $(nproc) CPUs, clocksource $cs, rounds=$rounds reps=$reps trips=$trips threads=$threads steps=$steps max_trips=$max_trips"
+echo "# ntkl-bench: $(uname -r), $(nproc) CPUs, clocksource $cs, rounds=$rounds reps=$reps trips=$trips threads=$threads steps=$steps max_trips=$max_trips, files on $dest ($(stat -f -c %T "$W" 2>/dev/null || echo "?"))"
 # Each round starts with the next recorder: none of them always runs first.
 rotate() {
 	local n=$1
