@@ -274,11 +274,12 @@ static long cached_data_pages(const char *path, unsigned long buffer_size, long 
 }
 
 /*
- * On a disk (the VM's /scratch, ext4) the writer writes each buffer with
- * direct I/O straight from its mapping of the logger's buffers (the
- * device reads ntkl's pages): the file passes every check, and none of
- * its data pages entered the page cache (mincore(), the witness: the
- * same capture written with NTKL_NO_DIRECT=1 leaves them there).
+ * On a disk (the VM's /scratch, ext4), asked with NTKL_DIRECT_IO=1, the
+ * writer writes each buffer with direct I/O straight from its mapping of
+ * the logger's buffers (the device reads ntkl's pages): the file passes
+ * every check, and none of its data pages entered the page cache
+ * (mincore(), the witness: the same capture written by default, buffered,
+ * leaves them there).
  */
 CLI_TEST(direct_io_on_disk)
 {
@@ -292,10 +293,10 @@ CLI_TEST(direct_io_on_disk)
 	snprintf(direct, sizeof(direct), "%s/direct.etl", scratch);
 	snprintf(buffered, sizeof(buffered), "%s/buffered.etl", scratch);
 	/* 4 KB buffers: many of them from a short run */
-	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl start dio -on PROC_THREAD+CSWITCH -buffersize 4 -f %s",
-			direct)) TH_LOG("%s", out);
-	ASSERT_EQ(0, sh(out, sizeof(out), "NTKL_NO_DIRECT=1 ntkl start dio-off -on PROC_THREAD+CSWITCH "
-			"-buffersize 4 -f %s", buffered)) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "NTKL_DIRECT_IO=1 ntkl start dio -on PROC_THREAD+CSWITCH "
+			"-buffersize 4 -f %s", direct)) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl start dio-off -on PROC_THREAD+CSWITCH -buffersize 4 -f %s",
+			buffered)) TH_LOG("%s", out);
 	sh(NULL, 0, "for i in $(seq 100); do ls -R /proc/self > /dev/null; done");
 	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl stop dio")) TH_LOG("%s", out);
 	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl stop dio-off")) TH_LOG("%s", out);

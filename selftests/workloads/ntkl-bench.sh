@@ -9,9 +9,10 @@
 #
 # SECTIONS: which of switch (the rounds and the max rate), profile, peers
 # and spin to run, comma-separated (default all).
-# DEST: where every recorder writes its files: disk (default: vm-run's
-# /scratch, ext4 on a virtio disk, where a user's trace goes and ntkl's
-# writer uses direct I/O) or tmpfs (/tmp: page-cache writes only).
+# DEST: where every recorder writes its files: tmpfs (default: /tmp),
+# disk (vm-run's /scratch, ext4 on a virtio disk, where a user's trace
+# goes) or direct (the same disk, ntkl's writer with direct I/O:
+# NTKL_DIRECT_IO=1).
 #
 # Each round runs the same workloads (pingpong pinned to CPU 1, then
 # threadmix, REPS times each) under each recorder in turn, starting with
@@ -53,17 +54,19 @@ steps=${5:-300}
 max_trips=${6:-10000}
 # which sections to run, comma-separated (scripts/bench --only)
 sections=${7:-switch,profile,peers,spin,um}
-dest=${8:-disk}
+dest=${8:-tmpfs}
 
 T=/sys/kernel/tracing
 case $dest in
-disk)
+disk|direct)
 	[ -n "${NTKL_SCRATCH:-}" ] ||
 		{ echo "ntkl-bench: no /scratch disk (scripts/vm-run makes one with mkfs.ext4, package e2fsprogs): install it, or run with the tmpfs destination" >&2; exit 1; }
 	W=$NTKL_SCRATCH/ntkl-bench
+	fs=$(awk -v m="$NTKL_SCRATCH" '$2 == m { print $3 }' /proc/mounts)
+	[ "$dest" = disk ] || export NTKL_DIRECT_IO=1
 	;;
-tmpfs) W=/tmp/ntkl-bench ;;
-*) echo "ntkl-bench: destination '$dest': disk or tmpfs" >&2; exit 2 ;;
+tmpfs) W=/tmp/ntkl-bench fs=tmpfs ;;
+*) echo "ntkl-bench: destination '$dest': tmpfs, disk or direct" >&2; exit 2 ;;
 esac
 LOGGER=ntkl-bench
 MODES="none cswitch compact tracecmd cswstack"
@@ -202,7 +205,7 @@ perf_stop() {
 ntkl stop "$LOGGER" > /dev/null 2>&1 || true
 
 cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
-echo "# ntkl-bench: $(uname -r), $(nproc) CPUs, clocksource $cs, rounds=$rounds reps=$reps trips=$trips threads=$threads steps=$steps max_trips=$max_trips, files on $dest ($(stat -f -c %T "$W" 2>/dev/null || echo "?"))"
+echo "# ntkl-bench: $(uname -r), $(nproc) CPUs, clocksource $cs, rounds=$rounds reps=$reps trips=$trips threads=$threads steps=$steps max_trips=$max_trips, files on $dest ($fs)"
 # Each round starts with the next recorder: none of them always runs first.
 rotate() {
 	local n=$1

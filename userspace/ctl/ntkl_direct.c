@@ -6,8 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,14 +13,11 @@
 
 int ntkl_direct_open(struct ntkl_direct *d, int fd, size_t unit, size_t mem)
 {
-	const char *no = getenv("NTKL_NO_DIRECT");
 	struct statx stx;
 	char self[64];
 	int dfd;
 
 	*d = NTKL_DIRECT_NONE;
-	if (no && *no && strcmp(no, "0"))
-		return -EOPNOTSUPP;
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_DIOALIGN, &stx) < 0)
 		return -errno;
 	if (!S_ISREG(stx.stx_mode) || !(stx.stx_mask & STATX_DIOALIGN) ||

@@ -21,6 +21,12 @@
  * The direct descriptor is a second open of the same file: the first one
  * stays buffered for the few hundred bytes of header the writer patches
  * in place after every buffer (direct I/O would need whole blocks).
+ *
+ * A direct write returns only once the device has the data, and the
+ * writer holds one buffer at a time (NEXT_BUFFER), so it cannot have two
+ * writes in flight: where the device is slow next to the event rate, the
+ * logger's buffers fill up while it waits. So the writer uses this only
+ * when asked (ntkl_writer.h says how).
  */
 #ifndef NTKL_DIRECT_H
 #define NTKL_DIRECT_H
@@ -43,7 +49,6 @@ struct ntkl_direct {
  * size, say), if its file system allows: 0, or -errno (-EOPNOTSUPP: not a
  * regular file, no alignment reported, or unit and mem do not meet it)
  * with d->fd -1. The caller then writes buffered; no error to report.
- * NTKL_NO_DIRECT=1 in the environment always declines (to compare).
  */
 int ntkl_direct_open(struct ntkl_direct *d, int fd, size_t unit, size_t mem);
 

@@ -540,6 +540,17 @@ static int complete_header(struct ntkl_writer *w)
 	return -EINVAL;
 }
 
+/*
+ * Direct I/O only when asked: one synchronous write per held buffer falls
+ * behind a slow device (ntkl_direct.h), where the page cache absorbs it.
+ */
+static bool direct_io_asked(void)
+{
+	const char *v = getenv("NTKL_DIRECT_IO");
+
+	return v && !strcmp(v, "1");
+}
+
 /* The buffer at w->cur to the file (compressed if asked), counted: 1 or -errno. */
 static int put_buffer(struct ntkl_writer *w)
 {
@@ -556,7 +567,7 @@ static int put_buffer(struct ntkl_writer *w)
 	if (ret)
 		return fail(w, ret);
 	/* compressed buffers differ in size: no direct I/O for them */
-	if (w->buffers == 0 && !w->cbuf)
+	if (w->buffers == 0 && !w->cbuf && direct_io_asked())
 		w->at_offsets = !ntkl_direct_open(&w->direct, w->out_fd, w->buffer_size,
 						  page_size());
 	if (w->at_offsets)

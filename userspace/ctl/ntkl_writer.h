@@ -20,10 +20,12 @@
  * writes each from where it lies (NEXT_BUFFER), saving read()'s copy of
  * every byte; else it reads them.
  *
- * Where the file's file system allows, it writes every buffer with direct
- * I/O (ntkl_direct.h): the device takes a buffer straight from the
- * logger's pages, and no page-cache page is allocated, zeroed and filled
- * for it. Only the header patches go through the page cache.
+ * With NTKL_DIRECT_IO=1 in the environment (an experiment, off by
+ * default: docs/design.md "Reading" has the figures), it writes every
+ * buffer with direct I/O where the file's file system allows
+ * (ntkl_direct.h): the device takes a buffer straight from the logger's
+ * pages, and no page-cache page is allocated, zeroed and filled for it.
+ * Only the header patches go through the page cache.
  */
 #ifndef NTKL_WRITER_H
 #define NTKL_WRITER_H

@@ -691,7 +691,8 @@ static int cached_pages(int fd, uint64_t off, size_t len)
  * Direct I/O where the file system allows (ntkl_direct.h): the same file
  * as buffered writes make, and the data buffers never in the page cache
  * (mincore() is the independent witness: a buffered write leaves its
- * pages there). NTKL_NO_DIRECT=1 makes the buffered file to compare.
+ * pages there). Asked for with NTKL_DIRECT_IO=1; without it, the
+ * buffered file to compare.
  */
 static void test_direct_io(void)
 {
@@ -718,7 +719,9 @@ static void test_direct_io(void)
 	unlink(path);
 
 	test_begin("direct_io");
+	setenv("NTKL_DIRECT_IO", "1", 1);
 	fd = write_file(&w, path, sizeof(path), false, NULL);
+	unsetenv("NTKL_DIRECT_IO");
 	CHECK(w.direct.fd >= 0);
 	CHECK(w.at_offsets);
 	CHECK_EQ(w.bytes, NBUFS * BUF_SIZE);
@@ -727,9 +730,7 @@ static void test_direct_io(void)
 	/* a data buffer's page went to the disk without passing the cache */
 	CHECK_EQ(cached_pages(fd, BUF_SIZE, BUF_SIZE), 0);
 
-	setenv("NTKL_NO_DIRECT", "1", 1);
 	plain_fd = write_file(&w, plain_path, sizeof(plain_path), false, NULL);
-	unsetenv("NTKL_NO_DIRECT");
 	CHECK_EQ(w.direct.fd, -1);
 	CHECK(!w.at_offsets);
 	ntkl_writer_free(&w);
