@@ -74,6 +74,7 @@ struct ntkl_cpu_ring {
 	local_t lost_pending;		/* mark the next buffer EVENTS_LOST */
 	local_t events_lost;
 	local_t last_clock;		/* the latest record time here (u64) */
+	unsigned int given;		/* buffers from tail a mapped reader holds */
 };
 
 struct ntkl_logger {
@@ -121,7 +122,13 @@ struct ntkl_logger {
 	u64 read_count;
 	bool paused;			/* a buffering-mode logger being saved */
 	bool snapshot_read;		/* ... and its snapshot read whole */
-	struct ntkl_cpu_ring *held;	/* whose tail buffer a mapped reader has */
+	/*
+	 * The buffers a mapped reader holds, oldest first: each one's ring
+	 * (NULL: the header buffer). A ring's held buffers are its given
+	 * ones from tail, in the order they were given.
+	 */
+	struct ntkl_cpu_ring *held[NTKL_NEXT_MAX_HELD];
+	unsigned int held_first, held_count;
 
 	/* reader */
 	atomic_t readers;
@@ -183,12 +190,13 @@ u32 ntkl_free_buffers(struct ntkl_logger *lg);
 ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
 			 bool addresses);
 ssize_t ntkl_hold_buffer(struct ntkl_logger *lg, unsigned long *slot, u32 *records,
-			 bool addresses);
+			 bool addresses, bool keep);
 void ntkl_buffers_release(struct ntkl_logger *lg);
+void ntkl_buffers_release_oldest(struct ntkl_logger *lg, unsigned int n);
 u8 *ntkl_buffers_slot(struct ntkl_logger *lg, unsigned long slot);
 
 /* device.c: the bound reader's next buffer where it lies (NEXT_BUFFER) */
-long ntkl_reader_next(struct file *file, u64 *offset, u32 *length, u32 *records);
+long ntkl_reader_next(struct file *file, struct ntkl_next_buffer *nb);
 
 /* mapping.c: a bound reader's mmap() of its logger's buffers */
 struct vm_area_struct;

@@ -441,10 +441,19 @@ TEST_F(abi, mapped_reading)
 	ASSERT_NE(MAP_FAILED, m) TH_LOG("mmap: %s", strerror(errno));
 	EXPECT_EQ(-1, mprotect(m, bs, PROT_READ | PROT_WRITE));
 
-	/* a flag or a nonzero out field is EINVAL */
+	/* an unknown flag or a nonzero out field is EINVAL */
 	memset(&nb, 0, sizeof(nb));
 	nb.size = sizeof(nb);
-	nb.flags = 1;
+	nb.flags = 1U << 31;
+	EXPECT_EQ(-EINVAL, ntkl_ctl(reader, NTKL_IOC_NEXT_BUFFER, &nb));
+	memset(&nb, 0, sizeof(nb));
+	nb.size = sizeof(nb);
+	nb.held = 1;
+	EXPECT_EQ(-EINVAL, ntkl_ctl(reader, NTKL_IOC_NEXT_BUFFER, &nb));
+	/* release with no NTKL_NEXT_KEEP: EINVAL (without it all go back) */
+	memset(&nb, 0, sizeof(nb));
+	nb.size = sizeof(nb);
+	nb.release = 1;
 	EXPECT_EQ(-EINVAL, ntkl_ctl(reader, NTKL_IOC_NEXT_BUFFER, &nb));
 
 	/* the header buffer first, at slot 0 */
@@ -515,6 +524,128 @@ TEST_F(abi, mapped_reading)
 	close(reader);
 	free(copy);
 	free(rd);
+}
+
+static long next_keep(int fd, struct ntkl_next_buffer *nb, uint32_t flags, uint32_t release)
+{
+	memset(nb, 0, sizeof(*nb));
+	nb->size = sizeof(*nb);
+	nb->flags = NTKL_NEXT_KEEP | flags;
+	nb->release = release;
+	return ntkl_ctl(fd, NTKL_IOC_NEXT_BUFFER, nb);
+}
+
+/*
+ * NTKL_NEXT_KEEP: a reader holds several buffers at once (for several
+ * writes in flight), each unchanged until it gives it back, oldest first;
+ * up to NTKL_NEXT_MAX_HELD (EBUSY), and not from a buffering-mode logger.
+ */
+TEST_F(abi, mapped_reading_keep)
+{
+	const size_t bs = 4096;
+	struct ntkl_next_buffer nb;
+	struct ntkl_properties p;
+	struct wmi_buffer_header h;
+	uint8_t (*copy)[4096] = calloc(NTKL_NEXT_MAX_HELD, bs);
+	uint64_t offset[NTKL_NEXT_MAX_HELD];
+	int reader = ntkl_open(), i, n = 0, round;
+	long r;
+	uint8_t *m;
+	size_t len;
+
+	ASSERT_GE(reader, 0);
+	ASSERT_NE(NULL, copy);
+	props_init(&p, "selftest abi keep", EVENT_TRACE_FLAG_PROCESS);
+	p.buffer_size_kb = bs / 1024;
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_START, &p));
+	ASSERT_EQ(0, ntkl_bind_id(reader, p.logger_id));
+	ASSERT_EQ(0, ntkl_ctl(reader, NTKL_IOC_QUERY, &p));
+	len = (1 + (size_t)p.number_of_buffers) * bs;
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, reader, 0);
+	ASSERT_NE(MAP_FAILED, m) TH_LOG("mmap: %s", strerror(errno));
+
+	/* giving back more than is held: EINVAL */
+	EXPECT_EQ(-EINVAL, next_keep(reader, &nb, 0, 1));
+	/* the header buffer is held like any other */
+	ASSERT_EQ(0, next_keep(reader, &nb, 0, 0));
+	EXPECT_EQ(0, nb.offset);
+	EXPECT_EQ(bs, nb.length);
+	EXPECT_EQ(1, nb.held);
+	offset[n] = nb.offset;
+	memcpy(copy[n++], m + nb.offset, bs);
+
+	/*
+	 * Hold every buffer the kernel lets us: all stay as they were. Once
+	 * none is ready NTKL_NEXT_NOWAIT is EAGAIN, on a blocking descriptor.
+	 */
+	for (round = 0; round < 400 && n < NTKL_NEXT_MAX_HELD; round++) {
+		if (round) {
+			churn(20);
+			ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_FLUSH, &p));
+		}
+		while (n < NTKL_NEXT_MAX_HELD) {
+			r = next_keep(reader, &nb, NTKL_NEXT_NOWAIT, 0);
+			if (r == -EAGAIN)
+				break;
+			ASSERT_EQ(0, r);
+			ASSERT_EQ(bs, nb.length);
+			EXPECT_EQ(n + 1, nb.held);
+			memcpy(&h, m + nb.offset, sizeof(h));
+			EXPECT_EQ(n, h.sequence_number);
+			EXPECT_EQ(walk_records(m + nb.offset, bs), nb.records);
+			offset[n] = nb.offset;
+			memcpy(copy[n++], m + nb.offset, bs);
+		}
+	}
+	ASSERT_EQ(NTKL_NEXT_MAX_HELD, n) TH_LOG("only %d buffers held", n);
+	churn(80);
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_FLUSH, &p));
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0, memcmp(copy[i], m + offset[i], bs))
+			TH_LOG("held buffer %d changed", i);
+	/* the most held: EBUSY, until one goes back */
+	EXPECT_EQ(-EBUSY, next_keep(reader, &nb, NTKL_NEXT_NOWAIT, 0));
+	/* the oldest 3 back; the next is buffer n, the rest still held */
+	ASSERT_EQ(0, next_keep(reader, &nb, 0, 3));
+	EXPECT_EQ(NTKL_NEXT_MAX_HELD - 2, nb.held);
+	memcpy(&h, m + nb.offset, sizeof(h));
+	EXPECT_EQ(n, h.sequence_number);
+	for (i = 3; i < n; i++)
+		EXPECT_EQ(0, memcmp(copy[i], m + offset[i], bs))
+			TH_LOG("held buffer %d changed", i);
+	/* given back even when no buffer comes (EAGAIN): 13 back, 1 left */
+	r = next_keep(reader, &nb, NTKL_NEXT_NOWAIT, NTKL_NEXT_MAX_HELD - 3);
+	if (r == -EAGAIN) {
+		churn(20);
+		ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_FLUSH, &p));
+		r = next_keep(reader, &nb, 0, 0);
+	}
+	ASSERT_EQ(0, r);
+	EXPECT_EQ(2, nb.held);
+	/* without NTKL_NEXT_KEEP, every buffer held goes back */
+	churn(20);
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_FLUSH, &p));
+	ASSERT_EQ(0, next_buffer(reader, &nb));
+	EXPECT_EQ(1, nb.held);
+	EXPECT_EQ(0, ntkl_stop_name(self->fd, "selftest abi keep"));
+	do {
+		ASSERT_EQ(0, next_keep(reader, &nb, 0, nb.held));
+	} while (nb.length);
+	EXPECT_EQ(0, nb.held);
+	munmap(m, len);
+	close(reader);
+
+	/* a buffering-mode logger's snapshot is read one buffer at a time */
+	reader = ntkl_open();
+	ASSERT_GE(reader, 0);
+	props_init(&p, "selftest abi keep ring", EVENT_TRACE_FLAG_PROCESS);
+	p.log_file_mode = NTKL_MODE_BUFFERING;
+	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_START, &p));
+	ASSERT_EQ(0, ntkl_bind_id(reader, p.logger_id));
+	EXPECT_EQ(-EINVAL, next_keep(reader, &nb, 0, 0));
+	EXPECT_EQ(0, ntkl_stop_name(self->fd, "selftest abi keep ring"));
+	close(reader);
+	free(copy);
 }
 
 TEST_HARNESS_MAIN

@@ -573,13 +573,18 @@ static int next_case(uint64_t *s, int fd, struct arena *a)
 
 	if (!rnd_below(s, 4))
 		nb.size = edge_u32(s, (const uint32_t[]){ 0, 4, NTKL_NEXT_BUFFER_SIZE_VER0 - 1,
-							 NTKL_NEXT_BUFFER_SIZE_VER0 + 8 }, 4);
+							 NTKL_NEXT_BUFFER_SIZE_VER0,
+							 NTKL_NEXT_BUFFER_SIZE_VER1 + 8 }, 5);
 	if (!rnd_below(s, 8))
 		nb.flags = 1u << rnd_below(s, 32);
+	else if (!rnd_below(s, 2))
+		nb.flags = NTKL_NEXT_KEEP | NTKL_NEXT_NOWAIT;
+	if (!rnd_below(s, 4))
+		nb.release = rnd_below(s, NTKL_NEXT_MAX_HELD + 2);
 	if (!rnd_below(s, 8))
 		nb.length = (uint32_t)rnd(s);
-	snprintf(last_case, sizeof(last_case), "NEXT_BUFFER size %u flags 0x%x", nb.size,
-		 nb.flags);
+	snprintf(last_case, sizeof(last_case), "NEXT_BUFFER size %u flags 0x%x release %u",
+		 nb.size, nb.flags, nb.release);
 	if (!rnd_below(s, 8))
 		return ioctl(fd, NTKL_IOC_NEXT_BUFFER, arena_hole(a)) ? -errno : 0;
 	return ioctl(fd, NTKL_IOC_NEXT_BUFFER, &nb) ? -errno : 0;

@@ -210,17 +210,38 @@ struct ntkl_bind {
  * buffer was given. Its out fields must be zero going in. The
  * reader has the buffer until its next NEXT_BUFFER, read() or close;
  * till then the logger does not reuse it. It waits as read() does, or is
- * EAGAIN with O_NONBLOCK; EINVAL on an unbound descriptor.
+ * EAGAIN with O_NONBLOCK or NTKL_NEXT_NOWAIT; EINVAL on an unbound
+ * descriptor or an unknown flag.
+ *
+ * NTKL_NEXT_KEEP lets a reader hold several buffers at once (up to
+ * NTKL_NEXT_MAX_HELD, the header buffer included), so that it can have
+ * several writes of them in flight: the buffers it holds stay held, but
+ * for the oldest release of them, given back first. Without it release
+ * must be 0 and every buffer held is given back, as before. Given back
+ * means given back even when no buffer is taken after all (EAGAIN,
+ * EINTR, the end): a retry asks for release 0. held says how many the
+ * reader holds on return (this one included). EINVAL: release with no
+ * KEEP, or more than are held, or KEEP on a buffering-mode logger (its
+ * snapshot is read one buffer at a time); EBUSY: KEEP when
+ * NTKL_NEXT_MAX_HELD are held and none is given back.
  */
 struct ntkl_next_buffer {
 	__u32 size;			/* sizeof(struct ntkl_next_buffer) */
-	__u32 flags;			/* must be zero */
+	__u32 flags;			/* NTKL_NEXT_* */
 	__u64 offset;			/* out: the buffer's offset in the mapping */
 	__u32 length;			/* out: its bytes; 0: no more buffers */
 	__u32 records;			/* out: the records in it (0: the header) */
+	__u32 release;			/* with NTKL_NEXT_KEEP: oldest held to give back */
+	__u32 held;			/* out: buffers held now */
 };
 
 #define NTKL_NEXT_BUFFER_SIZE_VER0	24
+#define NTKL_NEXT_BUFFER_SIZE_VER1	32	/* release, held */
+
+#define NTKL_NEXT_KEEP		0x00000001u	/* keep holding the buffers held */
+#define NTKL_NEXT_NOWAIT	0x00000002u	/* EAGAIN rather than wait */
+#define NTKL_NEXT_FLAGS		(NTKL_NEXT_KEEP | NTKL_NEXT_NOWAIT)
+#define NTKL_NEXT_MAX_HELD	16
 
 /*
  * Spin lock sampling, EVENT_TRACE_SPINLOCK_INFORMATION's fields in its
@@ -348,9 +369,11 @@ static_assert(__builtin_offsetof(struct ntkl_properties, owner_uid) ==
 	      NTKL_PROPERTIES_SIZE_VER0, "struct ntkl_properties grows at its end");
 static_assert(sizeof(struct ntkl_list) == NTKL_LIST_SIZE_VER0, "struct ntkl_list size");
 static_assert(sizeof(struct ntkl_bind) == NTKL_BIND_SIZE_VER0, "struct ntkl_bind size");
-static_assert(sizeof(struct ntkl_next_buffer) == NTKL_NEXT_BUFFER_SIZE_VER0 &&
+static_assert(sizeof(struct ntkl_next_buffer) == NTKL_NEXT_BUFFER_SIZE_VER1 &&
 	      __builtin_offsetof(struct ntkl_next_buffer, offset) == 8 &&
-	      __builtin_offsetof(struct ntkl_next_buffer, length) == 16,
+	      __builtin_offsetof(struct ntkl_next_buffer, length) == 16 &&
+	      __builtin_offsetof(struct ntkl_next_buffer, release) ==
+	      NTKL_NEXT_BUFFER_SIZE_VER0,
 	      "struct ntkl_next_buffer layout");
 static_assert(sizeof(struct ntkl_spinlock_config) == NTKL_SPINLOCK_CONFIG_SIZE_VER0,
 	      "struct ntkl_spinlock_config size");

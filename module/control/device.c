@@ -31,16 +31,42 @@ static bool read_done(struct ntkl_logger *lg)
 }
 
 /*
+ * NEXT_BUFFER with NTKL_NEXT_KEEP: give back the oldest buffers the
+ * reader asks to, before anything else (uapi/ntkl.h says why).
+ */
+static int give_back(struct ntkl_logger *lg, u32 release)
+{
+	int ret = 0;
+
+	mutex_lock(&lg->lock);
+	/* a snapshot is read one buffer at a time, writers paused meanwhile */
+	if ((lg->mode & NTKL_MODE_BUFFERING) || release > lg->held_count)
+		ret = -EINVAL;
+	else
+		ntkl_buffers_release_oldest(lg, release);
+	mutex_unlock(&lg->lock);
+	return ret;
+}
+
+/*
  * The reader's next buffer, into ubuf (read()) or, ubuf NULL, held where
- * it lies for a mapped reader (*slot and *records: NEXT_BUFFER): its
- * size, 0 at the end, or -errno. Waits for one unless the file is non-blocking.
+ * it lies for a mapped reader (NEXT_BUFFER: *slot, and nb's records and
+ * held): its size, 0 at the end, or -errno. Waits for one unless the file
+ * is non-blocking or nb says NTKL_NEXT_NOWAIT.
  */
 static ssize_t next_buffer(struct file *file, struct ntkl_logger *lg, char __user *ubuf,
-			   unsigned long *slot, u32 *records)
+			   unsigned long *slot, struct ntkl_next_buffer *nb)
 {
 	bool addresses = ntkl_reader_sees_addresses();
+	bool keep = nb && (nb->flags & NTKL_NEXT_KEEP);
+	bool nowait = (file->f_flags & O_NONBLOCK) || (nb && (nb->flags & NTKL_NEXT_NOWAIT));
 	ssize_t ret;
 
+	if (keep) {
+		ret = give_back(lg, nb->release);
+		if (ret)
+			return ret;
+	}
 	for (;;) {
 		/* pairs with stop_locked(): STOPPED comes after the last flush */
 		bool stopped = smp_load_acquire(&lg->status) == NTKL_STATUS_STOPPED;
@@ -63,8 +89,10 @@ static ssize_t next_buffer(struct file *file, struct ntkl_logger *lg, char __use
 			if (pass)
 				ntkl_buffers_final(lg);
 			ret = ubuf ? ntkl_read_buffer(lg, ubuf, lg->buffer_size, addresses) :
-				     ntkl_hold_buffer(lg, slot, records, addresses);
+				     ntkl_hold_buffer(lg, slot, &nb->records, addresses, keep);
 		}
+		if (nb)
+			nb->held = lg->held_count;
 		if (ret == 0 && lg->paused) {
 			/* the snapshot is read: the logger records on, reader open or not */
 			ntkl_buffers_resume(lg);
@@ -75,7 +103,7 @@ static ssize_t next_buffer(struct file *file, struct ntkl_logger *lg, char __use
 			return ret;
 		if (ret < 0 && ret != -EAGAIN)
 			return ret;
-		if (file->f_flags & O_NONBLOCK)
+		if (nowait)
 			return -EAGAIN;
 		/*
 		 * Nothing ready (0), or the next buffer's last record is still
@@ -99,7 +127,7 @@ static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t
 	return next_buffer(file, lg, buf, NULL, NULL);
 }
 
-long ntkl_reader_next(struct file *file, u64 *offset, u32 *length, u32 *records)
+long ntkl_reader_next(struct file *file, struct ntkl_next_buffer *nb)
 {
 	struct ntkl_logger *lg = READ_ONCE(file->private_data);
 	unsigned long slot = 0;
@@ -107,12 +135,11 @@ long ntkl_reader_next(struct file *file, u64 *offset, u32 *length, u32 *records)
 
 	if (!lg)
 		return -EINVAL;		/* not bound to a logger */
-	*records = 0;
-	ret = next_buffer(file, lg, NULL, &slot, records);
+	ret = next_buffer(file, lg, NULL, &slot, nb);
 	if (ret < 0)
 		return ret;
-	*offset = ret ? (u64)slot * ntkl_map_stride(lg) : 0;
-	*length = ret;
+	nb->offset = ret ? (u64)slot * ntkl_map_stride(lg) : 0;
+	nb->length = ret;
 	return 0;
 }
 

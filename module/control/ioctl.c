@@ -169,9 +169,11 @@ static long next_buffer_ioctl(struct file *file, unsigned int cmd, void __user *
 	ret = copy_in(&nb, sizeof(nb), NTKL_NEXT_BUFFER_SIZE_VER0, arg, &usize);
 	if (ret)
 		return ret;
-	if (nb.flags || nb.offset || nb.length || nb.records)
+	if ((nb.flags & ~NTKL_NEXT_FLAGS) || nb.offset || nb.length || nb.records || nb.held)
 		return -EINVAL;
-	ret = ntkl_reader_next(file, &nb.offset, &nb.length, &nb.records);
+	if (nb.release && !(nb.flags & NTKL_NEXT_KEEP))
+		return -EINVAL;
+	ret = ntkl_reader_next(file, &nb);
 	if (ret)
 		return ret;
 	return copy_out(arg, usize, &nb, sizeof(nb));

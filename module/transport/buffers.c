@@ -27,8 +27,8 @@
  *
  * Buffers are vmalloc'd, whole pages, zeroed: a reader may map them all
  * (transport/mapping.c), so each is pages of its own that never held
- * anything else. A mapped reader holds the buffer it was given (tail stays
- * on it) until it asks for the next one.
+ * anything else. A mapped reader holds the buffers it was given (tail
+ * stays on the first, ring->given counts them) until it gives them back.
  */
 #include <linux/cpu.h>
 #include <linux/mm.h>
@@ -409,13 +409,13 @@ void ntkl_buffers_final(struct ntkl_logger *lg)
 
 /*
  * The ring whose oldest closed buffer not yet given has the lowest
- * sequence number. A buffer a mapped reader holds is still at its ring's
- * tail, but given: the one after it is that ring's next. (lg->held is
- * read without the lock by poll(), whose answer is a hint.)
+ * sequence number. The buffers a mapped reader holds are still at their
+ * ring's tail, but given: the one after them is that ring's next.
+ * (ring->given is read without the lock by poll(), whose answer is a hint.)
  */
 static struct ntkl_cpu_ring *next_ring(struct ntkl_logger *lg, bool *complete)
 {
-	struct ntkl_cpu_ring *best = NULL, *held = READ_ONCE(lg->held);
+	struct ntkl_cpu_ring *best = NULL;
 	unsigned long best_tail = 0;
 	s64 best_seq = S64_MAX;
 	unsigned int cpu;
@@ -423,7 +423,7 @@ static struct ntkl_cpu_ring *next_ring(struct ntkl_logger *lg, bool *complete)
 	*complete = false;
 	for_each_possible_cpu(cpu) {
 		struct ntkl_cpu_ring *ring = &lg->rings[cpu];
-		unsigned long tail = local_read(&ring->tail) + (ring == held);
+		unsigned long tail = local_read(&ring->tail) + READ_ONCE(ring->given);
 		struct ntkl_buffer *buf;
 		s64 seq;
 
@@ -484,19 +484,51 @@ static void buffer_finish(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring,
 }
 
 /*
- * Give the buffer a mapped reader held back to its ring: emptied, and tail
- * past it, so writers may use it again. Called with lg->lock held.
+ * Give the oldest n buffers a mapped reader holds back to their rings:
+ * each emptied, and its ring's tail past it, so writers may use it again.
+ * A ring's oldest held buffer is at its tail: buffers are given in tail
+ * order. Called with lg->lock held.
  */
+void ntkl_buffers_release_oldest(struct ntkl_logger *lg, unsigned int n)
+{
+	while (n-- && lg->held_count) {
+		struct ntkl_cpu_ring *ring = lg->held[lg->held_first];
+
+		lg->held_first = (lg->held_first + 1) % NTKL_NEXT_MAX_HELD;
+		lg->held_count--;
+		if (!ring)
+			continue;	/* the header buffer: nothing to reuse */
+		buffer_reset(ntkl_ring_buffer(ring, local_read(&ring->tail)));
+		smp_mb();	/* the reset before the writer can see the buffer free */
+		local_inc(&ring->tail);
+		WRITE_ONCE(ring->given, ring->given - 1);
+	}
+}
+
+/* Give back every buffer the reader holds. Called with lg->lock held. */
 void ntkl_buffers_release(struct ntkl_logger *lg)
 {
-	struct ntkl_cpu_ring *ring = lg->held;
+	ntkl_buffers_release_oldest(lg, lg->held_count);
+}
 
-	if (!ring)
-		return;
-	buffer_reset(ntkl_ring_buffer(ring, local_read(&ring->tail)));
-	smp_mb();	/* the reset before the writer can see the buffer free */
-	local_inc(&ring->tail);
-	WRITE_ONCE(lg->held, NULL);
+/* The reader holds one more buffer of ring (NULL: the header). */
+static void hold_push(struct ntkl_logger *lg, struct ntkl_cpu_ring *ring)
+{
+	lg->held[(lg->held_first + lg->held_count) % NTKL_NEXT_MAX_HELD] = ring;
+	lg->held_count++;
+	if (ring)
+		WRITE_ONCE(ring->given, ring->given + 1);
+}
+
+/* ... and not after all: the newest goes back where it was, untouched. */
+static void hold_pop_newest(struct ntkl_logger *lg)
+{
+	struct ntkl_cpu_ring *ring;
+
+	lg->held_count--;
+	ring = lg->held[(lg->held_first + lg->held_count) % NTKL_NEXT_MAX_HELD];
+	if (ring)
+		WRITE_ONCE(ring->given, ring->given - 1);
 }
 
 /*
@@ -526,7 +558,7 @@ static long take_buffer(struct ntkl_logger *lg, bool addresses, struct ntkl_cpu_
 	if (!complete)
 		return -EAGAIN;
 	smp_rmb();	/* the count that published the records, then the records */
-	tail = local_read(&ring->tail);
+	tail = local_read(&ring->tail) + ring->given;
 	buf = ntkl_ring_buffer(ring, tail);
 	buffer_finish(lg, ring, buf);
 	if (!addresses)
@@ -553,29 +585,34 @@ u8 *ntkl_buffers_slot(struct ntkl_logger *lg, unsigned long slot)
 
 /*
  * Give the reader its next buffer (take_buffer() says which) where it
- * lies: held until the reader asks for another, *slot says which it is
- * and *records how many records it holds (0 for the header buffer).
- * Returns the buffer size, 0 if none is ready, or -EAGAIN if the next one
- * still has a writer finishing. Called with lg->lock held, so there is
- * one reader at a time.
+ * lies: held until the reader gives it back, *slot says which it is and
+ * *records how many records it holds (0 for the header buffer). Unless
+ * keep, the buffers held so far are given back first; with keep, -EBUSY
+ * if NTKL_NEXT_MAX_HELD are held. Returns the buffer size, 0 if none is
+ * ready, or -EAGAIN if the next one still has a writer finishing. Called
+ * with lg->lock held, so there is one reader at a time.
  */
 ssize_t ntkl_hold_buffer(struct ntkl_logger *lg, unsigned long *slot, u32 *records,
-			 bool addresses)
+			 bool addresses, bool keep)
 {
 	struct ntkl_cpu_ring *ring;
 	long taken;
 
-	ntkl_buffers_release(lg);
+	if (!keep)
+		ntkl_buffers_release(lg);
+	else if (lg->held_count == NTKL_NEXT_MAX_HELD)
+		return -EBUSY;
 	taken = take_buffer(lg, addresses, &ring);
 	if (taken < 0)
 		return taken == -ENOENT ? 0 : taken;
 	atomic64_inc(&lg->buffers_written);
-	WRITE_ONCE(lg->held, ring);
 	*slot = taken;
 	*records = 0;
 	/* complete (take_buffer()): every record reserved is committed */
 	if (ring)
-		*records = local_read(&ntkl_ring_buffer(ring, local_read(&ring->tail))->records);
+		*records = local_read(&ntkl_ring_buffer(ring, local_read(&ring->tail) +
+							ring->given)->records);
+	hold_push(lg, ring);
 	return lg->buffer_size;
 }
 
@@ -588,12 +625,12 @@ ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
 {
 	unsigned long slot;
 	u32 records;
-	ssize_t ret = ntkl_hold_buffer(lg, &slot, &records, addresses);
+	ssize_t ret = ntkl_hold_buffer(lg, &slot, &records, addresses, false);
 
 	if (ret <= 0)
 		return ret;
 	if (copy_to_user(ubuf, ntkl_buffers_slot(lg, slot), lg->buffer_size)) {
-		WRITE_ONCE(lg->held, NULL);	/* still at its ring's tail */
+		hold_pop_newest(lg);	/* still at its ring's tail */
 		if (!slot)
 			lg->header_read = false;
 		atomic64_dec(&lg->buffers_written);
