@@ -276,10 +276,11 @@ static long cached_data_pages(const char *path, unsigned long buffer_size, long 
 /*
  * On a disk (the VM's /scratch, ext4), asked with NTKL_DIRECT_IO=1, the
  * writer writes each buffer with direct I/O straight from its mapping of
- * the logger's buffers (the device reads ntkl's pages): the file passes
- * every check, and none of its data pages entered the page cache
- * (mincore(), the witness: the same capture written by default, buffered,
- * leaves them there).
+ * the logger's buffers (the device reads ntkl's pages), several writes in
+ * flight with io_uring, each buffer held meanwhile (NTKL_NEXT_KEEP): the
+ * file passes every check, and none of its data pages entered the page
+ * cache (mincore(), the witness: the same capture written by default,
+ * buffered, leaves them there).
  */
 CLI_TEST(direct_io_on_disk)
 {

@@ -52,28 +52,39 @@ static int pwrite_all(int fd, const uint8_t *p, size_t len, uint64_t off)
 	return 0;
 }
 
+bool ntkl_direct_usable(const struct ntkl_direct *d, const uint8_t *p, size_t len)
+{
+	return len && d->fd >= 0 && !((uintptr_t)p % d->mem_align);
+}
+
+int ntkl_direct_complete(struct ntkl_direct *d, int buffered_fd, const uint8_t *p,
+			 size_t len, uint64_t off, ssize_t res)
+{
+	if (res < 0 && res != -EINVAL)
+		return (int)res;
+	if (res < 0) {
+		/* alignment promised and then refused: buffered from now on */
+		ntkl_direct_close(d);
+	} else if ((size_t)res <= len) {
+		/* a short write (the disk filling up): the rest buffered */
+		p += res;
+		off += (uint64_t)res;
+		len -= (size_t)res;
+	}
+	return pwrite_all(buffered_fd, p, len, off);
+}
+
 int ntkl_direct_pwrite(struct ntkl_direct *d, int buffered_fd, const uint8_t *p,
 		       size_t len, uint64_t off)
 {
-	if (len && d->fd >= 0 && !((uintptr_t)p % d->mem_align)) {
-		ssize_t n;
+	ssize_t n;
 
-		do
-			n = pwrite(d->fd, p, len, (off_t)off);
-		while (n < 0 && errno == EINTR);
-		if (n < 0 && errno != EINVAL)
-			return -errno;
-		if (n < 0) {
-			/* alignment promised and then refused: buffered from now on */
-			ntkl_direct_close(d);
-		} else {
-			/* a short write (the disk filling up): the rest buffered */
-			p += n;
-			off += (uint64_t)n;
-			len -= (size_t)n;
-		}
-	}
-	return pwrite_all(buffered_fd, p, len, off);
+	if (!ntkl_direct_usable(d, p, len))
+		return pwrite_all(buffered_fd, p, len, off);
+	do
+		n = pwrite(d->fd, p, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	return ntkl_direct_complete(d, buffered_fd, p, len, off, n < 0 ? -errno : n);
 }
 
 void ntkl_direct_close(struct ntkl_direct *d)

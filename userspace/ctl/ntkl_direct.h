@@ -22,15 +22,18 @@
  * stays buffered for the few hundred bytes of header the writer patches
  * in place after every buffer (direct I/O would need whole blocks).
  *
- * A direct write returns only once the device has the data, and the
- * writer holds one buffer at a time (NEXT_BUFFER), so it cannot have two
- * writes in flight: where the device is slow next to the event rate, the
- * logger's buffers fill up while it waits. So the writer uses this only
- * when asked (ntkl_writer.h says how).
+ * A direct write returns only once the device has the data: where the
+ * device is slow next to the event rate, the logger's buffers fill up
+ * while the writer waits. Several writes in flight (ntkl_inflight.h, each
+ * buffer held meanwhile: NTKL_NEXT_KEEP) wait less, but under make bench's
+ * emulated disk still not enough (docs/design.md "Reading"), where the
+ * page cache absorbs it all. So the writer uses this only when asked
+ * (ntkl_writer.h says how).
  */
 #ifndef NTKL_DIRECT_H
 #define NTKL_DIRECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -60,6 +63,18 @@ int ntkl_direct_open(struct ntkl_direct *d, int fd, size_t unit, size_t mem);
  */
 int ntkl_direct_pwrite(struct ntkl_direct *d, int buffered_fd, const uint8_t *p,
 		       size_t len, uint64_t off);
+
+/* Whether len bytes at p may go direct: d open, and p aligned for it. */
+bool ntkl_direct_usable(const struct ntkl_direct *d, const uint8_t *p, size_t len);
+
+/*
+ * The end of a direct write of len bytes at p to off made elsewhere (in
+ * flight), res its result (bytes written, or -errno): what it left
+ * unwritten goes through buffered_fd, as ntkl_direct_pwrite() does. 0 or
+ * -errno.
+ */
+int ntkl_direct_complete(struct ntkl_direct *d, int buffered_fd, const uint8_t *p,
+			 size_t len, uint64_t off, ssize_t res);
 
 void ntkl_direct_close(struct ntkl_direct *d);
 

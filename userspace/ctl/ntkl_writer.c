@@ -87,6 +87,8 @@ int ntkl_writer_init(struct ntkl_writer *w, int in_fd, int out_fd,
 
 void ntkl_writer_free(struct ntkl_writer *w)
 {
+	/* writes in flight read the mapping: done before it goes */
+	ntkl_inflight_exit(&w->inflight);
 	if (w->map)
 		munmap((void *)w->map, w->map_len);
 	w->map = NULL;
@@ -123,7 +125,7 @@ static int on_disk(struct ntkl_writer *w, const uint8_t **p, size_t *len)
 	*len = w->buffer_size;
 	if (!w->cbuf)
 		return 0;
-	if (w->buffers == 0) {
+	if (w->taken == 0) {
 		/* the header buffer stays whole: readers need it as it is */
 		memcpy(&mode, w->buf + LOGFILE_HEADER_OFFSET +
 		       offsetof(struct trace_logfile_header, log_file_mode), sizeof(mode));
@@ -139,7 +141,7 @@ static int on_disk(struct ntkl_writer *w, const uint8_t **p, size_t *len)
 				w->cbuf + ETL_BUFFER_HEADER_SIZE,
 				w->cbuf_cap - ETL_BUFFER_HEADER_SIZE, &n)) {
 		snprintf(w->error, sizeof(w->error), "cannot compress buffer %llu",
-			 (unsigned long long)w->buffers);
+			 (unsigned long long)w->taken);
 		return -EIO;
 	}
 	bh.buffer_size = (uint32_t)(ETL_BUFFER_HEADER_SIZE + n);
@@ -187,8 +189,8 @@ static uint64_t count_records(const struct ntkl_writer *w)
 		return (uint64_t)w->cur_records;
 	memset(&b, 0, sizeof(b));
 	memcpy(&b.hdr, w->cur, sizeof(b.hdr));
-	b.index = (uint32_t)w->buffers;
-	b.offset = w->bytes;
+	b.index = (uint32_t)w->taken;
+	b.offset = w->next_offset;
 	b.data = w->cur;
 	/* the walk trusts filled: keep it inside the buffer we read */
 	if (b.hdr.saved_offset < ETL_BUFFER_HEADER_SIZE ||
@@ -420,40 +422,130 @@ static int fail(struct ntkl_writer *w, int err)
 	return err;
 }
 
+static int keep_whole(struct ntkl_writer *w);
+
+/* A buffer's write is done, and every earlier one's: it is in the file. */
+static int written(struct ntkl_writer *w, uint64_t off, size_t len, uint64_t events)
+{
+	w->buffers++;
+	w->events += events;
+	w->last_offset = off;
+	w->bytes = off + len;
+	return keep_whole(w);
+}
+
+/*
+ * The oldest write in flight, done (wait: waiting for it), its buffer
+ * to be given back: 1, 0 if none is done, or -errno. What a direct write
+ * left unwritten (refused, short) is written buffered first.
+ */
+static int complete_oldest(struct ntkl_writer *w, bool wait)
+{
+	struct ntkl_inflight_write iw;
+	int ret = ntkl_inflight_pop(&w->inflight, wait, &iw);
+
+	if (ret < 0) {
+		snprintf(w->error, sizeof(w->error), "waiting for buffer %llu's write: %s",
+			 (unsigned long long)w->buffers, strerror(-ret));
+		return fail(w, ret);
+	}
+	if (!ret)
+		return 0;
+	w->release++;
+	ret = ntkl_direct_complete(&w->direct, w->out_fd, iw.p, iw.len, iw.off, iw.res);
+	if (ret) {
+		snprintf(w->error, sizeof(w->error), "writing buffer %llu: %s",
+			 (unsigned long long)w->buffers, strerror(-ret));
+		return fail(w, ret);
+	}
+	ret = written(w, iw.off, iw.len, iw.events);
+	return ret < 0 ? ret : 1;
+}
+
+/*
+ * Every write in flight done. After a failure the file ends with the
+ * last buffer written whole: what came after it is cut off again.
+ */
+static void settle(struct ntkl_writer *w)
+{
+	struct ntkl_inflight_write iw;
+
+	while (w->inflight.count) {
+		if (w->failed ? ntkl_inflight_pop(&w->inflight, true, &iw) < 0 :
+				complete_oldest(w, true) < 0 && !w->failed)
+			break;
+	}
+	if (w->failed && w->async)
+		cut_back(w->out_fd, w->bytes);
+}
+
 /*
  * The logger's next buffer where it lies in the mapping (w->cur), the
  * header buffer copied to w->buf to be completed: 1, 0 at the end, or
- * -errno. The module keeps it for us until the next call.
+ * -errno. The module keeps it for us until we give it back: at the next
+ * call, or with writes in flight once its write is done.
  */
 static int next_mapped(struct ntkl_writer *w)
 {
 	struct ntkl_next_buffer nb;
-	int r;
+	int r, err;
 
-	do {
+	for (;;) {
+		/* writes done give their buffers back; a full queue waits for its oldest */
+		while (w->async && (r = complete_oldest(w, ntkl_inflight_full(&w->inflight))))
+			if (r < 0)
+				return r;
 		memset(&nb, 0, sizeof(nb));
 		nb.size = sizeof(nb);
+		if (w->async) {
+			/* while writes are in flight, wait for them rather than the logger */
+			nb.flags = NTKL_NEXT_KEEP | (w->inflight.count ? NTKL_NEXT_NOWAIT : 0);
+			nb.release = w->release;
+		}
 		r = ioctl(w->in_fd, NTKL_IOC_NEXT_BUFFER, &nb);
-	} while (r < 0 && errno == EINTR);
-	if (r < 0) {
-		int err = errno;
-
+		err = r < 0 ? errno : 0;
+		if (!r)
+			w->release = 0;
+		if (!r)
+			break;
+		/* given back even so, but for EINVAL (uapi/ntkl.h) */
+		if (err != EINVAL)
+			w->release = 0;
+		if (err == EINTR)
+			continue;
+		if (w->async && (err == EAGAIN || err == EBUSY) && w->inflight.count) {
+			r = complete_oldest(w, true);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (w->async && err == EINVAL) {
+			/* a buffering-mode logger (or an older module): one at a time */
+			settle(w);
+			if (w->failed)
+				return w->failed;
+			w->async = 0;
+			w->release = 0;
+			continue;
+		}
 		snprintf(w->error, sizeof(w->error), "reading buffer %llu from the logger: %s",
-			 (unsigned long long)w->buffers, strerror(err));
+			 (unsigned long long)w->taken, strerror(err));
 		return fail(w, -err);
 	}
-	if (nb.length == 0)
-		return 0;
+	if (nb.length == 0) {
+		settle(w);
+		return w->failed ? w->failed : 0;
+	}
 	if (nb.length != w->buffer_size || nb.offset > w->map_len - nb.length) {
 		snprintf(w->error, sizeof(w->error),
 			 "reading buffer %llu from the logger: %u bytes at %llu, past the %zu mapped",
-			 (unsigned long long)w->buffers, nb.length,
+			 (unsigned long long)w->taken, nb.length,
 			 (unsigned long long)nb.offset, w->map_len);
 		return fail(w, -EIO);
 	}
 	w->cur = w->map + nb.offset;
 	w->cur_records = nb.records;
-	if (w->buffers == 0) {
+	if (w->taken == 0) {
 		memcpy(w->buf, w->cur, w->buffer_size);
 		w->cur = w->buf;
 	}
@@ -479,7 +571,7 @@ static int read_one(struct ntkl_writer *w)
 		int err = errno;
 
 		snprintf(w->error, sizeof(w->error), "reading buffer %llu from the logger: %s",
-			 (unsigned long long)w->buffers, strerror(err));
+			 (unsigned long long)w->taken, strerror(err));
 		return fail(w, -err);
 	}
 	if (n == 0)
@@ -488,7 +580,7 @@ static int read_one(struct ntkl_writer *w)
 	if ((size_t)n != w->buffer_size) {
 		snprintf(w->error, sizeof(w->error),
 			 "reading buffer %llu from the logger: got %zd bytes, a buffer is %u",
-			 (unsigned long long)w->buffers, n, w->buffer_size);
+			 (unsigned long long)w->taken, n, w->buffer_size);
 		return fail(w, -EIO);
 	}
 	return 1;
@@ -541,37 +633,62 @@ static int complete_header(struct ntkl_writer *w)
 }
 
 /*
- * Direct I/O only when asked: one synchronous write per held buffer falls
- * behind a slow device (ntkl_direct.h), where the page cache absorbs it.
+ * At the first buffer, how to write them all (ntkl_writer.h): buffered,
+ * unless NTKL_DIRECT_IO=1 asks for direct I/O and the file system allows
+ * it; then with writes in flight where the buffers are mapped and the
+ * kernel has io_uring, else one at a time. Compressed buffers differ in
+ * size: never direct.
  */
-static bool direct_io_asked(void)
+static void choose_io(struct ntkl_writer *w)
 {
 	const char *v = getenv("NTKL_DIRECT_IO");
 
-	return v && !strcmp(v, "1");
+	if (w->cbuf || !v || strcmp(v, "1"))
+		return;
+	if (ntkl_direct_open(&w->direct, w->out_fd, w->buffer_size, page_size()))
+		return;
+	w->at_offsets = 1;
+	if (w->map && !ntkl_inflight_init(&w->inflight))
+		w->async = 1;
 }
 
-/* The buffer at w->cur to the file (compressed if asked), counted: 1 or -errno. */
-static int put_buffer(struct ntkl_writer *w)
+/*
+ * The buffer at w->cur to the file (compressed if asked), counted; one
+ * the logger gave (from_logger) is given back once written: 1 or -errno.
+ */
+static int put_buffer(struct ntkl_writer *w, bool from_logger)
 {
 	const uint8_t *data;
+	uint64_t events = 0;
 	size_t len;
 	int ret;
 
-	if (w->buffers > 0) {
+	if (w->taken > 0) {
 		memcpy(&w->last_data, w->cur, sizeof(w->last_data));
 		if (w->last_data.timestamp > w->max_time)
 			w->max_time = w->last_data.timestamp;
+		events = count_records(w);
 	}
 	ret = on_disk(w, &data, &len);
 	if (ret)
 		return fail(w, ret);
-	/* compressed buffers differ in size: no direct I/O for them */
-	if (w->buffers == 0 && !w->cbuf && direct_io_asked())
-		w->at_offsets = !ntkl_direct_open(&w->direct, w->out_fd, w->buffer_size,
-						  page_size());
+	if (w->taken == 0)
+		choose_io(w);
+	w->taken++;
+	/* a mapped buffer, in flight: given back once written */
+	if (w->async && from_logger && data != w->buf &&
+	    ntkl_direct_usable(&w->direct, data, len) &&
+	    !ntkl_inflight_submit(&w->inflight, w->direct.fd, data, (uint32_t)len,
+				  w->next_offset, events)) {
+		w->next_offset += len;
+		return 1;
+	}
+	/* here and now, after the writes in flight: the file grows in order */
+	settle(w);
+	if (w->failed)
+		return w->failed;
 	if (w->at_offsets)
-		ret = ntkl_direct_pwrite(&w->direct, w->out_fd, data, len, w->bytes);
+		ret = ntkl_direct_pwrite(&w->direct, w->out_fd, data, len, w->next_offset);
 	else
 		ret = ntkl_write_all(w->out_fd, data, len);
 	if (ret) {
@@ -580,12 +697,11 @@ static int put_buffer(struct ntkl_writer *w)
 		cut_back(w->out_fd, w->bytes);
 		return fail(w, ret);
 	}
-	if (w->buffers > 0)
-		w->events += count_records(w);
-	w->buffers++;
-	w->last_offset = w->bytes;
-	w->bytes += len;
-	return keep_whole(w);
+	if (w->async && from_logger)
+		w->release++;
+	w->next_offset += len;
+	ret = written(w, w->next_offset - len, len, events);
+	return ret < 0 ? ret : 1;
 }
 
 int ntkl_writer_step(struct ntkl_writer *w)
@@ -598,12 +714,12 @@ int ntkl_writer_step(struct ntkl_writer *w)
 	ret = read_one(w);
 	if (ret <= 0)
 		return ret;
-	if (w->buffers == 0) {
+	if (w->taken == 0) {
 		ret = complete_header(w);
 		if (ret)
 			return fail(w, ret);
 	}
-	return put_buffer(w);
+	return put_buffer(w, true);
 }
 
 /*
@@ -619,7 +735,7 @@ static int put_sysconfig(struct ntkl_writer *w)
 		return 0;
 	w->cur = w->buf;
 	w->cur_records = -1;
-	return put_buffer(w);
+	return put_buffer(w, false);
 }
 
 int ntkl_writer_drain(struct ntkl_writer *w)
@@ -723,6 +839,8 @@ int ntkl_writer_finish(struct ntkl_writer *w, const struct ntkl_properties *fina
 	struct etl_header_patch patch;
 	int ret;
 
+	/* the header counts what is in the file: every write done first */
+	settle(w);
 	if (w->buffers == 0) {
 		snprintf(w->error, sizeof(w->error),
 			 "the logger gave no buffer, not even the header: the file is empty");
@@ -751,6 +869,8 @@ int ntkl_writer_end(struct ntkl_writer *w, int error, struct ntkl_properties *fi
 
 	if (!error)
 		error = ntkl_writer_drain(w);
+	/* after an error too: what is in flight lands, or is cut off */
+	settle(w);
 	/* Windows writes SystemConfig at the end: the disks last */
 	if (!error) {
 		ret = put_sysconfig(w);

@@ -25,7 +25,12 @@
  * buffer with direct I/O where the file's file system allows
  * (ntkl_direct.h): the device takes a buffer straight from the logger's
  * pages, and no page-cache page is allocated, zeroed and filled for it.
- * Only the header patches go through the page cache.
+ * Where the buffers are mapped and the kernel has io_uring, up to
+ * NTKL_INFLIGHT_MAX writes are in flight (ntkl_inflight.h), each buffer
+ * held in the logger until its write is done (NTKL_NEXT_KEEP); else one
+ * at a time. A buffer counts as in the file (and in BuffersWritten) once
+ * its write and every earlier one are done. Only the header buffer and
+ * its patches go through the page cache.
  */
 #ifndef NTKL_WRITER_H
 #define NTKL_WRITER_H
@@ -34,6 +39,7 @@
 #include <stdint.h>
 
 #include "ntkl_direct.h"
+#include "ntkl_inflight.h"
 #include "uapi/ntkl.h"
 #include "uapi/ntkl_etw.h"
 
@@ -47,10 +53,16 @@ struct ntkl_writer {
 	const uint8_t *map;		/* the logger's buffers mapped, or NULL */
 	size_t map_len;
 	uint64_t buffers;		/* in the file, header buffer included */
-	uint64_t bytes;
+	uint64_t bytes;			/* ... and their bytes */
+	uint64_t taken;			/* buffers put: in the file or in flight */
+	uint64_t next_offset;		/* where the next buffer goes */
 	/* the file opened for direct writes (decided at the first buffer) */
 	struct ntkl_direct direct;
-	int at_offsets;			/* so every write is a pwrite() at bytes */
+	int at_offsets;			/* so every write is a pwrite() at its offset */
+	/* writes in flight, their buffers held in the logger (NTKL_NEXT_KEEP) */
+	struct ntkl_inflight inflight;
+	int async;			/* data buffers go through inflight */
+	uint32_t release;		/* held buffers done with: give back next */
 	uint64_t last_offset;		/* of the last buffer written */
 	struct wmi_buffer_header last_data;	/* the last data buffer's header */
 	int64_t max_time;		/* the latest data buffer's TimeStamp */
