@@ -399,11 +399,30 @@ static uint64_t walk_records(const uint8_t *data, size_t size)
 	return etl_count_records(&b);
 }
 
-static long next_buffer(int fd, struct ntkl_next_buffer *nb)
+/* NEXT_BUFFER with these flags and release, every out field zeroed. */
+static long next_with(int fd, struct ntkl_next_buffer *nb, uint32_t flags, uint32_t release)
 {
 	memset(nb, 0, sizeof(*nb));
 	nb->size = sizeof(*nb);
+	nb->flags = flags;
+	nb->release = release;
 	return ntkl_ctl(fd, NTKL_IOC_NEXT_BUFFER, nb);
+}
+
+static long next_buffer(int fd, struct ntkl_next_buffer *nb)
+{
+	return next_with(fd, nb, 0, 0);
+}
+
+/* A PROCESS logger of bs-byte buffers started, reader bound to it, *p queried. */
+static int start_bound(int ctl, int reader, const char *name, size_t bs,
+		       struct ntkl_properties *p)
+{
+	props_init(p, name, EVENT_TRACE_FLAG_PROCESS);
+	p->buffer_size_kb = bs / 1024;
+	if (ntkl_ctl(ctl, NTKL_IOC_START, p) || ntkl_bind_id(reader, p->logger_id))
+		return -1;
+	return ntkl_ctl(reader, NTKL_IOC_QUERY, p) ? -1 : 0;
 }
 
 TEST_F(abi, mapped_reading)
@@ -423,11 +442,7 @@ TEST_F(abi, mapped_reading)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-EINVAL, next_buffer(reader, &nb));
 
-	props_init(&p, "selftest abi map", EVENT_TRACE_FLAG_PROCESS);
-	p.buffer_size_kb = bs / 1024;
-	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_START, &p));
-	ASSERT_EQ(0, ntkl_bind_id(reader, p.logger_id));
-	ASSERT_EQ(0, ntkl_ctl(reader, NTKL_IOC_QUERY, &p));
+	ASSERT_EQ(0, start_bound(self->fd, reader, "selftest abi map", bs, &p));
 	len = (1 + (size_t)p.number_of_buffers) * bs;
 
 	/* never writable; not past the last slot */
@@ -528,11 +543,7 @@ TEST_F(abi, mapped_reading)
 
 static long next_keep(int fd, struct ntkl_next_buffer *nb, uint32_t flags, uint32_t release)
 {
-	memset(nb, 0, sizeof(*nb));
-	nb->size = sizeof(*nb);
-	nb->flags = NTKL_NEXT_KEEP | flags;
-	nb->release = release;
-	return ntkl_ctl(fd, NTKL_IOC_NEXT_BUFFER, nb);
+	return next_with(fd, nb, NTKL_NEXT_KEEP | flags, release);
 }
 
 /*
@@ -555,11 +566,7 @@ TEST_F(abi, mapped_reading_keep)
 
 	ASSERT_GE(reader, 0);
 	ASSERT_NE(NULL, copy);
-	props_init(&p, "selftest abi keep", EVENT_TRACE_FLAG_PROCESS);
-	p.buffer_size_kb = bs / 1024;
-	ASSERT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_START, &p));
-	ASSERT_EQ(0, ntkl_bind_id(reader, p.logger_id));
-	ASSERT_EQ(0, ntkl_ctl(reader, NTKL_IOC_QUERY, &p));
+	ASSERT_EQ(0, start_bound(self->fd, reader, "selftest abi keep", bs, &p));
 	len = (1 + (size_t)p.number_of_buffers) * bs;
 	m = mmap(NULL, len, PROT_READ, MAP_SHARED, reader, 0);
 	ASSERT_NE(MAP_FAILED, m) TH_LOG("mmap: %s", strerror(errno));
