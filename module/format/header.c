@@ -52,7 +52,7 @@ static void put_logfile_header(struct ntkl_logger *lg, u8 **pos)
 	/*
 	 * payload: the header, the logger name, an empty log file name: the
 	 * module writes no file, its reader does and names it (and completes
-	 * the time zone) in this buffer, userspace/ctl/ntkl_writer.c.
+	 * the time zone) in this buffer, userspace/ctl/etl_file.c.
 	 */
 	p = put_system_record(lg, pos, ETW_EVENT_HEADER, sizeof(*t) + name_bytes + 2);
 	t = (struct trace_logfile_header *)p;

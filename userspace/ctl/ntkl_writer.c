@@ -11,25 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "etl/etl_reader.h"
-#include "etl/etl_utf16.h"
 #include "etl/etl_xpress.h"
-#include "ntkl_state.h"
 #include "ntkl_sysconfig.h"
+#include "ntkl_time_zone.h"
 #include "ntkl_writer.h"
 #include "ctl/ntkl_ctl.h"
-
-/* The Header event: first record of buffer 0, a SYSTEM64 header, then this. */
-#define HEADER_EVENT_OFFSET	ETL_BUFFER_HEADER_SIZE
-#define LOGFILE_HEADER_OFFSET	(HEADER_EVENT_OFFSET + sizeof(struct system_trace_header))
-#define PATCH_BYTES		(LOGFILE_HEADER_OFFSET + sizeof(struct trace_logfile_header))
 
 static size_t page_size(void)
 {
@@ -127,10 +119,10 @@ static int on_disk(struct ntkl_writer *w, const uint8_t **p, size_t *len)
 		return 0;
 	if (w->taken == 0) {
 		/* the header buffer stays whole: readers need it as it is */
-		memcpy(&mode, w->buf + LOGFILE_HEADER_OFFSET +
+		memcpy(&mode, w->buf + ETL_LOGFILE_HEADER_OFFSET +
 		       offsetof(struct trace_logfile_header, log_file_mode), sizeof(mode));
 		mode |= EVENT_TRACE_COMPRESSED_MODE;
-		memcpy(w->buf + LOGFILE_HEADER_OFFSET +
+		memcpy(w->buf + ETL_LOGFILE_HEADER_OFFSET +
 		       offsetof(struct trace_logfile_header, log_file_mode), &mode, sizeof(mode));
 		return 0;
 	}
@@ -149,21 +141,6 @@ static int on_disk(struct ntkl_writer *w, const uint8_t **p, size_t *len)
 	memcpy(w->cbuf, &bh, sizeof(bh));
 	*p = w->cbuf;
 	*len = bh.buffer_size;
-	return 0;
-}
-
-int ntkl_write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
 	return 0;
 }
 
@@ -198,221 +175,6 @@ static uint64_t count_records(const struct ntkl_writer *w)
 		return 0;
 	b.filled = b.hdr.saved_offset;
 	return etl_count_records(&b);
-}
-
-static void ascii_to_utf16(const char *src, uint16_t *dst, size_t units)
-{
-	size_t i;
-
-	memset(dst, 0, units * 2);
-	for (i = 0; src && src[i] && i + 1 < units; i++)
-		dst[i] = (unsigned char)src[i];
-}
-
-/* Windows' recurring date of a transition: the wall clock before it. */
-static void transition_date(time_t t, long old_gmtoff, struct etw_systemtime *d)
-{
-	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	time_t wall = t + old_gmtoff;
-	struct tm tm;
-	int days;
-
-	gmtime_r(&wall, &tm);
-	days = mdays[tm.tm_mon];
-	if (tm.tm_mon == 1 && ((tm.tm_year % 4 == 0 && tm.tm_year % 100 != 0) ||
-			       (tm.tm_year + 1900) % 400 == 0))
-		days = 29;
-	memset(d, 0, sizeof(*d));
-	d->month = (uint16_t)(tm.tm_mon + 1);
-	d->day_of_week = (uint16_t)tm.tm_wday;
-	/* the n-th such weekday of the month; 5 if it is the last */
-	d->day = tm.tm_mday + 7 > days ? 5 : (uint16_t)((tm.tm_mday - 1) / 7 + 1);
-	d->hour = (uint16_t)tm.tm_hour;
-	d->minute = (uint16_t)tm.tm_min;
-	d->second = (uint16_t)tm.tm_sec;
-}
-
-/* The first second in (lo, hi] whose tm_isdst differs from lo's. */
-static time_t find_change(time_t lo, time_t hi)
-{
-	struct tm a, m;
-
-	localtime_r(&lo, &a);
-	while (hi - lo > 1) {
-		time_t mid = lo + (hi - lo) / 2;
-
-		localtime_r(&mid, &m);
-		if (m.tm_isdst == a.tm_isdst && m.tm_gmtoff == a.tm_gmtoff)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi;
-}
-
-void ntkl_time_zone(int64_t now, struct etw_time_zone_information *tz)
-{
-	time_t t = (time_t)now, year_start, step, when;
-	struct tm tm, prev, cur;
-	long std_off, dst_off;
-	bool have_std = false, have_dst = false;
-	char std_name[32] = "", dst_name[32] = "";
-
-	memset(tz, 0, sizeof(*tz));
-	tzset();
-	localtime_r(&t, &tm);
-	tm.tm_mon = 0;
-	tm.tm_mday = 1;
-	tm.tm_hour = 0;
-	tm.tm_min = 0;
-	tm.tm_sec = 0;
-	tm.tm_isdst = -1;
-	year_start = mktime(&tm);
-	std_off = tm.tm_gmtoff;
-	dst_off = tm.tm_gmtoff;
-	/* walk the year by hours; each change found to the second */
-	localtime_r(&year_start, &prev);
-	for (step = year_start; step < year_start + 366 * 86400; step += 3600) {
-		time_t next = step + 3600;
-
-		localtime_r(&next, &cur);
-		if (cur.tm_isdst != prev.tm_isdst || cur.tm_gmtoff != prev.tm_gmtoff) {
-			when = find_change(step, next);
-			localtime_r(&when, &cur);
-			if (cur.tm_isdst > 0 && !have_dst) {
-				/* summer time begins: DaylightDate, in standard time */
-				transition_date(when, prev.tm_gmtoff, &tz->daylight_date);
-				have_dst = true;
-			} else if (cur.tm_isdst == 0 && !have_std) {
-				transition_date(when, prev.tm_gmtoff, &tz->standard_date);
-				have_std = true;
-			}
-		}
-		if (cur.tm_isdst > 0) {
-			dst_off = cur.tm_gmtoff;
-			snprintf(dst_name, sizeof(dst_name), "%s", cur.tm_zone ? cur.tm_zone : "");
-		} else {
-			std_off = cur.tm_gmtoff;
-			snprintf(std_name, sizeof(std_name), "%s", cur.tm_zone ? cur.tm_zone : "");
-		}
-		prev = cur;
-	}
-	tz->bias = (int32_t)(-std_off / 60);
-	tz->standard_bias = 0;
-	if (have_dst && have_std) {
-		tz->daylight_bias = (int32_t)(-(dst_off - std_off) / 60);
-	} else {
-		memset(&tz->standard_date, 0, sizeof(tz->standard_date));
-		memset(&tz->daylight_date, 0, sizeof(tz->daylight_date));
-		tz->daylight_bias = 0;
-	}
-	ascii_to_utf16(std_name, tz->standard_name, 32);
-	ascii_to_utf16(dst_name[0] ? dst_name : std_name, tz->daylight_name, 32);
-}
-
-/* Bytes of the NUL-terminated UTF-16 string at p (terminator in), or 0. */
-static size_t utf16_bytes(const uint8_t *p, size_t max)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < max; i += 2)
-		if (!p[i] && !p[i + 1])
-			return i + 2;
-	return 0;
-}
-
-#define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
-
-int etl_header_complete(uint8_t *buf, size_t size, const char *log_file_name,
-			const struct etw_time_zone_information *tz,
-			char *err, size_t err_size)
-{
-	struct wmi_buffer_header bh;
-	struct system_trace_header ev;
-	uint8_t name16[2 * PATH_MAX + 2];
-	size_t strings, logger_bytes, file_bytes, old_file_bytes;
-	size_t old_end, new_end, filled, new_size;
-
-	if (size < PATCH_BYTES) {
-		snprintf(err, err_size, "a %zu-byte buffer holds no header", size);
-		return -1;
-	}
-	memcpy(&bh, buf, sizeof(bh));
-	memcpy(&ev, buf + HEADER_EVENT_OFFSET, sizeof(ev));
-	filled = bh.saved_offset;
-	if (((ev.marker >> 16) & 0xFF) != ETW_HEADER_TYPE_SYSTEM64 ||
-	    ev.hook_id != ETW_EVENT_HEADER_HOOK || ev.size < PATCH_BYTES - HEADER_EVENT_OFFSET ||
-	    filled > size || HEADER_EVENT_OFFSET + ALIGN8(ev.size) > filled) {
-		snprintf(err, err_size,
-			 "buffer 0 does not start with the Header event (marker 0x%08x, hook 0x%04x, size 0x%x)",
-			 ev.marker, ev.hook_id, ev.size);
-		return -1;
-	}
-	if (tz) {
-		struct trace_logfile_header h;
-
-		memcpy(&h, buf + LOGFILE_HEADER_OFFSET, sizeof(h));
-		h.time_zone = *tz;
-		memcpy(buf + LOGFILE_HEADER_OFFSET, &h, sizeof(h));
-	}
-	if (!log_file_name)
-		return 0;
-	strings = PATCH_BYTES;
-	old_end = HEADER_EVENT_OFFSET + ev.size;
-	logger_bytes = utf16_bytes(buf + strings, old_end - strings);
-	old_file_bytes = logger_bytes ? utf16_bytes(buf + strings + logger_bytes,
-						    old_end - strings - logger_bytes) : 0;
-	if (!old_file_bytes) {
-		snprintf(err, err_size, "the Header event's names are not terminated");
-		return -1;
-	}
-	file_bytes = etl_utf8_to_utf16(log_file_name, name16, sizeof(name16));
-	if (!file_bytes) {
-		snprintf(err, err_size, "the file name is too long for the Header event");
-		return -1;
-	}
-	new_size = strings + logger_bytes + file_bytes - HEADER_EVENT_OFFSET;
-	old_end = HEADER_EVENT_OFFSET + ALIGN8(ev.size);
-	new_end = HEADER_EVENT_OFFSET + ALIGN8(new_size);
-	if (new_size > UINT16_MAX || filled - old_end + new_end > size) {
-		snprintf(err, err_size, "the file name does not fit in the header buffer");
-		return -1;
-	}
-	/* the records after the Header event move with its end */
-	memmove(buf + new_end, buf + old_end, filled - old_end);
-	memcpy(buf + strings + logger_bytes, name16, file_bytes);
-	memset(buf + strings + logger_bytes + file_bytes, 0,
-	       new_end - (strings + logger_bytes + file_bytes));
-	ev.size = (uint16_t)new_size;
-	memcpy(buf + HEADER_EVENT_OFFSET, &ev, sizeof(ev));
-	filled = filled - old_end + new_end;
-	memset(buf + filled, ETW_BUFFER_FILL_BYTE, size - filled);
-	bh.saved_offset = (uint32_t)filled;
-	bh.current_offset = (uint32_t)filled;
-	bh.offset = (uint32_t)filled;
-	memcpy(buf, &bh, sizeof(bh));
-	return 0;
-}
-
-int etl_mark_last_buffer_fd(int fd, uint64_t last, char *err, size_t err_size)
-{
-	off_t at = (off_t)last + (off_t)offsetof(struct wmi_buffer_header, buffer_flag);
-	uint16_t flag;
-
-	if (!last)
-		return 0;	/* the header buffer alone carries it already */
-	if (pread(fd, &flag, sizeof(flag), at) != (ssize_t)sizeof(flag)) {
-		snprintf(err, err_size, "reading the last buffer back: %s",
-			 strerror(errno ? errno : EIO));
-		return -EIO;
-	}
-	flag |= ETW_BUFFER_FLAG_FLUSH_MARKER;
-	if (pwrite(fd, &flag, sizeof(flag), at) != (ssize_t)sizeof(flag)) {
-		snprintf(err, err_size, "marking the last buffer: %s",
-			 strerror(errno ? errno : EIO));
-		return -EIO;
-	}
-	return 0;
 }
 
 /* Remember the first failure: every later step returns it. */
@@ -747,91 +509,11 @@ int ntkl_writer_drain(struct ntkl_writer *w)
 	return ret;
 }
 
-int64_t etl_filetime_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ETW_FILETIME_UNIX_EPOCH + (int64_t)ts.tv_sec * ETW_FILETIME_PER_SECOND +
-	       ts.tv_nsec / 100;
-}
-
-static uint32_t clamp32(uint64_t v)
-{
-	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
-}
-
 void ntkl_writer_patch_from(const struct ntkl_writer *w,
 			   const struct ntkl_properties *final,
 			   struct etl_header_patch *patch)
 {
-	memset(patch, 0, sizeof(*patch));
-	patch->end_time = etl_filetime_now();
-	patch->buffers_written = clamp32(w->buffers);
-	if (final) {
-		patch->events_lost = clamp32(final->events_lost);
-		patch->buffers_lost = clamp32(final->log_buffers_lost);
-	}
-}
-
-int etl_header_patch_mem(uint8_t *data, size_t len,
-			 const struct etl_header_patch *patch,
-			 char *err, size_t err_size)
-{
-	struct system_trace_header ev;
-	struct trace_logfile_header h;
-
-	if (len < PATCH_BYTES) {
-		snprintf(err, err_size, "the file is %zu bytes, too short for a header buffer",
-			 len);
-		return -1;
-	}
-	memcpy(&ev, data + HEADER_EVENT_OFFSET, sizeof(ev));
-	if (((ev.marker >> 16) & 0xFF) != ETW_HEADER_TYPE_SYSTEM64 ||
-	    ev.hook_id != ETW_EVENT_HEADER_HOOK ||
-	    ev.size < sizeof(ev) + sizeof(h)) {
-		snprintf(err, err_size,
-			 "buffer 0 does not start with the Header event (marker 0x%08x, hook 0x%04x, size 0x%x)",
-			 ev.marker, ev.hook_id, ev.size);
-		return -1;
-	}
-	memcpy(&h, data + LOGFILE_HEADER_OFFSET, sizeof(h));
-	h.end_time = patch->end_time;
-	h.buffers_written = patch->buffers_written;
-	h.events_lost = patch->events_lost;
-	h.buffers_lost = patch->buffers_lost;
-	memcpy(data + LOGFILE_HEADER_OFFSET, &h, sizeof(h));
-	return 0;
-}
-
-int etl_header_patch_fd(int fd, const struct etl_header_patch *patch,
-			char *err, size_t err_size)
-{
-	uint8_t head[PATCH_BYTES];
-	ssize_t n;
-
-	n = pread(fd, head, sizeof(head), 0);
-	if (n < 0) {
-		int e = errno;
-
-		snprintf(err, err_size, "reading the header buffer back: %s", strerror(e));
-		return -e;
-	}
-	if (etl_header_patch_mem(head, (size_t)n, patch, err, err_size))
-		return -EINVAL;
-	n = pwrite(fd, head + LOGFILE_HEADER_OFFSET,
-		   sizeof(head) - LOGFILE_HEADER_OFFSET, LOGFILE_HEADER_OFFSET);
-	if (n < 0) {
-		int e = errno;
-
-		snprintf(err, err_size, "patching the header: %s", strerror(e));
-		return -e;
-	}
-	if ((size_t)n != sizeof(head) - LOGFILE_HEADER_OFFSET) {
-		snprintf(err, err_size, "patching the header: short write");
-		return -EIO;
-	}
-	return 0;
+	etl_header_patch_init(patch, w->buffers, final);
 }
 
 int ntkl_writer_finish(struct ntkl_writer *w, const struct ntkl_properties *final)
@@ -896,104 +578,3 @@ int ntkl_writer_end(struct ntkl_writer *w, int error, struct ntkl_properties *fi
 	return ret;
 }
 
-int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
-		      uint64_t *buffers, char *err, size_t err_size)
-{
-	struct wmi_buffer_header bh;
-	struct etl_header_patch patch;
-	struct ntkl_writer w = { .buffers = 0 };
-	uint64_t whole = 0, last = 0;
-	struct stat st;
-	int fd, ret = 0;
-
-	*buffers = 0;
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, err_size, "cannot open %s: %s", path, strerror(-ret));
-		return ret;
-	}
-	if (fstat(fd, &st) < 0 || pread(fd, &bh, sizeof(bh), 0) != (ssize_t)sizeof(bh)) {
-		snprintf(err, err_size, "%s: no header buffer to complete", path);
-		ret = -EINVAL;
-		goto out;
-	}
-	/* buffer 0, the header buffer, is never compressed: a sane size or no ETL file */
-	if (bh.buffer_size < PATCH_BYTES || bh.buffer_size > NTKL_MAX_BUFFER_KB * 1024) {
-		snprintf(err, err_size, "%s: buffer 0 has BufferSize 0x%x: not an ntkl file",
-			 path, bh.buffer_size);
-		ret = -EINVAL;
-		goto out;
-	}
-	/* buffer by buffer: a compressed one's BufferSize is its own */
-	for (uint64_t off = 0;;) {
-		struct wmi_buffer_header next;
-
-		if ((uint64_t)st.st_size - off < sizeof(next) ||
-		    pread(fd, &next, sizeof(next), (off_t)off) != (ssize_t)sizeof(next) ||
-		    next.buffer_size < ETL_BUFFER_HEADER_SIZE ||
-		    next.buffer_size > (uint64_t)st.st_size - off) {
-			whole = off;
-			break;
-		}
-		last = off;
-		off += next.buffer_size;
-		w.buffers++;
-	}
-	if (whole < (uint64_t)st.st_size && ftruncate(fd, (off_t)whole) < 0) {
-		ret = -errno;
-		snprintf(err, err_size, "%s: cannot cut the partial buffer off: %s", path,
-			 strerror(-ret));
-		goto out;
-	}
-	ntkl_writer_patch_from(&w, final, &patch);
-	ret = etl_header_patch_fd(fd, &patch, err, err_size);
-	if (!ret)
-		ret = etl_mark_last_buffer_fd(fd, w.buffers > 1 ? last : 0, err, err_size);
-	if (!ret && fsync(fd) < 0 && errno != EINVAL && errno != EROFS) {
-		ret = -errno;
-		snprintf(err, err_size, "%s: fsync: %s", path, strerror(-ret));
-	}
-	if (!ret)
-		*buffers = w.buffers;
-out:
-	close(fd);
-	return ret;
-}
-
-int ntkl_output_create(const char *path, char *err, size_t err_size)
-{
-	struct ntkl_writer_state other;
-	int fd, e;
-
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		e = errno;
-		snprintf(err, err_size, "cannot create %s: %s", path, strerror(e));
-		return -e;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		e = errno;
-		close(fd);
-		if (e != EWOULDBLOCK) {
-			snprintf(err, err_size, "cannot lock %s: %s", path, strerror(e));
-			return -e;
-		}
-		if (!ntkl_state_find_file(path, &other))
-			snprintf(err, err_size,
-				 "%s is being written by logger %s (writer pid %ld): ERROR_ALREADY_EXISTS: choose another file, or ntkl stop %s first",
-				 path, other.logger, other.pid, other.logger);
-		else
-			snprintf(err, err_size,
-				 "%s is being written by another ntkl command (record or save): ERROR_ALREADY_EXISTS: choose another file",
-				 path);
-		return -EEXIST;
-	}
-	if (ftruncate(fd, 0) < 0) {
-		e = errno;
-		close(fd);
-		snprintf(err, err_size, "cannot empty %s: %s", path, strerror(e));
-		return -e;
-	}
-	return fd;
-}

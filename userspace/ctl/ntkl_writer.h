@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "etl_file.h"
 #include "ntkl_direct.h"
 #include "ntkl_inflight.h"
 #include "uapi/ntkl.h"
@@ -75,18 +76,7 @@ struct ntkl_writer {
 	char error[320];		/* why the last call failed */
 };
 
-/* What the end patches into the Header event. */
-struct etl_header_patch {
-	int64_t end_time;		/* FILETIME */
-	uint32_t buffers_written;
-	uint32_t events_lost;
-	uint32_t buffers_lost;
-};
-
 /* Set up w; the descriptors stay the caller's. 0 or -ENOMEM. */
-/* len bytes to fd, through short writes and EINTR: 0 or -errno */
-int ntkl_write_all(int fd, const uint8_t *p, size_t len);
-
 int ntkl_writer_init(struct ntkl_writer *w, int in_fd, int out_fd,
 		    uint32_t buffer_size);
 void ntkl_writer_free(struct ntkl_writer *w);
@@ -121,18 +111,6 @@ void ntkl_writer_patch_from(const struct ntkl_writer *w,
 			   const struct ntkl_properties *final,
 			   struct etl_header_patch *patch);
 
-/*
- * Patch the Header event in the first len bytes of a file (buffer 0):
- * 0, or -1 with a reason in err if buffer 0 does not start with one.
- */
-int etl_header_patch_mem(uint8_t *data, size_t len,
-			 const struct etl_header_patch *patch,
-			 char *err, size_t err_size);
-
-/* Same on the file open at fd (pread, patch, pwrite): 0 or -errno/-EINVAL. */
-int etl_header_patch_fd(int fd, const struct etl_header_patch *patch,
-			char *err, size_t err_size);
-
 /* Patch the file with the final properties and fsync it: 0 or -errno. */
 int ntkl_writer_finish(struct ntkl_writer *w, const struct ntkl_properties *final);
 
@@ -147,56 +125,5 @@ int ntkl_writer_finish(struct ntkl_writer *w, const struct ntkl_properties *fina
  */
 int ntkl_writer_end(struct ntkl_writer *w, int error, struct ntkl_properties *final);
 
-/*
- * Complete a file whose writer died (SIGKILL, OOM) before patching it:
- * cut a partly written buffer off the end and patch the header with the
- * whole buffers found (*buffers) and the logger's final counters (final
- * may be NULL). 0, or -errno with a reason in err.
- */
-int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
-		      uint64_t *buffers, char *err, size_t err_size);
-
-/*
- * Create (or empty) the ETL file at path for one writer: a descriptor,
- * with an exclusive flock() held for as long as it (or a fork's copy) is
- * open, or -errno with a one-line reason in err: -EEXIST when another
- * ntkl writer holds the file (naming its logger when it is a background
- * writer: two loggers on one file would lose the first one's events).
- * The file is only emptied once the lock is ours.
- */
-int ntkl_output_create(const char *path, char *err, size_t err_size);
-
-/*
- * The local time zone (TZ, else /etc/localtime) as TIME_ZONE_INFORMATION:
- * Bias, StandardBias 0, DaylightBias, the zone's abbreviations as names,
- * and the year's transitions of now as Windows' recurring dates (year 0,
- * month, weekday, week of the month with 5 the last, the local time the
- * clocks show before they change). A zone without summer time has zero
- * dates and DaylightBias 0.
- */
-void ntkl_time_zone(int64_t now, struct etw_time_zone_information *tz);
-
-/*
- * Complete the header buffer (size bytes at buf) as the one that writes
- * the file: the Header event's LogFileName (UTF-8 path, made UTF-16; the
- * records after it move up) and its TimeZone (tz; NULL keeps the
- * module's). 0, or -1 with a reason in err if buf holds no Header event
- * or the name does not fit.
- */
-int etl_header_complete(uint8_t *buf, size_t size, const char *log_file_name,
-			const struct etw_time_zone_information *tz,
-			char *err, size_t err_size);
-
-/*
- * Set FLUSH_MARKER on the last of a file's buffers, the one at file
- * offset last (0: the header buffer is the only one, and has it), as
- * Windows marks the buffer its final flush wrote. A compressed file's
- * buffers differ in size, so the caller says where it is. 0 or -errno
- * with a reason in err.
- */
-int etl_mark_last_buffer_fd(int fd, uint64_t last, char *err, size_t err_size);
-
-/* FILETIME (100 ns since 1601) of the real-time clock now. */
-int64_t etl_filetime_now(void);
 
 #endif /* NTKL_WRITER_H */

@@ -18,7 +18,7 @@
 #endif
 
 #include "um_internal.h"
-#include "ctl/ntkl_writer.h"
+#include "ctl/etl_file.h"
 #include "uapi/ntkl_etw.h"
 
 static uint64_t mono_ns(void)

@@ -4,7 +4,7 @@
  * the thread takes it, the header patched after each (so that a file cut
  * by a crash reads whole) and at the end (EndTime, BuffersWritten,
  * EventsLost, BuffersLost), with the ntkl writer's own pieces
- * (userspace/ctl/ntkl_writer.h).
+ * (userspace/ctl/etl_file.h).
  *
  * EVENT_TRACE_COMPRESSED_MODE, as seed 003 describes user-mode loggers
  * (Windows 8.1 and later): each trace buffer becomes its header
@@ -33,7 +33,8 @@
 #include <unistd.h>
 
 #include "um_internal.h"
-#include "ctl/ntkl_writer.h"
+#include "ctl/etl_file.h"
+#include "ctl/ntkl_time_zone.h"
 #include "etl/etl_xpress.h"
 #include "uapi/ntkl_etw.h"
 

@@ -6,7 +6,7 @@
  * only system loggers write). LogFileMode carries the private-logger bits
  * (EVENT_TRACE_PRIVATE_LOGGER_MODE | EVENT_TRACE_PRIVATE_IN_PROC). The
  * file name and the time zone are filled in by the writer's own code
- * (etl_header_complete(), ntkl_time_zone() in userspace/ctl/ntkl_writer.c),
+ * (etl_header_complete() in userspace/ctl/etl_file.c, ntkl_time_zone()),
  * EndTime and the counters patched at stop (etl_header_patch_fd()).
  */
 #define _GNU_SOURCE

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "um_internal.h"
-#include "ctl/ntkl_writer.h"
+#include "ctl/etl_file.h"
 #include "uapi/ntkl.h"
 
 static __thread char um_error[320];

@@ -20,6 +20,7 @@
 #include "etl/etl_events.h"
 #include "etl/etl_decode.h"
 #include "etl/etl_xpress.h"
+#include "ctl/ntkl_time_zone.h"
 #include "ctl/ntkl_writer.h"
 
 #define SPDL	"airbus-etl-parser__ShutdownPerfDiagLogger.etl"

@@ -22,6 +22,7 @@
 #include "etl/etl_dump.h"
 #include "etl/etl_reader.h"
 #include "etl/etl_events.h"
+#include "ctl/ntkl_time_zone.h"
 #include "ctl/ntkl_writer.h"
 
 #define BUF_SIZE	4096
