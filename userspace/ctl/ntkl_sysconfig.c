@@ -283,13 +283,20 @@ static bool parse_mount(char *line, char **dev, char **mnt, char **type)
 	return *type != NULL;
 }
 
-static void write_logdisks(struct sysconfig *sc)
+/* The mount table, under sc->root (a test's fake /proc), or NULL. */
+static FILE *open_mountinfo(const struct sysconfig *sc)
 {
-	char path[512], line[1024];
-	FILE *f;
+	char path[512];
 
 	snprintf(path, sizeof(path), "%s/proc/self/mountinfo", sc->root);
-	f = fopen(path, "r");
+	return fopen(path, "r");
+}
+
+static void write_logdisks(struct sysconfig *sc)
+{
+	FILE *f = open_mountinfo(sc);
+	char line[1024];
+
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
@@ -332,11 +339,9 @@ static void write_logdisks(struct sysconfig *sc)
 /* The root filesystem's "major:minor", from the mount table. */
 static void find_root(struct sysconfig *sc)
 {
-	char path[512], line[1024];
-	FILE *f;
+	FILE *f = open_mountinfo(sc);
+	char line[1024];
 
-	snprintf(path, sizeof(path), "%s/proc/self/mountinfo", sc->root);
-	f = fopen(path, "r");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {

@@ -266,13 +266,11 @@ static int next_mapped(struct ntkl_writer *w)
 		}
 		r = ioctl(w->in_fd, NTKL_IOC_NEXT_BUFFER, &nb);
 		err = r < 0 ? errno : 0;
-		if (!r)
+		/* given back, and on every error but EINVAL too (uapi/ntkl.h) */
+		if (err != EINVAL)
 			w->release = 0;
 		if (!r)
 			break;
-		/* given back even so, but for EINVAL (uapi/ntkl.h) */
-		if (err != EINVAL)
-			w->release = 0;
 		if (err == EINTR)
 			continue;
 		if (w->async && (err == EAGAIN || err == EBUSY) && w->inflight.count) {
