@@ -12,17 +12,17 @@
  * moments).
  *
  * The program is written as BPF instructions, so building it needs no
- * BPF compiler, and the bpf() system call is used directly (linux/bpf.h of
- * linux-libc-dev), so the binary stays static like the other workloads:
- * the test VM has no C library.
+ * BPF compiler; libbpf's low-level API (bpf/bpf.h of libbpf-dev) creates
+ * the map, loads the program and attaches it, linked statically like the
+ * other workloads: the test VM has no C library.
  */
-#include <errno.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <linux/bpf.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "wl_util.h"
@@ -43,27 +43,6 @@
 #define LD_MAP_FD(d, fd) \
 	INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), INSN(0, 0, 0, 0, 0)
 
-static long sys_bpf(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
-
-/* CPUs the kernel may have: a per-CPU map's value has one slot each. */
-static int possible_cpus(void)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
-	int first = 0, last = 0, n;
-
-	if (!f)
-		return -1;
-	/* "0-3" or "0": the possible CPUs are always 0..last */
-	n = fscanf(f, "%d-%d", &first, &last);
-	fclose(f);
-	if (n < 1)
-		return -1;
-	return (n == 2 ? last : first) + 1;
-}
-
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -71,29 +50,26 @@ static void on_signal(int sig)
 
 int main(void)
 {
-	union bpf_attr attr;
 	char log[4096] = "";
+	LIBBPF_OPTS(bpf_prog_load_opts, load, .log_buf = log, .log_size = sizeof(log),
+		    .log_level = 1);
 	uint64_t ctxt0, sum = 0;
 	uint32_t key = 0;
 	sigset_t stop;
-	int map, prog, link, cpus, i, sig;
+	int map, prog, link, cpus, i, sig, ret;
 
-	cpus = possible_cpus();
+	cpus = libbpf_num_possible_cpus();
 	if (cpus <= 0 || cpus > 8192) {
 		fprintf(stderr, "bpfcount: cannot read /sys/devices/system/cpu/possible\n");
 		return 1;
 	}
 	uint64_t values[cpus];
 
-	memset(&attr, 0, sizeof(attr));
-	attr.map_type = BPF_MAP_TYPE_PERCPU_ARRAY;
-	attr.key_size = sizeof(key);
-	attr.value_size = sizeof(uint64_t);
-	attr.max_entries = 1;
-	map = sys_bpf(BPF_MAP_CREATE, &attr);
+	map = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "bpfcount", sizeof(key),
+			     sizeof(uint64_t), 1, NULL);
 	if (map < 0) {
 		fprintf(stderr, "bpfcount: cannot create the counter map: %s (run as root, a kernel with CONFIG_BPF_SYSCALL)\n",
-			strerror(errno));
+			strerror(-map));
 		return 1;
 	}
 
@@ -112,18 +88,11 @@ int main(void)
 		EXIT(),
 	};
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT;
-	attr.insns = (uintptr_t)insns;
-	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
-	attr.license = (uintptr_t)"GPL";
-	attr.log_buf = (uintptr_t)log;
-	attr.log_size = sizeof(log);
-	attr.log_level = 1;
-	prog = sys_bpf(BPF_PROG_LOAD, &attr);
+	prog = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "bpfcount", "GPL", insns,
+			     sizeof(insns) / sizeof(insns[0]), &load);
 	if (prog < 0) {
 		fprintf(stderr, "bpfcount: the verifier refused the program: %s\n%s\n",
-			strerror(errno), log);
+			strerror(-prog), log);
 		return 1;
 	}
 
@@ -135,12 +104,9 @@ int main(void)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.raw_tracepoint.name = (uintptr_t)"sched_switch";
-	attr.raw_tracepoint.prog_fd = prog;
-	link = sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &attr);
+	link = bpf_raw_tracepoint_open("sched_switch", prog);
 	if (link < 0) {
-		fprintf(stderr, "bpfcount: cannot attach to sched_switch: %s\n", strerror(errno));
+		fprintf(stderr, "bpfcount: cannot attach to sched_switch: %s\n", strerror(-link));
 		return 1;
 	}
 	ctxt0 = wl_ctxt();
@@ -151,12 +117,9 @@ int main(void)
 	close(link);		/* detached: the counters stop */
 	ctxt0 = wl_ctxt() - ctxt0;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.map_fd = map;
-	attr.key = (uintptr_t)&key;
-	attr.value = (uintptr_t)values;
-	if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr) < 0) {
-		fprintf(stderr, "bpfcount: cannot read the counters: %s\n", strerror(errno));
+	ret = bpf_map_lookup_elem(map, &key, values);
+	if (ret < 0) {
+		fprintf(stderr, "bpfcount: cannot read the counters: %s\n", strerror(-ret));
 		return 1;
 	}
 	for (i = 0; i < cpus; i++)
