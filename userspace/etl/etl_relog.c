@@ -381,9 +381,10 @@ static int check_buffer_size(const struct etl_file *f, struct etl_error *err)
 	size_t least = ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header) +
 		       sizeof(struct trace_logfile_header);
 
-	if (size < least || size > RELOG_MAX_BUFFER)
-		return etl_error_set(err, "%s: the header's BufferSize 0x%x is not a buffer size (0x%zx to 0x%x)",
-				     f->path, size, least, RELOG_MAX_BUFFER);
+	/* records, and so buffers, start at multiples of 8 (ETW_RECORD_ALIGN) */
+	if (size < least || size > RELOG_MAX_BUFFER || size % ETW_RECORD_ALIGN)
+		return etl_error_set(err, "%s: the header's BufferSize 0x%x is not a buffer size (a multiple of %u, 0x%zx to 0x%x)",
+				     f->path, size, ETW_RECORD_ALIGN, least, RELOG_MAX_BUFFER);
 	return 0;
 }
 

@@ -10,6 +10,9 @@
  *                           decompressed buffer
  *   relog_huge_buffer_size  a corrupt BufferSize of 2 GB made the relog
  *                           allocate it
+ *   relog_odd_buffer_size   a BufferSize not a multiple of 8 made the
+ *                           relog lay out buffers at misaligned offsets
+ *                           (UBSan: a misaligned buffer header)
  *   report_extreme_times    time differences of corrupt timestamps
  *                           overflowed int64 in the report
  */
@@ -60,33 +63,65 @@ static void test_profile_read_leak(void)
 	test_end();
 }
 
-static void test_relog_huge_buffer_size(void)
+/*
+ * The file img (freed here) with its header's BufferSize set to size:
+ * the relog refuses it with a line that has expect in it.
+ */
+static void relog_refuses_buffer_size(uint8_t *img, size_t img_size, uint32_t size,
+				      const char *expect)
 {
+	size_t at = ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header) +
+		    offsetof(struct trace_logfile_header, buffer_size);
 	struct etl_relog_stats st;
 	struct etl_error err;
 	struct etl_file f;
-	size_t size, out_size;
-	uint8_t *img, *out = NULL;
-	size_t at = ETL_BUFFER_HEADER_SIZE + sizeof(struct system_trace_header) +
-		    offsetof(struct trace_logfile_header, buffer_size);
-	uint32_t huge = 0x80000000u;
-	struct synth s;
+	uint8_t *out = NULL;
+	size_t out_size;
 
-	test_begin("relog_huge_buffer_size");
-	synth_begin(&s, 4096, 1);
-	img = synth_end(&s, &size);
 	CHECK(img != NULL);
 	if (img) {
-		memcpy(img + at, &huge, sizeof(huge));
-		if (!etl_open_memory(&f, "huge", img, size, &err)) {
+		memcpy(img + at, &size, sizeof(size));
+		if (!etl_open_memory(&f, "bad size", img, img_size, &err)) {
 			CHECK_EQ(etl_relog_expand_compact(&f, &out, &out_size, &st, &err),
 				 (unsigned long long)-1);
-			CHECK_HAS(err.msg, "is not a buffer size");
+			CHECK_HAS(err.msg, expect);
 			etl_close(&f);
 		}
 	}
 	free(out);
 	free(img);
+}
+
+static void test_relog_huge_buffer_size(void)
+{
+	struct synth s;
+	uint8_t *img;
+	size_t size;
+
+	test_begin("relog_huge_buffer_size");
+	synth_begin(&s, 4096, 1);
+	img = synth_end(&s, &size);
+	relog_refuses_buffer_size(img, size, 0x80000000u, "is not a buffer size");
+	test_end();
+}
+
+/* BufferSize 4100: records fit, but every second output buffer is misaligned. */
+static void test_relog_odd_buffer_size(void)
+{
+	struct etw_ready_thread rt = { .thread_id = 7 };
+	struct synth s;
+	uint8_t *img;
+	size_t size;
+
+	test_begin("relog_odd_buffer_size");
+	synth_begin(&s, 4096, 2);
+	for (uint32_t cpu = 0; cpu < 2; cpu++) {
+		synth_buffer(&s, cpu);
+		synth_record(&s, ETW_EVENT_READY_THREAD_HOOK,
+			     etw_events[ETW_EVENT_READY_THREAD].version, 1500 + cpu, &rt, sizeof(rt));
+	}
+	img = synth_end(&s, &size);
+	relog_refuses_buffer_size(img, size, 4100, "not a buffer size (a multiple of 8");
 	test_end();
 }
 
@@ -131,6 +166,7 @@ int main(void)
 {
 	test_profile_read_leak();
 	test_relog_huge_buffer_size();
+	test_relog_odd_buffer_size();
 	test_report_extreme_times();
 	return test_exit();
 }
