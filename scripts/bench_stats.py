@@ -386,7 +386,7 @@ def profile_table(raw):
         "",
         "Sampled profile: pingpong pinned to CPU 1, untraced and under each recorder",
         "sampling every CPU at 8.2 kHz (ntkl: -setprofint 1221, +stacks: -stackwalk",
-        "Profile; perf: -a -e cpu-clock -F 8200, a software clock: no PMU under TCG)",
+        "Profile; perf: -a -e cpu-clock -c 122100, a software clock: no PMU under TCG)",
         "  %-24s %21s %12s %22s %8s" % ("recorder", "wall ms min | med", "samples/run",
                                         "ns per sample min | med", "lost"),
         "  %-24s %10.1f | %8.1f %12s %22s %8s" %

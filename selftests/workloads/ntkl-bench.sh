@@ -265,16 +265,18 @@ fi
 #   profile    ntkl PROFILE -setprofint 1221 (xperf's highest rate), with
 #              PROC_THREAD (a few events per run) to name pingpong's samples
 #   profstack  the same with -stackwalk Profile (a stack per sample)
-#   perf       perf record -a -e cpu-clock -F 8200 (a software clock: the
-#              guest has no PMU under TCG)
+#   perf       perf record -a -e cpu-clock -c 122100 (a software clock: the
+#              guest has no PMU under TCG; a fixed period of 122.1 us, as
+#              ntkl's: -F 8200 lets perf adjust it, and it samples more)
 #   perfg      the same with -g (a call graph per sample)
 # (the perf modes only when the guest has perf: vm-run NTKL_VM_PERF=1)
 #   P round=R mode=M rep=N <pingpong's summary line>
 #   Q round=R mode=M samples=N lost=N   samples that hit pingpong (on CPU
 #                         1, where it runs without a pause) over the round's
 #                         runs, not those of the time between them (ntkl:
-#                         dump --stats' "Processes by samples" rows named
-#                         pingpong; perf: perf script's comm and CPU
+#                         dump --stats --all's "Processes by samples" rows
+#                         named pingpong: a round has 2 per run, more than
+#                         the 10 rows of --stats; perf: perf script's comm and CPU
 #                         fields), and events the recorder lost
 PMODES="none profile profstack"
 
@@ -283,8 +285,8 @@ prof_start() {
 	case $1 in
 	profile) ntkl_start PROC_THREAD+PROFILE -setprofint 1221 ;;
 	profstack) ntkl_start PROC_THREAD+PROFILE -setprofint 1221 -stackwalk Profile ;;
-	perf) perf_start -a -e cpu-clock -F 8200 ;;
-	perfg) perf_start -a -g -e cpu-clock -F 8200 ;;
+	perf) perf_start -a -e cpu-clock -c 122100 ;;
+	perfg) perf_start -a -g -e cpu-clock -c 122100 ;;
 	esac
 }
 
@@ -295,7 +297,7 @@ prof_stop() {
 	case $1 in
 	profile|profstack)
 		lost=$(ntkl stop "$LOGGER" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
-		prof_result="samples=$(ntkl dump --stats "$W/ntkl.etl" |
+		prof_result="samples=$(ntkl dump --stats --all "$W/ntkl.etl" |
 			awk '/^Processes by samples/ { f = 1; next } /^$/ { f = 0 }
 			     f && $NF == "pingpong" { n += $2 } END { print n + 0 }') lost=${lost:-0}"
 		;;

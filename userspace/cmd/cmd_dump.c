@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ntkl dump [--events] [--check] FILE
- * ntkl dump --stats FILE
+ * ntkl dump --stats [--all] FILE
  * ntkl dump --switches FILE
  * ntkl dump --repair FILE
  */
@@ -16,7 +16,7 @@ void cmd_dump_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ntkl dump [--events] [--check] FILE\n"
-		"       ntkl dump --stats FILE\n"
+		"       ntkl dump --stats [--all] FILE\n"
 		"       ntkl dump --switches FILE\n"
 		"       ntkl dump --repair FILE\n"
 		"\n"
@@ -41,10 +41,12 @@ void cmd_dump_usage(FILE *out)
 		"                apart, the switches, records, bytes (headers and\n"
 		"                padding included) and bytes per switch; ReadyThread\n"
 		"                events per CPU; if the file has SampledProfile\n"
-		"                events, samples per CPU and the 10 processes and\n"
-		"                threads with the most; then the number of events of\n"
-		"                each name (hook, class type or provider event id),\n"
-		"                most first, for any file\n"
+		"                events, samples per CPU and the 10 processes,\n"
+		"                threads and images with the most; then the number\n"
+		"                of events of each name (hook, class type or\n"
+		"                provider event id), most first, for any file\n"
+		"  -a, --all     with --stats: every process, thread and image that\n"
+		"                has samples, not only the 10 with the most\n"
 		"      --switches\n"
 		"                instead of the summary, every context switch, for\n"
 		"                scripts: a line \"# cpu time old new clock=CLOCKTYPE\n"
@@ -95,19 +97,20 @@ int cmd_dump(int argc, char **argv)
 		{ "events", no_argument, NULL, 'e' },
 		{ "check", no_argument, NULL, 'c' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "all", no_argument, NULL, 'a' },
 		{ "switches", no_argument, NULL, 'S' },
 		{ "repair", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int flags = 0;
-	bool repair = false;
+	bool repair = false, all = false;
 	char prefix[4096];
 	int opt;
 
 	optind = 1;
 	opterr = 0;	/* our own message, with the command's name */
-	while ((opt = getopt_long(argc, argv, "echs", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "echsa", options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			flags |= ETL_DUMP_EVENTS;
@@ -117,6 +120,9 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 's':
 			flags |= ETL_DUMP_STATS;
+			break;
+		case 'a':
+			all = true;
 			break;
 		case 'S':
 			flags |= ETL_DUMP_SWITCHES;
@@ -138,6 +144,10 @@ int cmd_dump(int argc, char **argv)
 		return cmd_usage_error("dump", cmd_dump_usage,
 				       "--stats and --switches go with no other option");
 	}
+	if (all && flags != ETL_DUMP_STATS)
+		return cmd_usage_error("dump", cmd_dump_usage, "--all goes with --stats only");
+	if (all)
+		flags |= ETL_DUMP_ALL_ROWS;
 	if (repair && flags) {
 		return cmd_usage_error("dump", cmd_dump_usage, "--repair goes with no other option");
 	}

@@ -563,6 +563,7 @@ static void print_stats(struct dump *d, const struct etl_switches *s)
 /* ---------------------------------------------------------------------- */
 
 #define PROFILE_TOP	10
+#define PROFILE_ALL	SIZE_MAX
 
 static double percent(unsigned long part, unsigned long whole)
 {
@@ -572,9 +573,11 @@ static double percent(unsigned long part, unsigned long whole)
 /* Samples per CPU, then the busiest processes and threads; nothing without samples. */
 static void print_profile(struct dump *d)
 {
+	size_t rows = d->flags & ETL_DUMP_ALL_ROWS ? PROFILE_ALL : PROFILE_TOP;
 	struct etl_profile p;
 	struct etl_error e;
 	FILE *out = d->out;
+	char top[32] = "all";
 	size_t i;
 
 	if (etl_profile_read(d->f, &p, &e)) {
@@ -596,9 +599,11 @@ static void print_profile(struct dump *d)
 		fprintf(out, "%6u %10lu\n", c, p.cpu[c]);
 	fprintf(out, "%6s %10lu\n", "total", p.samples);
 
-	fprintf(out, "\nProcesses by samples (top %d):\n%8s %10s %7s  %s\n", PROFILE_TOP,
+	if (rows != PROFILE_ALL)
+		snprintf(top, sizeof(top), "top %zu", rows);
+	fprintf(out, "\nProcesses by samples (%s):\n%8s %10s %7s  %s\n", top,
 		"pid", "samples", "%", "name");
-	for (i = 0; i < p.nprocs && i < PROFILE_TOP; i++) {
+	for (i = 0; i < p.nprocs && i < rows; i++) {
 		if (p.procs[i].pid == UINT32_MAX)
 			fprintf(out, "%8s", "?");
 		else
@@ -606,9 +611,9 @@ static void print_profile(struct dump *d)
 		fprintf(out, " %10lu %6.2f%%  %s\n", p.procs[i].samples,
 			percent(p.procs[i].samples, p.samples), p.procs[i].name);
 	}
-	fprintf(out, "\nThreads by samples (top %d):\n%8s %8s %10s %7s  %s\n", PROFILE_TOP,
+	fprintf(out, "\nThreads by samples (%s):\n%8s %8s %10s %7s  %s\n", top,
 		"tid", "pid", "samples", "%", "name");
-	for (i = 0; i < p.nthreads && i < PROFILE_TOP && p.threads[i].samples; i++) {
+	for (i = 0; i < p.nthreads && i < rows && p.threads[i].samples; i++) {
 		const struct etl_profile_thread *t = &p.threads[i];
 
 		fprintf(out, "%8u ", t->tid);
@@ -619,11 +624,11 @@ static void print_profile(struct dump *d)
 		fprintf(out, " %10lu %6.2f%%  %s\n", t->samples, percent(t->samples, p.samples),
 			t->name);
 	}
-	fprintf(out, "\nImages by samples (top %d; IPs in an Image record: kernel %lu of %lu, %.2f%%; user %lu of %lu, %.2f%%):\n%10s %7s  %s\n",
-		PROFILE_TOP, p.kernel_resolved, p.samples - p.user_samples,
+	fprintf(out, "\nImages by samples (%s; IPs in an Image record: kernel %lu of %lu, %.2f%%; user %lu of %lu, %.2f%%):\n%10s %7s  %s\n",
+		top, p.kernel_resolved, p.samples - p.user_samples,
 		percent(p.kernel_resolved, p.samples - p.user_samples), p.user_resolved,
 		p.user_samples, percent(p.user_resolved, p.user_samples), "samples", "%", "image");
-	for (i = 0; i < p.nmodules && i < PROFILE_TOP; i++)
+	for (i = 0; i < p.nmodules && i < rows; i++)
 		fprintf(out, "%10lu %6.2f%%  %s\n", p.modules[i].samples,
 			percent(p.modules[i].samples, p.samples), p.modules[i].name);
 	etl_profile_free(&p);

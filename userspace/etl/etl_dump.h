@@ -23,6 +23,11 @@ enum etl_dump_flags {
 	 * sorted by cpu then time, "-" for an unknown new_tid.
 	 */
 	ETL_DUMP_SWITCHES = 1 << 3,
+	/*
+	 * With ETL_DUMP_STATS: every process, thread and image with samples,
+	 * not only the 10 with the most (for scripts that sum a program's).
+	 */
+	ETL_DUMP_ALL_ROWS = 1 << 4,
 };
 
 /*

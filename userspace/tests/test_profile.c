@@ -5,10 +5,13 @@
  * by the latest Thread event in time (before or after their samples, in
  * file order or not), the idle thread as
  * process 0 "Idle", processes named after their leader, the interval from
- * CollectionStart, and a short SampledProfile refused with its place.
+ * CollectionStart, a short SampledProfile refused with its place, and
+ * dump --stats' process rows: the 10 with the most samples, or with --all
+ * every one (make bench sums a program's processes from them).
  */
 #include "test.h"
 #include "etl_synth.h"
+#include "etl/etl_dump.h"
 #include "etl/etl_profile.h"
 
 #define SP_VERSION	2
@@ -141,9 +144,74 @@ static void test_short_sample(void)
 	test_end();
 }
 
+/* The lines of text that end with " name\n". */
+static unsigned int rows_named(const char *text, const char *name)
+{
+	char tail[64];
+	unsigned int n = 0;
+	const char *p;
+
+	snprintf(tail, sizeof(tail), "  %s\n", name);
+	for (p = strstr(text, tail); p; p = strstr(p + 1, tail))
+		n++;
+	return n;
+}
+
+static char *dump_stats(const uint8_t *img, size_t size, unsigned int flags)
+{
+	uint8_t *copy = test_copy(img, size);
+	char *out = NULL;
+	size_t n;
+	FILE *o = open_memstream(&out, &n);
+
+	CHECK_EQ(etl_dump_memory("profile.etl", copy, size, ETL_DUMP_STATS | flags, o, stderr,
+				 "dump: "), 0);
+	fclose(o);
+	free(copy);
+	return out;
+}
+
+static void test_all_rows(void)
+{
+	struct synth s;
+	uint8_t *img;
+	size_t size;
+	char *out;
+
+	test_begin("dump_stats_all_rows");
+	synth_begin(&s, 8192, 1);
+	synth_buffer(&s, 0);
+	/* 12 one-thread processes "worker", process 100 + i with i + 1 samples */
+	for (uint32_t i = 0; i < 12; i++) {
+		thread_named(&s, 1000 + i, 100 + i, 100 + i, "worker");
+		for (uint32_t k = 0; k <= i; k++)
+			sample(&s, 2000 + 100 * i + k, 100 + i, 0x401000);
+	}
+	img = synth_end(&s, &size);
+	CHECK(img != NULL);
+
+	out = dump_stats(img, size, 0);
+	CHECK_HAS(out, "Processes by samples (top 10):\n");
+	/* 10 process rows and 10 thread rows */
+	CHECK_EQ(rows_named(out, "worker"), 20);
+	CHECK_HAS(out, "     111         12 ");	/* the busiest first */
+	CHECK(strstr(out, "     100          1 ") == NULL);
+	free(out);
+
+	out = dump_stats(img, size, ETL_DUMP_ALL_ROWS);
+	CHECK_HAS(out, "Processes by samples (all):\n");
+	CHECK_HAS(out, "Threads by samples (all):\n");
+	CHECK_EQ(rows_named(out, "worker"), 24);
+	CHECK_HAS(out, "     100          1 ");
+	free(out);
+	free(img);
+	test_end();
+}
+
 int main(void)
 {
 	test_counts();
 	test_short_sample();
+	test_all_rows();
 	return test_exit();
 }
