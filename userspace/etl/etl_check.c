@@ -15,6 +15,9 @@
  * - The header buffer's BufferFlag is 0x21 in files Windows wrote and 0x01
  *   in relogged ones: not checked.
  * - CurrentOffset often exceeds BufferSize in real files: not checked.
+ * - BufferSize of a buffer that is not compressed: a multiple of 8 in
+ *   every sample (and every size ETW takes), so the next buffer's records
+ *   start on 8-byte boundaries of the file too.
  * - Compressed buffers (BufferFlag 0x40, the PerfView sample): BufferSize
  *   is the size on disk, SavedOffset = Offset the size uncompressed, and
  *   every check of the records runs on the decompressed buffer, as the
@@ -144,6 +147,10 @@ static bool check_buffer_header(struct checker *c, const struct etl_buffer *b)
 		      BUF_ARGS(b), bh->offset, bh->saved_offset))
 		return true;
 	if (b->compressed && check_compressed(c, b))
+		return true;
+	if (!b->compressed && bh->buffer_size % ETW_RECORD_ALIGN &&
+	    violation(c, BUF_FMT "BufferSize 0x%x is not a multiple of %d: the next buffer's records would be misaligned",
+		      BUF_ARGS(b), bh->buffer_size, ETW_RECORD_ALIGN))
 		return true;
 	if (bh->saved_offset % ETW_RECORD_ALIGN &&
 	    violation(c, BUF_FMT "SavedOffset 0x%x is not a multiple of %d",

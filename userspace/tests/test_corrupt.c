@@ -400,6 +400,14 @@ static void test_buffer_fields(void)
 	free(img);
 	test_end();
 
+	test_begin("buffer_size_not_multiple_of_8");
+	img = test_copy(lxcore, lxcore_size);
+	put_le32(img + BUF_FIELD(0x4000, buffer_size), 0x1FFC);	/* 4 bytes left after it */
+	expect_first(img, lxcore_size,
+		"buffer 2 (file offset 0x4000): BufferSize 0x1ffc is not a multiple of 8: the next buffer's records would be misaligned");
+	free(img);
+	test_end();
+
 	test_begin("saved_offset_past_buffer_size");
 	img = test_copy(spdl, spdl_size);
 	put_le32(img + BUF_FIELD(B1, saved_offset), 0x20000);
