@@ -48,7 +48,7 @@ SPIN_NAMES = {
 }
 # Peers and scale (K lines): pingpong pinned to CPU 1.
 K_MODES = ("none", "probe", "bpf", "ntkl1", "ntkl8", "ntkl64", "buf1", "buf8", "buf64",
-           "tracecmd", "perf")
+           "comp1", "comp8", "comp64", "tracecmd", "perf")
 K_NAMES = {
     "none": "no tracing",
     "probe": "empty sched_switch probe",
@@ -59,6 +59,9 @@ K_NAMES = {
     "buf1": "  the same, no writer, 1",
     "buf8": "  the same, no writer, 8",
     "buf64": "  the same, no writer, 64",
+    "comp1": "ntkl COMPACT, 1 logger",
+    "comp8": "ntkl COMPACT, 8 loggers",
+    "comp64": "ntkl COMPACT, 64 loggers",
     "tracecmd": "trace-cmd sched_switch",
     "perf": "perf record sched_switch",
 }
@@ -72,8 +75,18 @@ PROF_NAMES = {
 }
 # ntkl's cost per sample over perf's, at comparable information
 PROF_PAIRS = (("profile", "perf"), ("profstack", "perfg"))
-# Issue 14's scaling targets: n loggers cost at most this many times one.
-K_SCALE_LIMIT = {"ntkl8": 2, "ntkl64": 6}
+# Issue 14's scaling targets: n loggers cost at most this many times one
+# logger of the same kind (the mode its "1" row).
+K_SCALE_LIMIT = {"ntkl8": 2, "ntkl64": 6, "comp8": 2, "comp64": 6}
+
+
+def k_one(mode):
+    """The one-logger mode a scaling mode is measured against: ntkl8 ->
+    ntkl1, comp64 -> comp1; None for a mode that is not a logger count."""
+    for kind in ("ntkl", "comp"):
+        if mode.startswith(kind) and mode[len(kind):].isdigit():
+            return kind + "1"
+    return None
 
 
 def number(text):
@@ -507,9 +520,10 @@ def scale_table(raw):
         if m not in added:
             continue
         a_min, a_med = added[m]
-        one = added.get("ntkl1", (0, 0))
+        one_mode = k_one(m)
+        one = added.get(one_mode, (0, 0))
         vs_one = "%s | %s" % (ratio(a_min, one[0]), ratio(a_med, one[1])) \
-            if m.startswith("ntkl") and m != "ntkl1" else "-"
+            if one_mode and m != one_mode else "-"
         vs_tc = "%s | %s" % (ratio(a_min, tc_min), ratio(a_med, tc_med))
         out.append("  %-30s %10.0f | %9.0f %16s %16s %8d" %
                    (K_NAMES[m], a_min, a_med, vs_one, vs_tc, raw.k_lost.get(m, 0)))
@@ -518,10 +532,13 @@ def scale_table(raw):
         out.append("  (the BPF counter counted %d switches; /proc/stat ctxt meanwhile %d: %s)" %
                    (raw.bpf_count[0], raw.bpf_count[1], ratio(*raw.bpf_count)))
     for m, limit in K_SCALE_LIMIT.items():
-        if m in added and added.get("ntkl1", (0, 0))[1] > 0:
-            r = added[m][1] / added["ntkl1"][1]
+        one_mode = k_one(m)
+        if m in added and added.get(one_mode, (0, 0))[1] > 0:
+            r = added[m][1] / added[one_mode][1]
+            kind = K_NAMES[m][len("ntkl "):].split(",")[0]
             out.append("  %-52s %s (%.2f)" % (
-                "target: %s <= %dx one logger (median)" % (K_NAMES[m].split(", ")[1], limit),
+                "target: %s %s loggers <= %dx one (median)" % (
+                    m[len(one_mode) - 1:], kind, limit),
                 "met" if r <= limit else "NOT met", r))
     return "\n".join(out) + "\n"
 

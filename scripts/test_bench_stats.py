@@ -182,8 +182,9 @@ class Tables(unittest.TestCase):
         text = bench_stats.scale_table(r)
         # one logger adds 10 ns a switch, 8 add 25 (2.5x), 64 add 70 (7x)
         self.assertRegex(text, r"8 loggers +25 \| +25 +2.50 \| 2.50 +0.50 \| 0.50 +0")
-        self.assertIn("target: 8 loggers <= 2x one logger (median)          NOT met (2.50)", text)
-        self.assertIn("target: 64 loggers <= 6x one logger (median)         NOT met (7.00)", text)
+        self.assertIn("target: 8 CSWITCH loggers <= 2x one (median)         NOT met (2.50)", text)
+        self.assertIn("target: 64 CSWITCH loggers <= 6x one (median)        NOT met (7.00)", text)
+        self.assertNotIn("COMPACT", text)
         self.assertRegex(text, r"perf record sched_switch +30 \| +30 +- +0.60 \| 0.60 +3")
         # the floor: 0.5 ns and 2 ns a switch, against trace-cmd's 50
         self.assertRegex(text, r"empty sched_switch probe +0 \| +0 +- +0.01 \| 0.01 +0")
@@ -208,6 +209,24 @@ class Tables(unittest.TestCase):
         self.assertIn("trace-cmd sched_switch 2", bench_stats.lost_line(r))
         self.assertEqual(bench_stats.scale_table(raw("# nothing")), "")
         self.assertIn("none, by any recorder", bench_stats.lost_line(raw("# nothing")))
+
+    def test_scale_compact(self):
+        """COMPACT loggers are measured against one COMPACT logger."""
+        lines = []
+        for m, ns in (("none", 1000), ("ntkl1", 1100), ("ntkl8", 1250),
+                      ("comp1", 1050), ("comp8", 1090), ("comp64", 1400)):
+            lines.append("K round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns))
+        text = bench_stats.scale_table(raw(*lines))
+        # one COMPACT logger adds 5 ns a switch, 8 add 9 (1.8x), 64 add 40 (8x)
+        self.assertRegex(text, r"ntkl COMPACT, 1 logger +5 \| +5 +- ")
+        self.assertRegex(text, r"ntkl COMPACT, 8 loggers +9 \| +9 +1.80 \| 1.80 ")
+        self.assertRegex(text, r"ntkl COMPACT, 64 loggers +40 \| +40 +8.00 \| 8.00 ")
+        self.assertIn("target: 8 COMPACT loggers <= 2x one (median)         met (1.80)", text)
+        self.assertIn("target: 64 COMPACT loggers <= 6x one (median)        NOT met (8.00)",
+                      text)
+        # CSWITCH's own: 25 over 10, not over COMPACT's 5
+        self.assertIn("target: 8 CSWITCH loggers <= 2x one (median)         NOT met (2.50)", text)
+        self.assertLess(text.index("COMPACT, 64 loggers"), text.index("target: 8 CSWITCH"))
 
     def test_scale_split(self):
         """Record and writer apart: the no-writer (-buffering) runs."""

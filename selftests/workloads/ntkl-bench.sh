@@ -38,8 +38,9 @@
 #   L and S lines: spin locks (see the spin lock section below)
 #   P and Q lines: the sampled profile, ntkl PROFILE with and without
 #     stacks and perf record with and without -g (see the profile section)
-#   K, KF and KB lines: peers and scale (1, 8, 64 loggers; perf record; an
-#     empty sched_switch probe; a BPF counter; see the peers section)
+#   K, KF and KB lines: peers and scale (1, 8, 64 CSWITCH and COMPACT
+#     loggers; perf record; an empty sched_switch probe; a BPF counter;
+#     see the peers section)
 #   U lines: libntkl's cost per event (see the libntkl section below)
 # evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
 # trace-cmd, its per-CPU data before compression. switches: in the file
@@ -332,21 +333,32 @@ fi
 # Peers and scale: pingpong pinned to CPU 1 under no tracing, 1, 8 and 64
 # ntkl CSWITCH loggers at once (each with its own file and writer), the
 # same with no writer (-buffering: the record alone, what the writer
-# costs is the difference), and perf record -a -e sched:sched_switch,
-# alternating, rounds times, reps runs each:
-#   K round=R mode=none|ntkl1|ntkl8|ntkl64|buf1|buf8|buf64|perf rep=N <pingpong's summary>
+# costs is the difference), 1, 8 and 64 COMPACT_CSWITCH loggers with
+# files (about a tenth of CSWITCH's bytes for each writer: what many
+# loggers cost when the bytes are few), and perf record -a -e
+# sched:sched_switch, alternating, rounds times, reps runs each:
+#   K round=R mode=none|ntkl1|ntkl8|ntkl64|buf1|buf8|buf64|comp1|comp8|comp64|perf rep=N <pingpong's summary>
 #   KF round=R mode=M lost=N    events the recorder lost over the round
-KMODES="none ntkl1 ntkl8 ntkl64 buf1 buf8 buf64 perf"
+KMODES="none ntkl1 ntkl8 ntkl64 buf1 buf8 buf64 comp1 comp8 comp64 perf"
+
+# k_flags MODE: the flags of MODE's loggers (CSWITCH or COMPACT_CSWITCH)
+k_flags() {
+	case $1 in
+	comp*) echo COMPACT_CSWITCH ;;
+	*) echo CSWITCH ;;
+	esac
+}
 
 k_start() {
 	local i=1 n
 
 	case $1 in
-	ntkl*)
+	ntkl* | comp*)
 		n=${1#ntkl}
+		n=${n#comp}
 		while [ $i -le "$n" ]; do
 			rm -f "$W/k$i.etl"
-			ntkl start "$LOGGER-$i" -on CSWITCH -f "$W/k$i.etl" > /dev/null ||
+			ntkl start "$LOGGER-$i" -on "$(k_flags "$1")" -f "$W/k$i.etl" > /dev/null ||
 				die "cannot start logger $i of $n"
 			i=$((i + 1))
 		done
@@ -380,8 +392,9 @@ k_stop() {
 			i=$((i + 1))
 		done
 		;;
-	ntkl*)
+	ntkl* | comp*)
 		n=${1#ntkl}
+		n=${n#comp}
 		while [ $i -le "$n" ]; do
 			l=$(ntkl stop "$LOGGER-$i" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
 			k_lost=$((k_lost + ${l:-0}))
