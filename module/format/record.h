@@ -34,19 +34,21 @@ static __always_inline u8 *ntkl_record_begin_common(struct ntkl_logger *lg,
 			     sizeof(struct system_trace_header) :
 			     sizeof(struct perfinfo_trace_header);
 	size_t size = header_size + payload;
+	/* a local, not rec->size: a constant size then needs no test below */
+	unsigned int aligned = ALIGN(size, ETW_RECORD_ALIGN);
 	u8 *p;
 
 	if (size > ETW_MAX_EVENT_SIZE) {
 		atomic64_inc(&lg->events_lost_extra);
 		return NULL;
 	}
-	rec->size = ALIGN(size, ETW_RECORD_ALIGN);
-	p = ntkl_reserve_fast(lg, rec->size, &rec->buf, &clock, at);
+	rec->size = aligned;
+	p = ntkl_reserve_fast(lg, aligned, &rec->buf, &clock, at);
 	if (!p)
 		return NULL;
 	/* the padding must not show what the buffer held before */
-	if (rec->size != size)
-		memset(p + size, 0, rec->size - size);
+	if (aligned != size)
+		memset(p + size, 0, aligned - size);
 
 	if (header_type == ETW_HEADER_TYPE_SYSTEM64) {
 		struct system_trace_header *h = (void *)p;
@@ -112,7 +114,8 @@ static __always_inline void ntkl_record_each(struct ntkl_logger **loggers, unsig
 					     enum etw_event_id id, const void *payload,
 					     size_t size)
 {
-	struct ntkl_record rec;
+	/* begin sets both fields before end reads them: no zeroing per event */
+	struct ntkl_record rec __uninitialized;
 	unsigned int i;
 	u8 *p;
 

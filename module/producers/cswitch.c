@@ -32,7 +32,7 @@ static DEFINE_PER_CPU(struct cswitch_cpu, cswitch_cpu);
 /* Write a batch to every compact logger on its clock, and start anew. */
 static void emit_batch(const struct ntkl_active_set *set, struct ccswap_batch *b, u32 clock)
 {
-	struct ntkl_record rec;
+	struct ntkl_record rec __uninitialized;	/* set by ntkl_record_begin() */
 	unsigned int i;
 	u8 *p;
 
@@ -57,7 +57,7 @@ static void emit_batch(const struct ntkl_active_set *set, struct ccswap_batch *b
 static void write_cswitch(struct ntkl_logger *lg, const struct wmi_contextswap *cs,
 			  u64 clock, struct task_struct *next, struct ntkl_stack **st)
 {
-	struct ntkl_record rec;
+	struct ntkl_record rec __uninitialized;	/* set by ntkl_record_begin_at() */
 	u64 time;
 	u8 *p;
 

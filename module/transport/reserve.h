@@ -46,6 +46,24 @@ static __always_inline void ntkl_raise_last_clock(struct ntkl_cpu_ring *ring, u6
 }
 
 /*
+ * The slow path through locals of its own: the caller's record and clock
+ * then never have their address taken, and stay in registers on the fast
+ * path (a switch writes one record per logger).
+ */
+static __always_inline void *ntkl_reserve_slow(struct ntkl_logger *lg, unsigned int size,
+					       struct ntkl_buffer **bufp, u64 *clock, bool at)
+{
+	struct ntkl_buffer *buf = NULL;
+	u64 t = *clock;
+	void *p;
+
+	p = at ? ntkl_reserve_at(lg, size, &buf, &t) : ntkl_reserve(lg, size, &buf, &t);
+	*bufp = buf;
+	*clock = t;
+	return p;
+}
+
+/*
  * As ntkl_reserve() (at false: the clock read here) or ntkl_reserve_at()
  * (at true: *clock the caller's time, raised to the ring's latest). The
  * caller has preemption disabled.
@@ -72,7 +90,7 @@ static __always_inline void *ntkl_reserve_fast(struct ntkl_logger *lg, unsigned 
 			return buf->data + off;
 		}
 	}
-	return at ? ntkl_reserve_at(lg, size, bufp, clock) : ntkl_reserve(lg, size, bufp, clock);
+	return ntkl_reserve_slow(lg, size, bufp, clock, at);
 }
 
 #endif /* _NTKL_RESERVE_H */
