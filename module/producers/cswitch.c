@@ -147,8 +147,13 @@ void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 			     struct task_struct *next, unsigned int prev_state)
 {
 	struct ntkl_active_set *set = ntkl_active_set();
-	u64 now[NTKL_CLOCK_CYCLE + 1];
-	struct switch_info si;
+	/*
+	 * Not zeroed on every switch: a logger's clock is in the set's
+	 * clocks, which read_clocks() reads, and si is filled field by field
+	 * below; neither reaches a record any other way.
+	 */
+	u64 now[NTKL_CLOCK_CYCLE + 1] __uninitialized;
+	struct switch_info si __uninitialized;
 	unsigned int i;
 
 	if (!set || !(set->cs.cswitch_clocks | set->cs.compact_clocks))
