@@ -16,6 +16,7 @@
 
 #include "ntkl.h"
 #include "wrapper/compat.h"
+#include "wrapper/mul.h"
 #include "uapi/ntkl_etw.h"
 #include "producers/ntstate.h"
 
@@ -84,7 +85,7 @@ static inline u32 ntkl_nt_wait_ticks(struct task_struct *next)
 
 	if (!queued || picked <= queued || is_idle_task(next))
 		return 0;
-	return min_t(u64, mul_u64_u64_shr(picked - queued, ntkl_ns_to_ticks_mult, 64),
+	return min_t(u64, ntkl_mul_u64_u64_shr(picked - queued, ntkl_ns_to_ticks_mult, 64),
 		     U32_MAX);
 #else
 	/* without CONFIG_SCHED_INFO the kernel keeps no enqueue time */
@@ -98,7 +99,8 @@ static inline u32 ntkl_nt_wait_ticks(struct task_struct *next)
  */
 static inline s32 ntkl_nt_remaining_quantum(struct task_struct *prev)
 {
-	u64 units = mul_u64_u32_shr(ntkl_remaining_slice_ns(prev), ntkl_ns_to_quantum_mult, 32);
+	u64 units = ntkl_mul_u64_u64_shr(ntkl_remaining_slice_ns(prev),
+					 ntkl_ns_to_quantum_mult, 32);
 
 	return min_t(u64, units, S32_MAX);
 }

@@ -34,6 +34,7 @@
 #include "producers/producer.h"
 #include "producers/stack.h"
 #include "uapi/ntkl_bounds.h"
+#include "wrapper/mul.h"
 
 #define SPIN_NEST_MAX	8	/* Windows tracks nesting to a depth of 8 */
 #define CALLER_FRAMES	8	/* the caller is 4th to 6th: deeper costs, finds nothing */
@@ -75,7 +76,7 @@ static u32 spins_per_cycle_mult;	/* 2^32 / cycles of one cpu_relax() */
  */
 static u32 spin_count(u64 wait)
 {
-	return clamp_t(u64, mul_u64_u32_shr(wait, spins_per_cycle_mult, 32), 1, U32_MAX);
+	return clamp_t(u64, ntkl_mul_u64_u64_shr(wait, spins_per_cycle_mult, 32), 1, U32_MAX);
 }
 
 static u64 cycles(void)

@@ -11,6 +11,7 @@
 #endif
 
 #include "ntkl.h"
+#include "wrapper/mul.h"
 
 /*
  * ns -> 100 ns units without a division: ns * ceil(2^64 / 100) >> 64. A
@@ -20,7 +21,7 @@
 
 static inline u64 ns_to_100ns(u64 ns)
 {
-	return mul_u64_u64_shr(ns, NS_TO_100NS_MULT, 64);
+	return ntkl_mul_u64_u64_shr(ns, NS_TO_100NS_MULT, 64);
 }
 
 struct ntkl_qpc_latch ntkl_qpc = {

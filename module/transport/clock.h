@@ -23,6 +23,7 @@
 #endif
 
 #include "uapi/ntkl.h"
+#include "wrapper/mul.h"
 
 /*
  * QPC from the TSC: qpc + (tsc now - tsc) * mult / 2^64. Set by
@@ -67,7 +68,7 @@ static __always_inline u64 ntkl_clock_qpc(void)
 			return ntkl_qpc_slow();
 		/* another CPU's anchor may be a few cycles ahead of this TSC */
 		cycles = max_t(s64, rdtsc_ordered() - s->tsc, 0);
-		qpc = s->qpc + mul_u64_u64_shr(cycles, s->mult, 64);
+		qpc = s->qpc + ntkl_mul_u64_u64_shr(cycles, s->mult, 64);
 	} while (raw_read_seqcount_latch_retry(&ntkl_qpc.seq, seq));
 	return qpc;
 #else

@@ -200,4 +200,10 @@ static inline unsigned long copy_to_user(void *to, const void *from, unsigned lo
 /* the clocks: QPC, read through ntkl_qpc_slow() (no CONFIG_X86 here) */
 u64 ktime_get_mono_fast_ns(void);
 
+/* linux/math64.h */
+static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
+{
+	return (u64)(((unsigned __int128)a * b) >> shift);
+}
+
 #endif /* NTKL_KSHIM_H */
