@@ -111,7 +111,12 @@ static inline int ccswap_find_tid(const struct ccswap_batch *b, __u32 tid)
  * Anything but CCSWAP_ADDED says why the batch must be written out first;
  * an empty batch always takes the switch.
  */
-static inline enum ccswap_add_result
+/*
+ * Always inlined (glibc's sys/cdefs.h defines __always_inline too): the
+ * module adds a switch on every context switch, and inlined, its tests
+ * fold into the probe's.
+ */
+static __always_inline enum ccswap_add_result
 ccswap_add(struct ccswap_batch *b, const struct ccswap_switch *sw, __u64 now_tick)
 {
 	struct perfinfo_ccswap_packet pkt;

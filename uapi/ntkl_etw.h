@@ -15,6 +15,7 @@
 #define _UAPI_NTKL_ETW_H
 
 #include <linux/types.h>
+#include <asm/byteorder.h>
 
 /* ---------------------------------------------------------------------- */
 /* Buffers (WMI_BUFFER_HEADER, 0x48 bytes)                                 */
@@ -1119,12 +1120,12 @@ static inline __u32 etw_get_le32(const __u8 *p)
 	       (__u32)p[3] << 24;
 }
 
+/* One (unaligned) store where the CPU is little-endian, not four. */
 static inline void etw_put_le32(__u8 *p, __u32 v)
 {
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
+	__le32 le = __cpu_to_le32(v);
+
+	__builtin_memcpy(p, &le, sizeof(le));
 }
 
 static inline __u16 etw_get_le16(const __u8 *p)
@@ -1134,8 +1135,9 @@ static inline __u16 etw_get_le16(const __u8 *p)
 
 static inline void etw_put_le16(__u8 *p, __u16 v)
 {
-	p[0] = v;
-	p[1] = v >> 8;
+	__le16 le = __cpu_to_le16(v);
+
+	__builtin_memcpy(p, &le, sizeof(le));
 }
 
 /* Bytes a packet of this type takes. */

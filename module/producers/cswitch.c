@@ -11,6 +11,7 @@
  * or by a flush running on this CPU with interrupts off.
  */
 #include <linux/jiffies.h>
+#include <linux/log2.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
@@ -107,29 +108,53 @@ static void fill_cswitch(struct wmi_contextswap *cs, struct task_struct *prev,
 	cs->old_thread_remaining_quantum = si->old_tid ? ntkl_nt_remaining_quantum(prev) : 0;
 }
 
-static void write_compact(const struct ntkl_active_set *set, const u64 *now,
-			  struct task_struct *prev, const struct switch_info *si)
+/*
+ * The rare case (about 1 switch in 200): the batch is full, too old or out
+ * of TidTable slots. Out of line, so that the usual case below is a few
+ * tests and one packet, with no retry loop for the compiler to hoist the
+ * encoding of every packet type out of.
+ */
+static noinline void restart_batch(const struct ntkl_active_set *set, struct ccswap_batch *b,
+				   u32 clock, struct ccswap_switch sw, u64 tick)
+{
+	emit_batch(set, b, clock);
+	ccswap_add(b, &sw, tick);	/* an empty batch takes any switch */
+}
+
+static __always_inline void add_compact(const struct ntkl_active_set *set, u32 clock,
+					struct ccswap_switch *sw, const u64 *now, u64 tick)
+{
+	struct ccswap_batch *b = this_cpu_ptr(&cswitch_cpu.batch[clock]);
+
+	sw->time = now[clock];
+	if (unlikely(ccswap_add(b, sw, tick) != CCSWAP_ADDED))
+		restart_batch(set, b, clock, *sw, tick);	/* a copy: no canary here */
+}
+
+static __always_inline void write_compact(const struct ntkl_active_set *set, const u64 *now,
+					  struct task_struct *prev, const struct switch_info *si)
 {
 	struct ccswap_switch sw = {
 		.old_tid = si->old_tid,
 		.old_state = si->out.state,
 		.old_wait_reason = si->out.wait_reason,
 		.old_priority = si->old_priority,
-		.old_base_priority = ntkl_nt_base_priority(prev),
+		/* the base differs from the current only under priority inheritance */
+		.old_base_priority = READ_ONCE(prev->prio) == READ_ONCE(prev->normal_prio) ?
+				     si->old_priority : ntkl_nt_base_priority(prev),
 		.new_wait_ticks = si->wait_ticks,
 	};
 	u64 tick = get_jiffies_64();
 	unsigned long clocks = set->cs.compact_clocks;
 	unsigned int clock;
 
-	for_each_set_bit(clock, &clocks, NTKL_CLOCK_CYCLE + 1) {
-		struct ccswap_batch *b = this_cpu_ptr(&cswitch_cpu.batch[clock]);
-
-		sw.time = now[clock];
-		/* a full (or old...) batch goes out; an empty one takes the switch */
-		while (ccswap_add(b, &sw, tick) != CCSWAP_ADDED)
-			emit_batch(set, b, clock);
+	/* one clock type for all compact loggers, the usual case */
+	if (likely(is_power_of_2(clocks))) {
+		add_compact(set, __ffs(clocks), &sw, now, tick);
+		return;
 	}
+	for_each_set_bit(clock, &clocks, NTKL_CLOCK_CYCLE + 1)
+		add_compact(set, clock, &sw, now, tick);
 }
 
 /* Read each clock in clocks once: a switch has the same time in both forms. */
