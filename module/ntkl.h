@@ -243,6 +243,8 @@ struct ntkl_cswitch_view {
 	struct ntkl_logger *compact[NTKL_MAX_LOGGERS];
 	u32 cswitch_clocks;
 	u32 compact_clocks;
+	bool sched;			/* a logger takes CSwitch or CompCS */
+	bool waking;			/* a logger takes ReadyThread */
 };
 
 struct ntkl_active_set {
@@ -277,11 +279,15 @@ int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n);
 
 /*
  * wrapper/tracepoints.c: every producer's probes on their tracepoints.
- * Most are attached while the module is loaded; a group of them only while
- * a logger takes their events (attached and detached by their producer's
- * publish hook, under its own lock).
+ * The rare events' probes are attached while the module is loaded; the
+ * busy ones' in groups, only while a logger takes their events (attached
+ * and detached by their producer's publish hook, which runs under the
+ * table mutex), so that a loaded module with nothing to record costs the
+ * scheduler nothing.
  */
 enum ntkl_tp_group {
+	NTKL_TP_SCHED,			/* sched_switch, cpu_idle: CSwitch, CompCS */
+	NTKL_TP_WAKING,			/* sched_waking: ReadyThread */
 	NTKL_TP_ISR,			/* irq handler entry/exit: ISR */
 	NTKL_TP_DPC,			/* softirq, tasklet, timer, hrtimer: DPC, TimerDPC */
 	NTKL_TP_GROUPS,

@@ -3,8 +3,8 @@
  * The set of running loggers that probes write to.
  *
  * Probes find the loggers through one RCU-published array, so an event
- * costs one pointer load when nothing runs and a mask test per running
- * logger otherwise.
+ * costs a mask test per running logger (and nothing when nothing runs:
+ * the busy probes are attached only while a logger takes their events).
  */
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -46,5 +46,6 @@ int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
 	/* tracepoint probes run with preemption off: this waits for them */
 	synchronize_rcu();
 	kfree(old);
+	ntkl_producers_published(set ? set : &none);
 	return 0;
 }

@@ -249,11 +249,44 @@ static bool wants_cswitch(const struct ntkl_logger *lg)
 	       !ntkl_event_on(lg, ETW_EVENT_COMPACT_CSWITCH);
 }
 
+/* Which of the scheduler's probe groups are attached; under the table mutex. */
+static bool attached[NTKL_TP_GROUPS];
+
+/*
+ * The scheduler's probes are attached while a logger takes their events,
+ * and only then: sched_switch and cpu_idle for CSwitch and CompCS,
+ * sched_waking for ReadyThread. A loaded ntkl with nothing to record adds
+ * nothing to a context switch or a wakeup (with them attached and no
+ * logger, about 65 instructions a switch: the calls and a test of an
+ * empty set).
+ */
+static int set_group(enum ntkl_tp_group group, bool on)
+{
+	int cpu, ret;
+
+	if (attached[group] == on)
+		return 0;
+	if (!on) {
+		ntkl_probes_detach(group);
+		attached[group] = false;
+		return 0;
+	}
+	/* no cpu_idle probe runs now: a C-state left from before is stale */
+	if (group == NTKL_TP_SCHED)
+		for_each_possible_cpu(cpu)
+			per_cpu_ptr(&cswitch_cpu, cpu)->cstate = 0;
+	ret = ntkl_probes_attach(group);
+	if (!ret)
+		attached[group] = true;
+	return ret;
+}
+
 /* Which loggers take which form, on which clocks: once per set, not per switch. */
 static int cswitch_publish(struct ntkl_active_set *set)
 {
 	struct ntkl_cswitch_view *cs = &set->cs;
 	unsigned int i;
+	int ret = 0;
 
 	for (i = 0; i < set->n; i++) {
 		struct ntkl_logger *lg = set->loggers[i];
@@ -265,12 +298,31 @@ static int cswitch_publish(struct ntkl_active_set *set)
 			cs->compact[cs->n_compact++] = lg;
 			cs->compact_clocks |= BIT(lg->clock_type);
 		}
+		cs->waking |= ntkl_event_on(lg, ETW_EVENT_READY_THREAD);
 	}
-	return 0;
+	cs->sched = cs->n_cswitch || cs->n_compact;
+	/* attached before the set is seen: a new logger misses no event */
+	if (cs->sched)
+		ret = set_group(NTKL_TP_SCHED, true);
+	if (!ret && cs->waking) {
+		ret = set_group(NTKL_TP_WAKING, true);
+		/* harmless if it stays: its probe finds no logger in the old set */
+	}
+	return ret;
+}
+
+/* Detached once the set is seen: a leaving logger misses no event either. */
+static void cswitch_published(const struct ntkl_active_set *set)
+{
+	if (!set->cs.sched)
+		set_group(NTKL_TP_SCHED, false);
+	if (!set->cs.waking)
+		set_group(NTKL_TP_WAKING, false);
 }
 
 const struct ntkl_producer ntkl_cswitch_producer = {
 	.name = "cswitch",
 	.publish = cswitch_publish,
+	.published = cswitch_published,
 	.flush = cswitch_flush,
 };

@@ -12,7 +12,12 @@
  *            need (the profile's perf events). Runs before the set is
  *            seen, in process context; an error keeps the old set (the
  *            START or UPDATE fails with it), so a hook that may fail
- *            changes nothing when it does, and is listed last.
+ *            changes nothing when it does, and is listed after the hooks
+ *            that cannot be undone (attaching probes early is harmless:
+ *            they find no logger in the old set to write to).
+ *   published the new set is the one every probe sees: let go of what
+ *            the old set needed and the new one does not (the
+ *            scheduler's probes). Process context, may sleep.
  *   flush    write out whatever the producer holds back (CompCS batches)
  *            to the loggers running now: before FLUSH and the flush timer
  *            close the buffers, and before the set of loggers changes.
@@ -37,6 +42,7 @@ struct ntkl_logger;
 struct ntkl_producer {
 	const char *name;
 	int (*publish)(struct ntkl_active_set *set);
+	void (*published)(const struct ntkl_active_set *set);
 	void (*flush)(void);
 	void (*rundown)(struct ntkl_logger *lg, bool end);
 };
@@ -51,6 +57,7 @@ extern const struct ntkl_producer ntkl_sysconfig_producer;
 
 /* producers.c: call one hook of every producer that has it */
 int ntkl_producers_publish(struct ntkl_active_set *set);
+void ntkl_producers_published(const struct ntkl_active_set *set);
 void ntkl_producers_flush(void);
 void ntkl_producers_start(struct ntkl_logger *lg);
 void ntkl_producers_stop(struct ntkl_logger *lg);

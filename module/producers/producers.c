@@ -39,6 +39,15 @@ int ntkl_producers_publish(struct ntkl_active_set *set)
 	return 0;
 }
 
+void ntkl_producers_published(const struct ntkl_active_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(producers); i++)
+		if (producers[i]->published)
+			producers[i]->published(set);
+}
+
 void ntkl_producers_flush(void)
 {
 	unsigned int i;

@@ -20,7 +20,9 @@
  * disabled: ntkl_probes_attach() and _detach(), from their producer's
  * publish hook. A group's exits are listed before its entries: attached
  * in list order and detached in reverse, an exit probe is there whenever
- * an entry probe is.
+ * an entry probe is (and cpu_idle's C-state is there before the first
+ * switch out of idle needs it). A required tracepoint of a group is
+ * looked for at load all the same.
  */
 #include <linux/interrupt.h>
 #include <linux/string.h>
@@ -67,9 +69,9 @@ static struct probe probes[] = {
 	TP(sched_process_exec, NULL),
 	TP(sched_process_exit, NULL),
 	TP(task_rename, "no Process End for the image an exec replaces"),
-	TP(sched_switch, NULL),
-	TP(sched_waking, NULL),
-	TP(cpu_idle, "CSwitch PreviousCState is 0"),
+	TPG(cpu_idle, probe_cpu_idle, NTKL_TP_SCHED, "CSwitch PreviousCState is 0"),
+	TPG(sched_waking, probe_sched_waking, NTKL_TP_WAKING, NULL),
+	TPG(sched_switch, probe_sched_switch, NTKL_TP_SCHED, NULL),
 	TP(contention_begin, "no SpinLock records"),
 	TP(contention_end, "no SpinLock records"),
 	TP(irq_handler_entry, "SpinLock InterruptCount is 0"),
@@ -177,16 +179,23 @@ int ntkl_probes_register(void)
 	for_each_kernel_tracepoint(find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(probes); i++) {
 		if (probes[i].group != NTKL_TP_ALWAYS) {
+			if (!probes[i].tp && !probes[i].lost) {
+				pr_err("ntkl: tracepoint %s not found: this kernel cannot run ntkl\n",
+				       probes[i].name);
+				ret = -ENOENT;
+				goto fail;
+			}
 			if (!probes[i].tp)
 				pr_warn("ntkl: tracepoint %s not found: %s\n", probes[i].name,
 					probes[i].lost);
 			continue;
 		}
 		ret = attach_probe(&probes[i]);
-		if (ret) {
-			ntkl_probes_unregister();
-			return ret;
-		}
+		if (ret)
+			goto fail;
 	}
 	return 0;
+fail:
+	ntkl_probes_unregister();
+	return ret;
 }
