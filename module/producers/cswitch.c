@@ -84,11 +84,13 @@ struct switch_info {
 	u32 wait_ticks;
 };
 
-static void fill_cswitch(struct wmi_contextswap *cs, struct task_struct *prev,
-			 struct task_struct *next, const struct switch_info *si)
+static __always_inline void fill_cswitch(struct wmi_contextswap *cs, struct task_struct *prev,
+					 struct task_struct *next, const struct switch_info *si)
 {
 	s8 new_priority = ntkl_nt_priority(next);
-	s8 boost = new_priority - ntkl_nt_base_priority(next);
+	/* only priority inheritance makes prio differ from normal_prio */
+	s8 boost = READ_ONCE(next->prio) == READ_ONCE(next->normal_prio) ? 0 :
+		   new_priority - ntkl_nt_base_priority(next);
 
 	cs->new_thread_id = ntkl_thread_id(next);
 	cs->old_thread_id = si->old_tid;
@@ -129,6 +131,29 @@ static __always_inline void add_compact(const struct ntkl_active_set *set, u32 c
 	sw->time = now[clock];
 	if (unlikely(ccswap_add(b, sw, tick) != CCSWAP_ADDED))
 		restart_batch(set, b, clock, *sw, tick);	/* a copy: no canary here */
+}
+
+/* write_cswitch() for the only CSwitch logger: the record filled in place. */
+static __always_inline void write_one_cswitch(struct ntkl_logger *lg, u64 clock,
+					      struct task_struct *prev, struct task_struct *next,
+					      const struct switch_info *si)
+{
+	struct ntkl_record rec __uninitialized;	/* set by ntkl_record_begin_at() */
+	struct wmi_contextswap *cs;
+	struct ntkl_stack *st;
+	u64 time;
+
+	cs = (void *)ntkl_record_begin_at(lg, &rec, ETW_EVENT_CSWITCH, sizeof(*cs), clock);
+	if (!cs)
+		return;
+	fill_cswitch(cs, prev, next, si);
+	time = ntkl_record_perfinfo_time((u8 *)cs);
+	ntkl_record_end(&rec);
+	if (likely(!ntkl_stack_on(lg, NTKL_STACK_CSWITCH)))
+		return;
+	st = ntkl_stack_task(next);
+	if (st)
+		ntkl_stack_write(lg, st, time);
 }
 
 static __always_inline void write_compact(const struct ntkl_active_set *set, const u64 *now,
@@ -190,6 +215,15 @@ void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	si.old_priority = ntkl_nt_priority(prev);
 	si.wait_ticks = ntkl_nt_wait_ticks(next);
 
+	/*
+	 * One CSwitch logger, the usual case: the record is built in its
+	 * buffer, not built on the stack and copied in.
+	 */
+	if (set->cs.n_cswitch == 1 && !set->cs.compact_clocks) {
+		write_one_cswitch(set->cs.cswitch[0], now[set->cs.cswitch[0]->clock_type],
+				  prev, next, &si);
+		return;
+	}
 	if (set->cs.n_cswitch) {
 		struct ntkl_stack *st = NULL;
 		struct wmi_contextswap cs;
