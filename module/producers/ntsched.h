@@ -45,15 +45,22 @@ static inline u32 ntkl_process_id(struct task_struct *t)
 	return task_tgid_nr(t);
 }
 
+/*
+ * Tested in the order that costs a switch least: one unsigned compare
+ * finds both a prio outside the table (SCHED_DEADLINE's is below 0) and
+ * keeps the index in it; the policy is tested before the prio because
+ * few tasks are SCHED_IDLE (and one boosted to a real-time prio by
+ * priority inheritance takes the real-time entry).
+ */
 static inline s8 ntkl_nt_prio(struct task_struct *p, int prio)
 {
 	if (is_idle_task(p))
 		return 0;
-	if (prio < 0)		/* SCHED_DEADLINE */
-		return 31;
-	if (prio >= MAX_RT_PRIO && p->policy == SCHED_IDLE)
+	if (unlikely((unsigned int)prio >= MAX_PRIO))
+		return prio < 0 ? 31 : ntkl_nt_prio_table[MAX_PRIO - 1];
+	if (p->policy == SCHED_IDLE && prio >= MAX_RT_PRIO)
 		return 1;
-	return ntkl_nt_prio_table[min(prio, MAX_PRIO - 1)];
+	return ntkl_nt_prio_table[prio];
 }
 
 /* Current priority: prio includes priority inheritance. */

@@ -280,7 +280,7 @@ static void *reserve(struct ntkl_logger *lg, unsigned int size,
 		}
 		*clock = at ? max_t(u64, given, local_read(&ring->last_clock)) :
 			      ntkl_clock(lg->clock_type);
-		ntkl_raise_last_clock(ring, *clock);
+		ntkl_raise_last_clock(ring, *clock, local_read(&ring->last_clock));
 		if (local_cmpxchg(&buf->fill, fill, fill + size) == fill) {
 			*bufp = buf;
 			return buf->data + off;

@@ -30,12 +30,10 @@ static __always_inline struct ntkl_buffer *ntkl_ring_buffer(struct ntkl_cpu_ring
  * raised it by the time we read the buffer's fill (else our swap fails),
  * so a time given from the past, raised to it, stays in order. Raised
  * after reserving, or simply stored, an interrupt in between could leave
- * it lower than a nested writer's record.
+ * it lower than a nested writer's record. last is the caller's reading.
  */
-static __always_inline void ntkl_raise_last_clock(struct ntkl_cpu_ring *ring, u64 t)
+static __always_inline void ntkl_raise_last_clock(struct ntkl_cpu_ring *ring, u64 t, long last)
 {
-	long last = local_read(&ring->last_clock);
-
 	while ((u64)last < t) {
 		long seen = local_cmpxchg(&ring->last_clock, last, (long)t);
 
@@ -81,9 +79,10 @@ static __always_inline void *ntkl_reserve_fast(struct ntkl_logger *lg, unsigned 
 	/* still the current buffer when its fill was read: buffers.c says why */
 	if (likely(READ_ONCE(lg->accept) && !(fill & NTKL_FILL_CLOSED) &&
 		   off + size <= lg->buffer_size && local_read(&ring->head) == h)) {
-		t = at ? max_t(u64, *clock, local_read(&ring->last_clock)) :
-			 ntkl_clock(lg->clock_type);
-		ntkl_raise_last_clock(ring, t);
+		long last = local_read(&ring->last_clock);
+
+		t = at ? max_t(u64, *clock, last) : ntkl_clock(lg->clock_type);
+		ntkl_raise_last_clock(ring, t, last);
 		if (likely(local_cmpxchg(&buf->fill, fill, fill + size) == fill)) {
 			*clock = t;
 			*bufp = buf;

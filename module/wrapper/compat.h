@@ -22,30 +22,34 @@
  * slice, 3 ms x (1 + log2 CPUs) as sysctl_sched_min_granularity scales,
  * minus what the task ran since it was last picked.
  */
+static inline u64 ntkl_fair_slice_ns(struct task_struct *p)
+{
+#ifdef NTKL_HAVE_EEVDF	/* Kbuild found it in the kernel's headers */
+	s64 left = (s64)(READ_ONCE(p->se.deadline) - READ_ONCE(p->se.vruntime));
+
+	if (left <= 0)
+		return 0;
+	return ((u64)left * p->se.load.weight) >> (2 * SCHED_FIXEDPOINT_SHIFT);
+#else
+	u64 slice = 3 * NSEC_PER_MSEC * (1 + ilog2(min(num_online_cpus(), 8U)));
+	u64 ran = p->se.sum_exec_runtime - p->se.prev_sum_exec_runtime;
+
+	return ran < slice ? slice - ran : 0;
+#endif
+}
+
 static inline u64 ntkl_remaining_slice_ns(struct task_struct *p)
 {
+	/* most tasks are SCHED_NORMAL: tested first, on every switch */
+	if (likely(p->policy == SCHED_NORMAL))
+		return ntkl_fair_slice_ns(p);
 	if (p->policy == SCHED_RR)
 		return (u64)READ_ONCE(p->rt.time_slice) * TICK_NSEC;
 	if (p->policy == SCHED_FIFO)
 		return 0;
 	if (p->policy == SCHED_DEADLINE)
 		return max_t(s64, READ_ONCE(p->dl.runtime), 0);
-#ifdef NTKL_HAVE_EEVDF	/* Kbuild found it in the kernel's headers */
-	{
-		s64 left = (s64)(READ_ONCE(p->se.deadline) - READ_ONCE(p->se.vruntime));
-
-		if (left <= 0)
-			return 0;
-		return ((u64)left * p->se.load.weight) >> (2 * SCHED_FIXEDPOINT_SHIFT);
-	}
-#else
-	{
-		u64 slice = 3 * NSEC_PER_MSEC * (1 + ilog2(min(num_online_cpus(), 8U)));
-		u64 ran = p->se.sum_exec_runtime - p->se.prev_sum_exec_runtime;
-
-		return ran < slice ? slice - ran : 0;
-	}
-#endif
+	return ntkl_fair_slice_ns(p);	/* SCHED_BATCH, SCHED_IDLE */
 }
 
 /*
