@@ -433,9 +433,13 @@ kp_start() {
 		insmod /lib/modules/ntkl_emptyprobe.ko || die "cannot load ntkl_emptyprobe.ko"
 		;;
 	bpf)
+		# else the wait below can find the last round's "ready" before
+		# this bpfcount's shell has truncated the file, and runs start
+		# before the program is attached
+		rm -f "$W/bpf.out"
 		bpfcount > "$W/bpf.out" 2> "$W/bpf.log" &
 		bpf_pid=$!
-		until grep -q '^ready' "$W/bpf.out"; do
+		until grep -qs '^ready' "$W/bpf.out"; do
 			i=$((i + 1))
 			[ $i -lt 600 ] || die "bpfcount did not start: $(cat "$W/bpf.log")"
 			kill -0 "$bpf_pid" 2>/dev/null || die "bpfcount died: $(cat "$W/bpf.log")"
