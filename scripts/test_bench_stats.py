@@ -9,12 +9,12 @@ statistics of scripts/bench printed for it, so the figures make bench
 prints did not change when they moved here."""
 import os
 import sys
-import traceback
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_stats  # noqa: E402
+import check_lines  # noqa: E402
 
 
 def raw(*lines):
@@ -255,20 +255,5 @@ class Tables(unittest.TestCase):
         self.assertEqual(got, want)
 
 
-class Lines(unittest.TextTestResult):
-    def addSuccess(self, test):
-        print("PASS: bench-stats %s" % test._testMethodName, flush=True)
-
-    def addFailure(self, test, err):
-        why = "".join(traceback.format_exception_only(err[0], err[1])).strip()
-        print("FAIL: bench-stats %s: %s" % (test._testMethodName, why.replace("\n", " ")),
-              flush=True)
-        super().addFailure(test, err)
-
-    addError = addFailure
-
-
 if __name__ == "__main__":
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-    result = unittest.TextTestRunner(stream=open(os.devnull, "w"), resultclass=Lines).run(suite)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    check_lines.run("bench-stats", __name__)

@@ -11,11 +11,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import check_lines  # noqa: E402
 import insn_profile  # noqa: E402
 
 KALLSYMS = """\
@@ -94,23 +94,5 @@ class Plugin(unittest.TestCase):
         self.assertIn("qemu_plugin_version", syms)
 
 
-class Lines(unittest.TextTestResult):
-    def addSuccess(self, test):
-        print("PASS: insn-profile %s" % test._testMethodName, flush=True)
-
-    def addSkip(self, test, reason):
-        print("SKIP: insn-profile %s: %s" % (test._testMethodName, reason), flush=True)
-
-    def addFailure(self, test, err):
-        why = "".join(traceback.format_exception_only(err[0], err[1])).strip()
-        print("FAIL: insn-profile %s: %s" % (test._testMethodName, why.replace("\n", " ")),
-              flush=True)
-        super().addFailure(test, err)
-
-    addError = addFailure
-
-
 if __name__ == "__main__":
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-    result = unittest.TextTestRunner(stream=open(os.devnull, "w"), resultclass=Lines).run(suite)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    check_lines.run("insn-profile", __name__)
