@@ -298,6 +298,9 @@ int ntkl_probes_register(void);
 void ntkl_probes_unregister(void);
 int ntkl_probes_attach(enum ntkl_tp_group group);
 void ntkl_probes_detach(enum ntkl_tp_group group);
+int ntkl_probes_set(enum ntkl_tp_group group, bool on,
+		    void (*prepare)(enum ntkl_tp_group group));
+bool ntkl_probes_attached(enum ntkl_tp_group group);
 
 /* control/ioctl.c */
 long ntkl_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

@@ -283,9 +283,6 @@ static bool wants_cswitch(const struct ntkl_logger *lg)
 	       !ntkl_event_on(lg, ETW_EVENT_COMPACT_CSWITCH);
 }
 
-/* Which of the scheduler's probe groups are attached; under the table mutex. */
-static bool attached[NTKL_TP_GROUPS];
-
 /*
  * The scheduler's probes are attached while a logger takes their events,
  * and only then: sched_switch and cpu_idle for CSwitch and CompCS,
@@ -294,25 +291,14 @@ static bool attached[NTKL_TP_GROUPS];
  * logger, about 65 instructions a switch: the calls and a test of an
  * empty set).
  */
-static int set_group(enum ntkl_tp_group group, bool on)
+static void prepare_group(enum ntkl_tp_group group)
 {
-	int cpu, ret;
+	int cpu;
 
-	if (attached[group] == on)
-		return 0;
-	if (!on) {
-		ntkl_probes_detach(group);
-		attached[group] = false;
-		return 0;
-	}
 	/* no cpu_idle probe runs now: a C-state left from before is stale */
 	if (group == NTKL_TP_SCHED)
 		for_each_possible_cpu(cpu)
 			per_cpu_ptr(&cswitch_cpu, cpu)->cstate = 0;
-	ret = ntkl_probes_attach(group);
-	if (!ret)
-		attached[group] = true;
-	return ret;
 }
 
 /* Which loggers take which form, on which clocks: once per set, not per switch. */
@@ -337,9 +323,9 @@ static int cswitch_publish(struct ntkl_active_set *set)
 	cs->sched = cs->n_cswitch || cs->n_compact;
 	/* attached before the set is seen: a new logger misses no event */
 	if (cs->sched)
-		ret = set_group(NTKL_TP_SCHED, true);
+		ret = ntkl_probes_set(NTKL_TP_SCHED, true, prepare_group);
 	if (!ret && cs->waking) {
-		ret = set_group(NTKL_TP_WAKING, true);
+		ret = ntkl_probes_set(NTKL_TP_WAKING, true, NULL);
 		/* harmless if it stays: its probe finds no logger in the old set */
 	}
 	return ret;
@@ -349,9 +335,9 @@ static int cswitch_publish(struct ntkl_active_set *set)
 static void cswitch_published(const struct ntkl_active_set *set)
 {
 	if (!set->cs.sched)
-		set_group(NTKL_TP_SCHED, false);
+		ntkl_probes_set(NTKL_TP_SCHED, false, NULL);
 	if (!set->cs.waking)
-		set_group(NTKL_TP_WAKING, false);
+		ntkl_probes_set(NTKL_TP_WAKING, false, NULL);
 }
 
 const struct ntkl_producer ntkl_cswitch_producer = {

@@ -69,7 +69,6 @@ static DEFINE_PER_CPU(struct dpc_stack, dpc_stack);
 static u64 softirq_action[NR_SOFTIRQS];
 static bool softirq_resolved;
 static DEFINE_MUTEX(dpc_lock);		/* attached groups, softirq_action */
-static bool attached[NTKL_TP_GROUPS];
 
 static __always_inline void read_clocks(u32 clocks, u64 *start)
 {
@@ -330,26 +329,12 @@ static void reset_stacks(struct dpc_stack __percpu *stacks)
 		WRITE_ONCE(per_cpu_ptr(stacks, cpu)->depth, 0);
 }
 
-/* Attach or detach one group; on failure nothing of it stays attached. */
-static int set_group(unsigned int group, bool on)
+/* Before a group is attached: no probe of it runs, its stacks can be emptied. */
+static void prepare_group(enum ntkl_tp_group group)
 {
-	int ret;
-
-	if (attached[group] == on)
-		return 0;
-	if (!on) {
-		ntkl_probes_detach(group);
-		attached[group] = false;
-		return 0;
-	}
-	/* no probe of the group runs now: its stacks can be emptied */
 	reset_stacks(group == NTKL_TP_ISR ? &isr_stack : &dpc_stack);
 	if (group == NTKL_TP_DPC)
 		resolve_softirq_actions();
-	ret = ntkl_probes_attach(group);
-	if (!ret)
-		attached[group] = true;
-	return ret;
 }
 
 static int dpc_publish(struct ntkl_active_set *set)
@@ -369,13 +354,13 @@ static int dpc_publish(struct ntkl_active_set *set)
 			set->dpc_clocks |= BIT(lg->clock_type);
 	}
 	mutex_lock(&dpc_lock);
-	had_isr = attached[NTKL_TP_ISR];
-	ret = set_group(NTKL_TP_ISR, set->isr_clocks);
+	had_isr = ntkl_probes_attached(NTKL_TP_ISR);
+	ret = ntkl_probes_set(NTKL_TP_ISR, set->isr_clocks, prepare_group);
 	if (!ret) {
-		ret = set_group(NTKL_TP_DPC, set->dpc_clocks);
+		ret = ntkl_probes_set(NTKL_TP_DPC, set->dpc_clocks, prepare_group);
 		/* fail whole: the ISR group as it was (detaching cannot fail) */
 		if (ret)
-			set_group(NTKL_TP_ISR, had_isr);
+			ntkl_probes_set(NTKL_TP_ISR, had_isr, prepare_group);
 	}
 	mutex_unlock(&dpc_lock);
 	return ret;

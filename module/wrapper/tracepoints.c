@@ -89,6 +89,9 @@ static struct probe probes[] = {
 	    "no TimerDPC records of hrtimers"),
 };
 
+/* Which groups ntkl_probes_set() attached; under the table mutex. */
+static bool group_attached[NTKL_TP_GROUPS];
+
 static void find_tracepoint(struct tracepoint *tp, void *priv)
 {
 	unsigned int i;
@@ -132,6 +135,7 @@ void ntkl_probes_unregister(void)
 		tracepoint_probe_unregister(probes[i].tp, probes[i].func, NULL);
 		probes[i].attached = false;
 	}
+	memset(group_attached, 0, sizeof(group_attached));
 	/* no probe runs, nor will, once this returns */
 	tracepoint_synchronize_unregister();
 }
@@ -169,6 +173,39 @@ int ntkl_probes_attach(enum ntkl_tp_group group)
 		}
 	}
 	return 0;
+}
+
+/* Whether a group is attached (ntkl_probes_set()). */
+bool ntkl_probes_attached(enum ntkl_tp_group group)
+{
+	return group_attached[group];
+}
+
+/*
+ * Attach (on) or detach a group's probes, for its producer's publish
+ * hooks, which run under the table mutex. prepare, if not NULL, runs
+ * just before a group not attached is, while none of its probes runs
+ * (to empty what they keep between calls). On failure nothing of the
+ * group stays attached.
+ */
+int ntkl_probes_set(enum ntkl_tp_group group, bool on,
+		    void (*prepare)(enum ntkl_tp_group group))
+{
+	int ret;
+
+	if (group_attached[group] == on)
+		return 0;
+	if (!on) {
+		ntkl_probes_detach(group);
+		group_attached[group] = false;
+		return 0;
+	}
+	if (prepare)
+		prepare(group);
+	ret = ntkl_probes_attach(group);
+	if (!ret)
+		group_attached[group] = true;
+	return ret;
 }
 
 int ntkl_probes_register(void)
