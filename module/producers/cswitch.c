@@ -129,8 +129,9 @@ static __always_inline void add_compact(const struct ntkl_active_set *set, u32 c
 	struct ccswap_batch *b = this_cpu_ptr(&cswitch_cpu.batch[clock]);
 
 	sw->time = now[clock];
+	/* sw by value: its address never taken, it stays in registers */
 	if (unlikely(ccswap_add(b, sw, tick) != CCSWAP_ADDED))
-		restart_batch(set, b, clock, *sw, tick);	/* a copy: no canary here */
+		restart_batch(set, b, clock, *sw, tick);
 }
 
 /* write_cswitch() for the only CSwitch logger: the record filled in place. */
@@ -324,10 +325,12 @@ static int cswitch_publish(struct ntkl_active_set *set)
 	/* attached before the set is seen: a new logger misses no event */
 	if (cs->sched)
 		ret = ntkl_probes_set(NTKL_TP_SCHED, true, prepare_group);
-	if (!ret && cs->waking) {
+	/*
+	 * If this fails, the scheduler's group may stay attached with the old
+	 * set: harmless, its probes find no logger there to write to.
+	 */
+	if (!ret && cs->waking)
 		ret = ntkl_probes_set(NTKL_TP_WAKING, true, NULL);
-		/* harmless if it stays: its probe finds no logger in the old set */
-	}
 	return ret;
 }
 
