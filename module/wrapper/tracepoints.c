@@ -18,11 +18,11 @@
  * The probes of a group (TPG()) are attached only while a logger takes
  * their events, so that with their flags off these busy tracepoints stay
  * disabled: ntkl_probes_set(), from their producer's publish hooks,
- * which keeps which groups are attached. A group's exits are listed before its entries: attached
- * in list order and detached in reverse, an exit probe is there whenever
- * an entry probe is (and cpu_idle's C-state is there before the first
- * switch out of idle needs it). A required tracepoint of a group is
- * looked for at load all the same.
+ * which keeps which groups are attached. A group's exits are listed
+ * before its entries: attached in list order and detached in reverse, an
+ * exit probe is there whenever an entry probe is (and cpu_idle's C-state
+ * is there before the first switch out of idle needs it). A required
+ * tracepoint of a group is looked for at load all the same.
  */
 #include <linux/interrupt.h>
 #include <linux/string.h>
