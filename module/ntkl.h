@@ -243,7 +243,6 @@ struct ntkl_cswitch_view {
 	struct ntkl_logger *compact[NTKL_MAX_LOGGERS];
 	u32 cswitch_clocks;
 	u32 compact_clocks;
-	bool sched;			/* a logger takes CSwitch or CompCS */
 	bool waking;			/* a logger takes ReadyThread */
 };
 

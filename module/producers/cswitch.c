@@ -321,9 +321,8 @@ static int cswitch_publish(struct ntkl_active_set *set)
 		}
 		cs->waking |= ntkl_event_on(lg, ETW_EVENT_READY_THREAD);
 	}
-	cs->sched = cs->n_cswitch || cs->n_compact;
 	/* attached before the set is seen: a new logger misses no event */
-	if (cs->sched)
+	if (cs->n_cswitch || cs->n_compact)
 		ret = ntkl_probes_set(NTKL_TP_SCHED, true, prepare_group);
 	/*
 	 * If this fails, the scheduler's group may stay attached with the old
@@ -337,7 +336,7 @@ static int cswitch_publish(struct ntkl_active_set *set)
 /* Detached once the set is seen: a leaving logger misses no event either. */
 static void cswitch_published(const struct ntkl_active_set *set)
 {
-	if (!set->cs.sched)
+	if (!set->cs.n_cswitch && !set->cs.n_compact)
 		ntkl_probes_set(NTKL_TP_SCHED, false, NULL);
 	if (!set->cs.waking)
 		ntkl_probes_set(NTKL_TP_WAKING, false, NULL);

@@ -17,8 +17,8 @@
  *
  * The probes of a group (TPG()) are attached only while a logger takes
  * their events, so that with their flags off these busy tracepoints stay
- * disabled: ntkl_probes_set(), from their producer's publish hooks,
- * which keeps which groups are attached. A group's exits are listed
+ * disabled: ntkl_probes_set(), from their producer's publish hooks.
+ * A group's exits are listed
  * before its entries: attached in list order and detached in reverse, an
  * exit probe is there whenever an entry probe is (and cpu_idle's C-state
  * is there before the first switch out of idle needs it). A required
@@ -89,9 +89,6 @@ static struct probe probes[] = {
 	    "no TimerDPC records of hrtimers"),
 };
 
-/* Which groups ntkl_probes_set() attached; under the table mutex. */
-static bool group_attached[NTKL_TP_GROUPS];
-
 static void find_tracepoint(struct tracepoint *tp, void *priv)
 {
 	unsigned int i;
@@ -135,7 +132,6 @@ void ntkl_probes_unregister(void)
 		tracepoint_probe_unregister(probes[i].tp, probes[i].func, NULL);
 		probes[i].attached = false;
 	}
-	memset(group_attached, 0, sizeof(group_attached));
 	/* no probe runs, nor will, once this returns */
 	tracepoint_synchronize_unregister();
 }
@@ -175,10 +171,15 @@ int ntkl_probes_attach(enum ntkl_tp_group group)
 	return 0;
 }
 
-/* Whether a group is attached (ntkl_probes_set()). */
+/* Whether a group is attached (ntkl_probes_attach() attaches all it can, or none). */
 bool ntkl_probes_attached(enum ntkl_tp_group group)
 {
-	return group_attached[group];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(probes); i++)
+		if (probes[i].group == group && probes[i].attached)
+			return true;
+	return false;
 }
 
 /*
@@ -191,21 +192,15 @@ bool ntkl_probes_attached(enum ntkl_tp_group group)
 int ntkl_probes_set(enum ntkl_tp_group group, bool on,
 		    void (*prepare)(enum ntkl_tp_group group))
 {
-	int ret;
-
-	if (group_attached[group] == on)
-		return 0;
 	if (!on) {
-		ntkl_probes_detach(group);
-		group_attached[group] = false;
+		ntkl_probes_detach(group);	/* nothing to do if none is */
 		return 0;
 	}
+	if (ntkl_probes_attached(group))
+		return 0;
 	if (prepare)
 		prepare(group);
-	ret = ntkl_probes_attach(group);
-	if (!ret)
-		group_attached[group] = true;
-	return ret;
+	return ntkl_probes_attach(group);
 }
 
 int ntkl_probes_register(void)
