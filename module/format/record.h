@@ -24,28 +24,28 @@ struct ntkl_record {
 	unsigned int size;
 };
 
-static __always_inline u8 *ntkl_record_begin_common(struct ntkl_logger *lg,
-						    struct ntkl_record *rec,
-						    u8 header_type, u16 hook,
-						    u16 version, size_t payload,
-						    u64 clock, bool at)
-{
-	size_t header_size = header_type == ETW_HEADER_TYPE_SYSTEM64 ?
-			     sizeof(struct system_trace_header) :
-			     sizeof(struct perfinfo_trace_header);
-	size_t size = header_size + payload;
-	/* a local, not rec->size: a constant size then needs no test below */
-	unsigned int aligned = ALIGN(size, ETW_RECORD_ALIGN);
-	u8 *p;
+/* What the out-of-line reservation gives back, in two registers. */
+struct ntkl_slot {
+	u8 *payload;			/* NULL: the event is lost (and counted) */
+	struct ntkl_buffer *buf;
+};
 
-	if (size > ETW_MAX_EVENT_SIZE) {
-		atomic64_inc(&lg->events_lost_extra);
-		return NULL;
-	}
-	rec->size = aligned;
-	p = ntkl_reserve_fast(lg, aligned, &rec->buf, &clock, at);
-	if (!p)
-		return NULL;
+struct ntkl_slot ntkl_record_begin_slow(struct ntkl_logger *lg, u8 header_type, u16 hook,
+					u16 version, unsigned int size, u64 clock, bool at);
+
+static __always_inline size_t ntkl_record_header_size(u8 header_type)
+{
+	return header_type == ETW_HEADER_TYPE_SYSTEM64 ? sizeof(struct system_trace_header) :
+							  sizeof(struct perfinfo_trace_header);
+}
+
+/*
+ * Fill the kernel record header at p, a record of size bytes reserved as
+ * aligned bytes, and zero the padding; returns where the payload goes.
+ */
+static __always_inline u8 *ntkl_record_header(u8 *p, u8 header_type, u16 hook, u16 version,
+					      size_t size, unsigned int aligned, u64 clock)
+{
 	/* the padding must not show what the buffer held before */
 	if (aligned != size)
 		memset(p + size, 0, aligned - size);
@@ -72,7 +72,43 @@ static __always_inline u8 *ntkl_record_begin_common(struct ntkl_logger *lg,
 		h->hook_id = hook;
 		h->timestamp = clock;
 	}
-	return p + header_size;
+	return p + ntkl_record_header_size(header_type);
+}
+
+/*
+ * Reserve a record and fill its header. The usual case, the current
+ * buffer has room, is inline; anything else is ntkl_record_begin_slow()'s
+ * (record.c), which returns by value so that nothing here has its address
+ * taken: a probe's locals stay in registers, and a probe needs no stack
+ * protector check.
+ */
+static __always_inline u8 *ntkl_record_begin_common(struct ntkl_logger *lg,
+						    struct ntkl_record *rec,
+						    u8 header_type, u16 hook,
+						    u16 version, size_t payload,
+						    u64 clock, bool at)
+{
+	size_t size = ntkl_record_header_size(header_type) + payload;
+	/* a local, not rec->size: a constant size then needs no test below */
+	unsigned int aligned = ALIGN(size, ETW_RECORD_ALIGN);
+	struct ntkl_buffer *buf;
+	u8 *p;
+
+	if (size > ETW_MAX_EVENT_SIZE) {
+		atomic64_inc(&lg->events_lost_extra);
+		return NULL;
+	}
+	rec->size = aligned;
+	p = ntkl_reserve_fast(lg, aligned, &buf, &clock, at);
+	if (unlikely(!p)) {
+		struct ntkl_slot s = ntkl_record_begin_slow(lg, header_type, hook, version, size,
+							    clock, at);
+
+		rec->buf = s.buf;
+		return s.payload;
+	}
+	rec->buf = buf;
+	return ntkl_record_header(p, header_type, hook, version, size, aligned, clock);
 }
 
 /*

@@ -123,12 +123,22 @@ static noinline void restart_batch(const struct ntkl_active_set *set, struct ccs
 	ccswap_add(b, &sw, tick);	/* an empty batch takes any switch */
 }
 
+/*
+ * The time of a switch on a logger's clock: t, when the set's loggers all
+ * use one clock type (the usual case: then no array is indexed and the
+ * probe keeps no stack array), else now[clock], each clock read once.
+ */
+static __always_inline u64 switch_time(u64 t, const u64 *now, u32 clock)
+{
+	return now ? now[clock] : t;
+}
+
 static __always_inline void add_compact(const struct ntkl_active_set *set, u32 clock,
-					struct ccswap_switch *sw, const u64 *now, u64 tick)
+					struct ccswap_switch *sw, u64 time, u64 tick)
 {
 	struct ccswap_batch *b = this_cpu_ptr(&cswitch_cpu.batch[clock]);
 
-	sw->time = now[clock];
+	sw->time = time;
 	/* sw by value: its address never taken, it stays in registers */
 	if (unlikely(ccswap_add(b, sw, tick) != CCSWAP_ADDED))
 		restart_batch(set, b, clock, *sw, tick);
@@ -157,8 +167,29 @@ static __always_inline void write_one_cswitch(struct ntkl_logger *lg, u64 clock,
 		ntkl_stack_write(lg, st, time);
 }
 
-static __always_inline void write_compact(const struct ntkl_active_set *set, const u64 *now,
-					  struct task_struct *prev, const struct switch_info *si)
+/*
+ * Several CSwitch loggers: the record built once on the stack and copied
+ * into each. Out of line, so that its stack copy, whose address memcpy
+ * takes, does not cost the usual switch a stack protector check; si by
+ * value for the same reason.
+ */
+static noinline void write_cswitch_each(const struct ntkl_active_set *set,
+					struct task_struct *prev, struct task_struct *next,
+					struct switch_info si, u64 t, const u64 *now)
+{
+	struct ntkl_stack *st = NULL;
+	struct wmi_contextswap cs;
+	unsigned int i;
+
+	fill_cswitch(&cs, prev, next, &si);
+	for (i = 0; i < set->cs.n_cswitch; i++)
+		write_cswitch(set->cs.cswitch[i], &cs,
+			      switch_time(t, now, set->cs.cswitch[i]->clock_type), next, &st);
+}
+
+static __always_inline void write_compact(const struct ntkl_active_set *set, u64 t,
+					  const u64 *now, struct task_struct *prev,
+					  const struct switch_info *si)
 {
 	struct ccswap_switch sw = {
 		.old_tid = si->old_tid,
@@ -176,11 +207,12 @@ static __always_inline void write_compact(const struct ntkl_active_set *set, con
 
 	/* one clock type for all compact loggers, the usual case */
 	if (likely(is_power_of_2(clocks))) {
-		add_compact(set, __ffs(clocks), &sw, now, tick);
+		clock = __ffs(clocks);
+		add_compact(set, clock, &sw, switch_time(t, now, clock), tick);
 		return;
 	}
 	for_each_set_bit(clock, &clocks, NTKL_CLOCK_CYCLE + 1)
-		add_compact(set, clock, &sw, now, tick);
+		add_compact(set, clock, &sw, switch_time(t, now, clock), tick);
 }
 
 /* Read each clock in clocks once: a switch has the same time in both forms. */
@@ -194,22 +226,16 @@ static __always_inline void read_clocks(u32 clocks, u64 *now)
 		now[NTKL_CLOCK_CYCLE] = ntkl_clock(NTKL_CLOCK_CYCLE);
 }
 
-void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
-			     struct task_struct *next, unsigned int prev_state)
+/*
+ * One switch, for every logger of the set that takes CSwitch or CompCS;
+ * its time is t on every logger's clock, or now[] by clock type.
+ */
+static __always_inline void record_switch(const struct ntkl_active_set *set, bool preempt,
+					  struct task_struct *prev, struct task_struct *next,
+					  unsigned int prev_state, u64 t, const u64 *now)
 {
-	struct ntkl_active_set *set = ntkl_active_set();
-	/*
-	 * Not zeroed on every switch: a logger's clock is in the set's
-	 * clocks, which read_clocks() reads, and si is filled field by field
-	 * below; neither reaches a record any other way.
-	 */
-	u64 now[NTKL_CLOCK_CYCLE + 1] __uninitialized;
+	/* filled field by field below; it reaches a record no other way */
 	struct switch_info si __uninitialized;
-	unsigned int i;
-
-	if (!set || !(set->cs.cswitch_clocks | set->cs.compact_clocks))
-		return;
-	read_clocks(set->cs.cswitch_clocks | set->cs.compact_clocks, now);
 
 	ntkl_nt_switch_out(prev, preempt, prev_state, &si.out);
 	si.old_tid = ntkl_thread_id(prev);
@@ -221,21 +247,44 @@ void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 	 * buffer, not built on the stack and copied in.
 	 */
 	if (set->cs.n_cswitch == 1 && !set->cs.compact_clocks) {
-		write_one_cswitch(set->cs.cswitch[0], now[set->cs.cswitch[0]->clock_type],
+		write_one_cswitch(set->cs.cswitch[0],
+				  switch_time(t, now, set->cs.cswitch[0]->clock_type),
 				  prev, next, &si);
 		return;
 	}
-	if (set->cs.n_cswitch) {
-		struct ntkl_stack *st = NULL;
-		struct wmi_contextswap cs;
-
-		fill_cswitch(&cs, prev, next, &si);
-		for (i = 0; i < set->cs.n_cswitch; i++)
-			write_cswitch(set->cs.cswitch[i], &cs,
-				      now[set->cs.cswitch[i]->clock_type], next, &st);
-	}
+	if (set->cs.n_cswitch)
+		write_cswitch_each(set, prev, next, si, t, now);
 	if (set->cs.compact_clocks)
-		write_compact(set, now, prev, &si);
+		write_compact(set, t, now, prev, &si);
+}
+
+/* Loggers on more than one clock type (rare): each clock read once. */
+static noinline void record_switch_clocks(const struct ntkl_active_set *set, bool preempt,
+					  struct task_struct *prev, struct task_struct *next,
+					  unsigned int prev_state)
+{
+	/* not zeroed: a logger's clock is in the set's clocks, which are read */
+	u64 now[NTKL_CLOCK_CYCLE + 1] __uninitialized;
+
+	read_clocks(set->cs.cswitch_clocks | set->cs.compact_clocks, now);
+	record_switch(set, preempt, prev, next, prev_state, 0, now);
+}
+
+void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
+			     struct task_struct *next, unsigned int prev_state)
+{
+	struct ntkl_active_set *set = ntkl_active_set();
+	u32 clocks;
+
+	if (!set)
+		return;
+	clocks = set->cs.cswitch_clocks | set->cs.compact_clocks;
+	/* one clock type for every logger, the usual case: one reading */
+	if (likely(is_power_of_2(clocks)))
+		record_switch(set, preempt, prev, next, prev_state, ntkl_clock(__ffs(clocks)),
+			      NULL);
+	else if (clocks)
+		record_switch_clocks(set, preempt, prev, next, prev_state);
 }
 
 void ntkl_probe_cpu_idle(void *data, unsigned int state, unsigned int cpu)

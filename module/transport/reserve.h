@@ -4,10 +4,11 @@
  * current buffer is open and has room, so one compare-and-swap takes the
  * space. Anything else (a full or closed buffer, a stopped logger, a
  * nested writer that got in between) goes to ntkl_reserve() or
- * ntkl_reserve_at() in buffers.c, which start over and handle it all; the
- * rules are buffers.c's. Inline because a switch writes one record per
- * logger: a call and its return cost more under return-thunk mitigations
- * than the reservation itself.
+ * ntkl_reserve_at() in buffers.c, out of line (format/record.c calls
+ * them), which start over and handle it all; the rules are buffers.c's.
+ * Inline because a switch writes one record per logger: a call and its
+ * return cost more under return-thunk mitigations than the reservation
+ * itself.
  */
 #ifndef _NTKL_RESERVE_H
 #define _NTKL_RESERVE_H
@@ -44,27 +45,14 @@ static __always_inline void ntkl_raise_last_clock(struct ntkl_cpu_ring *ring, u6
 }
 
 /*
- * The slow path through locals of its own: the caller's record and clock
- * then never have their address taken, and stay in registers on the fast
- * path (a switch writes one record per logger).
- */
-static __always_inline void *ntkl_reserve_slow(struct ntkl_logger *lg, unsigned int size,
-					       struct ntkl_buffer **bufp, u64 *clock, bool at)
-{
-	struct ntkl_buffer *buf = NULL;
-	u64 t = *clock;
-	void *p;
-
-	p = at ? ntkl_reserve_at(lg, size, &buf, &t) : ntkl_reserve(lg, size, &buf, &t);
-	*bufp = buf;
-	*clock = t;
-	return p;
-}
-
-/*
  * As ntkl_reserve() (at false: the clock read here) or ntkl_reserve_at()
- * (at true: *clock the caller's time, raised to the ring's latest). The
- * caller has preemption disabled.
+ * (at true: *clock the caller's time, raised to the ring's latest), when
+ * the current buffer takes the record at the first try; NULL otherwise,
+ * and the caller goes to one of those (format/record.c does). Not called
+ * from here: the slow path takes the address of its buffer and clock, and
+ * inlined into a probe, that would put them on the probe's stack and give
+ * it a stack protector check on every event. The caller has preemption
+ * disabled.
  */
 static __always_inline void *ntkl_reserve_fast(struct ntkl_logger *lg, unsigned int size,
 					       struct ntkl_buffer **bufp, u64 *clock, bool at)
@@ -89,7 +77,7 @@ static __always_inline void *ntkl_reserve_fast(struct ntkl_logger *lg, unsigned 
 			return buf->data + off;
 		}
 	}
-	return ntkl_reserve_slow(lg, size, bufp, clock, at);
+	return NULL;
 }
 
 #endif /* _NTKL_RESERVE_H */

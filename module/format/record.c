@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The out-of-line half of record.h: a record whose buffer is full, closed
+ * or raced by a nested writer. Here, not inline in every probe, because it
+ * hands its buffer and clock to buffers.c by address (record.h says why
+ * that matters).
+ */
+#include "format/record.h"
+
+struct ntkl_slot ntkl_record_begin_slow(struct ntkl_logger *lg, u8 header_type, u16 hook,
+					u16 version, unsigned int size, u64 clock, bool at)
+{
+	unsigned int aligned = ALIGN(size, ETW_RECORD_ALIGN);
+	struct ntkl_slot s = { };
+	struct ntkl_buffer *buf;
+	u8 *p;
+
+	p = at ? ntkl_reserve_at(lg, aligned, &buf, &clock) :
+		 ntkl_reserve(lg, aligned, &buf, &clock);
+	if (!p)
+		return s;
+	s.buf = buf;
+	s.payload = ntkl_record_header(p, header_type, hook, version, size, aligned, clock);
+	return s;
+}
