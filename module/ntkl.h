@@ -237,7 +237,19 @@ void ntkl_image_new_process(struct ntkl_logger *lg, struct task_struct *p);
  * and the clocks (BIT(clock type)) each kind uses: worked out by the
  * CSwitch producer's publish hook (producers/cswitch.c), not per switch.
  */
+/*
+ * The switch probe's usual sets, each with a path of its own in which the
+ * clock type and the form are constants (cswitch.c): one CSwitch logger,
+ * or CompCS loggers only, all on the default clock (QPC).
+ */
+enum ntkl_switch_shape {
+	NTKL_SWITCH_ANY,		/* any other set (none included) */
+	NTKL_SWITCH_ONE_CSWITCH,	/* one CSwitch logger, on QPC */
+	NTKL_SWITCH_COMPACT,		/* CompCS loggers only, all on QPC */
+};
+
 struct ntkl_cswitch_view {
+	enum ntkl_switch_shape shape;
 	unsigned int n_cswitch, n_compact;
 	struct ntkl_logger *cswitch[NTKL_MAX_LOGGERS];
 	struct ntkl_logger *compact[NTKL_MAX_LOGGERS];

@@ -862,6 +862,92 @@ FIXTURE_TEARDOWN(cs)
 }
 
 /*
+ * trace-cmd and the n QPC loggers lgs record one run: the same switches
+ * on every CPU, in each of them. 0 when they agree, else -1 and why.
+ */
+static int agree_with_trace_cmd(int ctl, struct logger *const *lgs, int n, char *why, size_t len)
+{
+	const char *const files[] = { TC_DAT, TC_LOG, lgs[0]->path, n > 1 ? lgs[1]->path : "" };
+	char *const tc_argv[] = { "trace-cmd", "record", "-C", "mono", "-e", "sched:sched_switch",
+				  "-o", TC_DAT, NULL };
+	struct rec tc = { .name = "trace-cmd" }, rl[2] = { { .name = "cswitch" } };
+	struct rec *recs[] = { &tc, &rl[0], &rl[1] };
+	struct cmp cmp = { .r = recs, .nr = n + 1, .tol_ns = -1 };
+	uint64_t tc_lost, tc_lost_lines;
+	unsigned int tc_cpus;
+	int i, status, ret = -1;
+	pid_t tcpid;
+
+	for (i = 0; i < n; i++)
+		rl[i].name = lgs[i]->compact ? "compact" : "cswitch";
+	unlink(TC_DAT);
+	tcpid = spawn(tc_argv, TC_LOG, true);
+	if (tcpid <= 0) {
+		snprintf(why, len, "cannot start trace-cmd record");
+		return -1;
+	}
+	if (trace_cmd_wait_ready(tcpid, 60, why, len))
+		goto out;
+	if (loggers_start(ctl, lgs, n, why, len) ||
+	    run_workloads(CLOCK_MONOTONIC, &cmp.ws, &cmp.we, why, len) ||
+	    loggers_finish(ctl, lgs, n, why, len))
+		goto out;
+
+	kill(tcpid, SIGINT);
+	status = wait_timeout(tcpid, 90);
+	tcpid = 0;
+	if (status) {
+		snprintf(why, len,
+			 "trace-cmd record exited with status %d (-1: still running 90 s after SIGINT), see %s",
+			 status, TC_LOG);
+		goto out;
+	}
+	if (trace_cmd_lost(&tc_lost, &tc_cpus, why, len) ||
+	    read_trace_cmd(&tc, &tc_lost_lines, why, len))
+		goto out;
+	if (tc_lost || tc_lost_lines) {
+		snprintf(why, len,
+			 "trace-cmd lost events (%llu overrun or dropped, %llu LOST markers): the comparison would mean nothing",
+			 (unsigned long long)tc_lost, (unsigned long long)tc_lost_lines);
+		goto out;
+	}
+	if (read_qpc_loggers(lgs, recs + 1, n, why, len))
+		goto out;
+	/* stderr, as TH_LOG's, which a helper outside a test cannot call */
+	fprintf(stderr, "# switches recorded: trace-cmd %zu, %s %zu", tc.total, rl[0].name,
+		rl[0].total);
+	if (n > 1)
+		fprintf(stderr, ", %s %zu", rl[1].name, rl[1].total);
+	fprintf(stderr, "\n");
+
+	if (!compare_all(&cmp)) {
+		snprintf(why, len, "%s", cmp.msg);
+		goto out;
+	}
+	fprintf(stderr, "# %zu switches identical in all %d over the common window\n",
+		cmp.compared, n + 1);
+	if (cmp.compared < MIN_COMPARED) {
+		snprintf(why, len, "only %zu switches compared", cmp.compared);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (tcpid > 0) {
+		kill(tcpid, SIGINT);
+		wait_timeout(tcpid, 60);
+	}
+	for (i = 0; i < n; i++)
+		logger_cleanup(ctl, lgs[i]);
+	rec_free(&tc);
+	rec_free(&rl[0]);
+	rec_free(&rl[1]);
+	cmp_free(&cmp);
+	if (ret)
+		save_artifacts(files, n + 2);
+	return ret;
+}
+
+/*
  * trace-cmd, a CSwitch logger and a compact logger record one run: the
  * same switches on every CPU.
  */
@@ -873,78 +959,35 @@ TEST_F_TIMEOUT(cs, three_recorders_agree, 150)
 				  .path = WORK_DIR "/ntkl_cswitch_compact.etl",
 				  .clock = NTKL_CLOCK_QPC, .compact = true };
 	struct logger *lgs[] = { &full, &compact };
-	const char *const files[] = { TC_DAT, TC_LOG, full.path, compact.path };
-	char *const tc_argv[] = { "trace-cmd", "record", "-C", "mono", "-e", "sched:sched_switch",
-				  "-o", TC_DAT, NULL };
-	struct rec tc = { .name = "trace-cmd" }, rf = { .name = "cswitch" },
-		   rc = { .name = "compact" };
-	struct rec *recs[] = { &tc, &rf, &rc };
-	struct cmp cmp = { .r = recs, .nr = 3, .tol_ns = -1 };
-	uint64_t tc_lost, tc_lost_lines;
-	unsigned int tc_cpus;
-	bool ok = false;
-	pid_t tcpid;
-	int status;
 
 	if (!in_path("trace-cmd"))
 		SKIP(return, "trace-cmd is not on $PATH");
-	unlink(TC_DAT);
-	tcpid = spawn(tc_argv, TC_LOG, true);
-	ASSERT_GT(tcpid, 0);
-	if (trace_cmd_wait_ready(tcpid, 60, self->why, sizeof(self->why)))
-		goto out;
-	if (loggers_start(self->ctl, lgs, 2, self->why, sizeof(self->why)) ||
-	    run_workloads(CLOCK_MONOTONIC, &cmp.ws, &cmp.we, self->why, sizeof(self->why)) ||
-	    loggers_finish(self->ctl, lgs, 2, self->why, sizeof(self->why)))
-		goto out;
+	ASSERT_EQ(0, agree_with_trace_cmd(self->ctl, lgs, 2, self->why, sizeof(self->why)))
+		TH_LOG("%s", self->why);
+}
 
-	kill(tcpid, SIGINT);
-	status = wait_timeout(tcpid, 90);
-	tcpid = 0;
-	if (status) {
-		snprintf(self->why, sizeof(self->why),
-			 "trace-cmd record exited with status %d (-1: still running 90 s after SIGINT), see %s",
-			 status, TC_LOG);
-		goto out;
-	}
-	if (trace_cmd_lost(&tc_lost, &tc_cpus, self->why, sizeof(self->why)) ||
-	    read_trace_cmd(&tc, &tc_lost_lines, self->why, sizeof(self->why)))
-		goto out;
-	if (tc_lost || tc_lost_lines) {
-		snprintf(self->why, sizeof(self->why),
-			 "trace-cmd lost events (%llu overrun or dropped, %llu LOST markers): the comparison would mean nothing",
-			 (unsigned long long)tc_lost, (unsigned long long)tc_lost_lines);
-		goto out;
-	}
-	if (read_qpc_loggers(lgs, recs + 1, 2, self->why, sizeof(self->why)))
-		goto out;
-	TH_LOG("switches recorded: trace-cmd %zu, cswitch %zu, compact %zu", tc.total, rf.total,
-	       rc.total);
+/*
+ * Each form alone, as most captures have it: one CSwitch logger, then one
+ * compact logger, each beside trace-cmd. The switch probe has a path of
+ * its own for each of these sets (module/producers/cswitch.c), which the
+ * two loggers together above do not take.
+ */
+TEST_F_TIMEOUT(cs, each_form_alone_agrees, 240)
+{
+	struct logger full = { .name = "ntkl_cswitch_test full", .reader = -1,
+			       .path = WORK_DIR "/ntkl_cswitch_full.etl", .clock = NTKL_CLOCK_QPC };
+	struct logger compact = { .name = "ntkl_cswitch_test compact", .reader = -1,
+				  .path = WORK_DIR "/ntkl_cswitch_compact.etl",
+				  .clock = NTKL_CLOCK_QPC, .compact = true };
+	struct logger *one_full[] = { &full }, *one_compact[] = { &compact };
 
-	if (!compare_all(&cmp)) {
-		snprintf(self->why, sizeof(self->why), "%s", cmp.msg);
-		goto out;
-	}
-	TH_LOG("%zu switches identical in all three over the common window", cmp.compared);
-	if (cmp.compared < MIN_COMPARED) {
-		snprintf(self->why, sizeof(self->why), "only %zu switches compared", cmp.compared);
-		goto out;
-	}
-	ok = true;
-out:
-	if (tcpid > 0) {
-		kill(tcpid, SIGINT);
-		wait_timeout(tcpid, 60);
-	}
-	logger_cleanup(self->ctl, &full);
-	logger_cleanup(self->ctl, &compact);
-	rec_free(&tc);
-	rec_free(&rf);
-	rec_free(&rc);
-	cmp_free(&cmp);
-	if (!ok)
-		save_artifacts(files, 4);
-	ASSERT_TRUE(ok) TH_LOG("%s", self->why);
+	if (!in_path("trace-cmd"))
+		SKIP(return, "trace-cmd is not on $PATH");
+	ASSERT_EQ(0, agree_with_trace_cmd(self->ctl, one_full, 1, self->why, sizeof(self->why)))
+		TH_LOG("CSwitch logger alone: %s", self->why);
+	ASSERT_EQ(0, agree_with_trace_cmd(self->ctl, one_compact, 1, self->why,
+					  sizeof(self->why)))
+		TH_LOG("compact logger alone: %s", self->why);
 }
 
 /*

@@ -133,15 +133,37 @@ static __always_inline u64 switch_time(u64 t, const u64 *now, u32 clock)
 	return now ? now[clock] : t;
 }
 
+/* A switch as the compact encoder takes it. */
+static __always_inline struct ccswap_switch compact_switch(struct task_struct *prev,
+							  const struct switch_info *si, u64 time)
+{
+	struct ccswap_switch sw = {
+		.time = time,
+		.old_tid = si->old_tid,
+		.old_state = si->out.state,
+		.old_wait_reason = si->out.wait_reason,
+		.old_priority = si->old_priority,
+		/* the base differs from the current only under priority inheritance */
+		.old_base_priority = READ_ONCE(prev->prio) == READ_ONCE(prev->normal_prio) ?
+				     si->old_priority : ntkl_nt_base_priority(prev),
+		.new_wait_ticks = si->wait_ticks,
+	};
+
+	return sw;
+}
+
+/* Add a switch to this CPU's batch of one clock type. */
 static __always_inline void add_compact(const struct ntkl_active_set *set, u32 clock,
-					struct ccswap_switch *sw, u64 time, u64 tick)
+					struct task_struct *prev, const struct switch_info *si,
+					u64 time)
 {
 	struct ccswap_batch *b = this_cpu_ptr(&cswitch_cpu.batch[clock]);
+	/* by value: its address never taken, it stays in registers */
+	struct ccswap_switch sw = compact_switch(prev, si, time);
+	u64 tick = get_jiffies_64();
 
-	sw->time = time;
-	/* sw by value: its address never taken, it stays in registers */
-	if (unlikely(ccswap_add(b, sw, tick) != CCSWAP_ADDED))
-		restart_batch(set, b, clock, *sw, tick);
+	if (unlikely(ccswap_add(b, &sw, tick) != CCSWAP_ADDED))
+		restart_batch(set, b, clock, sw, tick);
 }
 
 /* write_cswitch() for the only CSwitch logger: the record filled in place. */
@@ -191,28 +213,11 @@ static __always_inline void write_compact(const struct ntkl_active_set *set, u64
 					  const u64 *now, struct task_struct *prev,
 					  const struct switch_info *si)
 {
-	struct ccswap_switch sw = {
-		.old_tid = si->old_tid,
-		.old_state = si->out.state,
-		.old_wait_reason = si->out.wait_reason,
-		.old_priority = si->old_priority,
-		/* the base differs from the current only under priority inheritance */
-		.old_base_priority = READ_ONCE(prev->prio) == READ_ONCE(prev->normal_prio) ?
-				     si->old_priority : ntkl_nt_base_priority(prev),
-		.new_wait_ticks = si->wait_ticks,
-	};
-	u64 tick = get_jiffies_64();
 	unsigned long clocks = set->cs.compact_clocks;
 	unsigned int clock;
 
-	/* one clock type for all compact loggers, the usual case */
-	if (likely(is_power_of_2(clocks))) {
-		clock = __ffs(clocks);
-		add_compact(set, clock, &sw, switch_time(t, now, clock), tick);
-		return;
-	}
 	for_each_set_bit(clock, &clocks, NTKL_CLOCK_CYCLE + 1)
-		add_compact(set, clock, &sw, switch_time(t, now, clock), tick);
+		add_compact(set, clock, prev, si, switch_time(t, now, clock));
 }
 
 /* Read each clock in clocks once: a switch has the same time in both forms. */
@@ -228,9 +233,12 @@ static __always_inline void read_clocks(u32 clocks, u64 *now)
 
 /*
  * One switch, for every logger of the set that takes CSwitch or CompCS;
- * its time is t on every logger's clock, or now[] by clock type.
+ * its time is t on every logger's clock, or now[] by clock type. shape
+ * is a constant where the caller knows the set's shape (the compiler
+ * then drops the tests below for it), else NTKL_SWITCH_ANY.
  */
-static __always_inline void record_switch(const struct ntkl_active_set *set, bool preempt,
+static __always_inline void record_switch(const struct ntkl_active_set *set,
+					  enum ntkl_switch_shape shape, bool preempt,
 					  struct task_struct *prev, struct task_struct *next,
 					  unsigned int prev_state, u64 t, const u64 *now)
 {
@@ -246,10 +254,15 @@ static __always_inline void record_switch(const struct ntkl_active_set *set, boo
 	 * One CSwitch logger, the usual case: the record is built in its
 	 * buffer, not built on the stack and copied in.
 	 */
-	if (set->cs.n_cswitch == 1 && !set->cs.compact_clocks) {
+	if (shape == NTKL_SWITCH_ONE_CSWITCH ||
+	    (shape == NTKL_SWITCH_ANY && set->cs.n_cswitch == 1 && !set->cs.compact_clocks)) {
 		write_one_cswitch(set->cs.cswitch[0],
 				  switch_time(t, now, set->cs.cswitch[0]->clock_type),
 				  prev, next, &si);
+		return;
+	}
+	if (shape == NTKL_SWITCH_COMPACT) {
+		add_compact(set, NTKL_CLOCK_QPC, prev, &si, t);
 		return;
 	}
 	if (set->cs.n_cswitch)
@@ -267,7 +280,7 @@ static noinline void record_switch_clocks(const struct ntkl_active_set *set, boo
 	u64 now[NTKL_CLOCK_CYCLE + 1] __uninitialized;
 
 	read_clocks(set->cs.cswitch_clocks | set->cs.compact_clocks, now);
-	record_switch(set, preempt, prev, next, prev_state, 0, now);
+	record_switch(set, NTKL_SWITCH_ANY, preempt, prev, next, prev_state, 0, now);
 }
 
 void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
@@ -278,11 +291,24 @@ void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 
 	if (!set)
 		return;
+	/* the usual sets: the clock type and the form known here */
+	switch (set->cs.shape) {
+	case NTKL_SWITCH_ONE_CSWITCH:
+		record_switch(set, NTKL_SWITCH_ONE_CSWITCH, preempt, prev, next, prev_state,
+			      ntkl_clock_qpc(), NULL);
+		return;
+	case NTKL_SWITCH_COMPACT:
+		record_switch(set, NTKL_SWITCH_COMPACT, preempt, prev, next, prev_state,
+			      ntkl_clock_qpc(), NULL);
+		return;
+	case NTKL_SWITCH_ANY:
+		break;
+	}
 	clocks = set->cs.cswitch_clocks | set->cs.compact_clocks;
-	/* one clock type for every logger, the usual case: one reading */
-	if (likely(is_power_of_2(clocks)))
-		record_switch(set, preempt, prev, next, prev_state, ntkl_clock(__ffs(clocks)),
-			      NULL);
+	/* one clock type for every logger: one reading */
+	if (is_power_of_2(clocks))
+		record_switch(set, NTKL_SWITCH_ANY, preempt, prev, next, prev_state,
+			      ntkl_clock(__ffs(clocks)), NULL);
 	else if (clocks)
 		record_switch_clocks(set, preempt, prev, next, prev_state);
 }
@@ -370,6 +396,10 @@ static int cswitch_publish(struct ntkl_active_set *set)
 		}
 		cs->waking |= ntkl_event_on(lg, ETW_EVENT_READY_THREAD);
 	}
+	if (cs->n_cswitch == 1 && !cs->n_compact && cs->cswitch_clocks == BIT(NTKL_CLOCK_QPC))
+		cs->shape = NTKL_SWITCH_ONE_CSWITCH;
+	else if (!cs->n_cswitch && cs->compact_clocks == BIT(NTKL_CLOCK_QPC))
+		cs->shape = NTKL_SWITCH_COMPACT;
 	/* attached before the set is seen: a new logger misses no event */
 	if (cs->n_cswitch || cs->n_compact)
 		ret = ntkl_probes_set(NTKL_TP_SCHED, true, prepare_group);
