@@ -134,8 +134,8 @@ static __always_inline u64 switch_time(u64 t, const u64 *now, u32 clock)
 }
 
 /* A switch as the compact encoder takes it. */
-static __always_inline struct ccswap_switch compact_switch(struct task_struct *prev,
-							  const struct switch_info *si, u64 time)
+static __always_inline struct ccswap_switch
+compact_switch(struct task_struct *prev, const struct switch_info *si, u64 time)
 {
 	struct ccswap_switch sw = {
 		.time = time,
