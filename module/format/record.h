@@ -99,8 +99,7 @@ static __always_inline u8 *ntkl_record_begin_common(struct ntkl_logger *lg,
 		return NULL;
 	}
 	rec->size = aligned;
-	p = ntkl_reserve_fast(lg, aligned, &buf, &clock, at);
-	if (unlikely(!p)) {
+	if (unlikely(!ntkl_reserve_fast(lg, aligned, &buf, &clock, at, &p))) {
 		struct ntkl_slot s = ntkl_record_begin_slow(lg, header_type, hook, version, size,
 							    clock, at);
 

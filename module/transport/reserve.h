@@ -32,6 +32,13 @@ static __always_inline struct ntkl_buffer *ntkl_ring_buffer(struct ntkl_cpu_ring
  * so a time given from the past, raised to it, stays in order. Raised
  * after reserving, or simply stored, an interrupt in between could leave
  * it lower than a nested writer's record. last is the caller's reading.
+ *
+ * Only records whose time is given from the past need it, and only
+ * against writers that can get in between: an interrupt, an NMI. So the
+ * writers given a time (ntkl_reserve_at(): the switch probe's CSwitch
+ * records, in sched_switch with interrupts off, which gets in between no
+ * reservation) read it but do not raise it; the clock they were given is
+ * one of each CPU's readings, taken after the ring's earlier records'.
  */
 static __always_inline void ntkl_raise_last_clock(struct ntkl_cpu_ring *ring, u64 t, long last)
 {
@@ -47,15 +54,18 @@ static __always_inline void ntkl_raise_last_clock(struct ntkl_cpu_ring *ring, u6
 /*
  * As ntkl_reserve() (at false: the clock read here) or ntkl_reserve_at()
  * (at true: *clock the caller's time, raised to the ring's latest), when
- * the current buffer takes the record at the first try; NULL otherwise,
- * and the caller goes to one of those (format/record.c does). Not called
- * from here: the slow path takes the address of its buffer and clock, and
- * inlined into a probe, that would put them on the probe's stack and give
- * it a stack protector check on every event. The caller has preemption
+ * the current buffer takes the record at the first try: true, and where
+ * the record goes in *p. False otherwise, and the caller goes to one of
+ * those (format/record.c does). Not called from here: the slow path takes
+ * the address of its buffer and clock, and inlined into a probe, that
+ * would put them on the probe's stack and give it a stack protector check
+ * on every event. A bool, not a NULL pointer, says which: a pointer
+ * would be tested once more on every event. The caller has preemption
  * disabled.
  */
-static __always_inline void *ntkl_reserve_fast(struct ntkl_logger *lg, unsigned int size,
-					       struct ntkl_buffer **bufp, u64 *clock, bool at)
+static __always_inline bool ntkl_reserve_fast(struct ntkl_logger *lg, unsigned int size,
+					      struct ntkl_buffer **bufp, u64 *clock, bool at,
+					      u8 **p)
 {
 	struct ntkl_cpu_ring *ring = &lg->rings[smp_processor_id()];
 	unsigned long h = local_read(&ring->head);
@@ -69,15 +79,20 @@ static __always_inline void *ntkl_reserve_fast(struct ntkl_logger *lg, unsigned 
 		   off + size <= lg->buffer_size && local_read(&ring->head) == h)) {
 		long last = local_read(&ring->last_clock);
 
-		t = at ? max_t(u64, *clock, last) : ntkl_clock(lg->clock_type);
-		ntkl_raise_last_clock(ring, t, last);
+		if (at) {
+			t = max_t(u64, *clock, last);
+		} else {
+			t = ntkl_clock(lg->clock_type);
+			ntkl_raise_last_clock(ring, t, last);
+		}
 		if (likely(local_cmpxchg(&buf->fill, fill, fill + size) == fill)) {
 			*clock = t;
 			*bufp = buf;
-			return buf->data + off;
+			*p = buf->data + off;
+			return true;
 		}
 	}
-	return NULL;
+	return false;
 }
 
 #endif /* _NTKL_RESERVE_H */
