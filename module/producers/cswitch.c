@@ -166,12 +166,28 @@ static __always_inline void add_compact(const struct ntkl_active_set *set, u32 c
 		restart_batch(set, b, clock, sw, tick);
 }
 
-/* write_cswitch() for the only CSwitch logger: the record filled in place. */
-static __always_inline void write_one_cswitch(struct ntkl_logger *lg, u64 clock,
+/* What both forms need of one switch. */
+static __always_inline void get_switch_info(struct switch_info *si, bool preempt,
+					    struct task_struct *prev, struct task_struct *next,
+					    unsigned int prev_state)
+{
+	ntkl_nt_switch_out(prev, preempt, prev_state, &si->out);
+	si->old_tid = ntkl_thread_id(prev);
+	si->old_priority = ntkl_nt_priority(prev);
+	si->wait_ticks = ntkl_nt_wait_ticks(next);
+}
+
+/*
+ * write_cswitch() for the only CSwitch logger: the record filled in place,
+ * and worked out once it is reserved, so that nothing of it is held across
+ * the reservation (where it would be spilled to the stack and read back).
+ */
+static __always_inline void write_one_cswitch(struct ntkl_logger *lg, u64 clock, bool preempt,
 					      struct task_struct *prev, struct task_struct *next,
-					      const struct switch_info *si)
+					      unsigned int prev_state)
 {
 	struct ntkl_record rec __uninitialized;	/* set by ntkl_record_begin_at() */
+	struct switch_info si __uninitialized;	/* filled before it is read */
 	struct wmi_contextswap *cs;
 	struct ntkl_stack *st;
 	u64 time;
@@ -179,7 +195,8 @@ static __always_inline void write_one_cswitch(struct ntkl_logger *lg, u64 clock,
 	cs = (void *)ntkl_record_begin_at(lg, &rec, ETW_EVENT_CSWITCH, sizeof(*cs), clock);
 	if (!cs)
 		return;
-	fill_cswitch(cs, prev, next, si);
+	get_switch_info(&si, preempt, prev, next, prev_state);
+	fill_cswitch(cs, prev, next, &si);
 	time = ntkl_record_perfinfo_time((u8 *)cs);
 	ntkl_record_end(&rec);
 	if (likely(!ntkl_stack_on(lg, NTKL_STACK_CSWITCH)))
@@ -242,13 +259,8 @@ static __always_inline void record_switch(const struct ntkl_active_set *set,
 					  struct task_struct *prev, struct task_struct *next,
 					  unsigned int prev_state, u64 t, const u64 *now)
 {
-	/* filled field by field below; it reaches a record no other way */
+	/* filled by get_switch_info() before it is read */
 	struct switch_info si __uninitialized;
-
-	ntkl_nt_switch_out(prev, preempt, prev_state, &si.out);
-	si.old_tid = ntkl_thread_id(prev);
-	si.old_priority = ntkl_nt_priority(prev);
-	si.wait_ticks = ntkl_nt_wait_ticks(next);
 
 	/*
 	 * One CSwitch logger, the usual case: the record is built in its
@@ -258,9 +270,10 @@ static __always_inline void record_switch(const struct ntkl_active_set *set,
 	    (shape == NTKL_SWITCH_ANY && set->cs.n_cswitch == 1 && !set->cs.compact_clocks)) {
 		write_one_cswitch(set->cs.cswitch[0],
 				  switch_time(t, now, set->cs.cswitch[0]->clock_type),
-				  prev, next, &si);
+				  preempt, prev, next, prev_state);
 		return;
 	}
+	get_switch_info(&si, preempt, prev, next, prev_state);
 	if (shape == NTKL_SWITCH_COMPACT) {
 		add_compact(set, NTKL_CLOCK_QPC, prev, &si, t);
 		return;
