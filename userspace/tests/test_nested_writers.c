@@ -36,7 +36,7 @@ struct model {
 	unsigned int read_per_256;	/* chance a point runs a reader step */
 	unsigned int max_buffers;
 	u32 mode;
-	bool at;			/* writers stamp a time read beforehand */
+	bool at;			/* task-context writers stamp a time read beforehand */
 
 	/* the run */
 	struct ntkl_logger lg;
@@ -111,6 +111,12 @@ static void fail(const char *fmt, ...)
 static void write_record(void)
 {
 	unsigned int size = REC_HDR + 8 * (rnd() % 8), i;
+	/*
+	 * As in the module: the writers given a time are the switch probe's,
+	 * in task context with interrupts off; the writers that interrupt
+	 * them read their clock as they reserve (transport/reserve.h).
+	 */
+	bool at = m->at && m->depth == 0;
 	struct ntkl_buffer *buf;
 	u32 id = m->next_id++;
 	u64 time = 0;
@@ -120,14 +126,17 @@ static void write_record(void)
 		fail("more than %u records", MAX_IDS);
 		return;
 	}
-	if (m->at)
+	if (at)
 		time = ntkl_qpc_slow();
-	if (rnd() % 2)
-		p = ntkl_reserve_fast(&m->lg, size, &buf, &time, m->at);
-	else if (m->at)
+	if (rnd() % 2) {
+		if (!ntkl_reserve_fast(&m->lg, size, &buf, &time, at, &p))
+			p = at ? ntkl_reserve_at(&m->lg, size, &buf, &time) :
+				 ntkl_reserve(&m->lg, size, &buf, &time);
+	} else if (at) {
 		p = ntkl_reserve_at(&m->lg, size, &buf, &time);
-	else
+	} else {
 		p = ntkl_reserve(&m->lg, size, &buf, &time);
+	}
 	if (!p) {
 		m->lost++;
 		return;
