@@ -130,12 +130,13 @@ ccswap_add(struct ccswap_batch *b, const struct ccswap_switch *sw, __u64 now_tic
 	} else {
 		if (now_tick - b->start_tick > PERFINFO_CCSWAP_MAX_AGE_TICKS)
 			return CCSWAP_TOO_OLD;
-		if (sw->time < b->last_time ||
-		    sw->time - b->last_time > PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_FULL_TS))
-			return CCSWAP_DELTA_TOO_BIG;
-		if (CCSWAP_PACKET_SPACE - b->len < PERFINFO_CCSWAP_MAX_PACKET)
-			return CCSWAP_NO_ROOM;
+		/* a time that went backwards wraps to a delta too big: one test */
 		delta = sw->time - b->last_time;
+		if (delta > PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_FULL_TS))
+			return CCSWAP_DELTA_TOO_BIG;
+		/* b->len <= CCSWAP_PACKET_SPACE: the bound is a constant */
+		if (b->len > CCSWAP_PACKET_SPACE - PERFINFO_CCSWAP_MAX_PACKET)
+			return CCSWAP_NO_ROOM;
 	}
 	if (sw->old_tid) {
 		idx = ccswap_find_tid(b, sw->old_tid);
