@@ -42,6 +42,11 @@ static inline void ntkl_nt_state(bool idle, bool kthread, bool preempt,
 	out->wait_reason = ETW_KWAIT_EXECUTIVE;
 	if (idle) {
 		out->state = ETW_KTHREAD_READY;
+	} else if (!preempt && prev_state == TASK_INTERRUPTIBLE) {
+		/* the usual sleep, tested first: its row below, in one test */
+		out->state = ETW_KTHREAD_WAITING;
+		out->wait_reason = kthread ? ETW_KWAIT_WR_QUEUE : ETW_KWAIT_USER_REQUEST;
+		out->wait_mode = kthread ? ETW_KERNEL_MODE : ETW_USER_MODE;
 	} else if (!preempt && (prev_state & (TASK_DEAD | EXIT_DEAD | EXIT_ZOMBIE))) {
 		out->state = ETW_KTHREAD_TERMINATED;
 		out->wait_reason = ETW_KWAIT_WR_TERMINATED;
