@@ -861,6 +861,13 @@ FIXTURE_TEARDOWN(cs)
 	close(self->ctl);
 }
 
+/* A logger of each form on the QPC clock, as most cases record with. */
+#define FULL_LOGGER	{ .name = "ntkl_cswitch_test full", .reader = -1,		\
+			  .path = WORK_DIR "/ntkl_cswitch_full.etl", .clock = NTKL_CLOCK_QPC }
+#define COMPACT_LOGGER	{ .name = "ntkl_cswitch_test compact", .reader = -1,		\
+			  .path = WORK_DIR "/ntkl_cswitch_compact.etl",			\
+			  .clock = NTKL_CLOCK_QPC, .compact = true }
+
 /*
  * trace-cmd and the n QPC loggers lgs record one run: the same switches
  * on every CPU, in each of them. 0 when they agree, else -1 and why.
@@ -953,11 +960,7 @@ out:
  */
 TEST_F_TIMEOUT(cs, three_recorders_agree, 150)
 {
-	struct logger full = { .name = "ntkl_cswitch_test full", .reader = -1,
-			       .path = WORK_DIR "/ntkl_cswitch_full.etl", .clock = NTKL_CLOCK_QPC };
-	struct logger compact = { .name = "ntkl_cswitch_test compact", .reader = -1,
-				  .path = WORK_DIR "/ntkl_cswitch_compact.etl",
-				  .clock = NTKL_CLOCK_QPC, .compact = true };
+	struct logger full = FULL_LOGGER, compact = COMPACT_LOGGER;
 	struct logger *lgs[] = { &full, &compact };
 
 	if (!in_path("trace-cmd"))
@@ -974,11 +977,7 @@ TEST_F_TIMEOUT(cs, three_recorders_agree, 150)
  */
 TEST_F_TIMEOUT(cs, each_form_alone_agrees, 240)
 {
-	struct logger full = { .name = "ntkl_cswitch_test full", .reader = -1,
-			       .path = WORK_DIR "/ntkl_cswitch_full.etl", .clock = NTKL_CLOCK_QPC };
-	struct logger compact = { .name = "ntkl_cswitch_test compact", .reader = -1,
-				  .path = WORK_DIR "/ntkl_cswitch_compact.etl",
-				  .clock = NTKL_CLOCK_QPC, .compact = true };
+	struct logger full = FULL_LOGGER, compact = COMPACT_LOGGER;
 	struct logger *one_full[] = { &full }, *one_compact[] = { &compact };
 
 	if (!in_path("trace-cmd"))
@@ -1034,11 +1033,7 @@ static bool expanded_matches(const struct rec *rc, const struct rec *re, char *w
 
 TEST_F_TIMEOUT(cs, full_and_compact_same_times, 90)
 {
-	struct logger full = { .name = "ntkl_cswitch_test full", .reader = -1,
-			       .path = WORK_DIR "/ntkl_cswitch_full.etl", .clock = NTKL_CLOCK_QPC };
-	struct logger compact = { .name = "ntkl_cswitch_test compact", .reader = -1,
-				  .path = WORK_DIR "/ntkl_cswitch_compact.etl",
-				  .clock = NTKL_CLOCK_QPC, .compact = true };
+	struct logger full = FULL_LOGGER, compact = COMPACT_LOGGER;
 	struct logger *lgs[] = { &full, &compact };
 	const char *const files[] = { full.path, compact.path, EXPANDED };
 	const struct conv mono = { .freq = 10000000 };
