@@ -233,11 +233,6 @@ void ntkl_image_new_process(struct ntkl_logger *lg, struct task_struct *p);
 /* control/active_set.c: the running loggers, as probes see them */
 
 /*
- * Which loggers take CSwitch events and which take CompCS batches instead,
- * and the clocks (BIT(clock type)) each kind uses: worked out by the
- * CSwitch producer's publish hook (producers/cswitch.c), not per switch.
- */
-/*
  * The switch probe's usual sets, each with a path of its own in which the
  * clock type and the form are constants (cswitch.c): one CSwitch logger,
  * or CompCS loggers only, all on the default clock (QPC).
@@ -248,6 +243,12 @@ enum ntkl_switch_shape {
 	NTKL_SWITCH_COMPACT,		/* CompCS loggers only, all on QPC */
 };
 
+/*
+ * Which loggers take CSwitch events and which take CompCS batches instead,
+ * the clocks (BIT(clock type)) each kind uses, and the set's shape: worked
+ * out by the CSwitch producer's publish hook (producers/cswitch.c), not
+ * per switch.
+ */
 struct ntkl_cswitch_view {
 	enum ntkl_switch_shape shape;
 	unsigned int n_cswitch, n_compact;
