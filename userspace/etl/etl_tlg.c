@@ -244,11 +244,19 @@ static bool print_value(FILE *out, struct cursor *pl, uint8_t t, uint8_t out_typ
 }
 
 /*
+ * Values printed of one event at most. Elements of a struct without fields
+ * take no payload, so nested arrays of them would otherwise print up to
+ * 65535^9 empty structs from a few bytes of a corrupt schema.
+ */
+#define TLG_MAX_VALUES	4096
+
+/*
  * count fields of the schema (UINT32_MAX: to its end) with their values:
- * 0, 1 if the payload ended, -1 if the schema cannot be followed.
+ * 0, 1 if the payload ended, -1 if the schema cannot be followed, 2 once
+ * *left (the values still to print) runs out.
  */
 static int print_fields(FILE *out, struct cursor *m, struct cursor *pl, uint32_t count,
-			int depth)
+			int depth, uint32_t *left)
 {
 	for (uint32_t f = 0; f < count && m->pos < m->len; f++) {
 		const char *name = take_name(m);
@@ -271,6 +279,9 @@ static int print_fields(FILE *out, struct cursor *m, struct cursor *pl, uint32_t
 		if (in & TLG_IN_COUNTS)
 			fputc('[', out);
 		for (uint16_t i = 0; i < n && !ret; i++) {
+			if (!*left)
+				return 2;
+			--*left;
 			if (i)
 				fputc(',', out);
 			if ((in & 0x1F) == TLG_STRUCT) {
@@ -279,7 +290,7 @@ static int print_fields(FILE *out, struct cursor *m, struct cursor *pl, uint32_t
 				if (depth > 8)
 					return -1;
 				fputc('{', out);
-				ret = print_fields(out, m, pl, out_type & 0x7F, depth + 1);
+				ret = print_fields(out, m, pl, out_type & 0x7F, depth + 1, left);
 				fputc('}', out);
 				if (i + 1 < n)
 					*m = save;	/* each element has the same fields */
@@ -328,6 +339,7 @@ bool etl_tlg_decode(FILE *out, const char *indent, const uint8_t *ext, uint32_t 
 	uint32_t slen;
 	const uint8_t *s = find_schema(ext, ext_len, &slen);
 	struct cursor m = { s, 2, slen }, pl = { payload, 0, len };
+	uint32_t left = TLG_MAX_VALUES;
 	const char *name;
 	int ret;
 
@@ -343,8 +355,10 @@ bool etl_tlg_decode(FILE *out, const char *indent, const uint8_t *ext, uint32_t 
 	fprintf(out, "%s", indent);
 	etl_print_escaped(out, name, strlen(name), false);
 	fputc(':', out);
-	ret = print_fields(out, &m, &pl, UINT32_MAX, 0);
-	if (ret > 0)
+	ret = print_fields(out, &m, &pl, UINT32_MAX, 0, &left);
+	if (ret == 2)
+		fprintf(out, " (more than %d values: the rest not shown)", TLG_MAX_VALUES);
+	else if (ret > 0)
 		fputs(" (payload ends)", out);
 	else if (ret < 0)
 		fputs(" (schema not followed)", out);

@@ -3,7 +3,8 @@
  * etl_tlg.c: TraceLogging payloads decoded from their EVENT_SCHEMA_TL
  * item, on schemas built here byte by byte from the encoding (u16 size,
  * tags, event name, then per field name, InType[, OutType], [count]),
- * short payloads and schemas the decoder cannot follow included.
+ * short payloads, schemas the decoder cannot follow and schemas that
+ * would print without end included.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +112,27 @@ int main(void)
 			CHECK_STR(text, "");
 			free(text);
 		}
+	}
+	test_end();
+
+	test_begin("nested_empty_structs_bounded");
+	{
+		/*
+		 * a: 65535 structs of b: 65535 structs of c: 65535 structs of
+		 * no field. No payload is read, so only the bound on values
+		 * printed ends it (without it: 65535^3 elements).
+		 */
+		const uint8_t m[] = { 24, 0, 0, 'E', 0,
+				      'a', 0, 0x80 | 0x20 | 24, 1, 0xff, 0xff,
+				      'b', 0, 0x80 | 0x20 | 24, 1, 0xff, 0xff,
+				      'c', 0, 0x80 | 0x20 | 24, 0, 0xff, 0xff, 0 };
+		const char *tail = " (more than 4096 values: the rest not shown)\n";
+
+		t = decode(m, sizeof(m), "", 0, &ret);
+		CHECK(ret);
+		CHECK(t && strlen(t) > strlen(tail) &&
+		      !strcmp(t + strlen(t) - strlen(tail), tail));
+		free(t);
 	}
 	test_end();
 	return test_exit();
