@@ -6,7 +6,8 @@
 #   make modules-all   module for every installed kernel (and the debug kernel) with W=1
 #   make check         every test: builds, checkpatch, sparse, unit tests, VM tests
 #   make bench         the cost of recording context switches, in one test VM boot
-#   make fuzz          the ETL readers under libFuzzer for FUZZ_SECONDS (600)
+#   make fuzz          the ETL readers under libFuzzer for FUZZ_SECONDS (600);
+#                      FUZZ_SEED=N replays the run a FAIL line names
 #   make soak          control chaos, load, hotplug and reader kills in one test VM
 #                      for DURATION (10m; SOAK_KERNEL: vm-run's default kernel)
 #   make install       install ntkl.ko for KVER, the ntkl command, its man page,
