@@ -16,6 +16,17 @@
 /* ETW's largest buffer (16 MB): beyond it BufferSize is corrupt. */
 #define RELOG_MAX_BUFFER	(16u << 20)
 
+/*
+ * The most output an input may give: 64 MB, and 64 times its bytes. Each
+ * CPU's last buffer is written whole, so a corrupt file of tiny buffers on
+ * many CPUs under a header BufferSize of 16 MB would otherwise ask for
+ * gigabytes (130 buffers in 15 KB: 2 GB). A real file's relog stays far
+ * within: its buffers take BufferSize each on disk, or a compressed
+ * fraction of it.
+ */
+#define RELOG_OUT_FLOOR		(64u << 20)
+#define RELOG_OUT_PER_IN	64
+
 /* One record of the output, its bytes in the arena. */
 struct relog_rec {
 	int64_t time;
@@ -45,6 +56,7 @@ struct relog {
 	/* the output: one open buffer per CPU */
 	uint8_t *out;
 	size_t out_size, out_cap;
+	size_t out_limit;		/* RELOG_OUT_FLOOR + RELOG_OUT_PER_IN x input */
 	uint8_t **open;			/* [cpu]: the open buffer, or NULL */
 	uint32_t *filled;		/* [cpu] */
 	int64_t *last_time;		/* [cpu] */
@@ -256,6 +268,10 @@ static int open_buffer(struct relog *rl, uint32_t cpu)
 	uint32_t size = rl->buffer_size;
 	uint8_t *base = rl->out;
 
+	if (rl->out_size + size > rl->out_limit)
+		return etl_error_set(rl->err,
+				     "the output would pass %zu MB, %d times the input's size: BufferSize 0x%x on %u CPUs is not what the buffers hold (a corrupt header?)",
+				     rl->out_limit >> 20, RELOG_OUT_PER_IN, size, rl->ncpus);
 	if (grow((void **)&rl->out, &rl->out_cap, rl->out_size + size, 1))
 		return etl_error_set(rl->err, "out of memory");
 	/* the open buffers moved with the output */
@@ -397,14 +413,16 @@ static int relog_files(const struct etl_file *const *files, size_t nfiles, bool 
 			    .next_seq = 1 };
 	int ret = -1;
 
-	memset(st, 0, sizeof(*st));
+	/* st: zeroed by the caller, which may have counted in it already */
 	*out = NULL;
 	*out_size = 0;
+	rl.out_limit = RELOG_OUT_FLOOR;
 	for (size_t i = 0; i < nfiles; i++) {
 		if (check_buffer_size(files[i], err))
 			return -1;
 		if (files[i]->header.buffer_size > rl.buffer_size)
 			rl.buffer_size = files[i]->header.buffer_size;
+		rl.out_limit += RELOG_OUT_PER_IN * files[i]->size;
 	}
 	st->files = nfiles;
 	/* buffer 0 first; it is filled in once the buffers are counted */
@@ -439,6 +457,7 @@ out:
 int etl_relog_expand_compact(const struct etl_file *f, uint8_t **out, size_t *out_size,
 			     struct etl_relog_stats *st, struct etl_error *err)
 {
+	memset(st, 0, sizeof(*st));
 	return relog_files(&f, 1, true, out, out_size, st, err);
 }
 
@@ -451,6 +470,12 @@ static const char *clock_name(uint32_t type)
 	case 3: return "CYCLE";
 	default: return "an unknown clock";
 	}
+}
+
+/* |a - b| of two BootTimes from files, in 64 bits however far apart. */
+static uint64_t boot_time_apart(int64_t a, int64_t b)
+{
+	return a > b ? (uint64_t)a - (uint64_t)b : (uint64_t)b - (uint64_t)a;
 }
 
 int etl_merge(const struct etl_file *const *files, size_t nfiles, uint8_t **out,
@@ -479,7 +504,7 @@ int etl_merge(const struct etl_file *const *files, size_t nfiles, uint8_t **out,
 					     clock_name(h0->reserved_flags), (long long)h0->perf_freq);
 		/* QPC and CYCLE count from boot: another boot's are another scale */
 		if (h0->reserved_flags != 2 && h->boot_time && h0->boot_time &&
-		    llabs(h->boot_time - h0->boot_time) > ETL_MERGE_BOOT_SLACK)
+		    boot_time_apart(h->boot_time, h0->boot_time) > (uint64_t)ETL_MERGE_BOOT_SLACK)
 			st->other_boot++;
 	}
 	return relog_files(files, nfiles, false, out, out_size, st, err);

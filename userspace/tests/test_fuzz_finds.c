@@ -15,6 +15,11 @@
  *                           (UBSan: a misaligned buffer header)
  *   report_extreme_times    time differences of corrupt timestamps
  *                           overflowed int64 in the report
+ *   relog_tiny_buffers_many_cpus
+ *                           a header BufferSize of 16 MB over tiny buffers
+ *                           on many CPUs made the relog write a 16 MB
+ *                           buffer per CPU (found reading the relog while
+ *                           looking for a crash CI's fuzz run saw)
  */
 #include "test.h"
 #include "etl_synth.h"
@@ -125,6 +130,30 @@ static void test_relog_odd_buffer_size(void)
 	test_end();
 }
 
+/*
+ * 40 CPUs with a buffer of one record each, under a header BufferSize of
+ * 16 MB: relogged, 41 buffers of 16 MB (656 MB) for 160 KB of input. The
+ * relog stops at 64 MB and 64 times the input, and says why.
+ */
+static void test_relog_tiny_buffers_many_cpus(void)
+{
+	struct etw_ready_thread rt = { .thread_id = 7 };
+	struct synth s;
+	uint8_t *img;
+	size_t size;
+
+	test_begin("relog_tiny_buffers_many_cpus");
+	synth_begin(&s, 4096, 40);
+	for (uint32_t cpu = 0; cpu < 40; cpu++) {
+		synth_buffer(&s, cpu);
+		synth_record(&s, ETW_EVENT_READY_THREAD_HOOK,
+			     etw_events[ETW_EVENT_READY_THREAD].version, 1500 + cpu, &rt, sizeof(rt));
+	}
+	img = synth_end(&s, &size);
+	relog_refuses_buffer_size(img, size, 16u << 20, "BufferSize 0x1000000 on 40 CPUs");
+	test_end();
+}
+
 static void test_report_extreme_times(void)
 {
 	const int64_t times[] = { INT64_MIN + 5, -3, 1000, INT64_MAX - 5 };
@@ -167,6 +196,7 @@ int main(void)
 	test_profile_read_leak();
 	test_relog_huge_buffer_size();
 	test_relog_odd_buffer_size();
+	test_relog_tiny_buffers_many_cpus();
 	test_report_extreme_times();
 	return test_exit();
 }

@@ -7,7 +7,8 @@
  * second Header, in time order on each CPU, in buffers of the larger size,
  * with the header's counts true of the whole; the compressed form of an
  * input must merge the same; files of different clocks must be refused
- * with the fix.
+ * with the fix; files of boots far apart are counted, whatever their
+ * BootTimes.
  */
 #include "test.h"
 #include "etl_synth.h"
@@ -171,6 +172,32 @@ static void test_merge_two(void)
 		CHECK(out && !memcmp(cout, out, out_size));
 	} else if (c) {
 		test_fail("merge: %s", err.msg);
+	}
+	test_end();
+
+	/* BootTimes of opposite signs: their distance passes int64 (UBSan) */
+	test_begin("merge_boot_times_far_apart");
+	if (a && b) {
+		uint8_t *a2 = malloc(asize), *b2 = malloc(bsize);
+		struct trace_logfile_header h;
+
+		CHECK(a2 && b2);
+		if (a2 && b2) {
+			memcpy(a2, a, asize);
+			memcpy(b2, b, bsize);
+			memcpy(&h, a2 + HEADER_AT, sizeof(h));
+			h.boot_time = INT64_MAX - 1;
+			memcpy(a2 + HEADER_AT, &h, sizeof(h));
+			memcpy(&h, b2 + HEADER_AT, sizeof(h));
+			h.boot_time = -5;
+			memcpy(b2 + HEADER_AT, &h, sizeof(h));
+			free(cout);
+			cout = NULL;
+			CHECK_EQ(merge(a2, asize, b2, bsize, &cout, &cout_size, &cst, &err), 0);
+			CHECK_EQ(cst.other_boot, 1);
+		}
+		free(b2);
+		free(a2);
 	}
 	test_end();
 
