@@ -26,7 +26,8 @@ struct dec {
 	uint32_t pos;			/* cursor for the variable-length part */
 	uint32_t used;			/* highest byte decoded, for "not decoded" */
 	bool is_short;
-	const char *short_field;
+	/* a copy: array fields name themselves in a buffer of the caller's */
+	char short_field[48];
 	uint32_t short_need;
 };
 
@@ -49,7 +50,7 @@ static bool dec_have(struct dec *d, uint64_t off, uint64_t n, const char *field)
 		return false;
 	if (off + n > d->len) {
 		d->is_short = true;
-		d->short_field = field;
+		snprintf(d->short_field, sizeof(d->short_field), "%s", field);
 		d->short_need = off + n > UINT32_MAX ? UINT32_MAX : (uint32_t)(off + n);
 		return false;
 	}

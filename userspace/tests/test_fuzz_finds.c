@@ -15,6 +15,10 @@
  *                           (UBSan: a misaligned buffer header)
  *   report_extreme_times    time differences of corrupt timestamps
  *                           overflowed int64 in the report
+ *   short_array_field_name  a payload short of an array's element kept
+ *                           the element's name (Guid[1]) as a pointer to
+ *                           a buffer gone out of scope, which the line's
+ *                           end printed (ASan: stack-use-after-scope)
  *   relog_tiny_buffers_many_cpus
  *                           a header BufferSize of 16 MB over tiny buffers
  *                           on many CPUs made the relog write a 16 MB
@@ -23,6 +27,7 @@
  */
 #include "test.h"
 #include "etl_synth.h"
+#include "etl/etl_dump.h"
 #include "etl/etl_profile.h"
 #include "etl/etl_relog.h"
 #include "etl/etl_report.h"
@@ -154,6 +159,36 @@ static void test_relog_tiny_buffers_many_cpus(void)
 	test_end();
 }
 
+/* ProviderBinaryPath saying 3 GUIDs and holding 1: the dump names Guid[1]. */
+static void test_short_array_field_name(void)
+{
+	uint8_t payload[4 + 16 + 2] = { 3 };	/* GuidCount 3, one GUID, 2 bytes */
+	char *text = NULL;
+	size_t text_len = 0;
+	struct synth s;
+	uint8_t *img;
+	size_t size;
+	FILE *out;
+
+	test_begin("short_array_field_name");
+	synth_begin(&s, 4096, 1);
+	synth_buffer(&s, 0);
+	synth_system_record(&s, ETW_EVENT_PROVIDER_BINARY_PATH_HOOK,
+			    etw_events[ETW_EVENT_PROVIDER_BINARY_PATH].version, 1500,
+			    payload, sizeof(payload));
+	img = synth_end(&s, &size);
+	out = open_memstream(&text, &text_len);
+	CHECK(img && out);
+	if (img && out) {
+		etl_dump_memory("short", img, size, ETL_DUMP_EVENTS, out, out, "");
+		fclose(out);
+		CHECK_HAS(text, "[payload short: 0x16 bytes, Guid[1] needs 0x24]");
+	}
+	free(text);
+	free(img);
+	test_end();
+}
+
 static void test_report_extreme_times(void)
 {
 	const int64_t times[] = { INT64_MIN + 5, -3, 1000, INT64_MAX - 5 };
@@ -198,5 +233,6 @@ int main(void)
 	test_relog_odd_buffer_size();
 	test_relog_tiny_buffers_many_cpus();
 	test_report_extreme_times();
+	test_short_array_field_name();
 	return test_exit();
 }
