@@ -115,22 +115,29 @@ static void test_relog_huge_buffer_size(void)
 	test_end();
 }
 
-/* BufferSize 4100: records fit, but every second output buffer is misaligned. */
-static void test_relog_odd_buffer_size(void)
+/* A file of 4 KB buffers: one per CPU, holding one ReadyThread each. */
+static uint8_t *one_record_per_cpu(uint32_t ncpus, size_t *size)
 {
 	struct etw_ready_thread rt = { .thread_id = 7 };
 	struct synth s;
+
+	synth_begin(&s, 4096, ncpus);
+	for (uint32_t cpu = 0; cpu < ncpus; cpu++) {
+		synth_buffer(&s, (uint16_t)cpu);
+		synth_record(&s, ETW_EVENT_READY_THREAD_HOOK,
+			     etw_events[ETW_EVENT_READY_THREAD].version, 1500 + cpu, &rt, sizeof(rt));
+	}
+	return synth_end(&s, size);
+}
+
+/* BufferSize 4100: records fit, but every second output buffer is misaligned. */
+static void test_relog_odd_buffer_size(void)
+{
 	uint8_t *img;
 	size_t size;
 
 	test_begin("relog_odd_buffer_size");
-	synth_begin(&s, 4096, 2);
-	for (uint32_t cpu = 0; cpu < 2; cpu++) {
-		synth_buffer(&s, cpu);
-		synth_record(&s, ETW_EVENT_READY_THREAD_HOOK,
-			     etw_events[ETW_EVENT_READY_THREAD].version, 1500 + cpu, &rt, sizeof(rt));
-	}
-	img = synth_end(&s, &size);
+	img = one_record_per_cpu(2, &size);
 	relog_refuses_buffer_size(img, size, 4100, "not a buffer size (a multiple of 8");
 	test_end();
 }
@@ -142,19 +149,11 @@ static void test_relog_odd_buffer_size(void)
  */
 static void test_relog_tiny_buffers_many_cpus(void)
 {
-	struct etw_ready_thread rt = { .thread_id = 7 };
-	struct synth s;
 	uint8_t *img;
 	size_t size;
 
 	test_begin("relog_tiny_buffers_many_cpus");
-	synth_begin(&s, 4096, 40);
-	for (uint32_t cpu = 0; cpu < 40; cpu++) {
-		synth_buffer(&s, cpu);
-		synth_record(&s, ETW_EVENT_READY_THREAD_HOOK,
-			     etw_events[ETW_EVENT_READY_THREAD].version, 1500 + cpu, &rt, sizeof(rt));
-	}
-	img = synth_end(&s, &size);
+	img = one_record_per_cpu(40, &size);
 	relog_refuses_buffer_size(img, size, 16u << 20, "BufferSize 0x1000000 on 40 CPUs");
 	test_end();
 }
