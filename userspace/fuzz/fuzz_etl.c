@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: every reader of an ETL file in libntkletl on one
- * input, as `ntkl dump`, `report` and `relog` would run them on a file
- * from anywhere: the strict checks, the dump with every event decoded and
- * the stats, the context switches, the sampled profile, the report and
- * the CompCS relog. Built with ASan and UBSan (make fuzz); any crash,
+ * input, as `ntkl dump`, `report`, `relog`, `merge` and `convert` would
+ * run them on a file from anywhere: the summary (with the providers), the
+ * strict checks, the dump with every event decoded, the stats with every
+ * row, the switches, the context switches, the sampled profile, the
+ * report, the CompCS relog, the merge and the chrome-json conversion. Built with ASan and UBSan (make fuzz); any crash,
  * leak or undefined behaviour is a bug, and each one found becomes a unit
  * test (userspace/tests/test_corrupt.c).
  */
@@ -30,11 +31,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!devnull)
 		devnull = fopen("/dev/null", "w");
+	etl_dump_memory("fuzz", data, size, 0, devnull, devnull, "");
 	etl_dump_memory("fuzz", data, size, ETL_DUMP_EVENTS, devnull, devnull, "");
 	etl_dump_memory("fuzz", data, size, ETL_DUMP_CHECK, devnull, devnull, "");
-	etl_dump_memory("fuzz", data, size, ETL_DUMP_STATS, devnull, devnull, "");
+	etl_dump_memory("fuzz", data, size, ETL_DUMP_STATS | ETL_DUMP_ALL_ROWS, devnull, devnull,
+			"");
+	etl_dump_memory("fuzz", data, size, ETL_DUMP_SWITCHES, devnull, devnull, "");
 	if (etl_open_memory(&f, "fuzz", data, size, &err))
 		return 0;
+	etl_chrome_write(devnull, &f, ETL_CHROME_SAMPLES, NULL, &err);
 	etl_switches_read(&f, &sw, &err);
 	etl_switches_free(&sw);
 	etl_profile_read(&f, &prof, &err);
