@@ -5,9 +5,10 @@
  * run them on a file from anywhere: the summary (with the providers), the
  * strict checks, the dump with every event decoded, the stats with every
  * row, the switches, the context switches, the sampled profile, the
- * report, the CompCS relog, the merge and the chrome-json conversion. Built with ASan and UBSan (make fuzz); any crash,
- * leak or undefined behaviour is a bug, and each one found becomes a unit
- * test (userspace/tests/test_corrupt.c).
+ * report, the CompCS relog, the merge and the chrome-json conversion.
+ * Built with ASan and UBSan (make fuzz); any crash, leak or undefined
+ * behaviour is a bug, and each one found becomes a unit test
+ * (userspace/tests/test_fuzz_finds.c).
  */
 #include <stdint.h>
 #include <stdio.h>
