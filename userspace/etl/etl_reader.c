@@ -80,8 +80,13 @@ bool etl_header_is_32bit(uint8_t header_type)
 
 void etl_buffers_begin(const struct etl_file *f, struct etl_cursor *c)
 {
-	(void)f;
 	memset(c, 0, sizeof(*c));
+	c->inflate_left = ETL_MAX_INFLATED_SIZE;
+	/* saturating: a size near 2^64 cannot come from a mapped file anyway */
+	if (f->size > (UINT64_MAX - ETL_MAX_INFLATED_SIZE) / ETL_INFLATE_PER_BYTE)
+		c->inflate_left = UINT64_MAX;
+	else
+		c->inflate_left += (uint64_t)ETL_INFLATE_PER_BYTE * f->size;
 }
 
 void etl_buffers_end(struct etl_cursor *c)
@@ -146,6 +151,11 @@ static int inflate_buffer(struct etl_cursor *c, struct etl_buffer *b,
 			"buffer %u (file offset 0x%llx): compressed, but its SavedOffset (the uncompressed size) 0x%x is above the 0x%x bytes ntkl decompresses",
 			b->index, (unsigned long long)b->offset, want,
 			ETL_MAX_INFLATED_SIZE);
+	if (want > c->inflate_left)
+		return etl_error_set(err,
+			"buffer %u (file offset 0x%llx): compressed, and with its SavedOffset 0x%x the file's buffers decompress to more than 64 MB plus %u times the file's size, far beyond real traces (about 5 times): a corrupt file",
+			b->index, (unsigned long long)b->offset, want, ETL_INFLATE_PER_BYTE);
+	c->inflate_left -= want;
 	if (c->inflated_cap < want) {
 		uint8_t *p = realloc(c->inflated, want);
 

@@ -99,6 +99,7 @@ struct etl_cursor {
 	bool failed;
 	uint8_t *inflated;		/* the current compressed buffer, decompressed */
 	size_t inflated_cap;
+	uint64_t inflate_left;		/* of the walk's budget (ETL_INFLATE_PER_BYTE) */
 };
 
 /*
@@ -108,6 +109,16 @@ struct etl_cursor {
  * gigabytes.
  */
 #define ETL_MAX_INFLATED_SIZE	(64u << 20)
+
+/*
+ * What a file's compressed buffers may decompress to in all, in one walk:
+ * one ETL_MAX_INFLATED_SIZE buffer, plus ETL_INFLATE_PER_BYTE times the
+ * file's size. Windows' own compressed sample (perfview__net) decompresses
+ * to 4.7 times its size, 13.4 times for its best buffer. Without a bound, a
+ * buffer of a few dozen bytes could ask for 64 MB, and a file of such
+ * buffers for terabytes of work.
+ */
+#define ETL_INFLATE_PER_BYTE	64u
 
 enum etl_record_kind {
 	ETL_KIND_KERNEL,		/* SYSTEM, COMPACT, PERFINFO: group/type hook */

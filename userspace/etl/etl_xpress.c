@@ -137,13 +137,19 @@ int etl_xpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out,
 		if (len > out_cap - op)
 			return fail(err, "the data decompresses past the expected size",
 				    start, op);
-		/* A match may overlap its own output ("aaaa": a, then 1 back x 3). */
-		if (dist >= len) {
-			memcpy(out + op, out + op - dist, len);
-			op += len;
-		} else {
-			for (size_t i = 0; i < len; i++, op++)
-				out[op] = out[op - dist];
+		/*
+		 * A match may overlap its own output ("aaaa": a, then 1 back
+		 * x 3): its bytes repeat every dist, so copy from where it
+		 * starts in pieces as long as what is already there, which
+		 * never overlap. A 64 MB run of one byte is then 26 copies,
+		 * not 64 million.
+		 */
+		for (size_t from = op - dist; len;) {
+			size_t n = op - from < len ? op - from : len;
+
+			memcpy(out + op, out + from, n);
+			op += n;
+			len -= n;
 		}
 	}
 	*out_len = op;

@@ -690,6 +690,76 @@ static void expect_net_error(const uint8_t *img, size_t size, const char *want)
 	CHECK_EQ(dump_image(img, size, ETL_DUMP_SWITCHES), 1);
 }
 
+/*
+ * A compressed buffer of 15 bytes that decompresses to 16 MB: one literal,
+ * then a match one byte back whose length takes the 32-bit escape; the
+ * flag word's third bit, a match with no input left, ends the stream.
+ */
+#define BOMB_STREAM	15
+#define BOMB_SIZE	(ETL_BUFFER_HEADER_SIZE + BOMB_STREAM)
+#define BOMB_INFLATED	(16u << 20)
+
+static void put_bomb(uint8_t *p, const uint8_t *header)
+{
+	static const uint8_t stream[BOMB_STREAM - 4] = {
+		0x00, 0x00, 0x00, 0x60,	/* literal, match, end */
+		'x', 0x07, 0x00,	/* distance 1, length 7 + the nibble's */
+		0x0F, 0xFF, 0x00, 0x00,	/* 15, 255, 0: a 32-bit length follows */
+	};
+
+	memcpy(p, header, ETL_BUFFER_HEADER_SIZE);
+	put_le32(p + offsetof(struct wmi_buffer_header, buffer_size), BOMB_SIZE);
+	put_le32(p + offsetof(struct wmi_buffer_header, saved_offset),
+		 ETL_BUFFER_HEADER_SIZE + BOMB_INFLATED);
+	memcpy(p + ETL_BUFFER_HEADER_SIZE, stream, sizeof(stream));
+	/* the length, less the 3 of every match: one byte is the literal */
+	put_le32(p + ETL_BUFFER_HEADER_SIZE + sizeof(stream), BOMB_INFLATED - 1 - 3);
+}
+
+/*
+ * Buffers of a few bytes that each decompress to 16 MB: the first few
+ * read, then the walk stops where the file's buffers would decompress to
+ * more than 64 MB plus ETL_INFLATE_PER_BYTE times its size, rather than
+ * doing 16 MB of work for every 63 bytes of the file.
+ */
+static void test_compressed_bombs(const uint8_t *slice)
+{
+	enum { BOMBS = 64 };
+	size_t size = NET_SLICE + BOMBS * BOMB_SIZE;
+	uint8_t *img = malloc(size);
+	uint64_t left = ETL_MAX_INFLATED_SIZE + (uint64_t)ETL_INFLATE_PER_BYTE * size;
+	char msg[256], want[256];
+	unsigned int i = 0;
+
+	test_begin("compressed_bombs_bounded");
+	memcpy(img, slice, NET_SLICE);
+	for (int k = 0; k < BOMBS; k++)
+		put_bomb(img + NET_SLICE + k * BOMB_SIZE, slice + NET_B1);
+	left -= NET_B1_SAVED;
+	while (left >= ETL_BUFFER_HEADER_SIZE + BOMB_INFLATED) {
+		left -= ETL_BUFFER_HEADER_SIZE + BOMB_INFLATED;
+		i++;
+	}
+	CHECK(i >= 4 && i < BOMBS);
+	snprintf(want, sizeof(want),
+		 "buffer %u (file offset 0x%zx): compressed, and with its SavedOffset 0x%x the file's buffers decompress to more than 64 MB plus %u times the file's size, far beyond real traces (about 5 times): a corrupt file",
+		 2 + i, (size_t)NET_SLICE + i * BOMB_SIZE, ETL_BUFFER_HEADER_SIZE + BOMB_INFLATED,
+		 ETL_INFLATE_PER_BYTE);
+	walk_error(img, size, msg, sizeof(msg));
+	CHECK_STR(msg, want);
+	/* every reader stops there too */
+	CHECK_EQ(dump_image(img, size, ETL_DUMP_EVENTS), 1);
+	CHECK_EQ(dump_image(img, size, ETL_DUMP_STATS), 1);
+	CHECK_EQ(dump_image(img, size, ETL_DUMP_SWITCHES), 1);
+
+	/* three of them, 48 MB, are within the floor: such a file reads whole */
+	size = NET_SLICE + 3 * BOMB_SIZE;
+	walk_error(img, size, msg, sizeof(msg));
+	CHECK_STR(msg, "");
+	free(img);
+	test_end();
+}
+
 static void test_compressed(const uint8_t *slice)
 {
 	uint64_t seed = 0x5eed0003;
@@ -774,6 +844,7 @@ static void test_compressed(const uint8_t *slice)
 	CHECK(failed > 1500 / 4);
 	test_end();
 
+	test_compressed_bombs(slice);
 }
 
 /* ---------------------------------------------------------------------- */
