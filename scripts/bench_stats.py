@@ -48,7 +48,7 @@ SPIN_NAMES = {
 }
 # Peers and scale (K lines): pingpong pinned to CPU 1.
 K_MODES = ("none", "probe", "bpf", "ntkl1", "ntkl8", "ntkl64", "buf1", "buf8", "buf64",
-           "comp1", "comp8", "comp64", "tracecmd", "perf")
+           "comp1", "comp8", "comp64", "tracecmd", "tracecmd8", "perf", "perf8")
 K_NAMES = {
     "none": "no tracing",
     "probe": "empty sched_switch probe",
@@ -63,8 +63,12 @@ K_NAMES = {
     "comp8": "ntkl COMPACT, 8 loggers",
     "comp64": "ntkl COMPACT, 64 loggers",
     "tracecmd": "trace-cmd sched_switch",
+    "tracecmd8": "trace-cmd, 8 at once",
     "perf": "perf record sched_switch",
+    "perf8": "perf record, 8 at once",
 }
+# The peers at a scale of ntkl's: n sessions of a peer against n loggers.
+K_PEER_SCALE = (("ntkl8", "tracecmd8"), ("ntkl8", "perf8"))
 # The sampled profile (P and Q lines): pingpong pinned to CPU 1.
 PROF_MODES = ("profile", "profstack", "perf", "perfg")
 PROF_NAMES = {
@@ -81,11 +85,13 @@ K_SCALE_LIMIT = {"ntkl8": 2, "ntkl64": 6, "comp8": 2, "comp64": 6}
 
 
 def k_one(mode):
-    """The one-logger mode a scaling mode is measured against: ntkl8 ->
-    ntkl1, comp64 -> comp1; None for a mode that is not a logger count."""
-    for kind in ("ntkl", "comp"):
+    """The one-session mode a scaling mode is measured against: ntkl8 ->
+    ntkl1, comp64 -> comp1, tracecmd8 -> tracecmd; None for a mode that is
+    not a session count."""
+    for kind, one in (("ntkl", "ntkl1"), ("comp", "comp1"), ("tracecmd", "tracecmd"),
+                      ("perf", "perf")):
         if mode.startswith(kind) and mode[len(kind):].isdigit():
-            return kind + "1"
+            return one
     return None
 
 
@@ -506,7 +512,7 @@ def scale_table(raw):
         "",
         "Peers and scale: pingpong pinned to CPU 1 (%d switches per run); trace-cmd's" % nsw,
         "cost is %s" % ("from this table's runs" if own_tc else "the pingpong table's"),
-        "  %-30s %22s %16s %16s %8s" % ("recorder", "added ns/sw min | med", "vs 1 logger",
+        "  %-30s %22s %16s %16s %8s" % ("recorder", "added ns/sw min | med", "vs 1 session",
                                         "vs trace-cmd", "lost"),
     ]
     added = {}
@@ -531,6 +537,11 @@ def scale_table(raw):
     if raw.bpf_count[1]:
         out.append("  (the BPF counter counted %d switches; /proc/stat ctxt meanwhile %d: %s)" %
                    (raw.bpf_count[0], raw.bpf_count[1], ratio(*raw.bpf_count)))
+    for ours, peer in K_PEER_SCALE:
+        if ours in added and peer in added:
+            out.append("  %-52s %s | %s" % (
+                "%s against %s (min | med)" % (K_NAMES[ours][len("ntkl "):], K_NAMES[peer]),
+                ratio(added[ours][0], added[peer][0]), ratio(added[ours][1], added[peer][1])))
     for m, limit in K_SCALE_LIMIT.items():
         one_mode = k_one(m)
         if m in added and added.get(one_mode, (0, 0))[1] > 0:

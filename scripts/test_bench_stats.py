@@ -210,6 +210,27 @@ class Tables(unittest.TestCase):
         self.assertEqual(bench_stats.scale_table(raw("# nothing")), "")
         self.assertIn("none, by any recorder", bench_stats.lost_line(raw("# nothing")))
 
+    def test_scale_peers(self):
+        """8 trace-cmds and 8 perf records, against one of each and 8 loggers."""
+        lines = []
+        for m, ns in (("none", 1000), ("ntkl1", 1100), ("ntkl8", 1250), ("tracecmd", 1200),
+                      ("tracecmd8", 2600), ("perf", 1300), ("perf8", 3400)):
+            lines.append("K round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns))
+        lines.append("KF round=1 mode=tracecmd8 lost=7")
+        r = raw(*lines)
+        text = bench_stats.scale_table(r)
+        # 8 trace-cmds add 160 a switch: 8x one; perf 240 against 30
+        self.assertRegex(text, r"trace-cmd, 8 at once +160 \| +160 +8.00 \| 8.00 +8.00 \| 8.00 +7")
+        self.assertRegex(text, r"perf record, 8 at once +240 \| +240 +8.00 \| 8.00 +12.00 \| 12.00")
+        # 8 loggers add 25: 0.16 of 8 trace-cmds, 0.10 of 8 perf records
+        self.assertRegex(text, r"CSWITCH, 8 loggers against trace-cmd, 8 at once \(min \| med\) +"
+                               r"0.16 \| 0.16")
+        self.assertRegex(text, r"CSWITCH, 8 loggers against perf record, 8 at once \(min \| med\) +"
+                               r"0.10 \| 0.10")
+        self.assertIn("trace-cmd, 8 at once 7", bench_stats.lost_line(r))
+        # without the peers' 8-session runs, no such line
+        self.assertNotIn("at once", bench_stats.scale_table(raw(*lines[:4])))
+
     def test_scale_compact(self):
         """COMPACT loggers are measured against one COMPACT logger."""
         lines = []

@@ -39,8 +39,8 @@
 #   P and Q lines: the sampled profile, ntkl PROFILE with and without
 #     stacks and perf record with and without -g (see the profile section)
 #   K, KF and KB lines: peers and scale (1, 8, 64 CSWITCH and COMPACT
-#     loggers; perf record; an empty sched_switch probe; a BPF counter;
-#     see the peers section)
+#     loggers; perf record and trace-cmd, one and 8 at once; an empty
+#     sched_switch probe; a BPF counter; see the peers section)
 #   U lines: libntkl's cost per event (see the libntkl section below)
 # evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
 # trace-cmd, its per-CPU data before compression. switches: in the file
@@ -88,7 +88,8 @@ die() {
 # trace-cmd may only get SIGINT once it catches it (a background job of a
 # non-interactive shell starts with SIGINT ignored) and has turned the
 # event on: its "Hit Ctrl^C" line only reaches a file when it exits.
-# tc_ready PID EVENT (as under events/, e.g. sched/sched_switch)
+# tc_ready PID EVENT [DIR] (EVENT as under events/, e.g. sched/sched_switch;
+# DIR the tracing directory of trace-cmd's instance, if it has one)
 catches_sigint() {
 	local cgt last
 
@@ -101,21 +102,49 @@ catches_sigint() {
 }
 
 tc_ready() {
+	local d=${3:-$T}
+
 	catches_sigint "$1" &&
-		[ "$(cat $T/tracing_on)" = 1 ] &&
-		[ "$(cat "$T/events/$2/enable")" = 1 ]
+		[ "$(cat "$d/tracing_on" 2>/dev/null)" = 1 ] &&
+		[ "$(cat "$d/events/$2/enable" 2>/dev/null)" = 1 ]
 }
 
+# tc_start [N]: trace-cmd recording sched_switch into $W/tc.dat (tc_pid);
+# with N, N of them at once, as N sessions: each on an ftrace instance of
+# its own (-B ntkl-bench-I) into a file of its own ($W/tcI.dat; tc_pids).
 tc_start() {
+	local i=1 n=${1:-} j pid
+
+	if [ -z "$n" ]; then
+		rm -f "$W/tc.dat"
+		trace-cmd record -C mono -e sched:sched_switch -o "$W/tc.dat" > "$W/tc.log" 2>&1 &
+		tc_pid=$!
+		tc_wait "$tc_pid" "$T" "$W/tc.log"
+		return
+	fi
+	tc_pids=
+	while [ $i -le "$n" ]; do
+		rm -f "$W/tc$i.dat"
+		trace-cmd record -C mono -B "ntkl-bench-$i" -e sched:sched_switch \
+			-o "$W/tc$i.dat" > "$W/tc$i.log" 2>&1 &
+		tc_pids="$tc_pids $!"
+		i=$((i + 1))
+	done
+	j=1
+	for pid in $tc_pids; do
+		tc_wait "$pid" "$T/instances/ntkl-bench-$j" "$W/tc$j.log"
+		j=$((j + 1))
+	done
+}
+
+# tc_wait PID DIR LOG: until trace-cmd PID records sched_switch in DIR
+tc_wait() {
 	local i=0
 
-	rm -f "$W/tc.dat"
-	trace-cmd record -C mono -e sched:sched_switch -o "$W/tc.dat" > "$W/tc.log" 2>&1 &
-	tc_pid=$!
-	until tc_ready "$tc_pid" sched/sched_switch; do
+	until tc_ready "$1" sched/sched_switch "$2"; do
 		i=$((i + 1))
-		[ $i -lt 600 ] || die "trace-cmd record did not start: $(cat "$W/tc.log")"
-		kill -0 "$tc_pid" 2>/dev/null || die "trace-cmd record died: $(cat "$W/tc.log")"
+		[ $i -lt 600 ] || die "trace-cmd record did not start: $(cat "$3")"
+		kill -0 "$1" 2>/dev/null || die "trace-cmd record died: $(cat "$3")"
 		sleep 0.1
 	done
 }
@@ -125,8 +154,28 @@ tc_start() {
 tc_stop() {
 	kill -INT "$tc_pid"
 	wait "$tc_pid" || die "trace-cmd record failed: $(cat "$W/tc.log")"
-	trace-cmd report --stat -i "$W/tc.dat" 2>&1 | awk -v file="$(wc -c < "$W/tc.dat")" \
-		-v raw="$(sed -n 's/.*(\([0-9]*\) uncompressed).*/\1/p' "$W/tc.log" |
+	tc_stats "$W/tc.dat" "$W/tc.log"
+}
+
+# tc_stop for tc_start N: sets tc_lost, what the N lost together.
+tc_stop_n() {
+	local j=1 pid
+
+	kill -INT $tc_pids
+	tc_lost=0
+	for pid in $tc_pids; do
+		wait "$pid" || die "trace-cmd record $j failed: $(cat "$W/tc$j.log")"
+		tc_stats "$W/tc$j.dat" "$W/tc$j.log" > "$W/f"
+		tc_lost=$((tc_lost + $(sed -n 's/.*lost=\([0-9]*\).*/\1/p' "$W/f")))
+		rm -f "$W/tc$j.dat"
+		j=$((j + 1))
+	done
+}
+
+# tc_stats DAT LOG: the F line of one trace-cmd file
+tc_stats() {
+	trace-cmd report --stat -i "$1" 2>&1 | awk -v file="$(wc -c < "$1")" \
+		-v raw="$(sed -n 's/.*(\([0-9]*\) uncompressed).*/\1/p' "$2" |
 			awk '{ s += $1 } END { print s + 0 }')" '
 		/^entries:/ || /^read events:/ { n += $NF }
 		/^overrun:/ || /^commit overrun:/ || /^dropped events:/ { lost += $NF }
@@ -178,27 +227,40 @@ stop() {
 # perf record ARGS into $W/perf.data in the background (perf_pid); its
 # handler is set before it opens the events: wait for the file too.
 perf_start() {
-	local i=0
+	perf_start_one "" "$@"
+	perf_pid=$perf_last
+	sleep 1
+}
 
-	rm -f "$W/perf.data"
-	perf record "$@" -o "$W/perf.data" > "$W/perf.log" 2>&1 &
-	perf_pid=$!
-	until catches_sigint "$perf_pid" && [ -s "$W/perf.data" ]; do
+# perf_start_one TAG ARGS: perf record ARGS into $W/perfTAG.data (perf_last)
+perf_start_one() {
+	local i=0 tag=$1
+
+	shift
+	rm -f "$W/perf$tag.data"
+	perf record "$@" -o "$W/perf$tag.data" > "$W/perf$tag.log" 2>&1 &
+	perf_last=$!
+	until catches_sigint "$perf_last" && [ -s "$W/perf$tag.data" ]; do
 		i=$((i + 1))
-		[ $i -lt 600 ] || die "perf record did not start: $(cat "$W/perf.log")"
-		kill -0 "$perf_pid" 2>/dev/null || die "perf record died: $(cat "$W/perf.log")"
+		[ $i -lt 600 ] || die "perf record did not start: $(cat "$W/perf$tag.log")"
+		kill -0 "$perf_last" 2>/dev/null || die "perf record died: $(cat "$W/perf$tag.log")"
 		sleep 0.1
 	done
-	sleep 1
 }
 
 # Stops perf_start's perf; sets perf_lost (its LOST and LOST_SAMPLES records).
 perf_stop() {
 	kill -INT "$perf_pid"
+	perf_wait "$perf_pid" ""
+}
+
+# perf_wait PID TAG: once perf record PID is stopped, sets perf_lost to what
+# it lost. Not in a subshell: perf is this shell's child.
+perf_wait() {
 	# it exits with SIGINT's status once it has written the file
-	wait "$perf_pid" || grep -q 'perf record: Captured' "$W/perf.log" ||
-		die "perf record failed: $(cat "$W/perf.log")"
-	perf_lost=$(perf report -i "$W/perf.data" --stats 2>/dev/null |
+	wait "$1" || grep -q 'perf record: Captured' "$W/perf$2.log" ||
+		die "perf record failed: $(cat "$W/perf$2.log")"
+	perf_lost=$(perf report -i "$W/perf$2.data" --stats 2>/dev/null |
 		    awk -F: '/LOST/ { split($2, a, " "); s += a[1] } END { print s + 0 }')
 }
 
@@ -337,7 +399,7 @@ fi
 # files (about a tenth of CSWITCH's bytes for each writer: what many
 # loggers cost when the bytes are few), and perf record -a -e
 # sched:sched_switch, alternating, rounds times, reps runs each:
-#   K round=R mode=none|ntkl1|ntkl8|ntkl64|buf1|buf8|buf64|comp1|comp8|comp64|perf rep=N <pingpong's summary>
+#   K round=R mode=none|ntkl1|ntkl8|ntkl64|buf1|buf8|buf64|comp1|comp8|comp64|perf|... rep=N <pingpong's summary>
 #   KF round=R mode=M lost=N    events the recorder lost over the round
 KMODES="none ntkl1 ntkl8 ntkl64 buf1 buf8 buf64 comp1 comp8 comp64 perf"
 
@@ -374,6 +436,16 @@ k_start() {
 	perf)
 		perf_start -a -e sched:sched_switch
 		;;
+	perf[0-9]*)
+		n=${1#perf}
+		perf_pids=
+		while [ $i -le "$n" ]; do
+			perf_start_one "$i" -a -e sched:sched_switch
+			perf_pids="$perf_pids $perf_last"
+			i=$((i + 1))
+		done
+		sleep 1
+		;;
 	esac
 }
 
@@ -406,6 +478,15 @@ k_stop() {
 		perf_stop
 		k_lost=$perf_lost
 		;;
+	perf[0-9]*)
+		kill -INT $perf_pids
+		for l in $perf_pids; do
+			perf_wait "$l" "$i"
+			k_lost=$((k_lost + perf_lost))
+			rm -f "$W/perf$i.data"
+			i=$((i + 1))
+		done
+		;;
 	esac
 }
 
@@ -417,7 +498,13 @@ k_stop() {
 #           adds one to a per-CPU counter
 #   KB round=R switches=N ctxt=M   what bpfcount counted over the round,
 #                                  and the /proc/stat ctxt delta meanwhile
-KMODES="$KMODES probe bpf tracecmd"
+# and the peers at ntkl's 8-logger scale, 8 sessions each recording
+# sched_switch into a file of its own:
+#   tracecmd8  8 trace-cmd records, each on an ftrace instance of its own
+#   perf8      8 perf record -a -e sched:sched_switch
+# (64 trace-cmds would need 256 readers and 360 MB of ring buffers at
+# trace-cmd's default size in the 1 GB guest: no 64 row for the peers.)
+KMODES="$KMODES probe bpf tracecmd tracecmd8 perf8"
 # bpffs is registered iff the kernel has the bpf() system call
 grep -qw bpf /proc/filesystems || {
 	echo "# peers: this kernel has no bpf() (CONFIG_BPF_SYSCALL): no BPF counter row"
@@ -447,6 +534,7 @@ kp_start() {
 		done
 		;;
 	tracecmd) tc_start ;;
+	tracecmd[0-9]*) tc_start "${1#tracecmd}" ;;
 	*) k_start "$1" ;;
 	esac
 }
@@ -469,12 +557,17 @@ kp_stop() {
 		tc_stop > "$W/f"
 		k_lost=$(sed -n 's/.*lost=\([0-9]*\).*/\1/p' "$W/f")
 		;;
+	tracecmd[0-9]*)
+		tc_stop_n
+		k_lost=$tc_lost
+		;;
 	*) k_stop "$1" ;;
 	esac
 }
 
 if want peers; then
-	command -v perf > /dev/null || KMODES=$(echo $KMODES | sed 's/ perf//')
+	command -v perf > /dev/null ||
+		KMODES=$(for m in $KMODES; do case $m in perf*) ;; *) echo "$m" ;; esac; done)
 	r=1
 	while [ $r -le "$rounds" ]; do
 		for m in $(rotate $(((r - 1) % $(echo $KMODES | wc -w))) $KMODES); do
