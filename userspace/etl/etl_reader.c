@@ -153,8 +153,9 @@ static int inflate_buffer(struct etl_cursor *c, struct etl_buffer *b,
 			ETL_MAX_INFLATED_SIZE);
 	if (want > c->inflate_left)
 		return etl_error_set(err,
-			"buffer %u (file offset 0x%llx): compressed, and with its SavedOffset 0x%x the file's buffers decompress to more than 64 MB plus %u times the file's size, far beyond real traces (about 5 times): a corrupt file",
-			b->index, (unsigned long long)b->offset, want, ETL_INFLATE_PER_BYTE);
+			"buffer %u (file offset 0x%llx): compressed, and with its SavedOffset 0x%x the file's buffers decompress to more than %u MB plus %u times the file's size, far beyond real traces (about 5 times): a corrupt file",
+			b->index, (unsigned long long)b->offset, want, ETL_MAX_INFLATED_SIZE >> 20,
+			ETL_INFLATE_PER_BYTE);
 	c->inflate_left -= want;
 	if (c->inflated_cap < want) {
 		uint8_t *p = realloc(c->inflated, want);

@@ -742,9 +742,11 @@ static void test_compressed_bombs(const uint8_t *slice)
 	}
 	CHECK(i >= 4 && i < BOMBS);
 	snprintf(want, sizeof(want),
-		 "buffer %u (file offset 0x%zx): compressed, and with its SavedOffset 0x%x the file's buffers decompress to more than 64 MB plus %u times the file's size, far beyond real traces (about 5 times): a corrupt file",
+		 "buffer %u (file offset 0x%zx): compressed, and with its SavedOffset 0x%x the file's buffers decompress to more than %u MB plus %u times the file's size, far beyond real traces (about 5 times): a corrupt file",
 		 2 + i, (size_t)NET_SLICE + i * BOMB_SIZE, ETL_BUFFER_HEADER_SIZE + BOMB_INFLATED,
-		 ETL_INFLATE_PER_BYTE);
+		 ETL_MAX_INFLATED_SIZE >> 20, ETL_INFLATE_PER_BYTE);
+	/* the message as a user reads it, its figures spelled out once */
+	CHECK(strstr(want, "more than 64 MB plus 64 times") != NULL);
 	walk_error(img, size, msg, sizeof(msg));
 	CHECK_STR(msg, want);
 	/* every reader stops there too */
