@@ -48,7 +48,8 @@ SPIN_NAMES = {
 }
 # Peers and scale (K lines): pingpong pinned to CPU 1.
 K_MODES = ("none", "probe", "bpf", "ntkl1", "ntkl8", "ntkl64", "buf1", "buf8", "buf64",
-           "comp1", "comp8", "comp64", "tracecmd", "tracecmd8", "perf", "perf8")
+           "comp1", "comp8", "comp64", "files0", "files7", "files63", "tracecmd", "tracecmd8",
+           "perf", "perf8")
 K_NAMES = {
     "none": "no tracing",
     "probe": "empty sched_switch probe",
@@ -62,6 +63,9 @@ K_NAMES = {
     "comp1": "ntkl COMPACT, 1 logger",
     "comp8": "ntkl COMPACT, 8 loggers",
     "comp64": "ntkl COMPACT, 64 loggers",
+    "files0": "CSWITCH, 1, its file followed",
+    "files7": "  and copied to 7 more files",
+    "files63": "  and copied to 63 more files",
     "tracecmd": "trace-cmd sched_switch",
     "tracecmd8": "trace-cmd, 8 at once",
     "perf": "perf record sched_switch",
@@ -534,6 +538,7 @@ def scale_table(raw):
         out.append("  %-30s %10.0f | %9.0f %16s %16s %8d" %
                    (K_NAMES[m], a_min, a_med, vs_one, vs_tc, raw.k_lost.get(m, 0)))
     out += cost_split(added)
+    out += files_floor(added)
     if raw.bpf_count[1]:
         out.append("  (the BPF counter counted %d switches; /proc/stat ctxt meanwhile %d: %s)" %
                    (raw.bpf_count[0], raw.bpf_count[1], ratio(*raw.bpf_count)))
@@ -572,6 +577,27 @@ def cost_split(added):
                        "its writer %s" % (
                            n, pair(lambda i: (added[bare][i] - added["buf1"][i]) / (n - 1)),
                            pair(lambda i: (added[full][i] - added[bare][i]) / n)))
+    return out
+
+
+def files_floor(added):
+    """The floor of many CSWITCH loggers, each writing a file of its own:
+    what a further file of one logger's bytes costs with no recording done
+    for it (fanout's runs: 7 or 63 more files against none), and so the
+    least 8 and 64 loggers can cost against one, however cheap the rest."""
+    if not all(m in added for m in ("ntkl1", "files0")):
+        return []
+    out = []
+    for n in (8, 64):
+        more = "files%d" % (n - 1)
+        if more not in added:
+            continue
+        each = [(added[more][i] - added["files0"][i]) / (n - 1) for i in (0, 1)]
+        floor = [ratio(added["ntkl1"][i] + (n - 1) * each[i], added["ntkl1"][i])
+                 for i in (0, 1)]
+        out.append("  floor, min | med: each of %d more files of its bytes %.0f | %.0f a switch,"
+                   " so %d loggers with files cost >= %s | %s x one" % (
+                       n - 1, each[0], each[1], n, floor[0], floor[1]))
     return out
 
 

@@ -231,6 +231,23 @@ class Tables(unittest.TestCase):
         # without the peers' 8-session runs, no such line
         self.assertNotIn("at once", bench_stats.scale_table(raw(*lines[:4])))
 
+    def test_files_floor(self):
+        """The floor of many loggers: fanout's further files against one logger."""
+        lines = []
+        for m, ns in (("none", 1000), ("ntkl1", 1100), ("files0", 1120), ("files7", 1190),
+                      ("files63", 1750)):
+            lines.append("K round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns))
+        text = bench_stats.scale_table(raw(*lines))
+        self.assertRegex(text, r"  and copied to 7 more files +19 \| +19 +- ")
+        # 7 more files add 7 a switch, 1 each: 8 loggers >= (10 + 7) / 10 one;
+        # 63 add 63: 64 loggers >= (10 + 63) / 10
+        self.assertIn("floor, min | med: each of 7 more files of its bytes 1 | 1 a switch, "
+                      "so 8 loggers with files cost >= 1.70 | 1.70 x one", text)
+        self.assertIn("each of 63 more files of its bytes 1 | 1 a switch, "
+                      "so 64 loggers with files cost >= 7.30 | 7.30 x one", text)
+        # without the followed file's own runs, no floor
+        self.assertNotIn("floor", bench_stats.scale_table(raw(*(lines[:2] + lines[3:]))))
+
     def test_scale_compact(self):
         """COMPACT loggers are measured against one COMPACT logger."""
         lines = []

@@ -401,7 +401,11 @@ fi
 # sched:sched_switch, alternating, rounds times, reps runs each:
 #   K round=R mode=none|ntkl1|ntkl8|ntkl64|buf1|buf8|buf64|comp1|comp8|comp64|perf|... rep=N <pingpong's summary>
 #   KF round=R mode=M lost=N    events the recorder lost over the round
-KMODES="none ntkl1 ntkl8 ntkl64 buf1 buf8 buf64 comp1 comp8 comp64 perf"
+# and the floor of many loggers: one CSWITCH logger whose file fanout
+# follows and writes again into 0, 7 or 63 more files (files0, files7,
+# files63): what further files of the same bytes cost with no recording
+# done for them, against which the 8 and 64 logger rows are measured.
+KMODES="none ntkl1 ntkl8 ntkl64 buf1 buf8 buf64 comp1 comp8 comp64 files0 files7 files63 perf"
 
 # k_flags MODE: the flags of MODE's loggers (CSWITCH or COMPACT_CSWITCH)
 k_flags() {
@@ -431,6 +435,19 @@ k_start() {
 			ntkl start "$LOGGER-$i" -on CSWITCH -buffering > /dev/null ||
 				die "cannot start buffering logger $i of $n"
 			i=$((i + 1))
+		done
+		;;
+	files*)
+		rm -f "$W/k1.etl" "$W"/fan*
+		ntkl start "$LOGGER-1" -on CSWITCH -f "$W/k1.etl" > /dev/null ||
+			die "cannot start the logger fanout follows"
+		fanout "$W/k1.etl" "${1#files}" "$W/fan" > "$W/fanout.out" 2>&1 &
+		fan_pid=$!
+		until grep -qs '^ready' "$W/fanout.out"; do
+			i=$((i + 1))
+			[ $i -lt 600 ] || die "fanout did not start: $(cat "$W/fanout.out")"
+			kill -0 "$fan_pid" 2>/dev/null || die "fanout died: $(cat "$W/fanout.out")"
+			sleep 0.1
 		done
 		;;
 	perf)
@@ -463,6 +480,13 @@ k_stop() {
 			ntkl stop "$LOGGER-$i" > /dev/null || die "cannot stop buffering logger $i"
 			i=$((i + 1))
 		done
+		;;
+	files*)
+		kill -TERM "$fan_pid"
+		wait "$fan_pid" || die "fanout failed: $(cat "$W/fanout.out")"
+		l=$(ntkl stop "$LOGGER-1" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
+		k_lost=${l:-0}
+		rm -f "$W/k1.etl" "$W"/fan*
 		;;
 	ntkl* | comp*)
 		n=${1#ntkl}
