@@ -48,8 +48,8 @@ SPIN_NAMES = {
 }
 # Peers and scale (K lines): pingpong pinned to CPU 1.
 K_MODES = ("none", "probe", "bpf", "ntkl1", "ntkl8", "ntkl64", "buf1", "buf8", "buf64",
-           "comp1", "comp8", "comp64", "files0", "files7", "files63", "tracecmd", "tracecmd8",
-           "perf", "perf8")
+           "comp1", "comp8", "comp64", "files0", "files7", "files63", "clone0", "clone7",
+           "clone63", "tracecmd", "tracecmd8", "perf", "perf8")
 K_NAMES = {
     "none": "no tracing",
     "probe": "empty sched_switch probe",
@@ -66,6 +66,9 @@ K_NAMES = {
     "files0": "CSWITCH, 1, its file followed",
     "files7": "  and copied to 7 more files",
     "files63": "  and copied to 63 more files",
+    "clone0": "CSWITCH, 1, followed to share",
+    "clone7": "  and reflinked to 7 more files",
+    "clone63": "  and reflinked to 63 more files",
     "tracecmd": "trace-cmd sched_switch",
     "tracecmd8": "trace-cmd, 8 at once",
     "perf": "perf record sched_switch",
@@ -584,20 +587,25 @@ def files_floor(added):
     """The floor of many CSWITCH loggers, each writing a file of its own:
     what a further file of one logger's bytes costs with no recording done
     for it (fanout's runs: 7 or 63 more files against none), and so the
-    least 8 and 64 loggers can cost against one, however cheap the rest."""
-    if not all(m in added for m in ("ntkl1", "files0")):
-        return []
+    least 8 and 64 loggers can cost against one, however cheap the rest.
+    Where the files were reflinked instead (xfs), what n loggers sharing
+    one stream and their files' blocks would cost."""
     out = []
-    for n in (8, 64):
-        more = "files%d" % (n - 1)
-        if more not in added:
+    for kind, what, so in (
+            ("files", "copied", "so %d loggers with files cost >= %s | %s x one"),
+            ("clone", "reflinked", "so %d loggers sharing them would cost ~ %s | %s x one")):
+        none = kind + "0"
+        if not all(m in added for m in ("ntkl1", none)):
             continue
-        each = [(added[more][i] - added["files0"][i]) / (n - 1) for i in (0, 1)]
-        floor = [ratio(added["ntkl1"][i] + (n - 1) * each[i], added["ntkl1"][i])
-                 for i in (0, 1)]
-        out.append("  floor, min | med: each of %d more files of its bytes %.0f | %.0f a switch,"
-                   " so %d loggers with files cost >= %s | %s x one" % (
-                       n - 1, each[0], each[1], n, floor[0], floor[1]))
+        for n in (8, 64):
+            more = "%s%d" % (kind, n - 1)
+            if more not in added:
+                continue
+            each = [(added[more][i] - added[none][i]) / (n - 1) for i in (0, 1)]
+            floor = [ratio(added["ntkl1"][i] + (n - 1) * each[i], added["ntkl1"][i])
+                     for i in (0, 1)]
+            out.append("  floor, min | med: each of %d more files %s %.0f | %.0f a switch, " % (
+                n - 1, what, each[0], each[1]) + so % (n, floor[0], floor[1]))
     return out
 
 

@@ -1,23 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fanout SRC N PREFIX: follow the file SRC as a logger's writer appends to
- * it and write every byte again into N files of its own (PREFIX1 ..
- * PREFIXN), in whole 64 KB writes as the writer makes them. Prints "ready"
- * once it follows, and on SIGTERM or SIGINT copies what is left, then
- * prints "fanout bytes=B files=N".
+ * fanout [-c] SRC N PREFIX: follow the file SRC as a logger's writer
+ * appends to it and write every byte again into N files of its own
+ * (PREFIX1 .. PREFIXN), in whole 64 KB writes as the writer makes them;
+ * with -c, share each whole 64 KB of SRC with them instead (FICLONERANGE,
+ * at the same offsets: a file system with reflink, as xfs). Prints "ready"
+ * once it follows, and on SIGTERM or SIGINT puts what is left, then prints
+ * "fanout bytes=B files=N".
  *
  * make bench's floor for many loggers: what a further file of the same
  * bytes costs when nothing else is done for it (no probe, no record, no
  * buffer), the part of a further logger that no recording design removes
- * while each session writes a file of its own. With N = 0 it only reads,
- * so that runs with N and with 0 differ by the N files' writes alone.
+ * while each session writes a file of its own; and, with -c, what it
+ * would cost if sessions shared their buffers and the blocks of their
+ * files. With N = 0 it only follows, so that runs with N and with 0
+ * differ by the N files alone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <linux/fs.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "wl_util.h"
@@ -61,9 +68,38 @@ static void put_chunk(const int *out, unsigned long n, const char *buf, size_t l
 		put_all(out[i], buf, len);
 }
 
+/* Clone SRC's bytes from *done on, whole chunks (and the rest if all): 1 if any. */
+static int clone_new(int in, const int *out, unsigned long n, uint64_t *done, int all)
+{
+	struct stat st;
+	unsigned long i;
+	uint64_t len;
+
+	if (fstat(in, &st) < 0)
+		die("fanout: fstat");
+	len = (uint64_t)st.st_size > *done ? (uint64_t)st.st_size - *done : 0;
+	if (!all)
+		len -= len % CHUNK;
+	if (!len)
+		return 0;
+	for (i = 0; i < n; i++) {
+		struct file_clone_range r = {
+			.src_fd = in, .src_offset = *done, .dest_offset = *done,
+			/* 0: to SRC's end, which need not be a whole block */
+			.src_length = all ? 0 : len,
+		};
+
+		if (ioctl(out[i], FICLONERANGE, &r) < 0)
+			die("fanout: FICLONERANGE (a file system with reflink, as xfs?)");
+	}
+	*done += len;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[CHUNK];
+	int clone = argc > 1 && !strcmp(argv[1], "-c");
 	struct sigaction sa = { .sa_handler = on_stop };
 	sigset_t stops, waiting;
 	unsigned long n, i;
@@ -74,8 +110,10 @@ int main(int argc, char **argv)
 	int in, watch;
 	int *out;
 
+	argv += clone;
+	argc -= clone;
 	if (argc != 4) {
-		fprintf(stderr, "usage: fanout SRC N PREFIX\n");
+		fprintf(stderr, "usage: fanout [-c] SRC N PREFIX\n");
 		return 2;
 	}
 	n = wl_arg("fanout", argv[2]);
@@ -113,7 +151,15 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	for (;;) {
-		ssize_t got = read(in, buf + have, CHUNK - have);
+		ssize_t got;
+
+		if (clone) {
+			if (clone_new(in, out, n, &bytes, 0))
+				continue;
+			got = 0;
+		} else {
+			got = read(in, buf + have, CHUNK - have);
+		}
 
 		if (got < 0)
 			die("fanout: read");
@@ -138,7 +184,10 @@ int main(int argc, char **argv)
 		if (read(watch, ev, sizeof(ev)) < 0)
 			die("fanout: inotify read");
 	}
-	put_chunk(out, n, buf, have);
+	if (clone)
+		clone_new(in, out, n, &bytes, 1);
+	else
+		put_chunk(out, n, buf, have);
 	printf("fanout bytes=%llu files=%lu\n", (unsigned long long)bytes, n);
 	return 0;
 }

@@ -11,8 +11,9 @@
 # and spin to run, comma-separated (default all).
 # DEST: where every recorder writes its files: tmpfs (default: /tmp),
 # disk (vm-run's /scratch, ext4 on a virtio disk, where a user's trace
-# goes) or direct (the same disk, ntkl's writer with direct I/O:
-# NTKL_DIRECT_IO=1).
+# goes), direct (the same disk, ntkl's writer with direct I/O:
+# NTKL_DIRECT_IO=1) or xfs (/scratch made xfs: the disk, and the peers
+# section's files shared block for block, reflinked).
 #
 # Each round runs the same workloads (pingpong pinned to CPU 1, then
 # threadmix, REPS times each) under each recorder in turn, starting with
@@ -59,15 +60,15 @@ dest=${8:-tmpfs}
 
 T=/sys/kernel/tracing
 case $dest in
-disk|direct)
+disk|direct|xfs)
 	[ -n "${NTKL_SCRATCH:-}" ] ||
-		{ echo "ntkl-bench: no /scratch disk (scripts/vm-run makes one with mkfs.ext4, package e2fsprogs): install it, or run with the tmpfs destination" >&2; exit 1; }
+		{ echo "ntkl-bench: no /scratch disk (scripts/vm-run makes one with mkfs.ext4 or mkfs.xfs, packages e2fsprogs, xfsprogs): install it, or run with the tmpfs destination" >&2; exit 1; }
 	W=$NTKL_SCRATCH/ntkl-bench
 	fs=$(awk -v m="$NTKL_SCRATCH" '$2 == m { print $3 }' /proc/mounts)
-	[ "$dest" = disk ] || export NTKL_DIRECT_IO=1
+	[ "$dest" != direct ] || export NTKL_DIRECT_IO=1
 	;;
 tmpfs) W=/tmp/ntkl-bench fs=tmpfs ;;
-*) echo "ntkl-bench: destination '$dest': tmpfs, disk or direct" >&2; exit 2 ;;
+*) echo "ntkl-bench: destination '$dest': tmpfs, disk, direct or xfs" >&2; exit 2 ;;
 esac
 LOGGER=ntkl-bench
 MODES="none cswitch compact tracecmd cswstack"
@@ -404,8 +405,12 @@ fi
 # and the floor of many loggers: one CSWITCH logger whose file fanout
 # follows and writes again into 0, 7 or 63 more files (files0, files7,
 # files63): what further files of the same bytes cost with no recording
-# done for them, against which the 8 and 64 logger rows are measured.
+# done for them, against which the 8 and 64 logger rows are measured. On
+# xfs, the same with the files sharing the logger's blocks (fanout -c:
+# clone0, clone7, clone63), what they would cost if loggers shared one
+# stream of buffers and the blocks of their files.
 KMODES="none ntkl1 ntkl8 ntkl64 buf1 buf8 buf64 comp1 comp8 comp64 files0 files7 files63 perf"
+[ "$dest" != xfs ] || KMODES="$KMODES clone0 clone7 clone63"
 
 # k_flags MODE: the flags of MODE's loggers (CSWITCH or COMPACT_CSWITCH)
 k_flags() {
@@ -437,11 +442,14 @@ k_start() {
 			i=$((i + 1))
 		done
 		;;
-	files*)
+	files* | clone*)
 		rm -f "$W/k1.etl" "$W"/fan*
 		ntkl start "$LOGGER-1" -on CSWITCH -f "$W/k1.etl" > /dev/null ||
 			die "cannot start the logger fanout follows"
-		fanout "$W/k1.etl" "${1#files}" "$W/fan" > "$W/fanout.out" 2>&1 &
+		case $1 in
+		files*) fanout "$W/k1.etl" "${1#files}" "$W/fan" > "$W/fanout.out" 2>&1 & ;;
+		*) fanout -c "$W/k1.etl" "${1#clone}" "$W/fan" > "$W/fanout.out" 2>&1 & ;;
+		esac
 		fan_pid=$!
 		until grep -qs '^ready' "$W/fanout.out"; do
 			i=$((i + 1))
@@ -481,7 +489,7 @@ k_stop() {
 			i=$((i + 1))
 		done
 		;;
-	files*)
+	files* | clone*)
 		kill -TERM "$fan_pid"
 		wait "$fan_pid" || die "fanout failed: $(cat "$W/fanout.out")"
 		l=$(ntkl stop "$LOGGER-1" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
