@@ -420,6 +420,19 @@ k_flags() {
 	esac
 }
 
+# wait_ready NAME PID OUT LOG: until helper NAME (PID) prints "ready" in
+# OUT; if it dies or takes a minute, die with its LOG
+wait_ready() {
+	local i=0
+
+	until grep -qs '^ready' "$3"; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || die "$1 did not start: $(cat "$4")"
+		kill -0 "$2" 2>/dev/null || die "$1 died: $(cat "$4")"
+		sleep 0.1
+	done
+}
+
 k_start() {
 	local i=1 n
 
@@ -451,12 +464,7 @@ k_start() {
 		*) fanout -c "$W/k1.etl" "${1#clone}" "$W/fan" > "$W/fanout.out" 2>&1 & ;;
 		esac
 		fan_pid=$!
-		until grep -qs '^ready' "$W/fanout.out"; do
-			i=$((i + 1))
-			[ $i -lt 600 ] || die "fanout did not start: $(cat "$W/fanout.out")"
-			kill -0 "$fan_pid" 2>/dev/null || die "fanout died: $(cat "$W/fanout.out")"
-			sleep 0.1
-		done
+		wait_ready fanout "$fan_pid" "$W/fanout.out" "$W/fanout.out"
 		;;
 	perf)
 		perf_start -a -e sched:sched_switch
@@ -545,8 +553,6 @@ grep -qw bpf /proc/filesystems || {
 
 # kp_start MODE: the floor's modes, else k_start's
 kp_start() {
-	local i=0
-
 	case $1 in
 	probe)
 		insmod /lib/modules/ntkl_emptyprobe.ko || die "cannot load ntkl_emptyprobe.ko"
@@ -558,12 +564,7 @@ kp_start() {
 		rm -f "$W/bpf.out"
 		bpfcount > "$W/bpf.out" 2> "$W/bpf.log" &
 		bpf_pid=$!
-		until grep -qs '^ready' "$W/bpf.out"; do
-			i=$((i + 1))
-			[ $i -lt 600 ] || die "bpfcount did not start: $(cat "$W/bpf.log")"
-			kill -0 "$bpf_pid" 2>/dev/null || die "bpfcount died: $(cat "$W/bpf.log")"
-			sleep 0.1
-		done
+		wait_ready bpfcount "$bpf_pid" "$W/bpf.out" "$W/bpf.log"
 		;;
 	tracecmd) tc_start ;;
 	tracecmd[0-9]*) tc_start "${1#tracecmd}" ;;
