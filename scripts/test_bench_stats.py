@@ -255,16 +255,6 @@ class Tables(unittest.TestCase):
         self.assertRegex(text, r"  and reflinked to 7 more files +24 \| +24 +- ")
         self.assertIn("floor (med): each of 7 more files reflinked 2 a switch, "
                       "so 8 loggers sharing them would cost ~ 2.40 x one", text)
-        # fanout's own CPU time, where it says: (7000 / 100 - 1400 / 100) / 7
-        # = 8 a further file, whatever the runs saw of it
-        lines += ["KO round=1 mode=files0 bytes=9 files=0 cpu_ns=600 ctxt=40",
-                  "KO round=2 mode=files0 bytes=9 files=0 cpu_ns=800 ctxt=60",
-                  "KO round=1 mode=files7 bytes=9 files=7 cpu_ns=7000 ctxt=100"]
-        text = bench_stats.scale_table(raw(*lines))
-        self.assertIn("floor (fanout's CPU): each of 7 more files copied 8 a switch, "
-                      "so 8 loggers with files cost >= 6.60 x one", text)
-        # the 63-file runs have no KO line: their medians still
-        self.assertIn("floor (med): each of 63 more files copied 1 a switch", text)
 
     def test_scale_compact(self):
         """COMPACT loggers are measured against one COMPACT logger."""

@@ -6,8 +6,7 @@
  * with -c, share each whole 64 KB of SRC with them instead (FICLONERANGE,
  * at the same offsets: a file system with reflink, as xfs). Prints "ready"
  * once it follows, and on SIGTERM or SIGINT puts what is left, then prints
- * "fanout bytes=B files=N cpu_ns=C", C its CPU time (under qemu -icount,
- * its instructions, whenever they ran).
+ * "fanout bytes=B files=N".
  *
  * make bench's floor for many loggers: what a further file of the same
  * bytes costs when nothing else is done for it (no probe, no record, no
@@ -15,9 +14,7 @@
  * while each session writes a file of its own; and, with -c, what it
  * would cost if sessions shared their buffers and the blocks of their
  * files. With N = 0 it only follows, so that runs with N and with 0
- * differ by the N files alone. Its CPU time says so too, whether or not
- * it kept up: with 63 files it falls behind, and its work then lands
- * between the runs that time it.
+ * differ by the N files alone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -97,16 +94,6 @@ static int clone_new(int in, const int *out, unsigned long n, uint64_t *done, in
 	}
 	*done += len;
 	return 1;
-}
-
-/* This process's CPU time so far, in ns (the scheduler's own count). */
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
-		die("fanout: clock_gettime");
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
 int main(int argc, char **argv)
@@ -201,7 +188,6 @@ int main(int argc, char **argv)
 		clone_new(in, out, n, &bytes, 1);
 	else
 		put_chunk(out, n, buf, have);
-	printf("fanout bytes=%llu files=%lu cpu_ns=%llu\n", (unsigned long long)bytes, n,
-	       (unsigned long long)cpu_ns());
+	printf("fanout bytes=%llu files=%lu\n", (unsigned long long)bytes, n);
 	return 0;
 }

@@ -409,8 +409,6 @@ fi
 # xfs, the same with the files sharing the logger's blocks (fanout -c:
 # clone0, clone7, clone63), what they would cost if loggers shared one
 # stream of buffers and the blocks of their files.
-#   KO round=R mode=M bytes=B files=N cpu_ns=C ctxt=S   fanout's bytes and
-#       CPU time over the round, and the /proc/stat ctxt delta meanwhile
 KMODES="none ntkl1 ntkl8 ntkl64 buf1 buf8 buf64 comp1 comp8 comp64 files0 files7 files63 perf"
 [ "$dest" != xfs ] || KMODES="$KMODES clone0 clone7 clone63"
 
@@ -467,7 +465,6 @@ k_start() {
 		esac
 		fan_pid=$!
 		wait_ready fanout "$fan_pid" "$W/fanout.out" "$W/fanout.out"
-		fan_ctxt=$(awk '$1 == "ctxt" { print $2 }' /proc/stat)
 		;;
 	perf)
 		perf_start -a -e sched:sched_switch
@@ -503,8 +500,6 @@ k_stop() {
 	files* | clone*)
 		kill -TERM "$fan_pid"
 		wait "$fan_pid" || die "fanout failed: $(cat "$W/fanout.out")"
-		echo "KO round=$r mode=$1 $(sed -n 's/^fanout //p' "$W/fanout.out")" \
-			"ctxt=$(($(awk '$1 == "ctxt" { print $2 }' /proc/stat) - fan_ctxt))"
 		l=$(ntkl stop "$LOGGER-1" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
 		k_lost=${l:-0}
 		rm -f "$W/k1.etl" "$W"/fan*
