@@ -40,7 +40,8 @@
 #   P and Q lines: the sampled profile, ntkl PROFILE with and without
 #     stacks and perf record with and without -g (see the profile section)
 #   K, KF and KB lines: peers and scale (1, 8, 64 CSWITCH and COMPACT
-#     loggers; perf record and trace-cmd, one and 8 at once; an empty
+#     loggers; one logger whose file fanout writes again into 7 or 63
+#     more files; perf record and trace-cmd, one and 8 at once; an empty
 #     sched_switch probe; a BPF counter; see the peers section)
 #   U lines: libntkl's cost per event (see the libntkl section below)
 # evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
