@@ -96,6 +96,25 @@ static int clone_new(int in, const int *out, unsigned long n, uint64_t *done, in
 	return 1;
 }
 
+/* Read what SRC has gained, writing each whole chunk to every file: 1 if any. */
+static int copy_new(int in, const int *out, unsigned long n, char *buf, size_t *have,
+		    uint64_t *done)
+{
+	ssize_t got = read(in, buf + *have, CHUNK - *have);
+
+	if (got < 0)
+		die("fanout: read");
+	if (!got)
+		return 0;
+	*have += (size_t)got;
+	*done += (uint64_t)got;
+	if (*have == CHUNK) {
+		put_chunk(out, n, buf, *have);
+		*have = 0;
+	}
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[CHUNK];
@@ -151,27 +170,9 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	for (;;) {
-		ssize_t got;
-
-		if (clone) {
-			if (clone_new(in, out, n, &bytes, 0))
-				continue;
-			got = 0;
-		} else {
-			got = read(in, buf + have, CHUNK - have);
-		}
-
-		if (got < 0)
-			die("fanout: read");
-		if (got > 0) {
-			have += (size_t)got;
-			bytes += (uint64_t)got;
-			if (have == CHUNK) {
-				put_chunk(out, n, buf, have);
-				have = 0;
-			}
+		if (clone ? clone_new(in, out, n, &bytes, 0) :
+			    copy_new(in, out, n, buf, &have, &bytes))
 			continue;
-		}
 		/* at the end of what is written: the rest once asked to stop */
 		if (stopping)
 			break;
