@@ -47,6 +47,10 @@
 # evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
 # trace-cmd, its per-CPU data before compression. switches: in the file
 # (ntkl dump --stats; trace-cmd: entries + read events of its CPU stats).
+#
+# busybox sh, which runs this in the VM, has local, as dash has (this
+# directive, before the first command, covers the whole file):
+# shellcheck disable=SC3043
 set -eu
 
 rounds=${1:-5}
@@ -104,7 +108,7 @@ catches_sigint() {
 }
 
 tc_ready() {
-	local d=${3:-$T}
+	local d="${3:-$T}"
 
 	catches_sigint "$1" &&
 		[ "$(cat "$d/tracing_on" 2>/dev/null)" = 1 ] &&
@@ -115,7 +119,7 @@ tc_ready() {
 # with N, N of them at once, as N sessions: each on an ftrace instance of
 # its own (-B ntkl-bench-I) into a file of its own ($W/tcI.dat; tc_pids).
 tc_start() {
-	local i=1 n=${1:-} j pid
+	local i=1 n="${1:-}" j pid
 
 	if [ -z "$n" ]; then
 		rm -f "$W/tc.dat"
@@ -163,6 +167,7 @@ tc_stop() {
 tc_stop_n() {
 	local j=1 pid
 
+	# shellcheck disable=SC2086 # tc_pids is a list of PIDs: one argument each
 	kill -INT $tc_pids
 	tc_lost=0
 	for pid in $tc_pids; do
@@ -236,7 +241,7 @@ perf_start() {
 
 # perf_start_one TAG ARGS: perf record ARGS into $W/perfTAG.data (perf_last)
 perf_start_one() {
-	local i=0 tag=$1
+	local i=0 tag="$1"
 
 	shift
 	rm -f "$W/perf$tag.data"
@@ -273,7 +278,7 @@ cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev
 echo "# ntkl-bench: $(uname -r), $(nproc) CPUs, clocksource $cs, rounds=$rounds reps=$reps trips=$trips threads=$threads steps=$steps max_trips=$max_trips, files on $dest ($fs)"
 # Each round starts with the next recorder: none of them always runs first.
 rotate() {
-	local n=$1
+	local n="$1"
 
 	shift
 	while [ "$n" -gt 0 ]; do
@@ -287,7 +292,9 @@ rotate() {
 if want switch; then
 	r=1
 	while [ $r -le "$rounds" ]; do
-		for m in $(rotate $(((r - 1) % 5)) $MODES); do
+		# shellcheck disable=SC2086 # MODES is a list of words: one argument each
+		order=$(rotate $(((r - 1) % 5)) $MODES)
+		for m in $order; do
 			start "$m"
 			: > "$W/w"
 			i=1
@@ -378,7 +385,9 @@ if want profile; then
 	! command -v perf > /dev/null || PMODES="$PMODES perf perfg"
 	r=1
 	while [ $r -le "$rounds" ]; do
-		for m in $(rotate $(((r - 1) % $(echo $PMODES | wc -w))) $PMODES); do
+		# shellcheck disable=SC2086 # PMODES is a list of words: one argument each
+		order=$(rotate $(((r - 1) % $(echo "$PMODES" | wc -w))) $PMODES)
+		for m in $order; do
 			prof_start "$m"
 			i=1
 			while [ $i -le "$reps" ]; do
@@ -520,6 +529,7 @@ k_stop() {
 		k_lost=$perf_lost
 		;;
 	perf[0-9]*)
+		# shellcheck disable=SC2086 # perf_pids is a list of PIDs: one argument each
 		kill -INT $perf_pids
 		for l in $perf_pids; do
 			perf_wait "$l" "$i"
@@ -549,7 +559,7 @@ KMODES="$KMODES probe bpf tracecmd tracecmd8 perf8"
 # bpffs is registered iff the kernel has the bpf() system call
 grep -qw bpf /proc/filesystems || {
 	echo "# peers: this kernel has no bpf() (CONFIG_BPF_SYSCALL): no BPF counter row"
-	KMODES=$(echo $KMODES | sed 's/ bpf//')
+	KMODES=$(echo "$KMODES" | sed 's/ bpf//')
 }
 
 # kp_start MODE: the floor's modes, else k_start's
@@ -604,7 +614,9 @@ if want peers; then
 		KMODES=$(for m in $KMODES; do case $m in perf*) ;; *) echo "$m" ;; esac; done)
 	r=1
 	while [ $r -le "$rounds" ]; do
-		for m in $(rotate $(((r - 1) % $(echo $KMODES | wc -w))) $KMODES); do
+		# shellcheck disable=SC2086 # KMODES is a list of words: one argument each
+		order=$(rotate $(((r - 1) % $(echo "$KMODES" | wc -w))) $KMODES)
+		for m in $order; do
 			kp_start "$m"
 			i=1
 			while [ $i -le "$reps" ]; do
@@ -643,6 +655,7 @@ spin_start() {
 	tracecmd|tracecmdT)
 		rm -f "$W/tcl.dat"
 		# tracecmdT: with -T, a kernel stack per event
+		# shellcheck disable=SC2046 # -T or no argument at all, not an empty one
 		trace-cmd record -C mono $([ "$1" = tracecmdT ] && echo -T) \
 			-e lock:contention_begin -e lock:contention_end \
 			-o "$W/tcl.dat" > "$W/tcl.log" 2>&1 &
