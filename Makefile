@@ -17,6 +17,12 @@
 #                      sudo it builds as the invoking user, so build/ gets no
 #                      root-owned files
 
+# make splits paths at blanks, and Kbuild's M= cannot be quoted: a checkout
+# whose path has one fails later with "No rule to make target", so say so.
+ifneq ($(words $(CURDIR)),1)
+$(error ntkl: cannot build in "$(CURDIR)": make and Kbuild cannot take a path with blanks; move the checkout to one without)
+endif
+
 BUILD     := $(CURDIR)/build
 KVERS     := $(shell scripts/kernels)
 RUNNING   := $(shell uname -r)
