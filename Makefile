@@ -108,6 +108,12 @@ install:
 		systemd-tmpfiles --create ntkl.conf
 	[ -n "$(DESTDIR)" ] || ! command -v udevadm >/dev/null || \
 		{ udevadm control --reload && udevadm trigger --name-match=ntkl; }
+	# last, so that all else is installed if it fails (no key: it says
+	# how to make one): a kernel that loads only signed modules (Secure
+	# Boot) needs ntkl.ko signed with the machine's key
+	[ -n "$(DESTDIR)" ] || ! scripts/module-key needed >/dev/null || \
+		scripts/module-key sign $(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko \
+			$(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/ntkl.ko $(DESTDIR)$(PREFIX)/bin/ntkl \
