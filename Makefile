@@ -106,8 +106,11 @@ install:
 	[ -n "$(DESTDIR)" ] || getent group tracing >/dev/null || groupadd --system tracing
 	[ -n "$(DESTDIR)" ] || ! command -v systemd-tmpfiles >/dev/null || \
 		systemd-tmpfiles --create ntkl.conf
+	# the new rule for a /dev/ntkl there now (udevadm trigger fails on a
+	# name that is not there: ntkl.ko not loaded, the rule applies at load)
 	[ -n "$(DESTDIR)" ] || ! command -v udevadm >/dev/null || \
-		{ udevadm control --reload && udevadm trigger --name-match=ntkl; }
+		{ udevadm control --reload && \
+		  { [ ! -e /sys/class/misc/ntkl ] || udevadm trigger --name-match=ntkl; }; }
 	# last, so that all else is installed if it fails (no key: it says
 	# how to make one): a kernel that loads only signed modules (Secure
 	# Boot) needs ntkl.ko signed with the machine's key
