@@ -53,6 +53,7 @@ struct ntkl_buffer {
 	u64 flush_clock;		/* clock value when closed */
 	u32 overshoot;			/* CurrentOffset - SavedOffset when closed */
 	u16 flags;			/* ETW_BUFFER_FLAG_* extra bits */
+	bool redacted;			/* its addresses hashed for a reader (once) */
 	struct irq_work *wake;		/* the logger's: wakes its reader */
 };
 
@@ -79,7 +80,15 @@ struct ntkl_cpu_ring {
 
 struct ntkl_logger {
 	struct kref ref;
-	struct mutex lock;		/* its reader: header_read, read_count, pause */
+	/*
+	 * Its reader's two locks (control/device.c): read_lock makes one
+	 * read() or NEXT_BUFFER at a time and is the only one held across a
+	 * copy to user memory; lock guards the reader's state (header_read,
+	 * read_count, held, pause) and is never held across a user copy or
+	 * a wait, so close() and a dying reader always get it.
+	 */
+	struct mutex read_lock;		/* one reader call at a time */
+	struct mutex lock;		/* the reader's state */
 	u32 id;				/* index in the table */
 	char name[NTKL_NAME_MAX];
 	u8 instance_guid[16];
@@ -187,12 +196,11 @@ static inline void ntkl_commit(struct ntkl_buffer *buf, unsigned int size)
 
 u64 ntkl_events_lost(struct ntkl_logger *lg);
 u32 ntkl_free_buffers(struct ntkl_logger *lg);
-ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
-			 bool addresses);
 ssize_t ntkl_hold_buffer(struct ntkl_logger *lg, unsigned long *slot, u32 *records,
 			 bool addresses, bool keep);
 void ntkl_buffers_release(struct ntkl_logger *lg);
 void ntkl_buffers_release_oldest(struct ntkl_logger *lg, unsigned int n);
+void ntkl_buffers_unhold_newest(struct ntkl_logger *lg, unsigned long slot);
 u8 *ntkl_buffers_slot(struct ntkl_logger *lg, unsigned long slot);
 
 /* device.c: the bound reader's next buffer where it lies (NEXT_BUFFER) */

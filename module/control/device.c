@@ -9,6 +9,13 @@
  * here: whole ETW buffers, the header buffer first, then 0 once the logger
  * is stopped and drained; or maps them (transport/mapping.c) and is given
  * each in turn where it lies (NTKL_IOC_NEXT_BUFFER).
+ *
+ * Locks a reader takes (docs/architecture.md, "Reading"): read_lock, one
+ * read() or NEXT_BUFFER at a time, the only lock held across a copy to
+ * user memory; only this reader's own calls wait for it, and they can be
+ * interrupted. lock, the reader's state, is held briefly and never
+ * across a user copy or a wait: close() takes it, so a reader whose copy
+ * faulted, stalled or died half way never keeps close() out.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -49,62 +56,122 @@ static int give_back(struct ntkl_logger *lg, u32 release)
 }
 
 /*
- * The reader's next buffer, into ubuf (read()) or, ubuf NULL, held where
- * it lies for a mapped reader (NEXT_BUFFER: *slot, and nb's records and
- * held): its size, 0 at the end, or -errno. Waits for one unless the file
- * is non-blocking or nb says NTKL_NEXT_NOWAIT.
+ * Who asks for the next buffer. The caller says so: a user pointer is
+ * data, never a mode (a read() into NULL is a read() that faults).
  */
-static ssize_t next_buffer(struct file *file, struct ntkl_logger *lg, char __user *ubuf,
-			   unsigned long *slot, struct ntkl_next_buffer *nb)
+enum next_call {
+	NEXT_COPY,	/* read(): copied into the reader's memory, given back */
+	NEXT_HOLD,	/* NEXT_BUFFER: held where it lies, in the reader's mapping */
+};
+
+struct next_req {
+	enum next_call call;
+	char __user *ubuf;		/* NEXT_COPY: where to */
+	struct ntkl_next_buffer *nb;	/* NEXT_HOLD: flags in; records, held out */
+	unsigned long slot;		/* out: the buffer taken */
+};
+
+/*
+ * Take the reader's next buffer (held, whichever the call) under the
+ * state lock: its size, 0 if none is ready (stopped: at the end), or
+ * -errno. stopped says whether the logger had ended when looked at.
+ */
+static ssize_t take_next(struct ntkl_logger *lg, struct next_req *req, bool *stopped)
 {
 	bool addresses = ntkl_reader_sees_addresses();
-	bool keep = nb && (nb->flags & NTKL_NEXT_KEEP);
-	bool nowait = (file->f_flags & O_NONBLOCK) || (nb && (nb->flags & NTKL_NEXT_NOWAIT));
+	bool keep = req->call == NEXT_HOLD && (req->nb->flags & NTKL_NEXT_KEEP);
+	u32 records;
+	ssize_t ret = 0;
+	int pass;
+
+	/* pairs with stop_locked(): STOPPED comes after the last flush */
+	*stopped = smp_load_acquire(&lg->status) == NTKL_STATUS_STOPPED;
+	mutex_lock(&lg->lock);
+	if (lg->snapshot_read) {
+		/* this reader saved its snapshot: the file is whole */
+		*stopped = true;
+		goto out;
+	}
+	/* reading a buffering-mode logger saves a snapshot of it */
+	if ((lg->mode & NTKL_MODE_BUFFERING) && !*stopped && !lg->paused)
+		ntkl_buffers_pause(lg);
+	*stopped |= lg->paused;
+	/* a stopped logger's last pass moves head past closed buffers */
+	for (pass = 0; pass < 2; pass++) {
+		if (pass && !(ret == 0 && *stopped))
+			break;
+		if (pass)
+			ntkl_buffers_final(lg);
+		ret = ntkl_hold_buffer(lg, &req->slot, &records, addresses, keep);
+	}
+	if (req->call == NEXT_HOLD) {
+		req->nb->records = ret > 0 ? records : 0;
+		req->nb->held = lg->held_count;
+	}
+	if (ret == 0 && lg->paused) {
+		/* the snapshot is read: the logger records on, reader open or not */
+		ntkl_buffers_resume(lg);
+		lg->snapshot_read = true;
+	}
+out:
+	mutex_unlock(&lg->lock);
+	return ret;
+}
+
+/*
+ * read()'s copy of the buffer it holds, made without the state lock (the
+ * buffer stays at its ring's tail, out of the writers' way, until given
+ * back): given back once copied; if the copy faults, -EFAULT and the same
+ * buffer is the reader's next.
+ */
+static ssize_t copy_next(struct ntkl_logger *lg, struct next_req *req, ssize_t size)
+{
+	bool fault = copy_to_user(req->ubuf, ntkl_buffers_slot(lg, req->slot), size);
+
+	mutex_lock(&lg->lock);
+	if (fault)
+		ntkl_buffers_unhold_newest(lg, req->slot);
+	else
+		ntkl_buffers_release(lg);
+	mutex_unlock(&lg->lock);
+	return fault ? -EFAULT : size;
+}
+
+/*
+ * The reader's next buffer, as req->call asks: its size, 0 at the end,
+ * or -errno. Waits for one unless the file is non-blocking or nb says
+ * NTKL_NEXT_NOWAIT. One call at a time (read_lock, taken so that a
+ * signal ends the wait for it); the state lock is never held across the
+ * user copy or the wait, so a copy that faults or stalls (userfaultfd)
+ * keeps no one else out, and close() always gets in.
+ */
+static ssize_t next_buffer(struct file *file, struct ntkl_logger *lg, struct next_req *req)
+{
+	struct ntkl_next_buffer *nb = req->nb;
+	bool nowait = (file->f_flags & O_NONBLOCK) ||
+		      (req->call == NEXT_HOLD && (nb->flags & NTKL_NEXT_NOWAIT));
 	ssize_t ret;
 
-	if (keep) {
+	if (mutex_lock_interruptible(&lg->read_lock))
+		return -ERESTARTSYS;
+	if (req->call == NEXT_HOLD && (nb->flags & NTKL_NEXT_KEEP)) {
 		ret = give_back(lg, nb->release);
 		if (ret)
-			return ret;
+			goto out;
 	}
 	for (;;) {
-		/* pairs with stop_locked(): STOPPED comes after the last flush */
-		bool stopped = smp_load_acquire(&lg->status) == NTKL_STATUS_STOPPED;
-		int pass;
+		bool stopped;
 
-		mutex_lock(&lg->lock);
-		if (lg->snapshot_read) {
-			/* this reader saved its snapshot: the file is whole */
-			mutex_unlock(&lg->lock);
-			return 0;
-		}
-		/* reading a buffering-mode logger saves a snapshot of it */
-		if ((lg->mode & NTKL_MODE_BUFFERING) && !stopped && !lg->paused)
-			ntkl_buffers_pause(lg);
-		stopped |= lg->paused;
-		/* a stopped logger's last pass moves head past closed buffers */
-		for (pass = 0; pass < 2; pass++) {
-			if (pass && !(ret == 0 && stopped))
-				break;
-			if (pass)
-				ntkl_buffers_final(lg);
-			ret = ubuf ? ntkl_read_buffer(lg, ubuf, lg->buffer_size, addresses) :
-				     ntkl_hold_buffer(lg, slot, &nb->records, addresses, keep);
-		}
-		if (nb)
-			nb->held = lg->held_count;
-		if (ret == 0 && lg->paused) {
-			/* the snapshot is read: the logger records on, reader open or not */
-			ntkl_buffers_resume(lg);
-			lg->snapshot_read = true;
-		}
-		mutex_unlock(&lg->lock);
+		ret = take_next(lg, req, &stopped);
+		if (ret > 0 && req->call == NEXT_COPY)
+			ret = copy_next(lg, req, ret);
 		if (ret > 0 || (ret == 0 && stopped))
-			return ret;
+			break;
 		if (ret < 0 && ret != -EAGAIN)
-			return ret;
+			break;
+		ret = -EAGAIN;
 		if (nowait)
-			return -EAGAIN;
+			break;
 		/*
 		 * Nothing ready (0), or the next buffer's last record is still
 		 * being written on another CPU (-EAGAIN): its writer's commit
@@ -112,33 +179,37 @@ static ssize_t next_buffer(struct file *file, struct ntkl_logger *lg, char __use
 		 */
 		ret = wait_event_interruptible(lg->wait, read_done(lg));
 		if (ret < 0)
-			return ret;
+			break;
 	}
+out:
+	mutex_unlock(&lg->read_lock);
+	return ret;
 }
 
 static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t *ppos)
 {
 	struct ntkl_logger *lg = file->private_data;
+	struct next_req req = { .call = NEXT_COPY, .ubuf = buf };
 
 	if (!lg)
 		return -EINVAL;		/* not bound to a logger */
 	if (len < lg->buffer_size)
 		return -EINVAL;		/* whole buffers only */
-	return next_buffer(file, lg, buf, NULL, NULL);
+	return next_buffer(file, lg, &req);
 }
 
 long ntkl_reader_next(struct file *file, struct ntkl_next_buffer *nb)
 {
 	struct ntkl_logger *lg = READ_ONCE(file->private_data);
-	unsigned long slot = 0;
+	struct next_req req = { .call = NEXT_HOLD, .nb = nb };
 	ssize_t ret;
 
 	if (!lg)
 		return -EINVAL;		/* not bound to a logger */
-	ret = next_buffer(file, lg, NULL, &slot, nb);
+	ret = next_buffer(file, lg, &req);
 	if (ret < 0)
 		return ret;
-	nb->offset = ret ? (u64)slot * ntkl_map_stride(lg) : 0;
+	nb->offset = ret ? (u64)req.slot * ntkl_map_stride(lg) : 0;
 	nb->length = ret;
 	return 0;
 }

@@ -247,6 +247,7 @@ static int logger_start(const struct file *file, struct ntkl_properties *p)
 	if (!lg)
 		goto unlock;
 	kref_init(&lg->ref);
+	mutex_init(&lg->read_lock);
 	mutex_init(&lg->lock);
 	init_waitqueue_head(&lg->wait);
 	init_irq_work(&lg->wake_work, wake_readers);

@@ -61,6 +61,7 @@ static void buffer_clear(struct ntkl_buffer *buf)
 	local_set(&buf->committed, HDR_SIZE);
 	local_set(&buf->records, 0);
 	buf->flags = 0;
+	buf->redacted = false;
 	buf->flush_clock = 0;
 	buf->overshoot = 0;
 	/* sequence last: a nonzero one tells the reader the stamp is done */
@@ -561,8 +562,14 @@ static long take_buffer(struct ntkl_logger *lg, bool addresses, struct ntkl_cpu_
 	tail = local_read(&ring->tail) + ring->given;
 	buf = ntkl_ring_buffer(ring, tail);
 	buffer_finish(lg, ring, buf);
-	if (!addresses)
+	/*
+	 * Hashing is not idempotent: a buffer taken again after a read()
+	 * that faulted (ntkl_buffers_unhold_newest()) keeps its hashes.
+	 */
+	if (!addresses && !buf->redacted) {
 		ntkl_redact_addresses(buf->data, local_read(&buf->fill) & NTKL_FILL_OFFSET);
+		buf->redacted = true;
+	}
 	*ringp = ring;
 	return ring->map_slot + (tail & (ring->nr - 1));
 }
@@ -617,25 +624,17 @@ ssize_t ntkl_hold_buffer(struct ntkl_logger *lg, unsigned long *slot, u32 *recor
 }
 
 /*
- * The same, copied to a reader that reads: given back at once, unless the
- * copy faults (-EFAULT): then the same buffer is the reader's next.
+ * Undo the hold of the reader's newest buffer (slot), whose copy to a
+ * reader that reads faulted: it is still at its ring's tail, so it is
+ * the reader's next buffer again. Called with lg->lock held.
  */
-ssize_t ntkl_read_buffer(struct ntkl_logger *lg, char __user *ubuf, size_t len,
-			 bool addresses)
+void ntkl_buffers_unhold_newest(struct ntkl_logger *lg, unsigned long slot)
 {
-	unsigned long slot;
-	u32 records;
-	ssize_t ret = ntkl_hold_buffer(lg, &slot, &records, addresses, false);
-
-	if (ret <= 0)
-		return ret;
-	if (copy_to_user(ubuf, ntkl_buffers_slot(lg, slot), lg->buffer_size)) {
-		hold_pop_newest(lg);	/* still at its ring's tail */
-		if (!slot)
-			lg->header_read = false;
-		atomic64_dec(&lg->buffers_written);
-		return -EFAULT;
-	}
-	ntkl_buffers_release(lg);
-	return ret;
+	hold_pop_newest(lg);
+	/* taken again, it gets the same number: the file's numbers stay 0, 1, 2 ... */
+	if (slot)
+		lg->read_count--;
+	else
+		lg->header_read = false;
+	atomic64_dec(&lg->buffers_written);
 }

@@ -207,10 +207,17 @@ static void check_buffer(const u8 *data)
 static bool reader_step(void)
 {
 	static u8 data[BUF_SIZE];
+	unsigned long slot;
+	u32 records;
 	ssize_t n;
 
+	/* as read() does: hold the next buffer, copy it, give it back */
 	m->in_reader = true;
-	n = ntkl_read_buffer(&m->lg, (char *)data, sizeof(data), true);
+	n = ntkl_hold_buffer(&m->lg, &slot, &records, true, false);
+	if (n > 0) {
+		memcpy(data, ntkl_buffers_slot(&m->lg, slot), BUF_SIZE);
+		ntkl_buffers_release(&m->lg);
+	}
 	m->in_reader = false;
 	if (n <= 0)
 		return false;
