@@ -982,6 +982,344 @@ TEST_F_TIMEOUT(fuzz, bind_races, 600)
 	report(_metadata, "bind races", &st, now_s() - t0);
 }
 
+/* --- phase 4: every entry point a reader reaches -------------------------- */
+
+/*
+ * read(), poll(), mmap()/munmap(), NEXT_BUFFER, fork() and close() on a
+ * bound reader, on loggers of every kind a reader meets: a file logger,
+ * a real-time one, a buffering one (read: a snapshot, paused), and each
+ * stopped. read() points anywhere (issue 38: a NULL buffer once took
+ * NEXT_BUFFER's path in the kernel): each call answers within its list,
+ * and what is left of the logger then drains whole buffers to the end.
+ */
+enum entry { EP_READ, EP_POLL, EP_MMAP, EP_NEXT, EP_MUNMAP_HELD, EP_FORK, EP_CLOSE_READING,
+	     EP_COUNT };
+static const char * const entry_names[EP_COUNT] = {
+	"read", "poll", "mmap", "next_buffer", "munmap_held", "fork", "close_reading",
+};
+
+enum dest_kind { DK_GOOD, DK_HUGE, DK_NULL, DK_NONE, DK_RO, DK_STRADDLE, DK_KERNEL,
+		 DK_NONCANON, DK_OWN_MAP, DK_SHORT, DK_ZERO, DK_COUNT };
+
+struct entry_run {
+	struct stats st;
+	unsigned long per_entry[EP_COUNT];
+	unsigned long per_dest[DK_COUNT];
+	unsigned long loggers, buffers_read, drained;
+	size_t size, room, page;
+	uint8_t *good, *ro, *none, *straddle;
+	void *own_map;
+};
+
+#define E_RD	(E(0) | E(EINVAL) | E(EFAULT) | E(EAGAIN) | E(EINTR))
+
+/* Where a read() goes: dest kind k, for a logger of buffer size r->size. */
+static ssize_t read_to(struct entry_run *r, int fd, enum dest_kind k)
+{
+	void *ptr = NULL;
+	size_t len = r->size;
+
+	switch (k) {
+	case DK_GOOD: ptr = r->good; break;
+	case DK_HUGE: ptr = r->good; len = (size_t)1 << 40; break;
+	case DK_NULL: len = 1 << 20; break;	/* ptr stays NULL */
+	case DK_NONE: ptr = r->none; break;
+	case DK_RO: ptr = r->ro; break;
+	case DK_STRADDLE: ptr = r->straddle; break;
+	case DK_KERNEL: ptr = (void *)0xffffffff81000000ul; break;
+	case DK_NONCANON: ptr = (void *)0x8000000000000000ul; break;
+	case DK_OWN_MAP: ptr = r->own_map; break;
+	case DK_SHORT: ptr = r->good; len = r->size - 1; break;
+	case DK_ZERO: len = 0; break;
+	default: break;
+	}
+	snprintf(last_case, sizeof(last_case), "entry read: dest %d, %zu bytes at %p", k, len,
+		 ptr);
+	return read(fd, ptr, len);
+}
+
+static void entry_judge(struct entry_run *r, enum entry e, int ret, errset allowed,
+			const char *what)
+{
+	const struct cmd c = { entry_names[e], 0, 0, 0, 0, allowed };
+
+	r->per_entry[e]++;
+	judge(&r->st, &c, ret, what);
+}
+
+/* One read() to a random place; a good one must be a whole buffer. */
+static void entry_read(struct entry_run *r, uint64_t *s, int fd)
+{
+	enum dest_kind k = rnd_below(s, DK_COUNT);
+	ssize_t n;
+	int ret;
+
+	if (k == DK_OWN_MAP && !r->own_map)
+		k = DK_NULL;
+	r->per_dest[k]++;
+	n = read_to(r, fd, k);
+	ret = n < 0 ? -errno : 0;
+	if (n > 0 && k != DK_GOOD && k != DK_HUGE)
+		ret = -EBADMSG;		/* a copy to where none can be made */
+	if (n > 0 && (size_t)n != r->size)
+		ret = -EMSGSIZE;	/* read() gives whole buffers */
+	r->buffers_read += n > 0;
+	entry_judge(r, EP_READ, ret, E_RD, "read");
+}
+
+/* mmap() of odd offsets, lengths, protections and flags; every page touched. */
+static void entry_mmap(struct entry_run *r, uint64_t *s, int fd)
+{
+	static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE, PROT_READ | PROT_EXEC,
+				     PROT_NONE, PROT_WRITE };
+	size_t len = rnd_below(s, 4) ? (1 + rnd_below(s, 40)) * r->page :
+				       (size_t)rnd(s) & 0xffffffff;
+	off_t off = rnd_below(s, 2) ? (off_t)rnd_below(s, 40) * (off_t)r->page :
+				      (off_t)(rnd(s) & 0xfffffffff);
+	int prot = prots[rnd_below(s, 5)];
+	int flags = rnd_below(s, 4) ? MAP_SHARED : MAP_PRIVATE;
+	volatile const uint8_t *m;
+	size_t i;
+
+	snprintf(last_case, sizeof(last_case), "entry mmap %zu bytes at %lld prot %d flags %d",
+		 len, (long long)off, prot, flags);
+	m = mmap(NULL, len, prot, flags, fd, off);
+	if (m == MAP_FAILED) {
+		entry_judge(r, EP_MMAP, -errno,
+			    E(EINVAL) | E(EPERM) | E(EACCES) | E(ENOMEM) | E(EOVERFLOW),
+			    "mmap");
+		return;
+	}
+	if (prot & PROT_READ)
+		for (i = 0; i < len; i += r->page)
+			(void)m[i];
+	munmap((void *)m, len);
+	entry_judge(r, EP_MMAP, 0, E(0), "mmap");
+}
+
+/* NEXT_BUFFER, then (now and then) its mapping unmapped while held. */
+static void entry_next(struct entry_run *r, uint64_t *s, int fd)
+{
+	struct ntkl_next_buffer nb = { .size = sizeof(nb) };
+	size_t len = r->page * 64;
+	volatile const uint8_t *m = NULL;
+	int ret;
+
+	if (rnd_below(s, 2))
+		nb.flags = NTKL_NEXT_NOWAIT | (rnd_below(s, 2) ? NTKL_NEXT_KEEP : 0);
+	if ((nb.flags & NTKL_NEXT_KEEP) && rnd_below(s, 2))
+		nb.release = rnd_below(s, 3);
+	if (r->own_map) {
+		m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED)
+			m = NULL;
+	}
+	snprintf(last_case, sizeof(last_case), "entry NEXT_BUFFER flags 0x%x release %u",
+		 nb.flags, nb.release);
+	if (!(nb.flags & NTKL_NEXT_NOWAIT))
+		nb.flags |= NTKL_NEXT_NOWAIT;	/* never block the phase */
+	ret = ioctl(fd, NTKL_IOC_NEXT_BUFFER, &nb) ? -errno : 0;
+	entry_judge(r, EP_NEXT, ret, E(0) | E(EINVAL) | E(EAGAIN) | E(EBUSY) | E(EPERM),
+		    "NEXT_BUFFER");
+	if (!m)
+		return;
+	if (!ret && nb.length && nb.offset + nb.length <= len)
+		(void)m[nb.offset + nb.length - 1];	/* the held buffer, where it lies */
+	/* unmapped while it holds buffers: the next call or close gives them back */
+	munmap((void *)m, len);
+	entry_judge(r, EP_MUNMAP_HELD, 0, E(0), "munmap while held");
+}
+
+/* A child with the reader's file (not its mapping: VM_DONTCOPY) reads it. */
+static void entry_fork(struct entry_run *r, uint64_t *s, int fd)
+{
+	enum dest_kind k = rnd_below(s, DK_OWN_MAP);	/* never the parent's mapping */
+	int status = 0, ret;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int flags = fcntl(fd, F_GETFL);
+		ssize_t n;
+
+		fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+		n = read_to(r, fd, k);
+		_exit(n < 0 ? errno : 0);
+	}
+	if (pid < 0) {
+		entry_judge(r, EP_FORK, -errno, E(EAGAIN) | E(ENOMEM), "fork");
+		return;
+	}
+	waitpid(pid, &status, 0);
+	ret = WIFEXITED(status) ? -WEXITSTATUS(status) : -EBADMSG;
+	entry_judge(r, EP_FORK, ret, E_RD, "read in a forked child");
+}
+
+struct close_reader {
+	int fd;
+	ssize_t n;
+	int err;
+	struct entry_run *r;
+	enum dest_kind k;
+};
+
+static void *close_reader_thread(void *arg)
+{
+	struct close_reader *c = arg;
+
+	c->n = read_to(c->r, c->fd, c->k);
+	c->err = c->n < 0 ? errno : 0;
+	return NULL;
+}
+
+/*
+ * Another thread reads (good or bad memory) while this one reads too and
+ * closes its descriptor: the file lives on until that read returns.
+ */
+static void entry_close_reading(struct entry_run *r, uint64_t *s, int *fd)
+{
+	struct close_reader c = { .fd = dup(*fd), .r = r,
+				  .k = rnd_below(s, 2) ? DK_GOOD : DK_NULL };
+	pthread_t t;
+	int fl;
+
+	if (c.fd < 0)
+		return;
+	fl = fcntl(c.fd, F_GETFL);
+	fcntl(c.fd, F_SETFL, fl | O_NONBLOCK);	/* never wait for a logger that idles */
+	if (pthread_create(&t, NULL, close_reader_thread, &c)) {
+		close(c.fd);
+		return;
+	}
+	entry_read(r, s, *fd);
+	pthread_join(t, NULL);
+	close(c.fd);
+	entry_judge(r, EP_CLOSE_READING, c.n < 0 ? -c.err : 0, E_RD, "read beside close");
+	if (c.n > 0)
+		r->buffers_read++;
+}
+
+static const uint32_t entry_modes[] = { NTKL_MODE_SEQUENTIAL, NTKL_MODE_REAL_TIME,
+					NTKL_MODE_BUFFERING };
+
+TEST_F_TIMEOUT(fuzz, entry_points, 600)
+{
+	struct entry_run r = { 0 };
+	uint64_t s = (self->seed * 0x9E3779B97F4A7C15ULL) | 1;
+	double t0 = now_s(), end = t0 + self->seconds * 0.3;
+	char line[512];
+	int e, n;
+
+	r.page = sysconf(_SC_PAGESIZE);
+	r.room = 64 * 1024;	/* the largest buffer this phase asks for */
+	r.good = mmap(NULL, r.room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	r.ro = mmap(NULL, r.room, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	r.none = mmap(NULL, r.room, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	r.straddle = mmap(NULL, r.room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	ASSERT_NE(MAP_FAILED, r.good);
+	ASSERT_NE(MAP_FAILED, r.ro);
+	ASSERT_NE(MAP_FAILED, r.none);
+	ASSERT_NE(MAP_FAILED, r.straddle);
+	while (now_s() < end) {
+		static const uint32_t kbs[] = { 4, 8, 64 };
+		struct ntkl_properties p, final;
+		bool stop_first = rnd_below(&s, 4) == 0;
+		int fd = open(NTKL_DEVICE_PATH, O_RDWR | O_CLOEXEC |
+			      (rnd_below(&s, 2) ? O_NONBLOCK : 0));
+		unsigned int ops, i, drain;
+
+		ASSERT_GE(fd, 0);
+		props_init(&p, FUZZ_PREFIX " entry", EVENT_TRACE_FLAG_PROCESS |
+			   EVENT_TRACE_FLAG_THREAD | EVENT_TRACE_FLAG_CSWITCH);
+		p.log_file_mode = entry_modes[rnd_below(&s, 3)];
+		p.buffer_size_kb = kbs[rnd_below(&s, 3)];
+		ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
+		ASSERT_EQ(0, ntkl_bind_id(fd, p.logger_id));
+		r.size = (size_t)p.buffer_size_kb * 1024;
+		/* whole but its last page: a copy faults part way through */
+		mprotect(r.straddle, r.room, PROT_READ | PROT_WRITE);
+		mprotect(r.straddle + r.size - r.page, r.page, PROT_NONE);
+		r.own_map = mmap(NULL, r.size, PROT_READ, MAP_SHARED, fd, 0);
+		if (r.own_map == MAP_FAILED)
+			r.own_map = NULL;
+		usleep(2000);	/* a few switches */
+		props_select(&final, FUZZ_PREFIX " entry");
+		if (stop_first) {
+			ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_STOP, &final));
+		} else {
+			ntkl_ctl(self->ctl, NTKL_IOC_FLUSH, &final);
+		}
+		ops = 8 + rnd_below(&s, 24);
+		for (i = 0; i < ops; i++) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+			switch (rnd_below(&s, 8)) {
+			case 0: case 1: case 2:
+				/* a blocking read waits only where something is ready */
+				poll(&pfd, 1, 0);
+				if (!(pfd.revents & POLLIN) && !(fcntl(fd, F_GETFL) & O_NONBLOCK))
+					break;
+				entry_read(&r, &s, fd);
+				break;
+			case 3:
+				n = poll(&pfd, 1, rnd_below(&s, 2));
+				entry_judge(&r, EP_POLL, n < 0 ? -errno : 0, E(0) | E(EINTR),
+					    "poll");
+				break;
+			case 4:
+				entry_mmap(&r, &s, fd);
+				break;
+			case 5:
+				entry_next(&r, &s, fd);
+				break;
+			case 6:
+				entry_fork(&r, &s, fd);
+				break;
+			default:
+				entry_close_reading(&r, &s, &fd);
+				break;
+			}
+		}
+		if (!stop_first)
+			EXPECT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_STOP, &final));
+		/* what is left drains, whole buffers, to the end */
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		for (drain = 0; drain < 100000; drain++) {
+			ssize_t got = read(fd, r.good, r.size);
+
+			if (got == 0)
+				break;
+			EXPECT_EQ((ssize_t)r.size, got) TH_LOG("draining: %s", strerror(errno));
+			if (got != (ssize_t)r.size)
+				break;
+		}
+		r.drained += drain < 100000;
+		if (r.own_map)
+			munmap(r.own_map, r.size);
+		close(fd);
+		r.loggers++;
+	}
+	n = 0;
+	for (e = 0; e < EP_COUNT; e++)
+		n += snprintf(line + n, sizeof(line) - n, " %s=%lu", entry_names[e],
+			      r.per_entry[e]);
+	printf("# fuzz entry points: %lu loggers (%lu drained to the end), %lu buffers read;%s\n",
+	       r.loggers, r.drained, r.buffers_read, line);
+	n = 0;
+	for (e = 0; e < DK_COUNT; e++)
+		n += snprintf(line + n, sizeof(line) - n, " %lu", r.per_dest[e]);
+	printf("# fuzz read destinations (good huge NULL none ro straddle kernel noncanonical own-map short zero):%s\n",
+	       line);
+	fflush(stdout);
+	EXPECT_EQ(r.loggers, r.drained);
+	munmap(r.good, r.room);
+	munmap(r.ro, r.room);
+	munmap(r.none, r.room);
+	munmap(r.straddle, r.room);
+	report(_metadata, "entry points", &r.st, now_s() - t0);
+	expect_clean_kmsg(_metadata, self->kmsg);
+}
+
 /* --- afterwards: a logger still works ------------------------------------ */
 
 TEST_F_TIMEOUT(fuzz, logger_works_after, 300)
