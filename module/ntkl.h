@@ -204,7 +204,10 @@ void ntkl_buffers_unhold_newest(struct ntkl_logger *lg, unsigned long slot);
 u8 *ntkl_buffers_slot(struct ntkl_logger *lg, unsigned long slot);
 
 /* device.c: the bound reader's next buffer where it lies (NEXT_BUFFER) */
-long ntkl_reader_next(struct file *file, struct ntkl_next_buffer *nb);
+long ntkl_reader_next(struct file *file, struct ntkl_next_buffer *nb, void __user *arg,
+		      u32 usize);
+/* ioctl.c: a struct's copy to user memory, by uapi/ntkl.h's size rule */
+int ntkl_copy_out(void __user *arg, u32 usize, void *k, size_t ksize);
 
 /* mapping.c: a bound reader's mmap() of its logger's buffers */
 struct vm_area_struct;

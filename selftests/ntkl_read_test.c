@@ -12,7 +12,9 @@
  * length under one buffer) and leave that buffer to be read again: the
  * good reads that follow get buffers 0, 1, 2 ... with none missing, and
  * the whole file passes the strict checker. The kernel log stays clean
- * (vm-run also fails the run on any report).
+ * (vm-run also fails the run on any report). The mapped reader's
+ * NEXT_BUFFER whose answer cannot be copied out (its struct in read-only
+ * memory) likewise puts its buffer back.
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
@@ -36,6 +38,7 @@ enum { D_NULL, D_UNMAPPED, D_READ_ONLY, D_STRADDLE, D_KERNEL, D_NONCANONICAL,
 FIXTURE(read) {
 	int ctl, reader, kmsg;
 	size_t size;		/* the logger's buffer size */
+	uint32_t nbufs;		/* and how many it has */
 	size_t page;
 	uint8_t *good;		/* room for one buffer */
 	uint8_t *ro, *none, *straddle;
@@ -82,6 +85,7 @@ FIXTURE_SETUP(read)
 	p.log_file_mode = variant->mode;
 	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
 	self->size = (size_t)p.buffer_size_kb * 1024;
+	self->nbufs = p.number_of_buffers;
 	self->reader = ntkl_open();
 	ASSERT_GE(self->reader, 0);
 	ASSERT_EQ(0, ntkl_bind_id(self->reader, p.logger_id));
@@ -248,6 +252,92 @@ TEST_F_TIMEOUT(read, bad_destinations, 120)
 		EXPECT_EQ(0, kmsg_bad_since(self->kmsg, first, sizeof(first)))
 			TH_LOG("the kernel log reports a bug: %s", first);
 	}
+}
+
+/* The buffer a NEXT_BUFFER answer points at, kept as read_good() keeps its. */
+static ssize_t next_good(struct __test_metadata *_metadata, FIXTURE_DATA(read) *self,
+			 const uint8_t *map, size_t map_len)
+{
+	struct ntkl_next_buffer nb = { .size = sizeof(nb) };
+	const struct wmi_buffer_header *h;
+	uint8_t *grown;
+
+	if (ioctl(self->reader, NTKL_IOC_NEXT_BUFFER, &nb)) {
+		EXPECT_EQ(0, errno) TH_LOG("a good NEXT_BUFFER: %s", strerror(errno));
+		return -1;
+	}
+	if (!nb.length)
+		return 0;
+	EXPECT_EQ(self->size, nb.length);
+	if (nb.offset + nb.length > map_len)
+		return -1;
+	h = (const void *)(map + nb.offset);
+	EXPECT_EQ(self->next_seq, h->sequence_number)
+		TH_LOG("after a NEXT_BUFFER that faulted, buffer %lld came instead of %lld",
+		       (long long)h->sequence_number, (long long)self->next_seq);
+	self->next_seq = h->sequence_number + 1;
+	grown = realloc(self->cap.data, self->cap.size + nb.length);
+	if (!grown)
+		return -1;
+	memcpy(grown + self->cap.size, h, nb.length);
+	self->cap.data = grown;
+	self->cap.size += nb.length;
+	self->cap.buffers++;
+	self->cap.buffer_size = self->size;
+	return nb.length;
+}
+
+/* NEXT_BUFFER with its struct in read-only memory: read, not answered. */
+static void next_bad(struct __test_metadata *_metadata, FIXTURE_DATA(read) *self,
+		     struct ntkl_next_buffer *ro, const char *when)
+{
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->reader, NTKL_IOC_NEXT_BUFFER, ro)) TH_LOG("%s", when);
+	EXPECT_EQ(EFAULT, errno) TH_LOG("%s: %s", when, strerror(errno));
+	self->bad_reads++;
+}
+
+TEST_F_TIMEOUT(read, next_buffer_answer_faults, 120)
+{
+	size_t stride = (self->size + self->page - 1) / self->page * self->page;
+	size_t map_len = (1 + (size_t)self->nbufs) * stride;
+	struct ntkl_properties *final = &self->final;
+	struct ntkl_next_buffer *ro;
+	struct capture_verdict v;
+	const uint8_t *map;
+	ssize_t n;
+
+	map = mmap(NULL, map_len, PROT_READ, MAP_SHARED, self->reader, 0);
+	if (map == MAP_FAILED)
+		SKIP(return, "this reader may not map its logger: %s", strerror(errno));
+	ro = mmap(NULL, self->page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	*ro = (struct ntkl_next_buffer){ .size = sizeof(*ro) };
+	ASSERT_EQ(0, mprotect(ro, self->page, PROT_READ));
+
+	next_bad(_metadata, self, ro, "before the header buffer");
+	ASSERT_GT(next_good(_metadata, self, map, map_len), 0);
+	next_bad(_metadata, self, ro, "after the header buffer");
+	ASSERT_GT(next_good(_metadata, self, map, map_len), 0);
+	next_bad(_metadata, self, ro, "after a data buffer");
+	if (!variant->stop_first) {
+		props_select(final, READ_LOGGER);
+		ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_STOP, final));
+	}
+	do
+		n = next_good(_metadata, self, map, map_len);
+	while (n > 0);
+	ASSERT_EQ(0, n);
+	capture_patch(&self->cap, final);
+	ASSERT_EQ(0, capture_walk(&self->cap, NULL, NULL, &v));
+	EXPECT_EQ(0, v.violations) TH_LOG("%s", v.first_violation);
+	if (!(variant->mode & NTKL_MODE_BUFFERING))
+		EXPECT_EQ(self->cap.buffers, final->sequence_number + 1);
+	printf("# %u NEXT_BUFFER answers that faulted; then %u buffers, in order\n",
+	       self->bad_reads, self->cap.buffers);
+	fflush(stdout);
+	munmap(ro, self->page);
+	munmap((void *)map, map_len);
 }
 
 TEST_HARNESS_MAIN

@@ -67,7 +67,9 @@ enum next_call {
 struct next_req {
 	enum next_call call;
 	char __user *ubuf;		/* NEXT_COPY: where to */
-	struct ntkl_next_buffer *nb;	/* NEXT_HOLD: flags in; records, held out */
+	struct ntkl_next_buffer *nb;	/* NEXT_HOLD: flags in; the answer out */
+	void __user *uarg;		/* NEXT_HOLD: where the answer goes ... */
+	u32 usize;			/* ... and its size there */
 	unsigned long slot;		/* out: the buffer taken */
 };
 
@@ -138,6 +140,26 @@ static ssize_t copy_next(struct ntkl_logger *lg, struct next_req *req, ssize_t s
 }
 
 /*
+ * NEXT_BUFFER's answer, copied out while the buffer is held: if the copy
+ * faults (the struct in read-only memory, say), the reader would never
+ * learn where its buffer lies, so it goes back as the reader's next.
+ */
+static ssize_t answer_next(struct ntkl_logger *lg, struct next_req *req, ssize_t size)
+{
+	struct ntkl_next_buffer *nb = req->nb;
+
+	nb->offset = (u64)req->slot * ntkl_map_stride(lg);
+	nb->length = size;
+	if (!ntkl_copy_out(req->uarg, req->usize, nb, sizeof(*nb)))
+		return size;
+	mutex_lock(&lg->lock);
+	ntkl_buffers_unhold_newest(lg, req->slot);
+	nb->held = lg->held_count;
+	mutex_unlock(&lg->lock);
+	return -EFAULT;
+}
+
+/*
  * The reader's next buffer, as req->call asks: its size, 0 at the end,
  * or -errno. Waits for one unless the file is non-blocking or nb says
  * NTKL_NEXT_NOWAIT. One call at a time (read_lock, taken so that a
@@ -163,8 +185,9 @@ static ssize_t next_buffer(struct file *file, struct ntkl_logger *lg, struct nex
 		bool stopped;
 
 		ret = take_next(lg, req, &stopped);
-		if (ret > 0 && req->call == NEXT_COPY)
-			ret = copy_next(lg, req, ret);
+		if (ret > 0)
+			ret = req->call == NEXT_COPY ? copy_next(lg, req, ret) :
+						       answer_next(lg, req, ret);
 		if (ret > 0 || (ret == 0 && stopped))
 			break;
 		if (ret < 0 && ret != -EAGAIN)
@@ -198,20 +221,21 @@ static ssize_t ntkl_read(struct file *file, char __user *buf, size_t len, loff_t
 	return next_buffer(file, lg, &req);
 }
 
-long ntkl_reader_next(struct file *file, struct ntkl_next_buffer *nb)
+/* NEXT_BUFFER: its answer (nb) goes to arg, usize bytes of it, from here. */
+long ntkl_reader_next(struct file *file, struct ntkl_next_buffer *nb, void __user *arg,
+		      u32 usize)
 {
 	struct ntkl_logger *lg = READ_ONCE(file->private_data);
-	struct next_req req = { .call = NEXT_HOLD, .nb = nb };
+	struct next_req req = { .call = NEXT_HOLD, .nb = nb, .uarg = arg, .usize = usize };
 	ssize_t ret;
 
 	if (!lg)
 		return -EINVAL;		/* not bound to a logger */
 	ret = next_buffer(file, lg, &req);
-	if (ret < 0)
-		return ret;
-	nb->offset = ret ? (u64)req.slot * ntkl_map_stride(lg) : 0;
-	nb->length = ret;
-	return 0;
+	if (ret)	/* a buffer's answer went out with it */
+		return ret < 0 ? ret : 0;
+	/* none (the end): offset and length 0 */
+	return ntkl_copy_out(arg, usize, nb, sizeof(*nb));
 }
 
 static __poll_t ntkl_poll(struct file *file, poll_table *wait)

@@ -5,10 +5,11 @@
  * spin lock sampling settings and profile interval, and the module's
  * version.
  *
- * Every user copy happens here, by one rule (uapi/ntkl.h): a struct is as
- * long as its size field says, from its first published size up; bytes
- * past the kernel's struct must be zero (E2BIG); min(size, ours) bytes go
- * back. The capability each command needs is checked here, once, by the
+ * Every ioctl's struct is copied by one rule (uapi/ntkl.h), here (and
+ * NEXT_BUFFER's answer in device.c, with ntkl_copy_out(), while its
+ * buffer is held): a struct is as long as its size field says, from its
+ * first published size up; bytes past the kernel's struct must be zero
+ * (E2BIG); min(size, ours) bytes go back. The capability each command needs is checked here, once, by the
  * table below; whether the caller may act on a given logger is checked
  * where the logger is found (logger.c, bind_ioctl()), by access.c's rule.
  */
@@ -37,8 +38,12 @@ static int copy_in(void *k, size_t ksize, size_t min_size, void __user *arg, u32
 	return copy_struct_from_user(k, ksize, arg, *usize);
 }
 
-/* Copy out min(usize, ksize) bytes; the size field says how many. */
-static int copy_out(void __user *arg, u32 usize, void *k, size_t ksize)
+/*
+ * Copy out min(usize, ksize) bytes; the size field says how many. Also
+ * NEXT_BUFFER's answer (device.c), which puts its buffer back if this
+ * faults.
+ */
+int ntkl_copy_out(void __user *arg, u32 usize, void *k, size_t ksize)
 {
 	u32 n = min_t(size_t, usize, ksize);
 
@@ -69,7 +74,7 @@ static long props_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 		if (ret)
 			return ret;
 	}
-	return copy_out(arg, usize, &p, sizeof(p));
+	return ntkl_copy_out(arg, usize, &p, sizeof(p));
 }
 
 /*
@@ -106,7 +111,7 @@ static long list_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 	if (ret)
 		return ret;
 	l.count = n;
-	ret = copy_out(arg, usize, &l, sizeof(l));
+	ret = ntkl_copy_out(arg, usize, &l, sizeof(l));
 	return ret ?: (n > copied ? -E2BIG : 0);
 }
 
@@ -173,10 +178,8 @@ static long next_buffer_ioctl(struct file *file, unsigned int cmd, void __user *
 		return -EINVAL;
 	if (nb.release && !(nb.flags & NTKL_NEXT_KEEP))
 		return -EINVAL;
-	ret = ntkl_reader_next(file, &nb);
-	if (ret)
-		return ret;
-	return copy_out(arg, usize, &nb, sizeof(nb));
+	/* it copies its answer out itself: a fault puts the buffer back */
+	return ntkl_reader_next(file, &nb, arg, usize);
 }
 
 /*
@@ -255,7 +258,7 @@ static long setting_ioctl(const struct setting *st, unsigned int cmd, void __use
 	if (cmd == st->set_cmd)
 		return st->set(&k);
 	ret = st->get(&k);
-	return ret ?: copy_out(arg, usize, &k, st->size);
+	return ret ?: ntkl_copy_out(arg, usize, &k, st->size);
 }
 
 static long spinlock_ioctl(struct file *file, unsigned int cmd, void __user *arg)
@@ -312,7 +315,7 @@ static long stack_tracing_ioctl(struct file *file, unsigned int cmd, void __user
 	kfree(hooks);
 	if (ret)
 		return ret;
-	ret = copy_out(arg, usize, &st, sizeof(st));
+	ret = ntkl_copy_out(arg, usize, &st, sizeof(st));
 	return ret ?: (st.count > room ? -E2BIG : 0);
 }
 
@@ -336,7 +339,7 @@ static long version_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 			perf_group_set(&gm, etw_events[i].mask);
 	memcpy(v.group_masks, gm.masks, sizeof(v.group_masks));
 	strscpy(v.module_version, NTKL_VERSION, sizeof(v.module_version));
-	return copy_out(arg, usize, &v, sizeof(v));
+	return ntkl_copy_out(arg, usize, &v, sizeof(v));
 }
 
 /* The ioctl number without its size: commands match on type, number and direction. */
