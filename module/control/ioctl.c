@@ -9,9 +9,10 @@
  * NEXT_BUFFER's answer in device.c, with ntkl_copy_out(), while its
  * buffer is held): a struct is as long as its size field says, from its
  * first published size up; bytes past the kernel's struct must be zero
- * (E2BIG); min(size, ours) bytes go back. The capability each command needs is checked here, once, by the
- * table below; whether the caller may act on a given logger is checked
- * where the logger is found (logger.c, bind_ioctl()), by access.c's rule.
+ * (E2BIG); min(size, ours) bytes go back. The capability each command
+ * needs is checked here, once, by the table below; whether the caller may
+ * act on a given logger is checked where the logger is found (logger.c,
+ * bind_ioctl()), by access.c's rule.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
