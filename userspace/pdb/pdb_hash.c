@@ -78,7 +78,8 @@ static int entry_cmp(const void *pa, const void *pb)
 }
 
 /*
- * The layout (GSIHashHeader and what follows):
+ * The layout (GSIHashHeader and what follows; an empty table has only
+ * the header):
  *	u32 signature 0xffffffff, u32 version 0xeffe0000 + 19990810,
  *	u32 bytes of hash records, u32 bytes of bitmap + bucket offsets;
  *	per symbol, bucket by bucket: u32 record offset + 1, u32 reference count 1;
@@ -130,7 +131,14 @@ int pdb_gsi_hash_build(struct pdb_buf *out, struct pdb_gsi_entry *e, size_t n)
 	pdb_buf_u32(out, 0xffffffffu);
 	pdb_buf_u32(out, 0xeffe0000u + 19990810u);
 	pdb_buf_u32(out, (uint32_t)(n * 8));
-	pdb_buf_u32(out, (bitmap_words + nonempty) * 4);
+	/*
+	 * An empty table ends with its header: LLVM's reader reads the
+	 * bitmap only after some records, and then finds bytes it did
+	 * not expect.
+	 */
+	pdb_buf_u32(out, n ? (bitmap_words + nonempty) * 4 : 0);
+	if (!n)
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		pdb_buf_u32(out, e[i].sym_offset + 1);
 		pdb_buf_u32(out, 1);
@@ -140,6 +148,7 @@ int pdb_gsi_hash_build(struct pdb_buf *out, struct pdb_gsi_entry *e, size_t n)
 	for (uint32_t b = 0; b < PDB_GSI_BUCKETS; b++)
 		if (count[b + 1] != count[b])
 			pdb_buf_u32(out, count[b] * 12);
+out:
 	free(count);
 	free(bucket_of);
 	free(sorted);

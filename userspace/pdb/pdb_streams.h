@@ -62,7 +62,7 @@ struct pdb_module {
  * for a function by scanning its module's records, so modules are kept
  * short.
  */
-#define PDB_MODULE_FUNCTIONS	512
+#define PDB_MODULE_FUNCTIONS	64
 
 struct pdb_model {
 	const struct pdb_image *img;
