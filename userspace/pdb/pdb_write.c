@@ -208,6 +208,13 @@ static int write_atomically(const char *path, const uint8_t *data, size_t len,
 	ret = fchmod(fd, 0644) ? -errno : 0;
 	if (!ret)
 		ret = write_all(fd, data, len);
+	/*
+	 * On the disk before the rename: the rename then replaces a whole
+	 * file even across a crash, and a failed write-back is an error
+	 * here rather than a PDB silently short.
+	 */
+	if (!ret && fdatasync(fd))
+		ret = -errno;
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (ret)
