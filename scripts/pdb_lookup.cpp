@@ -13,8 +13,9 @@
  * midpoint must resolve, as a public, to the name of the function
  * starting last at or before it. An address in a gap must resolve to no
  * function. The hashes, with LLVM's hash function: "/names" is found by
- * name in the info stream, and every public sits in its name's hash
- * bucket. Prints one summary line;
+ * name in the info stream, every public sits in its name's hash bucket,
+ * and every function of known size is found by name in the globals: an
+ * S_PROCREF to its S_GPROC32, with its length. Prints one summary line;
  * the first ten mismatches go to stderr. Exit status 0 only if all hold.
  */
 #include <algorithm>
@@ -32,6 +33,7 @@
 #include "llvm/DebugInfo/PDB/Native/GlobalsStream.h"
 #include "llvm/DebugInfo/PDB/Native/Hash.h"
 #include "llvm/DebugInfo/PDB/Native/InfoStream.h"
+#include "llvm/DebugInfo/PDB/Native/ModuleDebugStream.h"
 #include "llvm/DebugInfo/PDB/Native/NativeSession.h"
 #include "llvm/DebugInfo/PDB/Native/PDBFile.h"
 #include "llvm/DebugInfo/PDB/Native/PublicsStream.h"
@@ -124,6 +126,55 @@ static void check_hashes(PDBFile &file, size_t nfunctions)
 			 std::to_string(records) + " records");
 }
 
+/* Each function of known size found by name in the globals, as LLVM looks. */
+static void check_globals(NativeSession &session, const std::vector<Function> &fns)
+{
+	PDBFile &file = session.getPDBFile();
+	Expected<GlobalsStream &> globals = file.getPDBGlobalsStream();
+	Expected<SymbolStream &> symbols = file.getPDBSymbolStream();
+	if (!globals || !symbols) {
+		mismatch("no globals or symbol stream");
+		if (!globals)
+			consumeError(globals.takeError());
+		if (!symbols)
+			consumeError(symbols.takeError());
+		return;
+	}
+	for (const Function &f : fns) {
+		bool found = false;
+
+		if (!f.size)
+			continue;
+		for (auto &rec : globals->findRecordsByName(f.name, *symbols)) {
+			if (rec.second.kind() != codeview::S_PROCREF)
+				continue;
+			Expected<codeview::ProcRefSym> ref =
+				codeview::SymbolDeserializer::deserializeAs<codeview::ProcRefSym>(rec.second);
+			if (!ref) {
+				consumeError(ref.takeError());
+				continue;
+			}
+			Expected<ModuleDebugStreamRef> mod = session.getModuleDebugStream(ref->Module - 1);
+			if (!mod) {
+				consumeError(mod.takeError());
+				continue;
+			}
+			codeview::CVSymbol sym = mod->readSymbolAtOffset(ref->SymOffset);
+			if (sym.kind() != codeview::S_GPROC32)
+				continue;
+			Expected<codeview::ProcSym> proc =
+				codeview::SymbolDeserializer::deserializeAs<codeview::ProcSym>(sym);
+			if (!proc) {
+				consumeError(proc.takeError());
+				continue;
+			}
+			found |= proc->Name == f.name && proc->CodeSize == f.size;
+		}
+		if (!found)
+			mismatch("globals: no S_PROCREF to the S_GPROC32 of " + f.name.substr(0, 60));
+	}
+}
+
 static std::string lookup(IPDBSession &session, uint32_t rva, PDB_SymType type, bool *found)
 {
 	std::unique_ptr<PDBSymbol> sym = session.findSymbolByRVA(rva, type);
@@ -196,6 +247,7 @@ int main(int argc, char **argv)
 	}
 
 	check_hashes(static_cast<NativeSession &>(*session).getPDBFile(), fns.size());
+	check_globals(static_cast<NativeSession &>(*session), fns);
 
 	for (size_t i = 0; i < fns.size(); i++) {
 		const Function &f = fns[i];
@@ -235,7 +287,7 @@ int main(int argc, char **argv)
 		else
 			gaps_ok++;
 	}
-	printf("hashes match LLVM's; %zu functions, %zu of known size looked up (%s) as functions and "
+	printf("hashes and globals match LLVM's; %zu functions, %zu of known size looked up (%s) as functions and "
 	       "publics; %zu of %zu gap addresses resolve to nothing; %d mismatches\n",
 	       fns.size(), checked,
 	       midpoints_only ? "midpoints" : "first bytes, midpoints, last bytes",

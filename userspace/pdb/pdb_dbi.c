@@ -7,9 +7,7 @@
  * turn section:offset into RVAs with). Facts from LLVM's
  * docs/PDB/DbiStream.rst and microsoft-pdb's dbi.h.
  */
-#include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "pdb/pdb_streams.h"
 
@@ -43,19 +41,6 @@ static void put_contrib(struct pdb_buf *out, const struct pdb_contrib *c)
 	pdb_buf_u32(out, 0);			/* relocation CRC */
 }
 
-/* "vmlinux.pdb"'s modules are "vmlinux#1", "vmlinux#2"... */
-static void put_module_name(struct pdb_buf *out, const char *pdb_name, size_t module)
-{
-	size_t len = strlen(pdb_name);
-	char number[24];
-
-	if (len > 4 && !strcasecmp(pdb_name + len - 4, ".pdb"))
-		len -= 4;
-	pdb_buf_put(out, pdb_name, len);
-	snprintf(number, sizeof(number), "#%zu", module + 1);
-	pdb_buf_str(out, number);
-}
-
 /*
  * A module list entry: u32 unused, the module's first section
  * contribution, u16 flags, u16 stream, u32 symbol bytes, u32 C11 and C13
@@ -79,8 +64,8 @@ static void put_module_info(struct pdb_buf *out, const struct pdb_model *m, size
 	pdb_buf_u32(out, 0);
 	pdb_buf_u32(out, 0);
 	pdb_buf_u32(out, 0);
-	put_module_name(out, m->img->pdb_name, i);
-	put_module_name(out, m->img->pdb_name, i);
+	pdb_module_name(out, m->img, i);
+	pdb_module_name(out, m->img, i);
 	pdb_buf_align(out, 4);
 }
 

@@ -25,8 +25,8 @@ enum pdb_stream {
 	PDB_STREAM_NAMES,		/* "/names", named in the info stream */
 	PDB_STREAM_TPI_HASH,
 	PDB_STREAM_IPI_HASH,
-	PDB_STREAM_SYMBOLS,		/* symbol records (S_PUB32) */
-	PDB_STREAM_GLOBALS,		/* globals hash (GSI) */
+	PDB_STREAM_SYMBOLS,		/* symbol records (S_PUB32, S_PROCREF) */
+	PDB_STREAM_GLOBALS,		/* globals hash (GSI) of the S_PROCREFs */
 	PDB_STREAM_PUBLICS,		/* publics hash and address map (PSI) */
 	PDB_STREAM_SECTION_HEADERS,	/* named by the DBI's debug header */
 	PDB_STREAM_MODULES,		/* then each module's S_GPROC32 records */
@@ -39,6 +39,8 @@ struct pdb_fn {
 	uint16_t section;
 	uint32_t offset;
 	uint32_t size;
+	uint16_t module;		/* 0-based; with a size only: */
+	uint32_t proc_offset;		/* its S_GPROC32 in the module's stream */
 };
 
 /* A range of a section holding functions: a DBI section contribution. */
@@ -83,6 +85,8 @@ int pdb_build_symbols(const struct pdb_model *m, struct pdb_buf *symbols,
 
 int pdb_build_modules(struct pdb_model *m);
 void pdb_build_module_stream(struct pdb_model *m, size_t module, struct pdb_buf *out);
+/* "vmlinux.pdb"'s modules are "vmlinux#1", "vmlinux#2"... */
+void pdb_module_name(struct pdb_buf *out, const struct pdb_image *img, size_t module);
 
 void pdb_build_dbi(const struct pdb_model *m, struct pdb_buf *out);
 void pdb_build_section_headers(const struct pdb_image *img, struct pdb_buf *out);

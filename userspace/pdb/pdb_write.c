@@ -148,12 +148,12 @@ static int build_streams(struct pdb_model *m, struct pdb_buf **streams,
 	pdb_build_type_stream(&s[PDB_STREAM_TPI], PDB_STREAM_TPI_HASH);
 	pdb_build_type_stream(&s[PDB_STREAM_IPI], PDB_STREAM_IPI_HASH);
 	pdb_build_names(&s[PDB_STREAM_NAMES]);
+	/* the modules' streams first: S_PROCREFs and the DBI point into them */
+	for (size_t i = 0; i < m->nmodules; i++)
+		pdb_build_module_stream(m, i, &s[PDB_STREAM_MODULES + i]);
 	ret = pdb_build_symbols(m, &s[PDB_STREAM_SYMBOLS], &s[PDB_STREAM_PUBLICS],
 				&s[PDB_STREAM_GLOBALS]);
 	if (!ret) {
-		/* the modules' streams first: the DBI gives their sizes */
-		for (size_t i = 0; i < m->nmodules; i++)
-			pdb_build_module_stream(m, i, &s[PDB_STREAM_MODULES + i]);
 		pdb_build_section_headers(m->img, &s[PDB_STREAM_SECTION_HEADERS]);
 		pdb_build_dbi(m, &s[PDB_STREAM_DBI]);
 		for (unsigned int i = 0; i < n; i++)

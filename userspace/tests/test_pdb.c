@@ -5,7 +5,8 @@
  * (LLVM's docs/PDB): the MSF container and its free block maps, the info
  * stream's GUID and age, the DBI's stream numbers and sections, every
  * S_PUB32 against the function it names, the address map's order, the
- * hash table's buckets, the modules' S_GPROC32 lengths; the store path;
+ * hash tables' buckets, the modules' S_GPROC32 lengths, the globals'
+ * S_PROCREFs to them; the store path;
  * the errors of bad images; 120000 functions in well under a second.
  * scripts/test_pdb checks the same files with LLVM's own reader.
  */
@@ -275,13 +276,62 @@ static bool bucket_order(const char *a, const char *b)
 	return memcmp(a, b, la) <= 0;
 }
 
+/*
+ * A symbol hash table (publics or globals) of n records over the symbol
+ * records syms (S_PUB32 and S_PROCREF both have their name at byte 14):
+ * each record in the bucket of its name's hash, buckets in the readers'
+ * order; an empty table is its header alone.
+ */
+static void check_hash_table(const uint8_t *h, uint32_t bytes, const uint8_t *syms, size_t n)
+{
+	uint32_t hr_bytes = le32(h + 8), bucket_bytes = le32(h + 12);
+	const uint8_t *hr = h + 16, *bitmap = hr + hr_bytes;
+	const uint8_t *bucket = bitmap + 4 * 129, *buckets_end = bitmap + bucket_bytes;
+	uint32_t next = 0;
+
+	if (le32(h) != 0xffffffffu || le32(h + 4) != 0xeffe0000u + 19990810u ||
+	    hr_bytes != 8 * n || bytes != 16 + hr_bytes + bucket_bytes ||
+	    (!n && bytes != 16)) {
+		test_fail("hash table of %u bytes, %u of records for %zu symbols", bytes,
+			  hr_bytes, n);
+		return;
+	}
+	if (!n)
+		return;
+	for (uint32_t b = 0; b < 4096 && bucket < buckets_end; b++) {
+		uint32_t first, end;
+
+		if (!(le32(bitmap + 4 * (b / 32)) >> (b % 32) & 1))
+			continue;
+		first = le32(bucket) / 12;
+		bucket += 4;
+		end = bucket < buckets_end ? le32(bucket) / 12 : (uint32_t)n;
+		if (first != next || end <= first || end > n) {
+			test_fail("hash bucket %u: records %u..%u after %u", b, first, end, next);
+			return;
+		}
+		for (uint32_t r = first; r < end; r++) {
+			const char *name = (const char *)syms + le32(hr + 8 * r) - 1 + 14;
+			const char *prev = r > first ?
+				(const char *)syms + le32(hr + 8 * (r - 1)) - 1 + 14 : NULL;
+
+			if (pdb_hash_v1(name, strlen(name)) % 4096 != b ||
+			    le32(hr + 8 * r + 4) != 1 || (prev && !bucket_order(prev, name)))
+				test_fail("hash bucket %u: record %u (%.40s) misplaced", b, r, name);
+		}
+		next = end;
+	}
+	CHECK_EQ(next, n);
+}
+
 /* The whole file of a synthetic image, checked against the image. */
 static void check_pdb(const char *path, const struct synth_image *s)
 {
 	size_t n = s->img.nfunctions, nsized = 0;
 	const uint8_t *info, *syms, *pubs;
 	struct placed *fns = place_all(s);
-	uint32_t hash_bytes, hr_bytes, prev_section = 0, prev_offset = 0;
+	uint32_t hash_bytes, prev_section = 0, prev_offset = 0, nmodules = 0;
+	uint16_t *module_stream = NULL;
 	struct dbi d;
 	struct msf m;
 
@@ -328,8 +378,6 @@ static void check_pdb(const char *path, const struct synth_image *s)
 	hash_bytes = le32(pubs);
 	CHECK_EQ(le32(pubs + 4), 4 * n);
 	CHECK_EQ(m.len[d.publics], 28 + hash_bytes + 4 * n);
-	hr_bytes = le32(pubs + 28 + 8);
-	CHECK_EQ(hr_bytes, 8 * n);
 	for (size_t i = 0; i < n && m.len[d.publics] == 28 + hash_bytes + 4 * n; i++) {
 		uint32_t off = le32(pubs + 28 + hash_bytes + 4 * i);
 		const uint8_t *r = syms + off;
@@ -357,46 +405,13 @@ static void check_pdb(const char *path, const struct synth_image *s)
 			break;
 		}
 	}
-	/* the hash: each record in its name's bucket, buckets in the readers' order */
-	if (hash_bytes != 16 + hr_bytes + le32(pubs + 28 + 12) ||
-	    (!n && hash_bytes != 16)) {
-		test_fail("publics hash of %u bytes for %u of records", hash_bytes, hr_bytes);
-	} else if (n) {
-		const uint8_t *hr = pubs + 28 + 16, *bitmap = hr + hr_bytes;
-		const uint8_t *bucket = bitmap + 4 * 129;
-		const uint8_t *buckets_end = bitmap + le32(pubs + 28 + 12);
-		uint32_t next = 0;
-
-		for (uint32_t b = 0; b < 4096 && bucket < buckets_end; b++) {
-			uint32_t first, end;
-
-			if (!(le32(bitmap + 4 * (b / 32)) >> (b % 32) & 1))
-				continue;
-			first = le32(bucket) / 12;
-			bucket += 4;
-			end = bucket < buckets_end ? le32(bucket) / 12 : (uint32_t)n;
-			if (first != next || end <= first || end > n) {
-				test_fail("hash bucket %u: records %u..%u after %u", b, first, end, next);
-				break;
-			}
-			for (uint32_t r = first; r < end; r++) {
-				const char *name = (const char *)syms + le32(hr + 8 * r) - 1 + 14;
-				const char *prev = r > first ?
-					(const char *)syms + le32(hr + 8 * (r - 1)) - 1 + 14 : NULL;
-
-				if (pdb_hash_v1(name, strlen(name)) % 4096 != b ||
-				    le32(hr + 8 * r + 4) != 1 || (prev && !bucket_order(prev, name)))
-					test_fail("hash bucket %u: record %u (%.40s) misplaced", b, r, name);
-			}
-			next = end;
-		}
-		CHECK_EQ(next, n);
-	}
+	check_hash_table(pubs + 28, hash_bytes, syms, n);
 	for (size_t i = 0; i < n; i++)
 		if (!fns[i].seen)
 			test_fail("function %.60s has no S_PUB32", fns[i].name);
 
 	/* modules: every function of known size, as an S_GPROC32 with its length */
+	module_stream = calloc(m.nstreams, sizeof(*module_stream));
 	for (size_t i = 0; i < n; i++)
 		fns[i].seen = false;
 	for (uint32_t off = 0; off + 64 <= d.modi_size;) {
@@ -408,6 +423,8 @@ static void check_pdb(const char *path, const struct synth_image *s)
 
 		entry += strlen((const char *)mi + entry) + 1;
 		off += (uint32_t)((entry + 3) / 4 * 4);
+		if (nmodules < m.nstreams)
+			module_stream[nmodules++] = stream;
 		if (stream >= m.nstreams || sym_bytes + 4 != m.len[stream] ||
 		    le32(m.data[stream]) != 4) {
 			test_fail("module %s: stream %u of %u bytes for %u bytes of symbols",
@@ -432,7 +449,29 @@ static void check_pdb(const char *path, const struct synth_image *s)
 	for (size_t i = 0; i < n; i++)
 		if (fns[i].size && !fns[i].seen)
 			test_fail("function %.60s has no S_GPROC32", fns[i].name);
-	(void)nsized;
+
+	/* globals: an S_PROCREF to each S_GPROC32, by the same name */
+	check_hash_table(m.data[d.globals], m.len[d.globals], syms, nsized);
+	for (size_t r = 0; r < nsized && m.len[d.globals] >= 16 + 8 * nsized; r++) {
+		uint32_t off = le32(m.data[d.globals] + 16 + 8 * r) - 1;
+		const uint8_t *ref = syms + off, *proc;
+		uint16_t mod;
+
+		if (off + 16 > m.len[d.symbols] || le16(ref + 2) != 0x1125) {
+			test_fail("globals record %zu: no S_PROCREF at %u", r, off);
+			break;
+		}
+		mod = le16(ref + 12);
+		if (!mod || mod > nmodules || le32(ref + 8) + 40 > m.len[module_stream[mod - 1]]) {
+			test_fail("S_PROCREF %.60s: module %u offset %u", (const char *)ref + 14,
+				  mod, le32(ref + 8));
+			break;
+		}
+		proc = m.data[module_stream[mod - 1]] + le32(ref + 8);
+		if (le16(proc + 2) != 0x1110 || strcmp((const char *)proc + 39, (const char *)ref + 14))
+			test_fail("S_PROCREF %.60s points at no S_GPROC32 of its name",
+				  (const char *)ref + 14);
+	}
 	/* contributions: version, then 28-byte entries, ascending and disjoint */
 	CHECK_EQ(le32(d.contribs), 0xeffe0000u + 19970605u);
 	CHECK_EQ((d.contrib_size - 4) % 28, 0);
@@ -447,6 +486,7 @@ static void check_pdb(const char *path, const struct synth_image *s)
 out:
 	msf_free(&m);
 	free(fns);
+	free(module_stream);
 }
 
 static void write_and_check(const char *case_name, struct synth_image *s)
