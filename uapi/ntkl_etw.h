@@ -299,6 +299,19 @@ struct etw_event_header_ext_item {
 #define ETW_MAX_KERNEL_GROUPS		0x1F
 
 /*
+ * KernelTraceControl's image identities, class
+ * {b3e675d7-2554-4f18-830b-2762732560de}: classic FULL_HEADER64 events
+ * (their Class.Type is the opcode) that xperf -merge and WPR write before
+ * each Image record, and by which WPA, PerfView and TraceProcessor find an
+ * image's PDB. ntkl lists them by a hook of a group no kernel event has,
+ * so that one event list and one lookup serve both kinds of record.
+ */
+#define ETW_GROUP_IMAGE_ID		0xF0
+#define ETW_IMAGE_ID_GUID						\
+	{ 0xd7, 0x75, 0xe6, 0xb3, 0x54, 0x25, 0x18, 0x4f,		\
+	  0x83, 0x0b, 0x27, 0x62, 0x73, 0x25, 0x60, 0xde }
+
+/*
  * The hook ids themselves, with each event's header type, version and
  * layout, are listed once, in ntkl_events.h (ETW_EVENT_<id>_HOOK).
  */
@@ -776,6 +789,34 @@ struct etw_image_v3 {
 	__u32 reserved3;
 	__u32 reserved4;
 };
+
+/*
+ * ImageID (image identity class, opcode 0), version 2: the image an Image
+ * record that follows describes, as the tools' symbol lookup sees it.
+ * OriginalFileName (UTF-16, NUL) follows: the file's name, no folder.
+ */
+struct etw_image_id {
+	__u64 image_base;
+	__u64 image_size;
+	__u32 process_id;
+	__u32 time_date_stamp;		/* 0: ELF files carry none */
+};
+
+/*
+ * DbgID_RSDS (opcode 36), version 2: the PDB that names the image's code,
+ * as a PE file's CodeView RSDS record gives it: GUID (as stored, Windows
+ * byte order) and age, then PdbFileName (8-bit, NUL). ntkl's GUID is the
+ * ELF build id's first 16 bytes, its age 1 (docs/linux-to-nt.md).
+ * DbgID_NONE (opcode 0x20) is the first two fields alone: no identity.
+ */
+struct etw_dbgid_rsds {
+	__u64 image_base;
+	__u32 process_id;
+	__u8 guid[16];
+	__u32 age;
+};
+
+#define ETW_DBGID_NONE_SIZE	12	/* ImageBase, ProcessId */
 
 /* Image KernelBase (0x1421), version 2: where the kernel image starts. */
 struct etw_image_kernel_base {
@@ -1369,6 +1410,22 @@ ETW_ASSERT_OFFSET(struct etw_image_v3, signature_type, 0x1D);
 ETW_ASSERT_OFFSET(struct etw_image_v3, default_base, 0x20);
 ETW_ASSERT_OFFSET(struct etw_image_v3, reserved4, 0x34);
 ETW_ASSERT_SIZE(struct etw_image_kernel_base, 8);
+/* the PerfView sample's ImageID and DbgID_RSDS records (shared/etl-samples) */
+ETW_ASSERT_SIZE(struct etw_image_id, 24);
+ETW_ASSERT_OFFSET(struct etw_image_id, image_size, 0x08);
+ETW_ASSERT_OFFSET(struct etw_image_id, process_id, 0x10);
+ETW_ASSERT_OFFSET(struct etw_image_id, time_date_stamp, 0x14);
+ETW_ASSERT_SIZE(struct etw_dbgid_rsds, 32);
+ETW_ASSERT_OFFSET(struct etw_dbgid_rsds, process_id, 0x08);
+ETW_ASSERT_OFFSET(struct etw_dbgid_rsds, guid, 0x0C);
+ETW_ASSERT_OFFSET(struct etw_dbgid_rsds, age, 0x1C);
+static_assert(offsetof(struct etw_dbgid_rsds, process_id) + 4 == ETW_DBGID_NONE_SIZE,
+	      "DbgID_NONE size");
+ETW_ASSERT_SIZE(struct event_trace_header, 0x30);
+ETW_ASSERT_OFFSET(struct event_trace_header, type, 0x04);
+ETW_ASSERT_OFFSET(struct event_trace_header, thread_id, 0x08);
+ETW_ASSERT_OFFSET(struct event_trace_header, timestamp, 0x10);
+ETW_ASSERT_OFFSET(struct event_trace_header, guid, 0x18);
 
 ETW_ASSERT_SIZE(struct etw_thread_v3, 72);
 ETW_ASSERT_OFFSET(struct etw_thread_v3, stack_base, 0x08);

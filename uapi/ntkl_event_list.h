@@ -207,6 +207,20 @@ NTKL_EVENT(STACK_KEY_KERNEL, ANY, 0, ANY, 0, "StackKeyKernel", NONE)
 #define ETW_EVENT_STACK_KEY_USER_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x26)
 NTKL_EVENT(STACK_KEY_USER, ANY, 0, ANY, 0, "StackKeyUser", NONE)
 
+/*
+ * KernelTraceControl's image identities (ETW_GROUP_IMAGE_ID: classic
+ * events of class ETW_IMAGE_ID_GUID, the hook's type their opcode),
+ * written just before each Image record (module/producers/image.c)
+ */
+#define ETW_EVENT_IMAGE_ID_HOOK	ETW_HOOK(ETW_GROUP_IMAGE_ID, 0x00)
+NTKL_EVENT(IMAGE_ID, FULL_HEADER64, 2, EXACT, PERF_LOADER, "ImageID", IMAGE_ID)
+#define ETW_EVENT_DBGID_NONE_HOOK	ETW_HOOK(ETW_GROUP_IMAGE_ID, 0x20)
+NTKL_EVENT(DBGID_NONE, FULL_HEADER64, 2, EXACT, PERF_LOADER, "DbgID_NONE", DBGID_NONE)
+#define ETW_EVENT_DBGID_RSDS_HOOK	ETW_HOOK(ETW_GROUP_IMAGE_ID, 0x24)
+NTKL_EVENT(DBGID_RSDS, FULL_HEADER64, 2, EXACT, PERF_LOADER, "DbgID_RSDS", DBGID_RSDS)
+#define ETW_EVENT_IMAGE_ID_FILE_VERSION_HOOK	ETW_HOOK(ETW_GROUP_IMAGE_ID, 0x40)
+NTKL_EVENT(IMAGE_ID_FILE_VERSION, ANY, 0, ANY, 0, "FileVersion", NONE)
+
 /* ---------------------------------------------------------------------- */
 /* Payload layouts and their fixed fields                                  */
 /* ---------------------------------------------------------------------- */
@@ -306,6 +320,26 @@ NTKL_FIELD(IMAGE_V3, struct etw_image_v3, reserved1, 4, "Reserved1", RESERVED)
 NTKL_FIELD(IMAGE_V3, struct etw_image_v3, reserved2, 4, "Reserved2", RESERVED)
 NTKL_FIELD(IMAGE_V3, struct etw_image_v3, reserved3, 4, "Reserved3", RESERVED)
 NTKL_FIELD(IMAGE_V3, struct etw_image_v3, reserved4, 4, "Reserved4", RESERVED)
+
+/* the image identities: ImageBase as the Image record's (kind ADDR) */
+NTKL_LAYOUT(IMAGE_ID, "ImageID", sizeof(struct etw_image_id), sizeof(struct etw_image_id) + 2,
+	    ETW_MAX_EVENT_SIZE, FILE_NAME)
+NTKL_FIELD(IMAGE_ID, struct etw_image_id, image_base, 8, "ImageBase", ADDR)
+NTKL_FIELD(IMAGE_ID, struct etw_image_id, image_size, 8, "ImageSize", HEX)
+NTKL_FIELD(IMAGE_ID, struct etw_image_id, process_id, 4, "ProcessId", UINT)
+NTKL_FIELD(IMAGE_ID, struct etw_image_id, time_date_stamp, 4, "TimeDateStamp", HEX)
+
+NTKL_LAYOUT(DBGID_RSDS, "DbgID_RSDS", sizeof(struct etw_dbgid_rsds),
+	    sizeof(struct etw_dbgid_rsds) + 1, ETW_MAX_EVENT_SIZE, PDB_NAME)
+NTKL_FIELD(DBGID_RSDS, struct etw_dbgid_rsds, image_base, 8, "ImageBase", ADDR)
+NTKL_FIELD(DBGID_RSDS, struct etw_dbgid_rsds, process_id, 4, "ProcessId", UINT)
+NTKL_FIELD(DBGID_RSDS, struct etw_dbgid_rsds, guid, 16, "GuidSig", GUID)
+NTKL_FIELD(DBGID_RSDS, struct etw_dbgid_rsds, age, 4, "Age", UINT)
+
+NTKL_LAYOUT(DBGID_NONE, "DbgID_NONE", ETW_DBGID_NONE_SIZE, ETW_DBGID_NONE_SIZE,
+	    ETW_DBGID_NONE_SIZE, NONE)
+NTKL_FIELD(DBGID_NONE, struct etw_dbgid_rsds, image_base, 8, "ImageBase", ADDR)
+NTKL_FIELD(DBGID_NONE, struct etw_dbgid_rsds, process_id, 4, "ProcessId", UINT)
 
 NTKL_LAYOUT(IMAGE_KERNEL_BASE, "KernelBase", sizeof(struct etw_image_kernel_base),
 	    sizeof(struct etw_image_kernel_base), sizeof(struct etw_image_kernel_base), NONE)

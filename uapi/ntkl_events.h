@@ -33,6 +33,7 @@ enum etw_tail {
 	ETW_TAIL_DEVICE_DESCRIPTION,	/* DeviceDescription (UTF-16) */
 	ETW_TAIL_PROVIDER_BINARY,	/* GuidCount GUIDs, BinaryPath (UTF-16) */
 	ETW_TAIL_TIMESTAMPS,		/* the first u32's count of 8-byte times */
+	ETW_TAIL_PDB_NAME,		/* PdbFileName (8-bit, NUL) */
 };
 
 /* How a field is printed, and what the module does with it. */
@@ -51,6 +52,7 @@ enum etw_field_kind {
 	ETW_FIELD_LOGFILE_MODE,		/* EVENT_TRACE_* mode bits, by name */
 	ETW_FIELD_GROUP_MASKS,		/* PERFINFO_GROUPMASK, 8 words */
 	ETW_FIELD_WSTR_ARRAY,		/* UTF-16 in a fixed array */
+	ETW_FIELD_GUID,			/* 16 bytes, Windows byte order: {...} */
 	ETW_FIELD_RESERVED,		/* part of the layout, not printed */
 	ETW_FIELD_LAYOUT,		/* not a field: a layout's first row (table only) */
 };

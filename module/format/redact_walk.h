@@ -13,17 +13,50 @@
 #ifndef _NTKL_REDACT_WALK_H
 #define _NTKL_REDACT_WALK_H
 
-/* The header size of a kernel record, from its marker; 0 if not one ntkl writes. */
-static inline u32 ntkl_record_header_size(u32 marker)
+/*
+ * A record ntkl writes, from its first bytes: its header's size and its
+ * hook (for a classic record of the image identity class, that class's
+ * pseudo group and its Class.Type); 0 if it is none ntkl writes.
+ */
+static inline u32 ntkl_record_header_of(const u8 *p, u16 *hook)
 {
-	switch ((marker >> 16) & 0xFF) {
+	static const u8 image_id[16] = ETW_IMAGE_ID_GUID;
+	const struct perfinfo_trace_header *k = (const void *)p;
+	const struct event_trace_header *c = (const void *)p;
+
+	switch (p[2]) {		/* HeaderType, in every form */
 	case ETW_HEADER_TYPE_SYSTEM64:
+		*hook = k->hook_id;
 		return sizeof(struct system_trace_header);
 	case ETW_HEADER_TYPE_PERFINFO64:
+		*hook = k->hook_id;
 		return sizeof(struct perfinfo_trace_header);
+	case ETW_HEADER_TYPE_FULL_HEADER64:
+		if (memcmp(c->guid, image_id, sizeof(image_id)))
+			return 0;
+		*hook = ETW_HOOK(ETW_GROUP_IMAGE_ID, c->type);
+		return sizeof(struct event_trace_header);
 	default:
 		return 0;
 	}
+}
+
+/* A record's version: the marker's low byte, or a classic header's Version. */
+static inline u8 ntkl_record_version_of(const u8 *p)
+{
+	const struct perfinfo_trace_header *k = (const void *)p;
+	const struct event_trace_header *c = (const void *)p;
+
+	return p[2] == ETW_HEADER_TYPE_FULL_HEADER64 ? (u8)c->version : k->marker & 0xFF;
+}
+
+/* A record's Size: where each header form keeps it. */
+static inline u32 ntkl_record_size_of(const u8 *p)
+{
+	const struct perfinfo_trace_header *k = (const void *)p;
+	const struct event_trace_header *c = (const void *)p;
+
+	return p[2] == ETW_HEADER_TYPE_FULL_HEADER64 ? c->size : k->size;
 }
 
 /*
@@ -76,18 +109,25 @@ static inline void ntkl_redact_walk(u8 *data, u32 filled, u64 (*hash)(u64))
 	u32 off = sizeof(struct wmi_buffer_header);
 
 	while (off + sizeof(struct perfinfo_trace_header) <= filled) {
-		struct perfinfo_trace_header *h = (void *)(data + off);
-		u32 hsize = ntkl_record_header_size(h->marker);
+		u8 *p = data + off;
+		u32 size, hsize;
 		enum etw_event_id id;
+		u16 hook = 0;
 
-		if (h->size < sizeof(*h) || h->size > filled - off)
+		/* a classic header is longer: all of it first */
+		if (p[2] == ETW_HEADER_TYPE_FULL_HEADER64 &&
+		    off + sizeof(struct event_trace_header) > filled)
 			break;
-		id = etw_event_by_hook(h->hook_id);
-		if (hsize && h->size >= hsize && id < ETW_EVENT_COUNT &&
-		    etw_event_layout_applies(&etw_events[id], h->marker & 0xFF))
-			ntkl_redact_record(data + off + hsize, h->size - hsize,
+		size = ntkl_record_size_of(p);
+		if (size < sizeof(struct perfinfo_trace_header) || size > filled - off)
+			break;
+		hsize = ntkl_record_header_of(p, &hook);
+		id = hsize ? etw_event_by_hook(hook) : ETW_EVENT_COUNT;
+		if (hsize && size >= hsize && id < ETW_EVENT_COUNT &&
+		    etw_event_layout_applies(&etw_events[id], ntkl_record_version_of(p)))
+			ntkl_redact_record(p + hsize, size - hsize,
 					   &etw_layouts[etw_events[id].layout], hash);
-		off += (h->size + ETW_RECORD_ALIGN - 1) & ~(u32)(ETW_RECORD_ALIGN - 1);
+		off += (size + ETW_RECORD_ALIGN - 1) & ~(u32)(ETW_RECORD_ALIGN - 1);
 	}
 }
 

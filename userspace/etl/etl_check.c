@@ -191,7 +191,7 @@ static bool check_payload_size(struct checker *c, const struct etl_buffer *b,
 	const struct etw_layout *l;
 	char hook[64];
 
-	if (r->kind != ETL_KIND_KERNEL)
+	if (!etl_record_listed(r))
 		return false;
 	l = etl_event_layout(r->hook_id, (uint8_t)r->version);
 	if (l && l->tail == ETW_TAIL_STACK_FRAMES && r->payload_len >= l->min &&

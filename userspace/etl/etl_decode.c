@@ -353,6 +353,11 @@ static void dec_field(struct dec *d, const struct etw_field *f, struct dec_state
 	case ETW_FIELD_WSTR_ARRAY:
 		dec_wstr_fixed(d, f->offset, f->size, f->name);
 		break;
+	case ETW_FIELD_GUID:
+		if (dec_have(d, f->offset, 16, f->name))
+			fprintf(d->out, " %s=%s", f->name,
+				etl_guid_str(d->p + f->offset, mode, sizeof(mode)));
+		break;
 	case ETW_FIELD_RESERVED:
 		dec_have(d, f->offset, f->size, f->name);
 		break;
@@ -665,6 +670,9 @@ static void dec_tail(struct dec *d, const char *indent, const struct etw_layout 
 	case ETW_TAIL_TIMESTAMPS:
 		dec_timestamps(d);
 		break;
+	case ETW_TAIL_PDB_NAME:
+		dec_astr(d, "PdbFileName");
+		break;
 	}
 	dec_end(d);
 }
@@ -740,7 +748,7 @@ bool etl_decode_record(FILE *out, const char *indent, const struct etl_file *f,
 		return r->ext && etl_tlg_decode(out, indent, r->ext, r->ext_len, r->payload,
 						r->payload_len);
 	}
-	if (r->kind != ETL_KIND_KERNEL)
+	if (!etl_record_listed(r))
 		return false;
 	/* the version without the ext-item bits */
 	l = etl_event_layout(r->hook_id, (uint8_t)r->version);

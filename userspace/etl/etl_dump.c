@@ -248,6 +248,8 @@ static void print_event(struct dump *d, const struct etl_record *r)
 			r->version, r->size);
 		break;
 	case ETL_KIND_CLASSIC:
+		if (etl_record_listed(r))	/* an image identity: "ImageID/DbgID_RSDS" */
+			fprintf(out, " %s", etl_hook_label(r->hook_id, label, sizeof(label)));
 		fprintf(out, " class %s type %u level %u (%s v%u, %u bytes)\n",
 			r->has_guid ? etl_guid_str(r->guid, guid, sizeof(guid)) : "(instance)",
 			r->classic_type, r->classic_level,

@@ -54,6 +54,8 @@ static const char *const group_names[ETW_MAX_KERNEL_GROUPS] = {
 
 const char *etl_group_name(uint8_t group)
 {
+	if (group == ETW_GROUP_IMAGE_ID)
+		return "ImageID";	/* KernelTraceControl's class, not a kernel group */
 	return group < ARRAY_SIZE(group_names) ? group_names[group] : NULL;
 }
 

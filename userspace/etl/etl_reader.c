@@ -330,8 +330,13 @@ static void parse_header(const uint8_t *p, struct etl_record *r)
 		r->timestamp = h.timestamp;
 		if (r->header_type == ETW_HEADER_TYPE_FULL_HEADER32 ||
 		    r->header_type == ETW_HEADER_TYPE_FULL_HEADER64) {
+			static const uint8_t image_id[16] = ETW_IMAGE_ID_GUID;
+
 			r->has_guid = true;
 			memcpy(r->guid, h.guid, sizeof(r->guid));
+			/* the image identities are in the event list by a hook */
+			if (!memcmp(h.guid, image_id, sizeof(image_id)))
+				r->hook_id = ETW_HOOK(ETW_GROUP_IMAGE_ID, h.type);
 		}
 		break;
 	}

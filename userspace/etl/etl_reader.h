@@ -143,8 +143,12 @@ struct etl_record {
 	 */
 	uint16_t version;
 
-	/* ETL_KIND_KERNEL */
-	uint16_t hook_id;		/* group << 8 | type */
+	/*
+	 * ETL_KIND_KERNEL: group << 8 | type. A classic record of a class
+	 * the event list holds (the image identities) has one too:
+	 * ETW_GROUP_IMAGE_ID << 8 | Class.Type; other classic records 0.
+	 */
+	uint16_t hook_id;
 
 	/* ETL_KIND_CLASSIC (FULL_HEADER carries a GUID, INSTANCE does not) */
 	uint8_t classic_type;
@@ -169,6 +173,13 @@ struct etl_record {
 	const uint8_t *payload;		/* inside the buffer's data; never past the record */
 	uint32_t payload_len;
 };
+
+/* Does the event list (uapi/ntkl_event_list.h) know r by its hook_id? */
+static inline bool etl_record_listed(const struct etl_record *r)
+{
+	return r->kind == ETL_KIND_KERNEL ||
+	       (r->kind == ETL_KIND_CLASSIC && ETW_HOOK_GROUP(r->hook_id) == ETW_GROUP_IMAGE_ID);
+}
 
 struct etl_record_cursor {
 	uint64_t pos;			/* offset in the buffer of the next record */

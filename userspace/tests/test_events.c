@@ -74,6 +74,10 @@ static const struct {
 	{ ETW_EVENT_IMAGE_DC_END, 0x1404, 3, SYS, PERF_LOADER },
 	{ ETW_EVENT_IMAGE_LOAD, 0x140A, 3, SYS, PERF_LOADER },
 	{ ETW_EVENT_IMAGE_KERNEL_BASE, 0x1421, 2, PERF, PERF_LOADER },
+	/* KernelTraceControl's classic events, by their class's pseudo group */
+	{ ETW_EVENT_IMAGE_ID, 0xF000, 2, ETW_HEADER_TYPE_FULL_HEADER64, PERF_LOADER },
+	{ ETW_EVENT_DBGID_NONE, 0xF020, 2, ETW_HEADER_TYPE_FULL_HEADER64, PERF_LOADER },
+	{ ETW_EVENT_DBGID_RSDS, 0xF024, 2, ETW_HEADER_TYPE_FULL_HEADER64, PERF_LOADER },
 #undef SYS
 #undef PERF
 };
@@ -87,7 +91,9 @@ static void test_written_events(void)
 		if (!written_by_ntkl(ev))
 			continue;
 		if (ev->header_type != ETW_HEADER_TYPE_SYSTEM64 &&
-		    ev->header_type != ETW_HEADER_TYPE_PERFINFO64)
+		    ev->header_type != ETW_HEADER_TYPE_PERFINFO64 &&
+		    !(ev->header_type == ETW_HEADER_TYPE_FULL_HEADER64 &&
+		      ETW_HOOK_GROUP(ev->hook_id) == ETW_GROUP_IMAGE_ID))
 			test_fail("%s: header type %u is not a 64-bit kernel header",
 				  ev->id, ev->header_type);
 		if (!ev->version)

@@ -34,16 +34,33 @@ static u64 hash(u64 addr)
 static u8 buf[BUF_SIZE];
 static u32 fill;
 
+/* A record as the module writes it: a kernel header, or a classic one (image identities). */
 static u8 *put(u16 hook, u8 header_type, u8 version, u32 payload)
 {
-	u32 hsize = ntkl_record_header_size(ETW_MARKER(header_type, version));
-	struct perfinfo_trace_header *h = (void *)(buf + fill);
+	static const u8 image_id[16] = ETW_IMAGE_ID_GUID;
+	u32 hsize = header_type == ETW_HEADER_TYPE_FULL_HEADER64 ?
+		    sizeof(struct event_trace_header) :
+		    header_type == ETW_HEADER_TYPE_SYSTEM64 ? sizeof(struct system_trace_header) :
+		    sizeof(struct perfinfo_trace_header);
 	u8 *p = buf + fill + hsize;
 
 	memset(buf + fill, 0, hsize);
-	h->marker = ETW_MARKER(header_type, version);
-	h->size = (u16)(hsize + payload);
-	h->hook_id = hook;
+	if (header_type == ETW_HEADER_TYPE_FULL_HEADER64) {
+		struct event_trace_header *c = (void *)(buf + fill);
+
+		c->size = (u16)(hsize + payload);
+		c->header_type = header_type;
+		c->marker_flags = 0xC0;
+		c->type = ETW_HOOK_TYPE(hook);
+		c->version = version;
+		memcpy(c->guid, image_id, sizeof(image_id));
+	} else {
+		struct perfinfo_trace_header *h = (void *)(buf + fill);
+
+		h->marker = ETW_MARKER(header_type, version);
+		h->size = (u16)(hsize + payload);
+		h->hook_id = hook;
+	}
 	fill += (hsize + payload + 7) & ~7u;
 	return p;
 }
@@ -147,7 +164,7 @@ static void test_image(void)
 {
 	struct etw_image_v3 img = { 0 };
 	u64 kbase = 0xffffffffc047b000ULL, ubase = 0x7f0012340000ULL;
-	u8 *k, *u, *kb;
+	u8 *k, *u, *kb, *t;
 
 	test_begin("image_base_hashed_only_in_the_kernel");
 	memset(buf, 0, sizeof(buf));
@@ -169,6 +186,32 @@ static void test_image(void)
 	CHECK_EQ(get64(u + offsetof(struct etw_image_v3, image_base)), ubase);
 	CHECK_EQ(get64(u + offsetof(struct etw_image_v3, default_base)), ubase);
 	CHECK_EQ(get64(kb), 0xffffffff93200000ULL ^ HASH_XOR);
+	test_end();
+
+	/* classic headers are longer: the walk reads each's Size and goes on past it */
+	test_begin("image_identities_hashed_and_walked_past");
+	memset(buf, 0, sizeof(buf));
+	fill = sizeof(struct wmi_buffer_header);
+	k = put(ETW_EVENT_IMAGE_ID_HOOK, ETW_HEADER_TYPE_FULL_HEADER64, 2,
+		sizeof(struct etw_image_id) + 2);
+	set64(k + offsetof(struct etw_image_id, image_base), kbase);
+	set64(k + offsetof(struct etw_image_id, image_size), 0x8000);
+	u = put(ETW_EVENT_DBGID_RSDS_HOOK, ETW_HEADER_TYPE_FULL_HEADER64, 2,
+		sizeof(struct etw_dbgid_rsds) + 9);
+	set64(u + offsetof(struct etw_dbgid_rsds, image_base), kbase);
+	kb = put(ETW_EVENT_DBGID_NONE_HOOK, ETW_HEADER_TYPE_FULL_HEADER64, 2,
+		 ETW_DBGID_NONE_SIZE);
+	set64(kb, ubase);
+	img.image_base = img.default_base = kbase;
+	img.process_id = 0;
+	t = put(ETW_EVENT_IMAGE_DC_START_HOOK, ETW_HEADER_TYPE_SYSTEM64, 3, sizeof(img) + 2);
+	memcpy(t, &img, sizeof(img));
+	ntkl_redact_walk(buf, fill, hash);
+	CHECK_EQ(get64(k + offsetof(struct etw_image_id, image_base)), kbase ^ HASH_XOR);
+	CHECK_EQ(get64(k + offsetof(struct etw_image_id, image_size)), 0x8000);
+	CHECK_EQ(get64(u + offsetof(struct etw_dbgid_rsds, image_base)), kbase ^ HASH_XOR);
+	CHECK_EQ(get64(kb), ubase);
+	CHECK_EQ(get64(t + offsetof(struct etw_image_v3, image_base)), kbase ^ HASH_XOR);
 	test_end();
 }
 
