@@ -105,7 +105,7 @@ int cmd_output_check(struct cmd_output *o, const char *cmd, const char *path,
 	o->path = path;
 	if (!strcmp(path, "-")) {
 		if (kind == CMD_OUTPUT_CAPTURE)
-			return refuse(o, "-: standard output is not a capture file (a capture is written in place, and COMMAND and the messages use standard output): give a file name");
+			return refuse(o, "-: a capture is written in place, not to standard output: give a file name");
 		o->to_stdout = true;
 		return !fstat(STDOUT_FILENO, &st) ? refuse_input(o, &st, ins, nins) : 0;
 	}
@@ -136,6 +136,15 @@ int cmd_output_check(struct cmd_output *o, const char *cmd, const char *path,
 	o->exists = true;
 	o->mode = st.st_mode & 07777;
 	return refuse_input(o, &st, ins, nins);
+}
+
+int cmd_output_check_only(const char *cmd, const char *path)
+{
+	struct cmd_output o;
+	int ret = cmd_output_check(&o, cmd, path, CMD_OUTPUT_CAPTURE, NULL, 0);
+
+	cmd_output_free(&o);
+	return ret;
 }
 
 int cmd_output_begin(struct cmd_output *o)

@@ -55,6 +55,12 @@ int cmd_output_check(struct cmd_output *o, const char *cmd, const char *path,
 		     enum cmd_output_kind kind, char *const ins[], int nins);
 
 /*
+ * The check alone, for a command that writes OUT in place (record, start,
+ * save: a capture is written as it runs, not renamed): 0, or 1 said.
+ */
+int cmd_output_check_only(const char *cmd, const char *path);
+
+/*
  * Create the temporary file beside the target and open o->fp on it (or
  * o->fp = stdout for "-"). Until commit or abort, SIGINT, SIGTERM and
  * SIGHUP remove the temporary file before they end the process. 0, or 1
