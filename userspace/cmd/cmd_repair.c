@@ -112,7 +112,8 @@ int cmd_dump_repair(const char *path)
 	unsigned long bad;
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused below, not waited on for ever */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "ntkl dump: --repair: %s: cannot open: %s\n", path, strerror(errno));
 		return 1;

@@ -616,7 +616,8 @@ int etl_open(struct etl_file *f, const char *path, struct etl_error *err)
 	int fd, ret;
 
 	memset(f, 0, sizeof(*f));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO given as the file is refused, not waited on for ever */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return etl_error_set(err, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &st) < 0) {
@@ -626,7 +627,7 @@ int etl_open(struct etl_file *f, const char *path, struct etl_error *err)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return etl_error_set(err, "not a regular file");
+		return etl_error_set(err, "not a regular file: an ETL file is read whole, give the file itself (not a pipe or device)");
 	}
 	if (st.st_size > 0) {
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
