@@ -128,6 +128,7 @@ int cmd_convert(int argc, char **argv)
 	if (ret) {
 		/* the old OUT stays; only the temporary file goes */
 		fprintf(stderr, "ntkl convert: %s: %s\n", in, err.msg);
+		cmd_stdout_error_said = out.to_stdout;
 		cmd_output_free(&out);
 		return 1;
 	}

@@ -24,6 +24,8 @@
 static char pending_tmp[PATH_MAX + 16];
 static volatile sig_atomic_t have_pending_tmp;
 
+bool cmd_stdout_error_said;
+
 static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP };
 #define NSIGNALS	(sizeof(fatal_signals) / sizeof(fatal_signals[0]))
 
@@ -229,9 +231,11 @@ int cmd_output_commit(struct cmd_output *o)
 
 	if (o->to_stdout) {
 		o->fp = NULL;
-		if (fflush(stdout) || ferror(stdout))
+		if (fflush(stdout) || ferror(stdout)) {
+			cmd_stdout_error_said = true;
 			return refuse(o, "write error on standard output: %s",
 				      strerror(errno ? errno : EIO));
+		}
 		return 0;
 	}
 	if (fflush(o->fp) || ferror(o->fp) || fsync(fileno(o->fp)))
@@ -264,6 +268,7 @@ int cmd_output_write_whole(struct cmd_output *o, const uint8_t *data, size_t siz
 		int e = errno ? errno : EIO;
 
 		cmd_output_abort(o);
+		cmd_stdout_error_said = o->to_stdout;
 		return refuse(o, "cannot write %s: %s", o->to_stdout ? "standard output" : o->path,
 			      strerror(e));
 	}

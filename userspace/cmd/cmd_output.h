@@ -39,6 +39,12 @@ struct cmd_output {
 	FILE *fp;		/* open on tmp (or stdout) between begin and commit */
 };
 
+/*
+ * Set when a command has said that standard output, its OUT, failed:
+ * the dispatcher's own check (ntkl.c) then does not say it again.
+ */
+extern bool cmd_stdout_error_said;
+
 /* What a command allows for OUT. */
 enum cmd_output_kind {
 	CMD_OUTPUT_FILE_TOOL,	/* "-" is standard output */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_output.h"
 
 static const struct ntkl_cmd commands[] = {
 	{ "record", "trace one command into an ETL file: record -on FLAGS -o FILE -- CMD",
@@ -131,8 +132,8 @@ static int help(int argc, char **argv)
  * What a command printed must have reached its destination: a full disk
  * or a closed descriptor behind standard output is an error, said once
  * and exit status 1, as coreutils says it ("write error: No space left on
- * device"). Every command's output passes here, whatever it printed. A
- * command that failed already said why: its status stands.
+ * device"). Every command's output passes here, whatever it printed,
+ * unless the command said so itself (its OUT was standard output).
  */
 static int check_stdout(const char *name, int status)
 {
@@ -149,10 +150,8 @@ static int check_stdout(const char *name, int status)
 			e = errno;
 		failed = true;
 	}
-	if (!failed)
-		return status;
-	if (status)
-		return status;
+	if (!failed || cmd_stdout_error_said)
+		return failed ? 1 : status;
 	if (e)
 		fprintf(stderr, "ntkl %s: write error: %s\n", name, strerror(e));
 	else
