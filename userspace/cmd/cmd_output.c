@@ -4,7 +4,10 @@
  * kill never leaves half a file or removes anything else. The rules are
  * in cmd_output.h.
  */
+#define _GNU_SOURCE	/* O_TMPFILE */
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -149,20 +152,49 @@ int cmd_output_check_only(const char *cmd, const char *path)
 	return ret;
 }
 
-int cmd_output_begin(struct cmd_output *o)
+/* The temporary file is no longer ours to remove (renamed or removed). */
+static void forget_tmp(struct cmd_output *o)
+{
+	sigset_t old;
+
+	block_fatal_signals(&old);
+	have_pending_tmp = 0;
+	for (size_t i = 0; i < NSIGNALS; i++)
+		signal(fatal_signals[i], SIG_DFL);
+	/* a signal that came meanwhile ends the process now, with nothing left behind */
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(o->tmp);
+	o->tmp = NULL;
+}
+
+/*
+ * An unnamed file in the target's directory (O_TMPFILE): a process killed
+ * even by SIGKILL leaves nothing of it. It gets a name only at commit.
+ * -1 where the file system or a missing /proc cannot do it.
+ */
+static int open_unnamed(const struct cmd_output *o)
+{
+	char *dir = strdup(o->target);
+	int fd = -1;
+
+	if (dir && access("/proc/self/fd", X_OK) == 0)
+		fd = open(dirname(dir), O_TMPFILE | O_WRONLY | O_CLOEXEC, o->mode);
+	free(dir);
+	return fd;
+}
+
+/* A named temporary file OUT.XXXXXX, removed by SIGINT, SIGTERM, SIGHUP. */
+static int open_named(struct cmd_output *o)
 {
 	struct sigaction sa;
 	sigset_t old;
-	mode_t mask;
 	int fd, e;
 
-	if (o->to_stdout) {
-		o->fp = stdout;
-		return 0;
-	}
 	o->tmp = malloc(strlen(o->target) + 8);
-	if (!o->tmp)
-		return refuse(o, "out of memory");
+	if (!o->tmp) {
+		errno = ENOMEM;
+		return -1;
+	}
 	sprintf(o->tmp, "%s.XXXXXX", o->target);
 	/* no signal between creating the file and knowing its name */
 	block_fatal_signals(&old);
@@ -180,7 +212,19 @@ int cmd_output_begin(struct cmd_output *o)
 	if (fd < 0) {
 		free(o->tmp);
 		o->tmp = NULL;
-		return refuse(o, "cannot create a file beside %s: %s", o->path, strerror(e));
+		errno = e;
+	}
+	return fd;
+}
+
+int cmd_output_begin(struct cmd_output *o)
+{
+	mode_t mask;
+	int fd, e;
+
+	if (o->to_stdout) {
+		o->fp = stdout;
+		return 0;
 	}
 	/* the permissions OUT has, or a new file's */
 	if (!o->exists) {
@@ -188,6 +232,12 @@ int cmd_output_begin(struct cmd_output *o)
 		umask(mask);
 		o->mode = 0666 & ~mask;
 	}
+	fd = open_unnamed(o);
+	o->unnamed = fd >= 0;
+	if (fd < 0)
+		fd = open_named(o);
+	if (fd < 0)
+		return refuse(o, "cannot create a file beside %s: %s", o->path, strerror(errno));
 	o->fp = fdopen(fd, "w");
 	if (!o->fp || fchmod(fd, o->mode)) {
 		e = errno;
@@ -199,30 +249,33 @@ int cmd_output_begin(struct cmd_output *o)
 	return 0;
 }
 
-/* The temporary file is no longer ours to remove (renamed or removed). */
-static void forget_tmp(struct cmd_output *o)
+/*
+ * Give the unnamed file at fd the target's name: linked under a free
+ * name beside it, then renamed over it, with SIGINT, SIGTERM and SIGHUP
+ * held off in between. 0 or an errno.
+ */
+static int name_unnamed(struct cmd_output *o, int fd)
 {
+	char self[64], *tmp = malloc(strlen(o->target) + 16);
+	unsigned int salt = (unsigned int)getpid() * 2654435761u;
 	sigset_t old;
+	int e = EEXIST;
 
+	if (!tmp)
+		return ENOMEM;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	block_fatal_signals(&old);
-	have_pending_tmp = 0;
-	for (size_t i = 0; i < NSIGNALS; i++)
-		signal(fatal_signals[i], SIG_DFL);
-	/* a signal that came meanwhile ends the process now, with nothing left behind */
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	free(o->tmp);
-	o->tmp = NULL;
-}
-
-void cmd_output_abort(struct cmd_output *o)
-{
-	if (o->fp && o->fp != stdout)
-		fclose(o->fp);
-	o->fp = NULL;
-	if (o->tmp) {
-		unlink(o->tmp);
-		forget_tmp(o);
+	for (unsigned int i = 0; i < 100 && e == EEXIST; i++) {
+		sprintf(tmp, "%s.%06x", o->target, (salt + i * 40503u) & 0xFFFFFF);
+		e = linkat(AT_FDCWD, self, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) ? errno : 0;
 	}
+	if (!e && rename(tmp, o->target)) {
+		e = errno;
+		unlink(tmp);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(tmp);
+	return e;
 }
 
 int cmd_output_commit(struct cmd_output *o)
@@ -240,17 +293,31 @@ int cmd_output_commit(struct cmd_output *o)
 	}
 	if (fflush(o->fp) || ferror(o->fp) || fsync(fileno(o->fp)))
 		e = errno ? errno : EIO;
+	if (!e && o->unnamed)
+		e = name_unnamed(o, fileno(o->fp));
 	if (fclose(o->fp) && !e)
 		e = errno;
 	o->fp = NULL;
-	if (!e && rename(o->tmp, o->target))
+	if (!e && !o->unnamed && rename(o->tmp, o->target))
 		e = errno;
 	if (e) {
 		cmd_output_abort(o);
 		return refuse(o, "cannot write %s: %s", o->path, strerror(e));
 	}
-	forget_tmp(o);
+	if (o->tmp)
+		forget_tmp(o);
 	return 0;
+}
+
+void cmd_output_abort(struct cmd_output *o)
+{
+	if (o->fp && o->fp != stdout)
+		fclose(o->fp);
+	o->fp = NULL;
+	if (o->tmp) {
+		unlink(o->tmp);
+		forget_tmp(o);
+	}
 }
 
 void cmd_output_free(struct cmd_output *o)

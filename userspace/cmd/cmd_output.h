@@ -14,10 +14,13 @@
  *    symlink, /proc/self/fd/N): (st_dev, st_ino) are compared.
  *  - "-" is standard output for the file tools (relog, merge, convert);
  *    a capture command refuses it (its COMMAND writes there).
- *  - The new file is written beside OUT as OUT.XXXXXX, synced, then
- *    renamed over OUT: a command that fails or is killed by SIGINT,
- *    SIGTERM or SIGHUP leaves the old OUT (or none) and no temporary
- *    file. Nothing but that temporary file is ever removed.
+ *  - The new file is written beside OUT, synced, then renamed over
+ *    OUT: a command that fails or is killed leaves the old OUT (or
+ *    none) and no temporary file. The new file has no name until it is
+ *    whole (O_TMPFILE), so even SIGKILL leaves nothing; where the file
+ *    system cannot do that it is OUT.XXXXXX, which SIGINT, SIGTERM and
+ *    SIGHUP remove before they end the process. Nothing but that
+ *    temporary file is ever removed.
  */
 #ifndef NTKL_CMD_OUTPUT_H
 #define NTKL_CMD_OUTPUT_H
@@ -35,7 +38,8 @@ struct cmd_output {
 	bool to_stdout;		/* OUT is "-" */
 	bool exists;		/* target is a regular file now */
 	mode_t mode;		/* target's permissions, kept by the new file */
-	char *tmp;		/* the temporary file while it exists */
+	bool unnamed;		/* the new file is an O_TMPFILE one until commit */
+	char *tmp;		/* the named temporary file while it exists */
 	FILE *fp;		/* open on tmp (or stdout) between begin and commit */
 };
 
