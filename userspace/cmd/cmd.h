@@ -48,12 +48,12 @@ void cmd_profile_interval_usage(FILE *out);
 int profile_interval_apply(int fd, const char *cmd, uint32_t interval);
 int cmd_report(int argc, char **argv);
 void cmd_report_usage(FILE *out);
+/* cmd_repair.c: ntkl dump --repair FILE; the exit status */
+int cmd_dump_repair(const char *path);
 int cmd_relog(int argc, char **argv);
 void cmd_relog_usage(FILE *out);
 int cmd_merge(int argc, char **argv);
 void cmd_merge_usage(FILE *out);
-/* cmd_write.c: data to path through a temporary file and rename; 0 or -errno */
-int cmd_write_whole(const char *path, const uint8_t *data, size_t size);
 /* cmd_stackwalk.c: -stackwalk, and query's lines for it */
 int stackwalk_apply(int fd, const char *cmd, const char *logger, uint32_t id,
 		    const struct ntkl_stackwalk *sw);

@@ -10,10 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_output.h"
 #include "etl/etl_chrome.h"
 #include "etl/etl_reader.h"
 
@@ -35,7 +34,10 @@ void cmd_convert_usage(FILE *out)
 		"  -t, --to FORMAT  the format to write: chrome-json (the only one)\n"
 		"  -s, --samples    also one instant event per PROFILE sample\n"
 		"  -o, --output OUT the file to write (default IN with .json for\n"
-		"                   .etl; - for standard output)\n"
+		"                   .etl; - for standard output). OUT is written\n"
+		"                   whole, then renamed over the old one (a\n"
+		"                   symlink's target is replaced, not the link);\n"
+		"                   not IN, a device or a FIFO\n"
 		"  -h, --help       this text\n"
 		"\n"
 		"Exit status: 0 written, 1 unreadable IN or unwritable OUT, 2 usage error.\n");
@@ -56,13 +58,6 @@ static void default_output(const char *in, char *out, size_t size)
 	snprintf(out, size, "%.*s.json", (int)n, in);
 }
 
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 int cmd_convert(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -78,7 +73,7 @@ int cmd_convert(int argc, char **argv)
 	struct etl_error err;
 	struct etl_file f;
 	unsigned int flags = 0;
-	FILE *out;
+	struct cmd_output out;
 	int opt, ret;
 
 	optind = 1;
@@ -114,34 +109,34 @@ int cmd_convert(int argc, char **argv)
 		default_output(in, outbuf, sizeof(outbuf));
 		output = outbuf;
 	}
-	if (strcmp(output, "-") && (!strcmp(output, in) || same_file(output, in))) {
-		fprintf(stderr, "ntkl convert: %s is the input file: give another -o OUT.json\n", output);
-		return EXIT_USAGE;
+	if (cmd_output_check(&out, "convert", output, CMD_OUTPUT_FILE_TOOL, &argv[optind], 1)) {
+		cmd_output_free(&out);
+		return 1;
 	}
 	if (etl_open(&f, in, &err)) {
 		fprintf(stderr, "ntkl convert: %s: %s\n", in, err.msg);
+		cmd_output_free(&out);
 		return 1;
 	}
-	out = strcmp(output, "-") ? fopen(output, "w") : stdout;
-	if (!out) {
-		perror("ntkl convert: cannot create the output file");
-		fprintf(stderr, "ntkl convert: %s: check the directory exists and is writable\n", output);
+	if (cmd_output_begin(&out)) {
 		etl_close(&f);
+		cmd_output_free(&out);
 		return 1;
 	}
-	ret = etl_chrome_write(out, &f, flags, &st, &err);
-	if (out != stdout && fclose(out) && !ret) {
-		etl_error_set(&err, "cannot write %s", output);
-		ret = -1;
-	}
+	ret = etl_chrome_write(out.fp, &f, flags, &st, &err);
 	etl_close(&f);
 	if (ret) {
+		/* the old OUT stays; only the temporary file goes */
 		fprintf(stderr, "ntkl convert: %s: %s\n", in, err.msg);
-		if (out != stdout)
-			unlink(output);
+		cmd_stdout_error_said = out.to_stdout;
+		cmd_output_free(&out);
 		return 1;
 	}
-	if (out != stdout)
+	ret = cmd_output_commit(&out);
+	cmd_output_free(&out);
+	if (ret)
+		return 1;
+	if (!out.to_stdout)
 		fprintf(stderr, "ntkl convert: wrote %s: %u CPU tracks, %lu threads in %lu processes, %lu slices, %lu samples, %lu program events%s\n",
 			output, st.cpus, st.threads, st.processes, st.slices, st.samples, st.events,
 			st.slices ? "" : " (no context switches: record with -on CSWITCH)");

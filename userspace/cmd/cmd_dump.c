@@ -54,41 +54,21 @@ void cmd_dump_usage(FILE *out)
 		"                switch in decimal, sorted by CPU then time, TIME in\n"
 		"                raw clock units, \"-\" for an unknown NEW_TID\n"
 		"      --repair  complete a file whose writer died before it could\n"
-		"                (kill -9, a crash, a full disk): cut a partly\n"
-		"                written buffer off the end and set the header's\n"
-		"                BuffersWritten and EndTime to what the file holds\n"
+		"                (kill -9, a crash, a full disk), in place: cut a\n"
+		"                partly written buffer off the end, set the\n"
+		"                header's BuffersWritten to the whole buffers and\n"
+		"                EndTime to the latest buffer's time, mark the last\n"
+		"                buffer; EventsLost, BuffersLost and the rest stay\n"
+		"                as recorded. A file that needs none of it is left\n"
+		"                as it is (\"nothing to repair\", exit 0); one that\n"
+		"                is not an ETL file, or is damaged before its end,\n"
+		"                is refused and left as it is\n"
 		"  -h, --help    this text\n"
 		"\n"
 		"Exit status: 0 OK, 1 unreadable file or failed check, 2 usage error.\n"
 		"Compressed ETL files (BufferFlag 0x40, as WPR and PerfView save them)\n"
 		"are decompressed as they are read; a corrupt compressed buffer is an\n"
 		"error naming the buffer and its file offset.\n");
-}
-
-/* --repair: the file as its writer would have completed it. */
-static int repair_file(const char *path)
-{
-	struct etl_check_stats st;
-	struct etl_error e;
-	struct etl_file f;
-	uint64_t buffers;
-	char err[512];
-	unsigned long bad;
-
-	if (ntkl_file_complete(path, NULL, &buffers, err, sizeof(err))) {
-		fprintf(stderr, "ntkl dump: --repair: %s\n", err);
-		return 1;
-	}
-	if (etl_open(&f, path, &e)) {
-		fprintf(stderr, "ntkl dump: --repair: %s: still unreadable: %s\n", path, e.msg);
-		return 1;
-	}
-	bad = etl_check(&f, true, NULL, NULL, &st);
-	etl_close(&f);
-	printf("%s: %llu buffers, %lu events%s\n", path, (unsigned long long)buffers,
-	       st.records, bad ? "; ntkl dump --check still finds problems" :
-				 ", every check passed");
-	return bad ? 1 : 0;
 }
 
 int cmd_dump(int argc, char **argv)
@@ -156,7 +136,7 @@ int cmd_dump(int argc, char **argv)
 				       argc == optind ? "missing FILE" : "only one FILE, please");
 	}
 	if (repair)
-		return repair_file(argv[optind]);
+		return cmd_dump_repair(argv[optind]);
 	snprintf(prefix, sizeof(prefix), "ntkl dump: %s: ", argv[optind]);
 	return etl_dump_path(argv[optind], flags, stdout, stderr, prefix);
 }

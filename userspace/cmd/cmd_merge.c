@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_output.h"
 #include "etl/etl_reader.h"
 #include "etl/etl_relog.h"
 
@@ -29,7 +30,10 @@ void cmd_merge_usage(FILE *out)
 		"must use the same clock (-clock; qpc by default in ntkl and\n"
 		"libntkl); an IN may be compressed, OUT never is.\n"
 		"\n"
-		"  -o, --output OUT.etl  the merged file (written whole, then renamed)\n"
+		"  -o, --output OUT.etl  the merged file, written whole, then renamed\n"
+		"                        over the old one (a symlink's target is\n"
+		"                        replaced, not the link); not an IN, a\n"
+		"                        device or a FIFO; - for standard output\n"
 		"  -h, --help            this text\n"
 		"\n"
 		"Exit status: 0 written, 1 an IN unreadable or not mergeable, or OUT\n"
@@ -46,6 +50,7 @@ int cmd_merge(int argc, char **argv)
 	const struct etl_file **files = NULL;
 	struct etl_file *opened = NULL;
 	struct etl_relog_stats st;
+	struct cmd_output output = { 0 };
 	struct etl_error err;
 	const char *out = NULL;
 	uint8_t *img = NULL;
@@ -72,11 +77,9 @@ int cmd_merge(int argc, char **argv)
 		return cmd_usage_error("merge", cmd_merge_usage, "%s",
 				       !out ? "say where to write: -o OUT.etl" :
 				       "needs at least one IN.etl");
-	for (int i = optind; i < argc; i++)
-		if (!strcmp(argv[i], out))
-			return cmd_usage_error("merge", cmd_merge_usage,
-					       "%s is an input: write the merged file elsewhere",
-					       out);
+	if (cmd_output_check(&output, "merge", out, CMD_OUTPUT_FILE_TOOL, &argv[optind],
+			     argc - optind))
+		goto out;
 	opened = calloc((size_t)(argc - optind), sizeof(*opened));
 	files = calloc((size_t)(argc - optind), sizeof(*files));
 	if (!opened || !files) {
@@ -97,15 +100,14 @@ int cmd_merge(int argc, char **argv)
 	if (st.other_boot)
 		fprintf(stderr, "ntkl merge: warning: %lu of the files were recorded in another boot than %s: their times do not line up with its\n",
 			st.other_boot, argv[optind]);
-	ret = cmd_write_whole(out, img, size);
-	if (ret) {
-		fprintf(stderr, "ntkl merge: cannot write %s: %s\n", out, strerror(-ret));
-		ret = 1;
+	ret = cmd_output_write_whole(&output, img, size);
+	if (ret)
 		goto out;
-	}
-	printf("%s: %lu files merged: %lu events in %lu buffers (from %lu)\n", out, st.files,
+	/* with OUT on standard output, the summary goes to stderr */
+	fprintf(output.to_stdout ? stderr : stdout, "%s: %lu files merged: %lu events in %lu buffers (from %lu)\n", out, st.files,
 	       st.records, st.buffers_out, st.buffers_in);
 out:
+	cmd_output_free(&output);
 	free(img);
 	while (n--)
 		etl_close(&opened[n]);

@@ -92,10 +92,16 @@ int cmd_profile_interval(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "-default")) {
 		errno = 0;
 		v = strtoul(argv[1], &end, 0);
-		if (errno || end == argv[1] || *end || argv[1][0] == '-' || v > UINT32_MAX) {
+		if ((errno && errno != ERANGE) || end == argv[1] || *end || argv[1][0] == '-') {
 			return cmd_usage_error("profile-interval", cmd_profile_interval_usage,
 					       "%s: not a number of 100 ns units, nor -default",
 					       argv[1]);
+		}
+		/* the value's bounds before the module's: the error is about the value */
+		if (errno == ERANGE || v < NTKL_PROFILE_INTERVAL_MIN || v > NTKL_PROFILE_INTERVAL_MAX) {
+			fprintf(stderr, "ntkl profile-interval: profile interval %s is out of bounds: %d..%d (100 ns units, as xperf -SetProfInt)\n",
+				argv[1], NTKL_PROFILE_INTERVAL_MIN, NTKL_PROFILE_INTERVAL_MAX);
+			return EXIT_USAGE;
 		}
 	}
 	fd = ntkl_open_device("profile-interval");

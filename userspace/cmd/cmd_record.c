@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_output.h"
 #include "ctl/ntkl_control.h"
 
 #define RECORD_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
@@ -455,6 +456,11 @@ int cmd_record(int argc, char **argv)
 		o.file = "ntkl.etl";	/* as perf.data and trace.dat */
 	if (!cmd)
 		return usage_error("%s", "missing the COMMAND to trace (after --)");
+	if (ntkl_opts_check(&o, err, sizeof(err)))
+		return usage_error("%s", err);
+	/* the file's checks before the module's: a device or "-" is no capture file */
+	if (cmd_output_check_only("record", o.file))
+		return 1;
 	if (!(o.seen & NTKL_OPT_ON))
 		o.flags.enable_flags = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD;
 

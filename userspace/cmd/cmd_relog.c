@@ -8,13 +8,13 @@
  * TraceProcessor's .NET users). The work is etl_relog.h's; OUT is whole
  * or not there at all (cmd_write_whole()).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_output.h"
 #include "etl/etl_reader.h"
 #include "etl/etl_relog.h"
 
@@ -30,6 +30,9 @@ void cmd_relog_usage(FILE *out)
 		"Fields CompCS does not carry get the defaults docs/linux-to-nt.md\n"
 		"gives (\"CompCS expanded\"); a CPU's last compact switch names no new\n"
 		"thread and is dropped. IN may be compressed; OUT never is.\n"
+		"OUT is written whole, then renamed over the old one (a symlink's\n"
+		"target is replaced, not the link); it may not be IN, nor a device\n"
+		"or FIFO; - writes to standard output.\n"
 		"\n"
 		"  -x, --expand-compact  expand the CompCS batches (the one mode)\n"
 		"  -h, --help            this text\n"
@@ -45,6 +48,7 @@ int cmd_relog(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct etl_relog_stats st;
+	struct cmd_output out;
 	struct etl_error err;
 	struct etl_file f;
 	uint8_t *img;
@@ -72,24 +76,30 @@ int cmd_relog(int argc, char **argv)
 				       "say what to do: --expand-compact (the one mode so far)" :
 				       "needs IN.etl and OUT.etl");
 	}
+	if (cmd_output_check(&out, "relog", argv[optind + 1], CMD_OUTPUT_FILE_TOOL,
+			     &argv[optind], 1)) {
+		cmd_output_free(&out);
+		return 1;
+	}
 	if (etl_open(&f, argv[optind], &err)) {
 		fprintf(stderr, "ntkl relog: %s: %s\n", argv[optind], err.msg);
+		cmd_output_free(&out);
 		return 1;
 	}
 	ret = etl_relog_expand_compact(&f, &img, &size, &st, &err);
 	etl_close(&f);
 	if (ret) {
 		fprintf(stderr, "ntkl relog: %s: %s\n", argv[optind], err.msg);
+		cmd_output_free(&out);
 		return 1;
 	}
-	ret = cmd_write_whole(argv[optind + 1], img, size);
+	ret = cmd_output_write_whole(&out, img, size);
 	free(img);
-	if (ret) {
-		fprintf(stderr, "ntkl relog: cannot write %s: %s\n", argv[optind + 1],
-			strerror(-ret));
+	cmd_output_free(&out);
+	if (ret)
 		return 1;
-	}
-	printf("%s: %lu CompCS batches expanded to %lu CSwitch events (%lu dropped: a CPU's last compact switch names no new thread), %lu other events copied; %lu buffers in, %lu out\n",
+	/* with OUT on standard output, the summary goes to stderr */
+	fprintf(out.to_stdout ? stderr : stdout, "%s: %lu CompCS batches expanded to %lu CSwitch events (%lu dropped: a CPU's last compact switch names no new thread), %lu other events copied; %lu buffers in, %lu out\n",
 	       argv[optind + 1], st.batches, st.switches, st.dropped, st.records,
 	       st.buffers_in, st.buffers_out);
 	return 0;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_output.h"
 #include "ctl/ntkl_control.h"
 
 void cmd_save_usage(FILE *out)
@@ -88,6 +89,10 @@ int cmd_save(int argc, char **argv)
 	struct ntkl_properties p;
 	int status;
 
+	/* the file's checks before the module's: a device or "-" is no capture file */
+	if (argc == 3 && strcmp(argv[1], "-h") && strcmp(argv[1], "--help") &&
+	    cmd_output_check_only("save", argv[2]))
+		return 1;
 	if (cmd_on_logger(argc, argv, &cmd_logger_ops[CMD_SAVE], &p, &status))
 		return status;
 	/* a file logger's reader would wait for ever: only snapshots here */

@@ -51,21 +51,26 @@ static void show(const struct ntkl_spinlock_config *c)
 	       c->hold_threshold ? "" : " (off)");
 }
 
+/* a value above 32 bits was given: its bound is named, not its syntax */
+static bool too_big;
+
 /* "name=N" into *value; 0, or -1 if arg is not that setting. */
 static int setting(const char *arg, const char *name, uint32_t *value, const char **bad)
 {
 	size_t len = strlen(name);
-	unsigned long v;
+	unsigned long long v;
 	char *end;
 
 	if (strncmp(arg, name, len) || arg[len] != '=')
 		return -1;
 	errno = 0;
-	v = strtoul(arg + len + 1, &end, 0);
-	if (errno || end == arg + len + 1 || *end || v > UINT32_MAX || arg[len + 1] == '-')
+	v = strtoull(arg + len + 1, &end, 0);
+	if ((errno && errno != ERANGE) || end == arg + len + 1 || *end || arg[len + 1] == '-')
 		*bad = arg;
+	else if (errno == ERANGE || v > UINT32_MAX)
+		*bad = arg, *value = UINT32_MAX, too_big = true;
 	else
-		*value = v;
+		*value = (uint32_t)v;
 	return 0;
 }
 
@@ -117,13 +122,29 @@ int cmd_spinlock_config(int argc, char **argv)
 			cmd_spinlock_config_usage(stdout);
 			return 0;
 		}
-	/* a usage error is one before the device is needed */
+	/*
+	 * A usage error, or a value out of its bounds, is said before the
+	 * device is needed: the values not given start at their lowest
+	 * valid ones here, so a bound broken is one the user gave.
+	 */
 	memset(&c, 0, sizeof(c));
+	c.spin_threshold = NTKL_SPIN_THRESHOLD_MIN;
+	c.acquire_sample_rate = NTKL_ACQUIRE_SAMPLE_RATE_MIN;
+	c.contention_sample_rate = NTKL_CONTENTION_SAMPLE_RATE_MIN;
 	bad = parse(argc, argv, &c, &defaults);
+	if (bad && too_big) {
+		fprintf(stderr, "ntkl spinlock-config: %s: out of bounds: at most %u\n", bad,
+			UINT32_MAX);
+		return EXIT_USAGE;
+	}
 	if (bad)
 		return cmd_usage_error("spinlock-config", cmd_spinlock_config_usage,
 				       "%s: not spin=N, acquire=N, contention=N, hold=N or -defaults",
 				       bad);
+	if (!defaults && (bound = out_of_bounds(&c))) {
+		fprintf(stderr, "ntkl spinlock-config: %s\n", bound);
+		return EXIT_USAGE;
+	}
 	fd = ntkl_open_device("spinlock-config");
 	if (fd < 0)
 		return 1;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_output.h"
 #include "ctl/ntkl_control.h"
 
 #define START_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
@@ -412,6 +413,11 @@ int cmd_start(int argc, char **argv)
 		return usage_error("%s", "-owned gives the logger to its background writer: it needs -f FILE.etl, not -buffering");
 	if (!o.buffering && !o.file)
 		return usage_error("%s", "missing -f FILE.etl (or -buffering for a flight recorder)");
+	if (ntkl_opts_check(&o, err, sizeof(err)))
+		return usage_error("%s", err);
+	/* the file's checks before the module's: a device or "-" is no capture file */
+	if (o.file && cmd_output_check_only("start", o.file))
+		return 1;
 	if (!(o.seen & NTKL_OPT_ON))
 		o.flags.enable_flags = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD;
 

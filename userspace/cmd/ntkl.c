@@ -6,10 +6,13 @@
  * from the table below. To add a command, write cmd_<name>.c with a run
  * and a usage function, declare them in cmd.h and add a table line.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_output.h"
 
 static const struct ntkl_cmd commands[] = {
 	{ "record", "trace one command into an ETL file: record -on FLAGS -o FILE -- CMD",
@@ -125,6 +128,37 @@ static int help(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * What a command printed must have reached its destination: a full disk
+ * or a closed descriptor behind standard output is an error, said once
+ * and exit status 1, as coreutils says it ("write error: No space left on
+ * device"). Every command's output passes here, whatever it printed,
+ * unless the command said so itself (its OUT was standard output).
+ */
+static int check_stdout(const char *name, int status)
+{
+	int e = 0;
+	bool failed = false;
+
+	if (fflush(stdout)) {
+		e = errno;
+		failed = true;
+	}
+	failed |= ferror(stdout) != 0;	/* an earlier write failed; its errno is gone */
+	if (fclose(stdout)) {
+		if (!e)
+			e = errno;
+		failed = true;
+	}
+	if (!failed || cmd_stdout_error_said)
+		return failed ? 1 : status;
+	if (e)
+		fprintf(stderr, "ntkl %s: write error: %s\n", name, strerror(e));
+	else
+		fprintf(stderr, "ntkl %s: write error\n", name);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const struct ntkl_cmd *cmd;
@@ -135,9 +169,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h"))
-		return help(argc - 1, argv + 1);
+		return check_stdout("help", help(argc - 1, argv + 1));
 	if (!strcmp(argv[1], "--version"))
-		return cmd_version(argc - 1, argv + 1);
+		return check_stdout("version", cmd_version(argc - 1, argv + 1));
 	cmd = find_command(argv[1]);
 	if (!cmd) {
 		const char *near = closest_command(argv[1]);
@@ -149,5 +183,5 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ntkl: unknown command '%s' (ntkl help lists them)\n", argv[1]);
 		return EXIT_USAGE;
 	}
-	return cmd->run(argc - 1, argv + 1);
+	return check_stdout(cmd->name, cmd->run(argc - 1, argv + 1));
 }

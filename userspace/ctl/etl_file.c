@@ -294,6 +294,7 @@ out:
 int ntkl_output_create(const char *path, char *err, size_t err_size)
 {
 	struct ntkl_writer_state other;
+	struct stat st;
 	int fd, e;
 
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -301,6 +302,12 @@ int ntkl_output_create(const char *path, char *err, size_t err_size)
 		e = errno;
 		snprintf(err, err_size, "cannot create %s: %s", path, strerror(e));
 		return -e;
+	}
+	/* a device or FIFO is no ETL file: refused before anything is written to it */
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err, err_size, "%s is not a regular file: give a file name", path);
+		return -EINVAL;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		e = errno;

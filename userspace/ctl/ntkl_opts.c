@@ -57,17 +57,27 @@ bool ntkl_opts_is_option(const char *arg)
 	return arg[0] == '-' && arg[1] != '\0';
 }
 
-static int parse_u32(const char *opt, const char *v, uint32_t *out, char *err,
-		     size_t err_size)
+/*
+ * A number option's value, checked against its range here, before any
+ * module is asked: the message names the value and the range, not the
+ * module. unit follows the range in the message ("KB", "s").
+ */
+static int parse_number(const char *opt, const char *v, uint32_t min, uint32_t max,
+			const char *unit, uint32_t *out, char *err, size_t err_size)
 {
 	unsigned long long n;
 	char *end;
 
 	errno = 0;
 	n = strtoull(v, &end, 0);
-	if (!*v || *end || errno || n > UINT32_MAX || v[0] == '-') {
-		snprintf(err, err_size, "bad %s value '%s': a number is expected",
-			 opt, v);
+	if (!*v || *end || v[0] == '-' || (errno && errno != ERANGE)) {
+		snprintf(err, err_size, "bad %s value '%s': a number is expected, %u..%u %s",
+			 opt, v, min, max, unit);
+		return -1;
+	}
+	if (errno == ERANGE || n < min || n > max) {
+		snprintf(err, err_size, "bad %s value '%s': out of bounds: %u..%u %s",
+			 opt, v, min, max, unit);
 		return -1;
 	}
 	*out = (uint32_t)n;
@@ -161,15 +171,22 @@ int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 			fputs(ferr, stderr);
 		return 1;
 	case NTKL_OPT_BUFFERSIZE:
-		return parse_u32("-buffersize", value, &o->buffer_size_kb, err, err_size) ? -1 : 1;
+		return parse_number("-buffersize", value, NTKL_MIN_BUFFER_KB, NTKL_MAX_BUFFER_KB,
+				    "KB", &o->buffer_size_kb, err, err_size) ? -1 : 1;
 	case NTKL_OPT_MINBUFFERS:
-		return parse_u32("-minbuffers", value, &o->minimum_buffers, err, err_size) ? -1 : 1;
+		return parse_number("-minbuffers", value, 0, NTKL_MAX_BUFFERS, "buffers",
+				    &o->minimum_buffers, err, err_size) ? -1 : 1;
 	case NTKL_OPT_MAXBUFFERS:
-		return parse_u32("-maxbuffers", value, &o->maximum_buffers, err, err_size) ? -1 : 1;
+		return parse_number("-maxbuffers", value, 0, NTKL_MAX_BUFFERS,
+				    "buffers (0: the default)", &o->maximum_buffers, err,
+				    err_size) ? -1 : 1;
 	case NTKL_OPT_FLUSHTIMER:
-		return parse_u32("-flushtimer", value, &o->flush_timer, err, err_size) ? -1 : 1;
+		return parse_number("-flushtimer", value, 0, NTKL_MAX_FLUSH_TIMER, "s",
+				    &o->flush_timer, err, err_size) ? -1 : 1;
 	case NTKL_OPT_SETPROFINT:
-		return parse_u32("-setprofint", value, &o->profile_interval, err, err_size) ? -1 : 1;
+		return parse_number("-setprofint", value, NTKL_PROFILE_INTERVAL_MIN,
+				    NTKL_PROFILE_INTERVAL_MAX, "(100 ns units, as xperf -SetProfInt)",
+				    &o->profile_interval, err, err_size) ? -1 : 1;
 	case NTKL_OPT_STACKWALK:
 		if (ntkl_stackwalk_parse(value, &o->stackwalk, ferr, sizeof(ferr))) {
 			snprintf(err, err_size, "-stackwalk %s: %s", value, ferr);
@@ -204,6 +221,17 @@ int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 		o->file = value;
 		return 1;
 	}
+}
+
+int ntkl_opts_check(const struct ntkl_logger_opts *o, char *err, size_t err_size)
+{
+	if (o->minimum_buffers && o->maximum_buffers &&
+	    o->minimum_buffers > o->maximum_buffers) {
+		snprintf(err, err_size, "-minbuffers %u is above -maxbuffers %u: give a minimum <= the maximum",
+			 o->minimum_buffers, o->maximum_buffers);
+		return -1;
+	}
+	return 0;
 }
 
 void ntkl_opts_to_props(const struct ntkl_logger_opts *o, struct ntkl_properties *p)

@@ -74,6 +74,13 @@ int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 /* true if arg looks like an option ("-x", "--x"; not "-" alone). */
 bool ntkl_opts_is_option(const char *arg);
 
+/*
+ * What no single option can say about itself (-minbuffers above
+ * -maxbuffers), checked before the module is opened: 0, or -1 with one
+ * line in err.
+ */
+int ntkl_opts_check(const struct ntkl_logger_opts *o, char *err, size_t err_size);
+
 /* Properties for START from the options: mode, sizes, clock, flags. */
 void ntkl_opts_to_props(const struct ntkl_logger_opts *o, struct ntkl_properties *p);
 

@@ -11,6 +11,7 @@
  *   etl_switches.h  context switches from CSwitch and CompCS alike
  *   etl_profile.h   sampled profile: samples per CPU, thread and process
  *   etl_relog.h     rewrite a file: CompCS batches expanded to CSwitch events
+ *   etl_repair.h    what ntkl dump --repair changes in a cut file
  *   etl_report.h    ntkl report: CPU busy, top threads, waits, ready latency
  *   etl_events.h    the event list's lookups; etl_names.h, names of numbers
  *   etl_utf16.h     UTF-16LE strings
@@ -28,6 +29,7 @@
 #include "etl_profile.h"
 #include "etl_reader.h"
 #include "etl_relog.h"
+#include "etl_repair.h"
 #include "etl_report.h"
 #include "etl_switches.h"
 #include "etl_utf16.h"

@@ -440,9 +440,8 @@ static void walk(struct dump *d)
 	if (rc < 0) {
 		char msg[sizeof(err.msg) + 128];
 
-		snprintf(msg, sizeof(msg), "%s; the %zu buffers before it are shown%s", err.msg,
-			 d->nbufs, strstr(err.msg, "truncated") ?
-			 " (ntkl dump --repair FILE cuts the rest off)" : "");
+		snprintf(msg, sizeof(msg), "%s; the %zu buffers before it are shown", err.msg,
+			 d->nbufs);
 		report(d, msg);
 	} else if (d->nbufs != d->f->header.buffers_written) {
 		char msg[160];

@@ -202,7 +202,7 @@ static int read_buffer(const struct etl_file *f, struct etl_cursor *c,
 
 	if (left < ETL_BUFFER_HEADER_SIZE)
 		return etl_error_set(err,
-			"buffer %u (file offset 0x%llx): only 0x%llx bytes left, a buffer header needs 0x%x: truncated file",
+			"buffer %u (file offset 0x%llx): only 0x%llx bytes left, a buffer header needs 0x%x: truncated file (ntkl dump --repair cuts the partial buffer off)",
 			b->index, (unsigned long long)b->offset,
 			(unsigned long long)left, ETL_BUFFER_HEADER_SIZE);
 	memcpy(&b->hdr, f->data + c->offset, sizeof(b->hdr));
@@ -216,7 +216,7 @@ static int read_buffer(const struct etl_file *f, struct etl_cursor *c,
 			b->hdr.buffer_size, ETL_BUFFER_HEADER_SIZE);
 	if (b->hdr.buffer_size > left)
 		return etl_error_set(err,
-			"buffer %u (file offset 0x%llx): BufferSize 0x%x runs past the end of the file (0x%llx bytes left): truncated file",
+			"buffer %u (file offset 0x%llx): BufferSize 0x%x runs past the end of the file (0x%llx bytes left): truncated file (ntkl dump --repair cuts the partial buffer off)",
 			b->index, (unsigned long long)b->offset,
 			b->hdr.buffer_size, (unsigned long long)left);
 	if ((b->hdr.buffer_flag & ETW_BUFFER_FLAG_COMPRESSED) &&
@@ -565,6 +565,26 @@ static int read_header(struct etl_file *f, struct etl_error *err)
 	return ret;
 }
 
+/*
+ * Whether the file cannot be an ETL file: every one has the Header event
+ * right after buffer 0's header, a SYSTEM header with its hook (marker,
+ * size and hook: the first 8 bytes). Random bytes fail this, so they are
+ * called "not an ETL file" rather than a damaged or truncated one. Too
+ * few bytes to tell: the reader says how the file is cut.
+ */
+static bool not_an_etl_file(const uint8_t *data, uint64_t size)
+{
+	struct system_trace_header ev;
+	uint8_t type;
+
+	if (size < ETL_BUFFER_HEADER_SIZE + 8)
+		return false;
+	memcpy(&ev, data + ETL_BUFFER_HEADER_SIZE, 8);
+	type = (uint8_t)(ev.marker >> 16);
+	return (type != ETW_HEADER_TYPE_SYSTEM32 && type != ETW_HEADER_TYPE_SYSTEM64) ||
+	       ev.hook_id != ETW_EVENT_HEADER_HOOK;
+}
+
 int etl_open_memory(struct etl_file *f, const char *name, const void *data,
 		    uint64_t size, struct etl_error *err)
 {
@@ -580,6 +600,11 @@ int etl_open_memory(struct etl_file *f, const char *name, const void *data,
 		etl_error_set(err,
 			"file is %llu bytes, smaller than one buffer header (0x%x): not an ETL file",
 			(unsigned long long)size, ETL_BUFFER_HEADER_SIZE);
+	else if (not_an_etl_file(data, size))
+		etl_error_set(err,
+			"not an ETL file: no Header event at file offset 0x%x, where every ETL file has one (first dword 0x%08x, hook 0x%04x)",
+			ETL_BUFFER_HEADER_SIZE, etl_le32((const uint8_t *)data + ETL_BUFFER_HEADER_SIZE),
+			etl_le32((const uint8_t *)data + ETL_BUFFER_HEADER_SIZE + 4) >> 16);
 	else if (!read_header(f, err))
 		return 0;
 	free(f->logger_name);
@@ -596,7 +621,8 @@ int etl_open(struct etl_file *f, const char *path, struct etl_error *err)
 	int fd, ret;
 
 	memset(f, 0, sizeof(*f));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO given as the file is refused, not waited on for ever */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return etl_error_set(err, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &st) < 0) {
@@ -606,7 +632,7 @@ int etl_open(struct etl_file *f, const char *path, struct etl_error *err)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return etl_error_set(err, "not a regular file");
+		return etl_error_set(err, "not a regular file: an ETL file is read whole, give the file itself (not a pipe or device)");
 	}
 	if (st.st_size > 0) {
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);

@@ -6,6 +6,7 @@
  * buffers, one CPU per buffer. `relog --expand-compact` and `merge` are
  * its two uses.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -431,9 +432,18 @@ static int relog_files(const struct etl_file *const *files, size_t nfiles, bool 
 		goto out;
 	}
 	rl.out_size = rl.buffer_size;
-	for (uint32_t i = 0; i < nfiles; i++)
-		if (gather_records(&rl, i))
+	for (uint32_t i = 0; i < nfiles; i++) {
+		if (gather_records(&rl, i)) {
+			/* of several inputs, say which one cannot be read */
+			if (nfiles > 1) {
+				char msg[sizeof(err->msg)];
+
+				snprintf(msg, sizeof(msg), "%s", err->msg);
+				etl_error_set(err, "%s: %s", files[i]->path, msg);
+			}
 			goto out;
+		}
+	}
 	if (expand_compact && expand_switches(&rl))
 		goto out;
 	if (rl.n)	/* no records: rl.v is NULL, which qsort must not get */

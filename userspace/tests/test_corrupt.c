@@ -238,13 +238,13 @@ static void test_truncated(void)
 			test_fail("cut at 0x%zx: dump did not fail", odd[i]);
 	}
 	expect_open_error(lxcore, 0x100,
-		"buffer 0 (file offset 0x0): BufferSize 0x2000 runs past the end of the file (0x100 bytes left): truncated file");
+		"buffer 0 (file offset 0x0): BufferSize 0x2000 runs past the end of the file (0x100 bytes left): truncated file (ntkl dump --repair cuts the partial buffer off)");
 	{
 		struct outcome o = check_image(lxcore, 0x2049);
 
 		/* 0x49 bytes: the buffer header fits, the buffer does not. */
 		CHECK_STR(o.msg,
-			  "buffer 1 (file offset 0x2000): BufferSize 0x2000 runs past the end of the file (0x49 bytes left): truncated file");
+			  "buffer 1 (file offset 0x2000): BufferSize 0x2000 runs past the end of the file (0x49 bytes left): truncated file (ntkl dump --repair cuts the partial buffer off)");
 	}
 	test_end();
 
@@ -253,7 +253,7 @@ static void test_truncated(void)
 		struct outcome o = check_image(lxcore, lxcore_size - 1);
 
 		CHECK_STR(o.msg,
-			  "buffer 2 (file offset 0x4000): BufferSize 0x2000 runs past the end of the file (0x1fff bytes left): truncated file");
+			  "buffer 2 (file offset 0x4000): BufferSize 0x2000 runs past the end of the file (0x1fff bytes left): truncated file (ntkl dump --repair cuts the partial buffer off)");
 	}
 	test_end();
 }
@@ -378,7 +378,7 @@ static void test_buffer_fields(void)
 	img = test_copy(lxcore, lxcore_size);
 	put_le32(img + BUF_FIELD(0x4000, buffer_size), 0x4000);
 	expect_first(img, lxcore_size,
-		"buffer 2 (file offset 0x4000): BufferSize 0x4000 runs past the end of the file (0x2000 bytes left): truncated file");
+		"buffer 2 (file offset 0x4000): BufferSize 0x4000 runs past the end of the file (0x2000 bytes left): truncated file (ntkl dump --repair cuts the partial buffer off)");
 	free(img);
 	test_end();
 
@@ -390,7 +390,7 @@ static void test_buffer_fields(void)
 
 		CHECK(o.opened && o.violations);
 		CHECK_STR(o.msg,
-			  "buffer 3 (file offset 0x5ff8): only 0x8 bytes left, a buffer header needs 0x48: truncated file");
+			  "buffer 3 (file offset 0x5ff8): only 0x8 bytes left, a buffer header needs 0x48: truncated file (ntkl dump --repair cuts the partial buffer off)");
 	}
 	put_le32(img + BUF_FIELD(0x4000, buffer_size), 0x2000);
 	put_le32(img + BUF_FIELD(0, buffer_size), 0x2000);
@@ -527,7 +527,7 @@ static void test_records(void)
 	img = test_copy(spdl, spdl_size);
 	put_le16(img + 0x48 + 6, ETW_EVENT_HEADER_EXTENSION_HOOK);
 	expect_open_error(img, spdl_size,
-		"buffer 0 (file offset 0x0): record at +0x48: the first record is not the Header event (SYSTEM64, hook 0x0005)");
+		"not an ETL file: no Header event at file offset 0x48, where every ETL file has one (first dword 0xc0020002, hook 0x0005)");
 	free(img);
 	test_end();
 

@@ -184,6 +184,41 @@ static void test_errors(void)
 	expect_error((char *[]){ "-setprofint", "1ms", NULL }, "bad -setprofint value '1ms'");
 	test_end();
 
+	/* a value out of its range says the range, not "a number is expected" */
+	test_begin("values_out_of_bounds_say_the_bounds");
+	expect_error((char *[]){ "-buffersize", "99999999999", NULL },
+		     "bad -buffersize value '99999999999': out of bounds: 4..16384 KB");
+	expect_error((char *[]){ "-buffersize", "0", NULL },
+		     "bad -buffersize value '0': out of bounds: 4..16384 KB");
+	expect_error((char *[]){ "-buffersize", "16385", NULL }, "out of bounds: 4..16384 KB");
+	expect_error((char *[]){ "-maxbuffers", "4097", NULL },
+		     "bad -maxbuffers value '4097': out of bounds: 0..4096");
+	expect_error((char *[]){ "-minbuffers", "99999999999999999999999", NULL },
+		     "out of bounds: 0..4096");
+	expect_error((char *[]){ "-flushtimer", "3601", NULL },
+		     "bad -flushtimer value '3601': out of bounds: 0..3600 s");
+	expect_error((char *[]){ "-setprofint", "1", NULL },
+		     "bad -setprofint value '1': out of bounds: 1221..10000000");
+	expect_error((char *[]){ "-buffersize", "abc", NULL },
+		     "a number is expected, 4..16384 KB");
+	test_end();
+
+	test_begin("min_above_max_before_the_module");
+	{
+		char *argv[] = { "-minbuffers", "64", "-maxbuffers", "8", NULL };
+		struct ntkl_logger_opts o;
+		char err[512];
+		int ret;
+
+		take_all(argv, ALL, &o, &ret, err, sizeof(err));
+		CHECK_EQ(ret, 1);
+		CHECK_EQ(ntkl_opts_check(&o, err, sizeof(err)), (unsigned long long)-1);
+		CHECK_HAS(err, "-minbuffers 64 is above -maxbuffers 8");
+		o.maximum_buffers = 0;	/* the default maximum: the module decides */
+		CHECK_EQ(ntkl_opts_check(&o, err, sizeof(err)), 0);
+	}
+	test_end();
+
 	test_begin("missing_values");
 	expect_error((char *[]){ "-buffersize", NULL }, "-buffersize needs a value");
 	expect_error((char *[]){ "-on", NULL }, "-on needs a value");
