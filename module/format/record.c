@@ -23,3 +23,24 @@ struct ntkl_slot ntkl_record_begin_slow(struct ntkl_logger *lg, u8 header_type, 
 	s.payload = ntkl_record_header(p, header_type, hook, version, size, aligned, clock);
 	return s;
 }
+
+u8 *ntkl_record_group_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
+			    unsigned int aligned, unsigned int n, u64 *clock)
+{
+	struct ntkl_buffer *buf;
+	u8 *p;
+
+	if (aligned > ETW_MAX_EVENT_SIZE) {
+		atomic64_add(n, &lg->events_lost_extra);
+		return NULL;
+	}
+	p = ntkl_reserve(lg, aligned, &buf, clock);
+	if (!p) {
+		/* the reservation counted one of them */
+		atomic64_add(n - 1, &lg->events_lost_extra);
+		return NULL;
+	}
+	rec->buf = buf;
+	rec->size = aligned;
+	return p;
+}

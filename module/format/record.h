@@ -36,7 +36,16 @@ struct ntkl_slot ntkl_record_begin_slow(struct ntkl_logger *lg, u8 header_type, 
 static __always_inline size_t ntkl_record_header_size(u8 header_type)
 {
 	return header_type == ETW_HEADER_TYPE_SYSTEM64 ? sizeof(struct system_trace_header) :
-							  sizeof(struct perfinfo_trace_header);
+	       header_type == ETW_HEADER_TYPE_FULL_HEADER64 ? sizeof(struct event_trace_header) :
+							       sizeof(struct perfinfo_trace_header);
+}
+
+/* Who is writing, as SYSTEM64 and classic headers say it. */
+static __always_inline u32 ntkl_record_pid(void)
+{
+	/* the idle task is process 0, other kernel threads System's */
+	return !in_task() || is_idle_task(current) ? 0 :
+	       current->flags & PF_KTHREAD ? NTKL_SYSTEM_PID : task_tgid_nr(current);
 }
 
 /*
@@ -57,11 +66,25 @@ static __always_inline u8 *ntkl_record_header(u8 *p, u8 header_type, u16 hook, u
 		h->size = size;
 		h->hook_id = hook;
 		h->thread_id = in_task() ? task_pid_nr(current) : 0;
-		/* the idle task is process 0, other kernel threads System's */
-		h->process_id = !in_task() || is_idle_task(current) ? 0 :
-				current->flags & PF_KTHREAD ? NTKL_SYSTEM_PID :
-				task_tgid_nr(current);
+		h->process_id = ntkl_record_pid();
 		h->system_time = clock;
+		h->kernel_time = 0;
+		h->user_time = 0;
+	} else if (header_type == ETW_HEADER_TYPE_FULL_HEADER64) {
+		/* a classic event: ntkl writes one class, the image identities */
+		static const u8 image_id[16] = ETW_IMAGE_ID_GUID;
+		struct event_trace_header *h = (void *)p;
+
+		h->size = size;
+		h->header_type = header_type;
+		h->marker_flags = ETW_HEADER_FLAGS;
+		h->type = ETW_HOOK_TYPE(hook);
+		h->level = 0;
+		h->version = version;
+		h->thread_id = in_task() ? task_pid_nr(current) : 0;
+		h->process_id = ntkl_record_pid();
+		h->timestamp = clock;
+		memcpy(h->guid, image_id, sizeof(h->guid));
 		h->kernel_time = 0;
 		h->user_time = 0;
 	} else {
@@ -138,6 +161,43 @@ static __always_inline u8 *ntkl_record_begin_at(struct ntkl_logger *lg, struct n
 
 static __always_inline void ntkl_record_end(struct ntkl_record *rec)
 {
+	ntkl_commit(rec->buf, rec->size);
+}
+
+/*
+ * Records written as one: one reservation of aligned bytes (the sum of
+ * ntkl_record_aligned() of each), so they lie next to each other in one
+ * buffer with one time, whatever an interrupt or NMI writes meanwhile.
+ * ntkl_record_put() fills each in turn at *pos; n of them are committed
+ * (or, the reservation failed, counted lost) together. Not for probes on
+ * hot paths: it is out of line.
+ */
+u8 *ntkl_record_group_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
+			    unsigned int aligned, unsigned int n, u64 *clock);
+
+static __always_inline unsigned int ntkl_record_aligned(enum etw_event_id id, size_t payload)
+{
+	return ALIGN(ntkl_record_header_size(etw_events[id].header_type) + payload,
+		     ETW_RECORD_ALIGN);
+}
+
+/* The next record of a group at *pos: its header filled; returns its payload. */
+static __always_inline u8 *ntkl_record_put(u8 **pos, enum etw_event_id id, size_t payload,
+					   u64 clock)
+{
+	const struct etw_event_desc *ev = &etw_events[id];
+	size_t size = ntkl_record_header_size(ev->header_type) + payload;
+	unsigned int aligned = ALIGN(size, ETW_RECORD_ALIGN);
+	u8 *p = ntkl_record_header(*pos, ev->header_type, ev->hook_id, ev->version, size,
+				   aligned, clock);
+
+	*pos += aligned;
+	return p;
+}
+
+static __always_inline void ntkl_record_group_end(struct ntkl_record *rec, unsigned int n)
+{
+	local_add(n - 1, &rec->buf->records);	/* ntkl_commit() counts one */
 	ntkl_commit(rec->buf, rec->size);
 }
 

@@ -41,6 +41,7 @@
 #include "ntkl.h"
 #include "format/record.h"
 #include "format/utf16.h"
+#include "producers/image_ident.h"
 #include "producers/producer.h"
 #include "wrapper/compat.h"
 
@@ -92,24 +93,73 @@ static void find_kernel_image(void)
 	kernel_end = image_edge(known, known + SZ_1G);
 }
 
+/* The last part of a path: what ImageID and the PDB are named by. */
+static const char *file_part(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+
+	return slash ? slash + 1 : name;
+}
+
 /*
- * One Image record. Its SYSTEM64 header names the process the image
- * belongs to, as Windows' rundown records do.
+ * One Image record, just after its identity, as xperf -merge leaves them:
+ * ImageID (where, and the file's name) and DbgID_RSDS (the build id as
+ * GUID, age 1, "<file>.pdb") or DbgID_NONE (no build id found). All
+ * three in one reservation, so nothing comes between them and they share
+ * a time; their headers name the process the image belongs to, as
+ * Windows' rundown records do.
  */
 static void write_image(struct ntkl_logger *lg, enum etw_event_id id, unsigned long base,
-			unsigned long size, u32 pid, const char *name)
+			unsigned long size, u32 pid, const char *name,
+			const struct ntkl_build_id *bid)
 {
-	struct system_trace_header *h;
+	enum etw_event_id dbg = bid->len ? ETW_EVENT_DBGID_RSDS : ETW_EVENT_DBGID_NONE;
+	const char *file = file_part(name);
+	size_t file_len = strnlen(file, NAME_MAX);
+	size_t id_size = sizeof(struct etw_image_id) + (ntkl_utf16_len(file, NAME_MAX) + 1) * 2;
+	size_t dbg_size = bid->len ? sizeof(struct etw_dbgid_rsds) + file_len + sizeof(".pdb") :
+				     ETW_DBGID_NONE_SIZE;
+	size_t img_size = sizeof(struct etw_image_v3) + (ntkl_utf16_len(name, PATH_MAX) + 1) * 2;
+	struct etw_dbgid_rsds *rsds;
+	struct etw_image_id *ident;
 	struct etw_image_v3 *img;
 	struct ntkl_record rec;
-	u8 *p;
+	u8 *pos, *p;
+	u64 clock;
 
 	BUILD_BUG_ON(etw_events[ETW_EVENT_IMAGE_DC_START].header_type !=
 		     ETW_HEADER_TYPE_SYSTEM64);
-	p = ntkl_record_begin(lg, &rec, id,
-			      sizeof(*img) + (ntkl_utf16_len(name, PATH_MAX) + 1) * 2);
-	if (!p)
+	pos = ntkl_record_group_begin(lg, &rec, ntkl_record_aligned(ETW_EVENT_IMAGE_ID, id_size) +
+				      ntkl_record_aligned(dbg, dbg_size) +
+				      ntkl_record_aligned(id, img_size), 3, &clock);
+	if (!pos)
 		return;
+
+	p = ntkl_record_put(&pos, ETW_EVENT_IMAGE_ID, id_size, clock);
+	((struct event_trace_header *)(p - sizeof(struct event_trace_header)))->process_id = pid;
+	ident = (void *)p;
+	ident->image_base = base;
+	ident->image_size = size;
+	ident->process_id = pid;
+	ident->time_date_stamp = 0;
+	ntkl_put_utf16(p + sizeof(*ident), file, NAME_MAX);
+
+	p = ntkl_record_put(&pos, dbg, dbg_size, clock);
+	((struct event_trace_header *)(p - sizeof(struct event_trace_header)))->process_id = pid;
+	rsds = (void *)p;
+	rsds->image_base = base;
+	rsds->process_id = pid;
+	if (bid->len) {
+		/* the GUID is the build id's first 16 bytes, as they are */
+		memset(rsds->guid, 0, sizeof(rsds->guid));
+		memcpy(rsds->guid, bid->id, min_t(size_t, bid->len, sizeof(rsds->guid)));
+		rsds->age = 1;
+		memcpy(p + sizeof(*rsds), file, file_len);
+		memcpy(p + sizeof(*rsds) + file_len, ".pdb", sizeof(".pdb"));
+	}
+
+	p = ntkl_record_put(&pos, id, img_size, clock);
+	((struct system_trace_header *)(p - sizeof(struct system_trace_header)))->process_id = pid;
 	img = (void *)p;
 	memset(img, 0, sizeof(*img));
 	img->image_base = base;
@@ -117,9 +167,7 @@ static void write_image(struct ntkl_logger *lg, enum etw_event_id id, unsigned l
 	img->process_id = pid;
 	img->default_base = base;
 	ntkl_put_utf16(p + sizeof(*img), name, PATH_MAX);
-	h = (void *)(p - sizeof(*h));
-	h->process_id = pid;
-	ntkl_record_end(&rec);
+	ntkl_record_group_end(&rec, 3);
 }
 
 static void write_kernel(struct ntkl_logger *lg, enum etw_event_id id)
@@ -137,18 +185,21 @@ static void write_kernel(struct ntkl_logger *lg, enum etw_event_id id)
 			ntkl_record_end(&rec);
 		}
 	}
-	write_image(lg, id, kernel_start, kernel_end - kernel_start, 0, name);
+	write_image(lg, id, kernel_start, kernel_end - kernel_start, 0, name,
+		    ntkl_build_id_kernel());
 	preempt_enable();
 }
 
 static void write_module(struct ntkl_logger *lg, enum etw_event_id id, struct module *mod)
 {
 	char name[sizeof("/sys/module/") + MODULE_NAME_LEN];
+	struct ntkl_build_id bid;
 	unsigned long base, size;
 
 	ntkl_module_text(mod, &base, &size);
+	ntkl_build_id_module(mod, &bid);
 	snprintf(name, sizeof(name), "/sys/module/%s", mod->name);
-	write_image(lg, id, base, size, 0, name);
+	write_image(lg, id, base, size, 0, name, &bid);
 }
 
 /*
@@ -183,6 +234,7 @@ struct mapping_run {
 static void write_run(struct ntkl_logger *lg, enum etw_event_id id, u32 pid,
 		      const struct mapping_run *run, char *buf, size_t len)
 {
+	struct ntkl_build_id bid;
 	const char *path;
 
 	if (!run->file || !run->exec)
@@ -190,8 +242,9 @@ static void write_run(struct ntkl_logger *lg, enum etw_event_id id, u32 pid,
 	path = d_path(&run->file->f_path, buf, len);
 	if (IS_ERR(path))
 		path = run->file->f_path.dentry->d_name.name;
+	ntkl_build_id_file(run->file, &bid);
 	preempt_disable();
-	write_image(lg, id, run->start, run->end - run->start, pid, path);
+	write_image(lg, id, run->start, run->end - run->start, pid, path, &bid);
 	preempt_enable();
 }
 
@@ -215,10 +268,13 @@ static void write_mm_images(struct ntkl_logger *lg, enum etw_event_id id, u32 pi
 		struct file *file = vma->vm_file;
 
 		if (!file && vma->vm_start == vdso && vdso) {
+			struct ntkl_build_id bid;
+
 			/* named as /proc/PID/maps and perf name it */
+			ntkl_build_id_vdso(mm, &bid);
 			preempt_disable();
 			write_image(lg, id, vma->vm_start, vma->vm_end - vma->vm_start, pid,
-				    "[vdso]");
+				    "[vdso]", &bid);
 			preempt_enable();
 			continue;
 		}
@@ -351,6 +407,7 @@ int ntkl_image_init(void)
 	find_kernel_image();
 	if (kernel_end <= kernel_start)
 		pr_warn("kernel image not found in the symbol table: no kernel Image record\n");
+	ntkl_build_id_find_kernel();
 	return register_module_notifier(&module_nb);
 }
 

@@ -12,6 +12,9 @@
 #include <linux/module.h>
 #include <linux/pgtable.h>
 #include <linux/sched.h>
+#ifdef CONFIG_X86_64
+#include <asm/vdso.h>
+#endif
 
 /*
  * What is left of a task's time slice, in ns. SCHED_RR keeps a slice in
@@ -68,6 +71,19 @@ static inline void ntkl_module_text(const struct module *mod, unsigned long *bas
 #endif
 }
 
+/* A module's read-only data (its notes among it), as its code above. */
+static inline void ntkl_module_rodata(const struct module *mod, unsigned long *base,
+				      unsigned long *size)
+{
+#ifdef NTKL_HAVE_MODULE_MEMORY
+	*base = (unsigned long)mod->mem[MOD_RODATA].base;
+	*size = mod->mem[MOD_RODATA].size;
+#else
+	*base = (unsigned long)mod->core_layout.base + mod->core_layout.text_size;
+	*size = mod->core_layout.ro_size - mod->core_layout.text_size;
+#endif
+}
+
 /*
  * Is this node of the kernel's module list a module's, not the list's
  * head? Every struct module lies in module memory; the head, in the
@@ -89,6 +105,21 @@ static inline unsigned long ntkl_vdso_base(const struct mm_struct *mm)
 	return (unsigned long)mm->context.vdso;
 #else
 	return 0;
+#endif
+}
+
+/* The ELF image the kernel maps as a process's vDSO, and its size; NULL if none. */
+static inline const void *ntkl_vdso_elf(const struct mm_struct *mm, size_t *size)
+{
+#ifdef CONFIG_X86_64
+	const struct vdso_image *image = mm->context.vdso_image;
+
+	if (!image)
+		return NULL;
+	*size = image->size;
+	return image->data;
+#else
+	return NULL;
 #endif
 }
 

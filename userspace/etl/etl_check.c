@@ -43,6 +43,8 @@ struct checker {
 	unsigned long violations;
 	uint8_t *seq_seen;		/* bitmap of SequenceNumbers */
 	uint64_t seq_bits;
+	bool image_ids;			/* an Image record had its identity */
+	bool image_file_versions;	/* ImageID/FileVersion records: xperf's kind */
 };
 
 /* Report one violation; true if the caller should stop. */
@@ -207,6 +209,94 @@ static bool check_payload_size(struct checker *c, const struct etl_buffer *b,
 			 REC_ARGS(b, r), hook, r->payload_len, l->min, l->max, r->size);
 }
 
+/* The record's ImageBase and ProcessId, if it is an Image or identity record with both. */
+static bool image_fields(const struct etl_record *r, uint64_t *base, uint32_t *pid)
+{
+	uint32_t pid_at;
+
+	if (!etl_record_listed(r) || r->payload_len < 12)
+		return false;
+	switch (r->hook_id) {
+	case ETW_EVENT_IMAGE_ID_HOOK:
+		pid_at = offsetof(struct etw_image_id, process_id);
+		break;
+	case ETW_EVENT_DBGID_RSDS_HOOK:
+	case ETW_EVENT_DBGID_NONE_HOOK:
+		pid_at = offsetof(struct etw_dbgid_rsds, process_id);
+		break;
+	case ETW_EVENT_IMAGE_LOAD_HOOK:
+	case ETW_EVENT_IMAGE_UNLOAD_HOOK:
+	case ETW_EVENT_IMAGE_DC_START_HOOK:
+	case ETW_EVENT_IMAGE_DC_END_HOOK:
+		pid_at = offsetof(struct etw_image_v3, process_id);
+		break;
+	default:
+		return false;
+	}
+	if (r->payload_len < pid_at + 4)
+		return false;
+	*base = etl_le64(r->payload);
+	*pid = etl_le32(r->payload + pid_at);
+	return true;
+}
+
+static bool is_dbgid(const struct etl_record *r)
+{
+	return etl_record_listed(r) && (r->hook_id == ETW_EVENT_DBGID_RSDS_HOOK ||
+					r->hook_id == ETW_EVENT_DBGID_NONE_HOOK);
+}
+
+/*
+ * Image identities (uapi/ntkl_event_list.h): a DbgID record comes right
+ * after the ImageID of its image, and an Image record right after a
+ * DbgID is that image's, all three with one time, ImageBase and
+ * ProcessId (the strictest reader's pairing); and once one Image record
+ * has its identity, every later one has. That is how ntkl writes them
+ * (one reservation each: module/producers/image.c). xperf -merge, whose
+ * files have ImageID/FileVersion records, is not held to it: the Windows
+ * samples have a DbgID_RSDS first in a buffer whose ImageID ended the
+ * one before, and Image records with no identity.
+ */
+static bool check_image_identity(struct checker *c, const struct etl_buffer *b,
+				 const struct etl_record *r, const struct etl_record *prev)
+{
+	uint64_t base, prev_base = 0;
+	uint32_t pid, prev_pid = 0;
+	bool has_prev;
+	char hook[64];
+
+	if (etl_record_listed(r) && r->hook_id == ETW_EVENT_IMAGE_ID_FILE_VERSION_HOOK)
+		c->image_file_versions = true;
+	/* xperf's merge places them more loosely (across buffers, among others) */
+	if (c->image_file_versions || !image_fields(r, &base, &pid))
+		return false;
+	has_prev = prev && image_fields(prev, &prev_base, &prev_pid);
+	if (is_dbgid(r)) {
+		if (!has_prev || prev->hook_id != ETW_EVENT_IMAGE_ID_HOOK ||
+		    prev->kind != ETL_KIND_CLASSIC)
+			return violation(c, REC_FMT "%s does not come right after an ImageID record",
+					 REC_ARGS(b, r),
+					 etl_hook_label(r->hook_id, hook, sizeof(hook)));
+	} else if (r->kind == ETL_KIND_KERNEL) {
+		if (!has_prev || !is_dbgid(prev)) {
+			if (c->image_ids)
+				return violation(c, REC_FMT "%s has no ImageID and DbgID record right before it",
+						 REC_ARGS(b, r),
+						 etl_hook_label(r->hook_id, hook, sizeof(hook)));
+			return false;
+		}
+		c->image_ids = true;
+	} else {
+		return false;	/* an ImageID: its DbgID checks it */
+	}
+	if (prev->timestamp != r->timestamp || prev_base != base || prev_pid != pid)
+		return violation(c, REC_FMT "%s (ImageBase 0x%llx, ProcessId %u, TimeStamp %lld) is not the image of the record before it (ImageBase 0x%llx, ProcessId %u, TimeStamp %lld)",
+				 REC_ARGS(b, r), etl_hook_label(r->hook_id, hook, sizeof(hook)),
+				 (unsigned long long)base, pid, (long long)r->timestamp,
+				 (unsigned long long)prev_base, prev_pid, (long long)prev->timestamp);
+	return false;
+}
+
 /* One record; true to stop. */
 static bool check_record(struct checker *c, const struct etl_buffer *b,
 			 const struct etl_record *r, bool first,
@@ -259,7 +349,7 @@ static bool check_record(struct checker *c, const struct etl_buffer *b,
 		      etl_hook_label(r->hook_id, hook, sizeof(hook)) : "event"))
 		return true;
 
-	if (check_payload_size(c, b, r))
+	if (check_payload_size(c, b, r) || check_image_identity(c, b, r, prev))
 		return true;
 
 	if (prev && r->timestamp < prev->timestamp &&
