@@ -36,8 +36,7 @@ struct ntkl_slot ntkl_record_begin_slow(struct ntkl_logger *lg, u8 header_type, 
 static __always_inline size_t ntkl_record_header_size(u8 header_type)
 {
 	return header_type == ETW_HEADER_TYPE_SYSTEM64 ? sizeof(struct system_trace_header) :
-	       header_type == ETW_HEADER_TYPE_FULL_HEADER64 ? sizeof(struct event_trace_header) :
-							       sizeof(struct perfinfo_trace_header);
+							  sizeof(struct perfinfo_trace_header);
 }
 
 /* Who is writing, as SYSTEM64 and classic headers say it. */
@@ -68,23 +67,6 @@ static __always_inline u8 *ntkl_record_header(u8 *p, u8 header_type, u16 hook, u
 		h->thread_id = in_task() ? task_pid_nr(current) : 0;
 		h->process_id = ntkl_record_pid();
 		h->system_time = clock;
-		h->kernel_time = 0;
-		h->user_time = 0;
-	} else if (header_type == ETW_HEADER_TYPE_FULL_HEADER64) {
-		/* a classic event: ntkl writes one class, the image identities */
-		static const u8 image_id[16] = ETW_IMAGE_ID_GUID;
-		struct event_trace_header *h = (void *)p;
-
-		h->size = size;
-		h->header_type = header_type;
-		h->marker_flags = ETW_HEADER_FLAGS;
-		h->type = ETW_HOOK_TYPE(hook);
-		h->level = 0;
-		h->version = version;
-		h->thread_id = in_task() ? task_pid_nr(current) : 0;
-		h->process_id = ntkl_record_pid();
-		h->timestamp = clock;
-		memcpy(h->guid, image_id, sizeof(h->guid));
 		h->kernel_time = 0;
 		h->user_time = 0;
 	} else {
@@ -175,10 +157,46 @@ static __always_inline void ntkl_record_end(struct ntkl_record *rec)
 u8 *ntkl_record_group_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
 			    unsigned int aligned, unsigned int n, u64 *clock);
 
+/*
+ * A group's record header may also be classic (FULL_HEADER64): the image
+ * identities. Kept out of ntkl_record_header(), so that the probes' own
+ * records compile as before.
+ */
+static __always_inline size_t ntkl_record_group_header_size(u8 header_type)
+{
+	return header_type == ETW_HEADER_TYPE_FULL_HEADER64 ? sizeof(struct event_trace_header) :
+							       ntkl_record_header_size(header_type);
+}
+
 static __always_inline unsigned int ntkl_record_aligned(enum etw_event_id id, size_t payload)
 {
-	return ALIGN(ntkl_record_header_size(etw_events[id].header_type) + payload,
+	return ALIGN(ntkl_record_group_header_size(etw_events[id].header_type) + payload,
 		     ETW_RECORD_ALIGN);
+}
+
+/* A classic record's header at p (ntkl writes one class: the image identities). */
+static __always_inline u8 *ntkl_record_classic_header(u8 *p, u16 hook, u16 version,
+						      size_t size, unsigned int aligned,
+						      u64 clock)
+{
+	static const u8 image_id[16] = ETW_IMAGE_ID_GUID;
+	struct event_trace_header *h = (void *)p;
+
+	if (aligned != size)
+		memset(p + size, 0, aligned - size);
+	h->size = size;
+	h->header_type = ETW_HEADER_TYPE_FULL_HEADER64;
+	h->marker_flags = ETW_HEADER_FLAGS;
+	h->type = ETW_HOOK_TYPE(hook);
+	h->level = 0;
+	h->version = version;
+	h->thread_id = in_task() ? task_pid_nr(current) : 0;
+	h->process_id = ntkl_record_pid();
+	h->timestamp = clock;
+	memcpy(h->guid, image_id, sizeof(h->guid));
+	h->kernel_time = 0;
+	h->user_time = 0;
+	return p + sizeof(*h);
 }
 
 /* The next record of a group at *pos: its header filled; returns its payload. */
@@ -186,9 +204,11 @@ static __always_inline u8 *ntkl_record_put(u8 **pos, enum etw_event_id id, size_
 					   u64 clock)
 {
 	const struct etw_event_desc *ev = &etw_events[id];
-	size_t size = ntkl_record_header_size(ev->header_type) + payload;
+	size_t size = ntkl_record_group_header_size(ev->header_type) + payload;
 	unsigned int aligned = ALIGN(size, ETW_RECORD_ALIGN);
-	u8 *p = ntkl_record_header(*pos, ev->header_type, ev->hook_id, ev->version, size,
+	u8 *p = ev->header_type == ETW_HEADER_TYPE_FULL_HEADER64 ?
+		ntkl_record_classic_header(*pos, ev->hook_id, ev->version, size, aligned, clock) :
+		ntkl_record_header(*pos, ev->header_type, ev->hook_id, ev->version, size,
 				   aligned, clock);
 
 	*pos += aligned;

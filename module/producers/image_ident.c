@@ -36,7 +36,7 @@
 static struct ntkl_build_id kernel_build_id;
 
 /* A build id note at n, with len bytes from n readable: take it. */
-static bool take_build_id(const Elf64_Nhdr *n, size_t len, struct ntkl_build_id *bid)
+static bool take_build_id(const struct elf64_note *n, size_t len, struct ntkl_build_id *bid)
 {
 	if (n->n_namesz != sizeof(GNU_NAME) || n->n_type != NT_GNU_BUILD_ID ||
 	    !n->n_descsz || n->n_descsz > NOTE_DESC_MAX ||
@@ -53,8 +53,8 @@ static bool notes_build_id(const u8 *p, size_t len, struct ntkl_build_id *bid)
 {
 	size_t off = 0;
 
-	while (len - off >= sizeof(Elf64_Nhdr)) {
-		const Elf64_Nhdr *n = (const void *)(p + off);
+	while (len - off >= sizeof(struct elf64_note)) {
+		const struct elf64_note *n = (const void *)(p + off);
 		size_t name = ALIGN((size_t)n->n_namesz, 4), desc = ALIGN((size_t)n->n_descsz, 4);
 
 		if (take_build_id(n, len - off, bid))
@@ -76,7 +76,7 @@ static bool scan_build_id(const u8 *p, size_t len, struct ntkl_build_id *bid)
 {
 	size_t off;
 
-	for (off = 0; len - off >= sizeof(Elf64_Nhdr); off += 4)
+	for (off = 0; len - off >= sizeof(struct elf64_note); off += 4)
 		if (take_build_id((const void *)(p + off), len - off, bid))
 			return true;
 	return false;
@@ -168,8 +168,8 @@ void ntkl_build_id_file(struct file *file, struct ntkl_build_id *bid)
 {
 	struct address_space *mapping = file->f_mapping;
 	u8 notes[NOTES_READ];
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
+	struct elf64_hdr eh;
+	struct elf64_phdr ph;
 	unsigned int i;
 
 	bid->len = 0;
