@@ -17,6 +17,7 @@
 
 #include "test.h"
 #include "symbols/sym.h"
+#include "symbols/sym_trace.h"
 
 #define BUILD_ID	"0123456789abcdef0123456789abcdeff0e1d2c3"
 
@@ -349,6 +350,52 @@ static void test_proc_kallsyms(void)
 	test_end();
 }
 
+/*
+ * A real Windows trace: each DbgID_RSDS record pairs with the Image
+ * record it precedes, as Windows writes them (the kernel's PDB is
+ * ntkrnlmp.pdb), and its samples' IPs land in its images.
+ */
+static void test_windows_trace(void)
+{
+	char path[600];
+	struct etl_file f;
+	struct etl_error e;
+	struct sym_trace t;
+	size_t paired = 0, kernel = 0;
+
+	snprintf(path, sizeof(path), "%s/perfview__net.4.5.2.x64.etl", test_samples_dir());
+	if (access(path, R_OK)) {
+		test_skip("trace_rsds_windows", "%s is not here (set NTKL_SAMPLES)", path);
+		return;
+	}
+	test_begin("trace_rsds_windows");
+	if (etl_open(&f, path, &e)) {
+		test_fail("%s", e.msg);
+		test_end();
+		return;
+	}
+	CHECK(!sym_trace_read(&f, &t, &e));
+	CHECK(t.rsds_records > 100);
+	for (size_t i = 0; i < t.n; i++) {
+		paired += t.v[i].has_rsds;
+		if (t.v[i].has_rsds && strstr(t.v[i].path, "ntoskrnl.exe")) {
+			kernel++;
+			CHECK_STR(t.v[i].pdb_name, "ntkrnlmp.pdb");
+			CHECK_EQ(t.v[i].pid, 0);
+		}
+	}
+	/* DCStart and DCEnd of one image merge; most images have an RSDS */
+	CHECK(paired > t.n / 2);
+	CHECK_EQ(kernel, 1);
+	CHECK(t.kernel_addrs > 0 && t.kernel_missed < t.kernel_addrs / 10);
+	printf("# PerfView sample: %zu images, %zu with their RSDS; %lu RSDS records; "
+	       "%lu kernel and %lu user addresses, %lu and %lu in no image\n", t.n, paired,
+	       t.rsds_records, t.kernel_addrs, t.user_addrs, t.kernel_missed, t.user_missed);
+	sym_trace_free(&t);
+	etl_close(&f);
+	test_end();
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp)) {
@@ -362,6 +409,7 @@ int main(void)
 	test_demangle();
 	test_kallsyms();
 	test_proc_kallsyms();
+	test_windows_trace();
 	run("rm -rf %s", tmp);
 	return test_exit();
 }
