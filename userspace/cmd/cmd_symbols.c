@@ -14,9 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,7 +22,7 @@
 #include "etl/etl_reader.h"
 #include "pdb/pdb.h"
 #include "symbols/sym.h"
-#include "symbols/sym_trace.h"
+#include "symbols/sym_load.h"
 
 void cmd_symbols_usage(FILE *out)
 {
@@ -57,33 +55,11 @@ void cmd_symbols_usage(FILE *out)
 }
 
 struct ctx {
-	const char *dir, *kallsyms_path, *debug_root;
-	struct sym_kallsyms ksyms;
-	int ksyms_state;		/* 0 unread, 1 read, -1 failed */
-	char ksyms_err[512];
+	const char *dir;
+	struct sym_loader ld;
 	bool noted_now;			/* said once: identities taken now */
 	unsigned long written, functions, unnamed, windows;
 };
-
-enum kind { KIND_KERNEL, KIND_MODULE, KIND_VDSO, KIND_FILE };
-
-static enum kind kind_of(const struct sym_trace_image *img)
-{
-	if (!img->pid && !strncmp(img->path, "/boot/vmlinux-", 14))
-		return KIND_KERNEL;
-	if (!img->pid && !strncmp(img->path, "/sys/module/", 12))
-		return KIND_MODULE;
-	if (!strcmp(img->path, "[vdso]"))
-		return KIND_VDSO;
-	return KIND_FILE;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
 
 /* One line for an image that cannot be named: what WPA shows, the fix. */
 static void unnamed(struct ctx *c, const struct sym_trace_image *img, const char *fmt, ...)
@@ -100,162 +76,23 @@ static void unnamed(struct ctx *c, const struct sym_trace_image *img, const char
 	c->unnamed++;
 }
 
-/* The vDSO of this process: the same image every process of this kernel maps. */
-static int vdso_image(const void **data, size_t *size)
-{
-	unsigned long start = getauxval(AT_SYSINFO_EHDR), lo, hi;
-	char line[512];
-	FILE *maps = fopen("/proc/self/maps", "re");
-	int ret = -1;
-
-	if (!start || !maps) {
-		if (maps)
-			fclose(maps);
-		return -1;
-	}
-	while (fgets(line, sizeof(line), maps))
-		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == start && strstr(line, "[vdso]")) {
-			*data = (const void *)start;
-			*size = hi - lo;
-			ret = 0;
-			break;
-		}
-	fclose(maps);
-	return ret;
-}
-
-/*
- * The image's build-id now (its length; 0 none; -1 cannot read: a line
- * said why) and its functions into t.
- */
-static int load(struct ctx *c, const struct sym_trace_image *img, struct sym_table *t,
-		uint8_t id[SYM_BUILD_ID_MAX])
-{
-	char err[4400], path[4200];
-	const char *name;
-	int n;
-
-	switch (kind_of(img)) {
-	case KIND_KERNEL: {
-		struct utsname u;
-		const char *release = img->path + 14;
-		uint8_t vid[SYM_BUILD_ID_MAX];
-
-		uname(&u);
-		if (strcmp(release, u.release)) {
-			unnamed(c, img, "the trace is of kernel %s, this machine runs %s: WPA shows "
-				"vmlinux-%s!0x... addresses; run ntkl symbols on the traced machine, "
-				"booted into %s", release, u.release, release, release);
-			return -1;
-		}
-		n = sym_notes_file_build_id("/sys/kernel/notes", id);
-		if (n < 0) {
-			unnamed(c, img, "/sys/kernel/notes: %s: its build-id is unknown; run as root",
-				strerror(-n));
-			return -1;
-		}
-		/* a debug vmlinux has real function sizes: kallsyms has none */
-		snprintf(path, sizeof(path), "%s/boot/vmlinux-%s", c->debug_root, release);
-		if (!access(path, R_OK) && sym_elf_build_id(path, vid, err, sizeof(err)) == n &&
-		    !memcmp(vid, id, (size_t)n) && !sym_elf_read(path, NULL, t, err, sizeof(err)) &&
-		    t->text_addr) {
-			t->base = t->text_addr;
-			t->nsegs = 0;
-			return n;
-		}
-		sym_table_free(t);
-		name = NULL;
-		break;
-	}
-	case KIND_MODULE:
-		name = img->path + 12;
-		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", name);
-		n = sym_notes_file_build_id(path, id);
-		if (n < 0) {
-			unnamed(c, img, "module %s is not loaded now (%s): WPA shows %s!0x... "
-				"addresses; modprobe %s and run ntkl symbols again", name,
-				strerror(-n), name, name);
-			return -1;
-		}
-		break;
-	case KIND_VDSO: {
-		const void *data;
-		size_t size;
-
-		if (vdso_image(&data, &size) ||
-		    sym_elf_read_memory(data, size, "[vdso]", t, err, sizeof(err))) {
-			unnamed(c, img, "this process has no vDSO to read: WPA shows [vdso]!0x... addresses");
-			return -1;
-		}
-		memcpy(id, t->build_id, t->build_id_len);
-		return (int)t->build_id_len;
-	}
-	case KIND_FILE:
-		if (sym_elf_read(img->path, c->debug_root, t, err, sizeof(err))) {
-			if (access(img->path, F_OK))
-				unnamed(c, img, "deleted since the trace was recorded: WPA shows %s!0x... "
-					"addresses; run ntkl symbols before the file changes (right "
-					"after the capture)", base_name(img->path));
-			else
-				unnamed(c, img, "%s: WPA shows %s!0x... addresses", err,
-					base_name(img->path));
-			return -1;
-		}
-		memcpy(id, t->build_id, t->build_id_len);
-		return (int)t->build_id_len;
-	}
-	/* the kernel from kallsyms (when no debug vmlinux), a module */
-	if (!c->ksyms_state) {
-		c->ksyms_state = sym_kallsyms_read(c->kallsyms_path, &c->ksyms, c->ksyms_err,
-						   sizeof(c->ksyms_err)) ? -1 : 1;
-	}
-	if (c->ksyms_state < 0) {
-		unnamed(c, img, "%s; until then WPA shows %s!0x... addresses", c->ksyms_err,
-			base_name(img->path));
-		return -1;
-	}
-	if (sym_kallsyms_table(&c->ksyms, name, t, err, sizeof(err))) {
-		unnamed(c, img, "%s", err);
-		return -1;
-	}
-	return n;
-}
-
 /* Write one image's PDB: 0 written, 1 it cannot be named (a line said why), -1 a write error. */
 static int write_one(struct ctx *c, const struct sym_trace_image *img, unsigned long hits,
 		     size_t at, size_t total)
 {
 	struct sym_table t;
 	struct sym_pdb p;
-	uint8_t id[SYM_BUILD_ID_MAX], guid[16] = { 0 };
+	uint8_t guid[16];
 	char pdb_name[300], path[4400], err[4400], store_id[48];
 	struct pdb_image pimg;
-	int n, ret = 1;
+	int ret = 1;
 
 	sym_table_init(&t);
-	if (img->has_none) {
-		unnamed(c, img, "the trace recorded no build-id for it (DbgID_NONE): WPA shows %s!0x... "
-			"addresses; link it with -Wl,--build-id", base_name(img->path));
-		return 1;
-	}
-	n = load(c, img, &t, id);
-	if (n < 0)
-		goto out;
-	if (n == 0) {
-		unnamed(c, img, "it has no build-id, so no PDB can be matched to it: WPA shows "
-			"%s!0x... addresses; link it with -Wl,--build-id", base_name(img->path));
+	if (sym_load_checked(&c->ld, img, &t, guid, err, sizeof(err))) {
+		unnamed(c, img, "%s", err);
 		goto out;
 	}
-	/* the identity rule: the build-id's first 16 bytes, age 1 */
-	memcpy(guid, id, n < 16 ? (size_t)n : 16);
 	if (img->has_rsds) {
-		if (memcmp(guid, img->guid, 16)) {
-			unnamed(c, img, "replaced since the trace was recorded (its build-id differs "
-				"from the trace's): WPA shows %s!0x... addresses; run ntkl symbols "
-				"before the file changes (right after the capture)",
-				base_name(img->path));
-			goto out;
-		}
 		snprintf(pdb_name, sizeof(pdb_name), "%s", img->pdb_name);
 	} else {
 		if (!c->noted_now) {
@@ -264,12 +101,12 @@ static int write_one(struct ctx *c, const struct sym_trace_image *img, unsigned 
 			       "record time\n");
 			c->noted_now = true;
 		}
-		snprintf(pdb_name, sizeof(pdb_name), "%s.pdb", base_name(img->path));
+		snprintf(pdb_name, sizeof(pdb_name), "%s.pdb", sym_base_name(img->path));
 	}
 	if (!t.nfuncs) {
 		unnamed(c, img, "no function names (stripped, no debug file found by build-id under "
 			"%s/.build-id): WPA shows %s!0x... addresses; install its -dbgsym package",
-			c->debug_root, base_name(img->path));
+			c->ld.debug_root, sym_base_name(img->path));
 		goto out;
 	}
 	if (sym_pdb_build(&t, img->size, &p, err, sizeof(err))) {
@@ -426,7 +263,7 @@ int cmd_symbols(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ctx c = { .debug_root = "/usr/lib/debug" };
+	struct ctx c = { .ld.debug_root = "/usr/lib/debug" };
 	bool all = false;
 	int opt, status;
 
@@ -441,10 +278,10 @@ int cmd_symbols(int argc, char **argv)
 			all = true;
 			break;
 		case 'k':
-			c.kallsyms_path = optarg;
+			c.ld.kallsyms_path = optarg;
 			break;
 		case 'd':
-			c.debug_root = optarg;
+			c.ld.debug_root = optarg;
 			break;
 		case 'h':
 			cmd_symbols_usage(stdout);
@@ -468,7 +305,6 @@ int cmd_symbols(int argc, char **argv)
 		return 1;
 	}
 	status = run_symbols(&c, argv[optind], all);
-	if (c.ksyms_state > 0)
-		sym_kallsyms_free(&c.ksyms);
+	sym_loader_free(&c.ld);
 	return status;
 }
