@@ -163,11 +163,6 @@ static int by_identity(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-static bool is_windows_path(const char *p)
-{
-	return p[0] == '\\' || (p[0] && p[1] == ':');
-}
-
 static int run_symbols(struct ctx *c, const char *trace, bool all)
 {
 	struct etl_file f;
@@ -213,7 +208,7 @@ static int run_symbols(struct ctx *c, const char *trace, bool all)
 		return 1;
 	}
 	for (size_t i = 0; i < t.n; i++) {
-		if (is_windows_path(t.v[i].path)) {
+		if (sym_is_windows_path(t.v[i].path)) {
 			c->windows++;
 			continue;
 		}

@@ -25,6 +25,11 @@ enum sym_kind sym_kind_of(const struct sym_trace_image *img)
 	return SYM_KIND_FILE;
 }
 
+bool sym_is_windows_path(const char *p)
+{
+	return p[0] == '\\' || (p[0] && p[1] == ':');
+}
+
 const char *sym_base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');

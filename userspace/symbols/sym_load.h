@@ -22,6 +22,9 @@ struct sym_loader {
 
 enum sym_kind sym_kind_of(const struct sym_trace_image *img);
 
+/* A Windows image's name (\\SystemRoot\\..., C:\\...): Microsoft's server names it. */
+bool sym_is_windows_path(const char *path);
+
 /* The last component of path. */
 const char *sym_base_name(const char *path);
 

@@ -286,9 +286,10 @@ static struct sym_trace_image *find(struct sym_trace *t, uint32_t pid, uint64_t 
 	return NULL;
 }
 
-static void resolve(struct reader *rd)
+static int resolve(struct reader *rd)
 {
 	struct sym_trace *t = rd->t;
+	size_t cap = 0;
 
 	if (rd->nthreads)
 		qsort(rd->threads, rd->nthreads, sizeof(*rd->threads), by_tid);
@@ -304,6 +305,22 @@ static void resolve(struct reader *rd)
 			t->kernel_addrs++;
 		else
 			t->user_addrs++;
+		/* SampledProfile's IPs (found by thread), for dump --stats */
+		if (a->by_tid)
+			t->all_samples++;
+		if (img && a->by_tid) {
+			if (t->nsamples == cap) {
+				size_t c = cap ? 2 * cap : 4096;
+				struct sym_trace_sample *v = realloc(t->samples, c * sizeof(*v));
+
+				if (!v)
+					return -1;
+				t->samples = v;
+				cap = c;
+			}
+			t->samples[t->nsamples++] = (struct sym_trace_sample){
+				(size_t)(img - t->v), a->addr };
+		}
 		if (img)
 			img->hits++;
 		else if (kernel)
@@ -311,6 +328,7 @@ static void resolve(struct reader *rd)
 		else
 			t->user_missed++;
 	}
+	return 0;
 }
 
 int sym_trace_read(const struct etl_file *f, struct sym_trace *t, struct etl_error *err)
@@ -343,7 +361,8 @@ int sym_trace_read(const struct etl_file *f, struct sym_trace *t, struct etl_err
 	}
 	if (ret == 0) {
 		merge_images(t);
-		resolve(&rd);
+		if (resolve(&rd))
+			ret = etl_error_set(err, "out of memory reading the samples");
 	}
 out:
 	free(rd.pend);
@@ -357,5 +376,6 @@ void sym_trace_free(struct sym_trace *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->v[i].path);
 	free(t->v);
+	free(t->samples);
 	memset(t, 0, sizeof(*t));
 }

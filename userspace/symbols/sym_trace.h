@@ -29,9 +29,18 @@ struct sym_trace_image {
 	unsigned long hits;		/* sampled IPs and stack frames in it */
 };
 
+/* a SampledProfile IP that lies in an image */
+struct sym_trace_sample {
+	size_t image;			/* index in v */
+	uint64_t addr;
+};
+
 struct sym_trace {
 	struct sym_trace_image *v;	/* sorted by pid, base */
 	size_t n;
+	struct sym_trace_sample *samples;
+	size_t nsamples;
+	unsigned long all_samples;	/* SampledProfile events, in an image or not */
 	unsigned long rsds_records, none_records;
 	unsigned long kernel_addrs, kernel_missed;	/* kernel IPs and frames; in no image */
 	unsigned long user_addrs, user_missed;

@@ -17,7 +17,10 @@
 
 #include "test.h"
 #include "symbols/sym.h"
+#include "symbols/sym_profile.h"
 #include "symbols/sym_trace.h"
+#include "etl/etl_utf16.h"
+#include "etl_synth.h"
 
 #define BUILD_ID	"0123456789abcdef0123456789abcdeff0e1d2c3"
 
@@ -396,6 +399,69 @@ static void test_windows_trace(void)
 	test_end();
 }
 
+/*
+ * dump --stats's functions: a trace of the PIE test program (mapped at a
+ * base of its own) with 3 samples in alpha and 1 in beta names them so.
+ */
+static void test_profile(void)
+{
+	char bin[300], etl[300], err2[512], *text = NULL;
+	size_t text_size = 0, size;
+	struct sym_table t;
+	struct synth s;
+	struct sym_loader ld = { 0 };
+	const struct sym_func *alpha, *beta;
+	uint64_t base = 0x555555554000ull;
+	uint8_t buf[1024], *img;
+	struct etw_image_v3 im = { .image_base = base, .image_size = 0x10000, .process_id = 0x4d2 };
+	struct etw_thread_v3 th = { .process_id = 0x4d2, .thread_id = 7 };
+	FILE *mem, *f;
+
+	snprintf(bin, sizeof(bin), "%s/prog-pie", tmp);
+	snprintf(etl, sizeof(etl), "%s/prof.etl", tmp);
+	test_begin("profile_functions");
+	sym_table_init(&t);
+	if (sym_elf_read(bin, NULL, &t, err, sizeof(err)) || !(alpha = find(&t, "alpha")) ||
+	    !(beta = find(&t, "beta"))) {
+		test_fail("the test program: %s", err);
+		goto out;
+	}
+	synth_begin(&s, 65536, 1);
+	synth_buffer(&s, 0);
+	memcpy(buf, &im, sizeof(im));
+	size = sizeof(im) + etl_utf8_to_utf16(bin, buf + sizeof(im), sizeof(buf) - sizeof(im));
+	synth_record(&s, ETW_EVENT_IMAGE_DC_START_HOOK, 3, SYNTH_START_CLOCK + 1, buf, (uint32_t)size);
+	synth_record(&s, ETW_EVENT_THREAD_DC_START_HOOK, 3, SYNTH_START_CLOCK + 1, &th, sizeof(th));
+	for (int i = 0; i < 4; i++) {
+		const struct sym_func *fn = i < 3 ? alpha : beta;
+		struct perfinfo_sampled_profile sp = {
+			.instruction_pointer = base + fn->addr + fn->size / 2,
+			.thread_id = 7,
+			.count = 1,
+		};
+
+		synth_record(&s, ETW_EVENT_SAMPLED_PROFILE_HOOK, 2, SYNTH_START_CLOCK + 2 + i, &sp,
+			     sizeof(sp));
+	}
+	img = synth_end(&s, &size);
+	f = fopen(etl, "wb");
+	CHECK(img && f && fwrite(img, 1, size, f) == size);
+	if (f)
+		fclose(f);
+	free(img);
+	mem = open_memstream(&text, &text_size);
+	CHECK(mem && !sym_profile_print(mem, etl, 10, &ld, err2, sizeof(err2)));
+	if (mem)
+		fclose(mem);
+	CHECK_HAS(text, "         3  75.00%  prog-pie!alpha\n");
+	CHECK_HAS(text, "         1  25.00%  prog-pie!beta\n");
+	free(text);
+	sym_loader_free(&ld);
+out:
+	sym_table_free(&t);
+	test_end();
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp)) {
@@ -410,6 +476,7 @@ int main(void)
 	test_kallsyms();
 	test_proc_kallsyms();
 	test_windows_trace();
+	test_profile();
 	run("rm -rf %s", tmp);
 	return test_exit();
 }
