@@ -78,8 +78,9 @@ static long compare_with_readelf(const char *path, const struct sym_table *t)
 	long n = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "readelf -sW '%s' 2>/dev/null | awk '$4 == \"FUNC\" && $7 != \"UND\" && "
-		 "$2 !~ /^0+$/ { print $2, $3, $8 }' | sort -u", path);
+	snprintf(cmd, sizeof(cmd), "readelf -sW '%s' 2>/dev/null | "
+		 "awk '$4 == \"FUNC\" && $7 != \"UND\" && $2 !~ /^0+$/ { print $2, $3, $8 }' | sort -u",
+		 path);
 	p = popen(cmd, "r");
 	if (!p)
 		return -1;
