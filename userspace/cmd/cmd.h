@@ -62,6 +62,8 @@ int cmd_version(int argc, char **argv);
 void cmd_version_usage(FILE *out);
 int cmd_convert(int argc, char **argv);
 void cmd_convert_usage(FILE *out);
+int cmd_symbols(int argc, char **argv);
+void cmd_symbols_usage(FILE *out);
 
 /*
  * A usage error of command name, the same for every command: "ntkl NAME:

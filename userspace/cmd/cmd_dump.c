@@ -6,11 +6,13 @@
  * ntkl dump --repair FILE
  */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "etl/etl.h"
+#include "symbols/sym_profile.h"
 
 void cmd_dump_usage(FILE *out)
 {
@@ -44,9 +46,12 @@ void cmd_dump_usage(FILE *out)
 		"                events, samples per CPU and the 10 processes,\n"
 		"                threads and images with the most; then the number\n"
 		"                of events of each name (hook, class type or\n"
-		"                provider event id), most first, for any file\n"
-		"  -a, --all     with --stats: every process, thread and image that\n"
-		"                has samples, not only the 10 with the most\n"
+		"                provider event id), most first, for any file; last,\n"
+		"                the 10 functions with the most samples, named as\n"
+		"                ntkl symbols names them for WPA, from this\n"
+		"                machine's files and kernel (where it was recorded)\n"
+		"  -a, --all     with --stats: every process, thread, image and\n"
+		"                function that has samples, not only the 10 with the most\n"
 		"      --switches\n"
 		"                instead of the summary, every context switch, for\n"
 		"                scripts: a line \"# cpu time old new clock=CLOCKTYPE\n"
@@ -71,6 +76,22 @@ void cmd_dump_usage(FILE *out)
 		"error naming the buffer and its file offset.\n");
 }
 
+/*
+ * --stats's last table: the functions with the most samples, named as
+ * ntkl symbols names them for WPA (userspace/symbols/).
+ */
+static int stats_functions(const char *path, bool all)
+{
+	struct sym_loader ld = { 0 };
+	char err[512];
+	int ret = sym_profile_print(stdout, path, all ? SIZE_MAX : 10, &ld, err, sizeof(err));
+
+	sym_loader_free(&ld);
+	if (ret)
+		fprintf(stderr, "ntkl dump: %s: %s\n", path, err);
+	return ret ? 1 : 0;
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -86,7 +107,7 @@ int cmd_dump(int argc, char **argv)
 	unsigned int flags = 0;
 	bool repair = false, all = false;
 	char prefix[4096];
-	int opt;
+	int opt, rc;
 
 	optind = 1;
 	opterr = 0;	/* our own message, with the command's name */
@@ -138,5 +159,8 @@ int cmd_dump(int argc, char **argv)
 	if (repair)
 		return cmd_dump_repair(argv[optind]);
 	snprintf(prefix, sizeof(prefix), "ntkl dump: %s: ", argv[optind]);
-	return etl_dump_path(argv[optind], flags, stdout, stderr, prefix);
+	rc = etl_dump_path(argv[optind], flags, stdout, stderr, prefix);
+	if (!rc && (flags & ETL_DUMP_STATS))
+		rc = stats_functions(argv[optind], all);
+	return rc;
 }

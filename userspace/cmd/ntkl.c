@@ -45,6 +45,8 @@ static const struct ntkl_cmd commands[] = {
 	  cmd_merge, cmd_merge_usage },
 	{ "convert", "an ETL file as JSON for Perfetto UI: convert --to chrome-json IN.etl",
 	  cmd_convert, cmd_convert_usage },
+	{ "symbols", "PDBs that name a trace's Linux functions in WPA: symbols -o DIR FILE",
+	  cmd_symbols, cmd_symbols_usage },
 	{ "version", "this command's version and the loaded module's (also --version)",
 	  cmd_version, cmd_version_usage },
 };

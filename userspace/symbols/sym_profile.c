@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The functions with the most samples. See sym_profile.h.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym_profile.h"
+
+struct row {
+	char *name;			/* image!function */
+	unsigned long samples;
+};
+
+struct rows {
+	struct row *v;
+	size_t n, cap;
+};
+
+static int add_row(struct rows *r, const char *image, const char *fn, unsigned long samples)
+{
+	size_t len = strlen(image) + strlen(fn) + 2;
+
+	if (r->n == r->cap) {
+		size_t c = r->cap ? 2 * r->cap : 256;
+		struct row *v = realloc(r->v, c * sizeof(*v));
+
+		if (!v)
+			return -1;
+		r->v = v;
+		r->cap = c;
+	}
+	r->v[r->n].name = malloc(len);
+	if (!r->v[r->n].name)
+		return -1;
+	snprintf(r->v[r->n].name, len, "%s!%s", image, fn);
+	r->v[r->n++].samples = samples;
+	return 0;
+}
+
+static int by_samples(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct row *)a)->name, ((const struct row *)b)->name);
+}
+
+static int by_image(const void *a, const void *b)
+{
+	const struct sym_trace_sample *x = a, *y = b;
+
+	return x->image < y->image ? -1 : x->image > y->image;
+}
+
+static const struct sym_table *sort_table;
+
+static int func_by_addr(const void *a, const void *b)
+{
+	const struct sym_func *x = &sort_table->funcs[*(const size_t *)a];
+	const struct sym_func *y = &sort_table->funcs[*(const size_t *)b];
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * Count one image's samples s[0..n) by function into rows: the function
+ * holding each address (one of unknown size: up to the next), else "?".
+ */
+static int count_image(struct rows *r, const char *image, const struct sym_table *t,
+		       const struct sym_trace_image *img, const struct sym_trace_sample *s, size_t n)
+{
+	size_t *order = malloc((t->nfuncs + 1) * sizeof(*order));
+	unsigned long *count = calloc(t->nfuncs + 1, sizeof(*count));
+	int ret = -1;
+
+	if (!order || !count)
+		goto out;
+	for (size_t i = 0; i < t->nfuncs; i++)
+		order[i] = i;
+	sort_table = t;
+	qsort(order, t->nfuncs, sizeof(*order), func_by_addr);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t addr = s[i].addr - img->base + t->base;
+		size_t lo = 0, hi = t->nfuncs;
+
+		/* the last function starting at or below addr */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (t->funcs[order[mid]].addr <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo) {
+			const struct sym_func *f = &t->funcs[order[lo - 1]];
+
+			if (!f->size || addr - f->addr < f->size) {
+				count[order[lo - 1]]++;
+				continue;
+			}
+		}
+		count[t->nfuncs]++;
+	}
+	for (size_t i = 0; i <= t->nfuncs; i++)
+		if (count[i] && add_row(r, image, i < t->nfuncs ? t->funcs[i].name : "?", count[i]))
+			goto out;
+	ret = 0;
+out:
+	free(order);
+	free(count);
+	return ret;
+}
+
+int sym_profile_print(FILE *out, const char *path, size_t rows, struct sym_loader *ld,
+		      char *err, size_t err_size)
+{
+	struct etl_file f;
+	struct etl_error e;
+	struct sym_trace t;
+	struct rows r = { 0 };
+	char why[4400], **whys = NULL;
+	size_t nwhys = 0;
+	int ret = -1;
+
+	if (etl_open(&f, path, &e)) {
+		snprintf(err, err_size, "%s", e.msg);
+		return -1;
+	}
+	if (sym_trace_read(&f, &t, &e)) {
+		snprintf(err, err_size, "%s", e.msg);
+		goto out;
+	}
+	ret = 0;
+	if (!t.nsamples)
+		goto out;
+	ret = -1;
+	whys = calloc(t.n, sizeof(*whys));
+	if (!whys)
+		goto oom;
+	qsort(t.samples, t.nsamples, sizeof(*t.samples), by_image);
+	for (size_t i = 0, j; i < t.nsamples; i = j) {
+		const struct sym_trace_image *img = &t.v[t.samples[i].image];
+		const char *image = sym_base_name(img->path);
+		struct sym_table tab;
+		uint8_t guid[16];
+
+		for (j = i; j < t.nsamples && t.samples[j].image == t.samples[i].image; j++)
+			;
+		/* a Windows trace's images: their PDBs are Microsoft's, not this machine's */
+		if (sym_is_windows_path(img->path))
+			continue;
+		sym_table_init(&tab);
+		why[0] = 0;
+		if (sym_load_checked(ld, img, &tab, guid, why, sizeof(why)))
+			sym_table_free(&tab);
+		else if (!tab.nfuncs)
+			snprintf(why, sizeof(why), "no function names (stripped, no debug file found by "
+				 "build-id): WPA shows %s!0x... addresses; install its -dbgsym package",
+				 image);
+		if (why[0]) {
+			/* one line per file: every process's copy says the same */
+			size_t len = strlen(img->path) + strlen(why) + 3;
+			bool seen = false;
+
+			for (size_t k = 0; k < nwhys && !seen; k++)
+				seen = !strncmp(whys[k], img->path, strlen(img->path)) &&
+				       whys[k][strlen(img->path)] == ':';
+			if (!seen) {
+				whys[nwhys] = malloc(len);
+				if (!whys[nwhys])
+					goto oom;
+				snprintf(whys[nwhys++], len, "%s: %s", img->path, why);
+			}
+		}
+		if (count_image(&r, image, &tab, img, t.samples + i, j - i)) {
+			sym_table_free(&tab);
+			goto oom;
+		}
+		sym_table_free(&tab);
+	}
+	/* the same function in several processes is one row */
+	qsort(r.v, r.n, sizeof(*r.v), by_name);
+	size_t n = 0;
+
+	for (size_t i = 0; i < r.n; i++) {
+		if (n && !strcmp(r.v[n - 1].name, r.v[i].name)) {
+			r.v[n - 1].samples += r.v[i].samples;
+			free(r.v[i].name);
+		} else {
+			r.v[n++] = r.v[i];
+		}
+	}
+	r.n = n;
+	ret = 0;
+	if (!r.n)
+		goto out;
+	qsort(r.v, r.n, sizeof(*r.v), by_samples);
+	if (rows == SIZE_MAX)
+		fprintf(out, "\nFunctions by samples (all");
+	else
+		fprintf(out, "\nFunctions by samples (top %zu", rows);
+	fprintf(out, "; named from this machine's files and kernel, as ntkl symbols names them "
+		"for WPA):\n   samples       %%  function\n");
+	for (size_t i = 0; i < r.n && i < rows; i++)
+		fprintf(out, "%10lu %6.2f%%  %s\n", r.v[i].samples,
+			t.all_samples ? 100.0 * (double)r.v[i].samples / (double)t.all_samples : 0.0,
+			r.v[i].name);
+	for (size_t k = 0; k < nwhys; k++)
+		fprintf(out, "  not named here: %s\n", whys[k]);
+	ret = 0;
+	goto out;
+oom:
+	snprintf(err, err_size, "out of memory naming the samples' functions");
+out:
+	for (size_t k = 0; k < nwhys; k++)
+		free(whys[k]);
+	free(whys);
+	for (size_t i = 0; i < r.n; i++)
+		free(r.v[i].name);
+	free(r.v);
+	sym_trace_free(&t);
+	etl_close(&f);
+	return ret;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What ntkl symbols needs from a trace: its images with their full file
+ * names (Image DCStart, DCEnd, Load, UnLoad), the identity the trace gives
+ * each (the DbgID_RSDS or DbgID_NONE record written just before it), and
+ * how many sampled IPs and stack frames fall in each.
+ *
+ * A DbgID record belongs to the Image record it directly precedes in its
+ * CPU's buffers, with the same ImageBase, ProcessId and time (the module
+ * writes ImageID, DbgID, Image together; docs/symbols.md).
+ */
+#ifndef NTKL_SYM_TRACE_H
+#define NTKL_SYM_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "etl/etl_reader.h"
+
+struct sym_trace_image {
+	uint64_t base, size;
+	uint32_t pid;			/* 0: a kernel image */
+	char *path;			/* the Image record's FileName, UTF-8 */
+	bool has_rsds;			/* a DbgID_RSDS record names its PDB */
+	bool has_none;			/* a DbgID_NONE record: no identity */
+	uint8_t guid[16];		/* as stored (Windows byte order) */
+	uint32_t age;
+	char pdb_name[256];
+	unsigned long hits;		/* sampled IPs and stack frames in it */
+};
+
+/* a SampledProfile IP that lies in an image */
+struct sym_trace_sample {
+	size_t image;			/* index in v */
+	uint64_t addr;
+};
+
+struct sym_trace {
+	struct sym_trace_image *v;	/* sorted by pid, base */
+	size_t n;
+	struct sym_trace_sample *samples;
+	size_t nsamples;
+	unsigned long all_samples;	/* SampledProfile events, in an image or not */
+	unsigned long rsds_records, none_records;
+	unsigned long kernel_addrs, kernel_missed;	/* kernel IPs and frames; in no image */
+	unsigned long user_addrs, user_missed;
+};
+
+/* Read f into t. 0, or -1 with err; sym_trace_free() either way. */
+int sym_trace_read(const struct etl_file *f, struct sym_trace *t, struct etl_error *err);
+void sym_trace_free(struct sym_trace *t);
+
+#endif /* NTKL_SYM_TRACE_H */
