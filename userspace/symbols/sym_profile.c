@@ -74,8 +74,14 @@ static int func_by_addr(const void *a, const void *b)
  * Count one image's samples s[0..n) by function into rows: the function
  * holding each address (one of unknown size: up to the next), else "?".
  */
-static int count_image(struct rows *r, const char *image, const struct sym_table *t,
-		       const struct sym_trace_image *img, const struct sym_trace_sample *s, size_t n)
+/* Addresses named (a function holds them) and all, by [kernel][frame]. */
+struct named {
+	unsigned long named[2][2], all[2][2];
+};
+
+static int count_image(struct rows *r, struct named *nm, const char *image,
+		       const struct sym_table *t, const struct sym_trace_image *img,
+		       const struct sym_trace_sample *s, size_t n)
 {
 	size_t *order = malloc((t->nfuncs + 1) * sizeof(*order));
 	unsigned long *count = calloc(t->nfuncs + 1, sizeof(*count));
@@ -89,7 +95,8 @@ static int count_image(struct rows *r, const char *image, const struct sym_table
 	qsort(order, t->nfuncs, sizeof(*order), func_by_addr);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t addr = s[i].addr - img->base + t->base;
-		size_t lo = 0, hi = t->nfuncs;
+		size_t lo = 0, hi = t->nfuncs, fn = t->nfuncs;
+		bool kernel = !img->pid;
 
 		/* the last function starting at or below addr */
 		while (lo < hi) {
@@ -103,12 +110,13 @@ static int count_image(struct rows *r, const char *image, const struct sym_table
 		if (lo) {
 			const struct sym_func *f = &t->funcs[order[lo - 1]];
 
-			if (!f->size || addr - f->addr < f->size) {
-				count[order[lo - 1]]++;
-				continue;
-			}
+			if (!f->size || addr - f->addr < f->size)
+				fn = order[lo - 1];
 		}
-		count[t->nfuncs]++;
+		nm->all[kernel][s[i].frame]++;
+		nm->named[kernel][s[i].frame] += fn < t->nfuncs;
+		if (!s[i].frame)	/* the table is of samples */
+			count[fn]++;
 	}
 	for (size_t i = 0; i <= t->nfuncs; i++)
 		if (count[i] && add_row(r, image, i < t->nfuncs ? t->funcs[i].name : "?", count[i]))
@@ -127,6 +135,7 @@ int sym_profile_print(FILE *out, const char *path, size_t rows, struct sym_loade
 	struct etl_error e;
 	struct sym_trace t;
 	struct rows r = { 0 };
+	struct named nm = { 0 };
 	char why[4400], **whys = NULL;
 	size_t nwhys = 0;
 	int ret = -1;
@@ -181,7 +190,7 @@ int sym_profile_print(FILE *out, const char *path, size_t rows, struct sym_loade
 				snprintf(whys[nwhys++], len, "%s: %s", img->path, why);
 			}
 		}
-		if (count_image(&r, image, &tab, img, t.samples + i, j - i)) {
+		if (count_image(&r, &nm, image, &tab, img, t.samples + i, j - i)) {
 			sym_table_free(&tab);
 			goto oom;
 		}
@@ -216,6 +225,18 @@ int sym_profile_print(FILE *out, const char *path, size_t rows, struct sym_loade
 			r.v[i].name);
 	for (size_t k = 0; k < nwhys; k++)
 		fprintf(out, "  not named here: %s\n", whys[k]);
+	/* how much of the trace a function names (WPA names as much with these PDBs) */
+	for (int frame = 0; frame < 2; frame++) {
+		fprintf(out, "%s named:", frame ? "Stack frames" : "Sample IPs");
+		for (int kernel = 1; kernel >= 0; kernel--) {
+			unsigned long all = nm.all[kernel][frame] + t.missed[kernel][frame];
+
+			fprintf(out, " %s %lu of %lu (%.1f%%)%s", kernel ? "kernel" : "user",
+				nm.named[kernel][frame], all,
+				all ? 100.0 * (double)nm.named[kernel][frame] / (double)all : 0.0,
+				kernel ? "," : "\n");
+		}
+	}
 	ret = 0;
 	goto out;
 oom:

@@ -35,6 +35,7 @@ struct addr {
 	uint64_t addr;
 	uint32_t id;			/* a pid, or a tid when by_tid */
 	bool by_tid;
+	int64_t time;			/* its record's */
 };
 
 struct thr {
@@ -52,7 +53,7 @@ struct reader {
 	size_t nthreads, thread_cap;
 };
 
-static int push_addr(struct reader *rd, uint64_t addr, uint32_t id, bool by_tid)
+static int push_addr(struct reader *rd, uint64_t addr, uint32_t id, bool by_tid, int64_t time)
 {
 	if (rd->naddrs == rd->addr_cap) {
 		size_t c = rd->addr_cap ? 2 * rd->addr_cap : 4096;
@@ -63,7 +64,7 @@ static int push_addr(struct reader *rd, uint64_t addr, uint32_t id, bool by_tid)
 		rd->addrs = v;
 		rd->addr_cap = c;
 	}
-	rd->addrs[rd->naddrs++] = (struct addr){ addr, id, by_tid };
+	rd->addrs[rd->naddrs++] = (struct addr){ addr, id, by_tid, time };
 	return 0;
 }
 
@@ -119,6 +120,7 @@ static int image(struct reader *rd, const struct etl_record *r)
 	img->base = etl_le64(r->payload + offsetof(struct etw_image_v3, image_base));
 	img->size = etl_le64(r->payload + offsetof(struct etw_image_v3, image_size));
 	img->pid = etl_le32(r->payload + offsetof(struct etw_image_v3, process_id));
+	img->first_time = r->timestamp;
 	img->path = etl_utf16_to_utf8_alloc(r->payload + sizeof(struct etw_image_v3),
 					    r->payload_len - sizeof(struct etw_image_v3), NULL, NULL);
 	if (!img->path)
@@ -185,7 +187,8 @@ static int add_record(struct reader *rd, const struct etl_record *r)
 	case ETW_EVENT_SAMPLED_PROFILE_HOOK:
 		if (r->payload_len < 12)
 			return 0;
-		return push_addr(rd, etl_le64(r->payload), etl_le32(r->payload + 8), true);
+		return push_addr(rd, etl_le64(r->payload), etl_le32(r->payload + 8), true,
+				 r->timestamp);
 	case ETW_EVENT_STACK_WALK_HOOK: {
 		uint32_t pid;
 
@@ -193,7 +196,7 @@ static int add_record(struct reader *rd, const struct etl_record *r)
 			return 0;
 		pid = etl_le32(r->payload + offsetof(struct etw_stack_walk, stack_process));
 		for (uint32_t off = sizeof(struct etw_stack_walk); off + 8 <= r->payload_len; off += 8)
-			if (push_addr(rd, etl_le64(r->payload + off), pid, false))
+			if (push_addr(rd, etl_le64(r->payload + off), pid, false, r->timestamp))
 				return -1;
 		return 0;
 	}
@@ -233,6 +236,8 @@ static void merge_images(struct sym_trace *t)
 				memcpy(last->pdb_name, x->pdb_name, sizeof(x->pdb_name));
 			}
 			last->has_none |= x->has_none;
+			if (x->first_time < last->first_time)
+				last->first_time = x->first_time;
 			free(x->path);
 			continue;
 		}
@@ -266,8 +271,17 @@ static uint32_t pid_of(const struct reader *rd, uint32_t tid)
 	return lo && rd->threads[lo - 1].tid == tid ? rd->threads[lo - 1].pid : UINT32_MAX;
 }
 
-static struct sym_trace_image *find(struct sym_trace *t, uint32_t pid, uint64_t addr)
+/*
+ * The image of process pid holding addr at time. A forked child lists its
+ * parent's images, and an exec then loads its own where they may lie (a
+ * static executable at the same base): of the images holding addr, the
+ * one loaded last before time is the one there, as WPA takes it.
+ */
+static struct sym_trace_image *find(struct sym_trace *t, uint32_t pid, uint64_t addr,
+				    int64_t time)
 {
+	struct sym_trace_image *best = NULL;
+
 	size_t lo = 0, hi = t->n;
 
 	while (lo < hi) {
@@ -280,10 +294,16 @@ static struct sym_trace_image *find(struct sym_trace *t, uint32_t pid, uint64_t 
 			hi = mid;
 	}
 	/* images rarely overlap: a few below the nearest are enough */
-	for (int tries = 0; tries < 8 && lo-- > 0 && t->v[lo].pid == pid; tries++)
-		if (addr - t->v[lo].base < t->v[lo].size)
-			return &t->v[lo];
-	return NULL;
+	for (int tries = 0; tries < 8 && lo-- > 0 && t->v[lo].pid == pid; tries++) {
+		struct sym_trace_image *x = &t->v[lo];
+
+		if (addr - x->base >= x->size)
+			continue;
+		if (!best || (x->first_time <= time &&
+			      (best->first_time > time || x->first_time > best->first_time)))
+			best = x;
+	}
+	return best;
 }
 
 static int resolve(struct reader *rd)
@@ -297,7 +317,7 @@ static int resolve(struct reader *rd)
 		const struct addr *a = &rd->addrs[i];
 		bool kernel = a->addr >> 63;
 		uint32_t pid = kernel ? 0 : a->by_tid ? pid_of(rd, a->id) : a->id;
-		struct sym_trace_image *img = find(t, pid, a->addr);
+		struct sym_trace_image *img = find(t, pid, a->addr, a->time);
 
 		if (!a->addr)
 			continue;
@@ -308,7 +328,9 @@ static int resolve(struct reader *rd)
 		/* SampledProfile's IPs (found by thread), for dump --stats */
 		if (a->by_tid)
 			t->all_samples++;
-		if (img && a->by_tid) {
+		if (!img)
+			t->missed[kernel][!a->by_tid]++;
+		if (img) {
 			if (t->nsamples == cap) {
 				size_t c = cap ? 2 * cap : 4096;
 				struct sym_trace_sample *v = realloc(t->samples, c * sizeof(*v));
@@ -319,7 +341,7 @@ static int resolve(struct reader *rd)
 				cap = c;
 			}
 			t->samples[t->nsamples++] = (struct sym_trace_sample){
-				(size_t)(img - t->v), a->addr };
+				(size_t)(img - t->v), a->addr, !a->by_tid };
 		}
 		if (img)
 			img->hits++;

@@ -27,12 +27,14 @@ struct sym_trace_image {
 	uint32_t age;
 	char pdb_name[256];
 	unsigned long hits;		/* sampled IPs and stack frames in it */
+	int64_t first_time;		/* its first Image record's (Load, DCStart) */
 };
 
-/* a SampledProfile IP that lies in an image */
+/* a SampledProfile IP, or a StackWalk frame, that lies in an image */
 struct sym_trace_sample {
 	size_t image;			/* index in v */
 	uint64_t addr;
+	bool frame;			/* a stack frame, not a sample's IP */
 };
 
 struct sym_trace {
@@ -41,6 +43,7 @@ struct sym_trace {
 	struct sym_trace_sample *samples;
 	size_t nsamples;
 	unsigned long all_samples;	/* SampledProfile events, in an image or not */
+	unsigned long missed[2][2];	/* [kernel][frame]: addresses in no image */
 	unsigned long rsds_records, none_records;
 	unsigned long kernel_addrs, kernel_missed;	/* kernel IPs and frames; in no image */
 	unsigned long user_addrs, user_missed;
