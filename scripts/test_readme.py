@@ -48,7 +48,7 @@ SEEDS = os.path.join(TOP, "userspace", "fuzz", "seeds")
 README = os.path.join(TOP, "README.md")
 MAX_LINES = 150
 # the ntkl commands that need no /dev/ntkl: run for real
-LOCAL = {"help", "dump", "report", "convert", "relog", "merge"}
+LOCAL = {"help", "dump", "report", "convert", "relog", "merge", "symbols"}
 
 failed = False
 

@@ -64,6 +64,8 @@ int cmd_convert(int argc, char **argv);
 void cmd_convert_usage(FILE *out);
 int cmd_symbols(int argc, char **argv);
 void cmd_symbols_usage(FILE *out);
+/* ntkl symbols -o DIR TRACE, for record --symbols: 0, or 1 (said on stderr) */
+int cmd_symbols_write(const char *trace, const char *dir);
 
 /*
  * A usage error of command name, the same for every command: "ntkl NAME:

@@ -64,13 +64,16 @@ void cmd_record_usage(FILE *out)
 		"  -o FILE.etl        the file to write (-f works too; default ntkl.etl)\n"
 		"  --progress         the progress line even when stderr is not a\n"
 		"                     terminal (one line a second); --no-progress: none\n"
+		"  --symbols DIR      then write the PDB files that name its stacks'\n"
+		"                     functions in WPA into DIR (ntkl symbols -o DIR)\n"
 		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
 		"  -minbuffers N, -maxbuffers N, -clock qpc|system|cycle,\n"
 		"  -flushtimer S, -setprofint N, -stackwalk HOOKS, -compress\n"
 		"                     as for ntkl start\n"
 		"\n"
 		"Exit status: COMMAND's (128+N if signal N killed it), 127 if it\n"
-		"could not run, 130 if interrupted, 1 if tracing failed, 2 usage error.\n",
+		"could not run, 130 if interrupted, 1 if tracing (or --symbols) failed,\n"
+		"2 usage error.\n",
 		NTKL_MIN_BUFFER_KB, NTKL_MAX_BUFFER_KB, NTKL_DEFAULT_BUFFER_KB);
 }
 
@@ -238,6 +241,7 @@ struct recording {
 	struct ntkl_properties props;	/* as started */
 	int ctl_fd, in_fd, out_fd;
 	const char *file;
+	const char *symbols;		/* --symbols DIR, or NULL */
 	bool progress;			/* stderr is a terminal, or --progress */
 	bool progress_tty;		/* redraw one line (else a line a second) */
 	bool progress_shown;
@@ -389,7 +393,7 @@ static int record_loop(struct recording *r, pid_t pid, const sigset_t *wait_mask
 static int record(struct recording *r, char **cmd)
 {
 	struct signal_state sigs;
-	bool exited = false, ended = false;
+	bool exited = false, ended = false, symbols_failed = false;
 	int status = 0, exec_errno, ret;
 	pid_t pid;
 
@@ -407,6 +411,9 @@ static int record(struct recording *r, char **cmd)
 	stop_logger(r);
 	if (finish(r, ret))
 		return 1;
+	/* now, while the traced files are as they ran: the PDBs WPA names frames from */
+	if (r->symbols && cmd_symbols_write(r->file, r->symbols))
+		symbols_failed = true;
 	if (interrupted) {
 		fprintf(stderr, "ntkl record: interrupted by %s\n",
 			interrupted == SIGINT ? "SIGINT" : "SIGTERM");
@@ -414,7 +421,7 @@ static int record(struct recording *r, char **cmd)
 			exited = reap(pid, &status);
 		return EXIT_INTERRUPTED;
 	}
-	return exit_status_of(status);
+	return symbols_failed ? 1 : exit_status_of(status);
 }
 
 int cmd_record(int argc, char **argv)
@@ -424,7 +431,7 @@ int cmd_record(int argc, char **argv)
 	struct ntkl_properties asked;
 	struct recording r;
 	char err[512], name[NTKL_NAME_MAX], what[PATH_MAX + 256];
-	char **cmd = NULL;
+	char **cmd = NULL, *symbols = NULL;
 	int ret, i = 1, progress = -1;	/* -1: on a terminal */
 
 	while (i < argc) {
@@ -440,6 +447,13 @@ int cmd_record(int argc, char **argv)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			cmd_record_usage(stdout);
 			return 0;
+		}
+		if (!strcmp(argv[i], "--symbols")) {
+			if (i + 1 >= argc || !argv[i + 1][0])
+				return usage_error("%s", "--symbols needs a DIR (the symbol store to write)");
+			symbols = argv[i + 1];
+			i += 2;
+			continue;
 		}
 		if (!strcmp(argv[i], "--progress") || !strcmp(argv[i], "--no-progress")) {
 			progress = argv[i][2] == 'p';
@@ -466,6 +480,7 @@ int cmd_record(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.file = o.file;
+	r.symbols = symbols;
 	r.progress_tty = isatty(2);
 	r.progress = progress < 0 ? r.progress_tty : progress;
 	r.started_ms = r.rate_ms = now_ms();

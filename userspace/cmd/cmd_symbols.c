@@ -248,6 +248,16 @@ static int run_symbols(struct ctx *c, const char *trace, bool all)
 	return status;
 }
 
+/* The PDBs of trace's images into the store c->dir, made if need be. */
+static int symbols_into(struct ctx *c, const char *trace, bool all)
+{
+	if (mkdir(c->dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "ntkl symbols: cannot make %s: %s\n", c->dir, strerror(errno));
+		return 1;
+	}
+	return run_symbols(c, trace, all);
+}
+
 int cmd_symbols(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -295,11 +305,16 @@ int cmd_symbols(int argc, char **argv)
 	if (argc - optind != 1)
 		return cmd_usage_error("symbols", cmd_symbols_usage, "%s",
 				       argc == optind ? "missing TRACE.etl" : "only one TRACE.etl, please");
-	if (mkdir(c.dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "ntkl symbols: cannot make %s: %s\n", c.dir, strerror(errno));
-		return 1;
-	}
-	status = run_symbols(&c, argv[optind], all);
+	status = symbols_into(&c, argv[optind], all);
+	sym_loader_free(&c.ld);
+	return status;
+}
+
+int cmd_symbols_write(const char *trace, const char *dir)
+{
+	struct ctx c = { .ld.debug_root = "/usr/lib/debug", .dir = dir };
+	int status = symbols_into(&c, trace, false);
+
 	sym_loader_free(&c.ld);
 	return status;
 }
