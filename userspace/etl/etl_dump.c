@@ -310,10 +310,17 @@ static void print_event_name(FILE *out, const struct type_key *k)
 	case ETL_KIND_KERNEL:
 		fprintf(out, "0x%04x %s\n", k->id, etl_hook_label(k->id, label, sizeof(label)));
 		break;
-	case ETL_KIND_CLASSIC:
+	case ETL_KIND_CLASSIC: {
+		static const uint8_t image_id[16] = ETW_IMAGE_ID_GUID;
+
+		/* the image identities are in the event list: "ImageID/DbgID_RSDS" */
+		if (!memcmp(k->guid, image_id, sizeof(image_id)))
+			fprintf(out, "%s ", etl_hook_label(ETW_HOOK(ETW_GROUP_IMAGE_ID, k->id),
+							   label, sizeof(label)));
 		fprintf(out, "class %s type %u\n",
 			etl_guid_str(k->guid, guid, sizeof(guid)), k->id);
 		break;
+	}
 	default:
 		fprintf(out, "provider %s id %u opcode %u\n",
 			etl_guid_str(k->guid, guid, sizeof(guid)), k->id, k->opcode);
