@@ -23,11 +23,22 @@
  * resolves to nothing; the publics stay for the tools that read only
  * those. A module holds PDB_MODULE_FUNCTIONS functions or a few more
  * (it ends at a gap, so no contribution spans two modules): the reader
- * scans one module's records per lookup, not the whole image's. Facts
+ * scans one module's records per lookup, not the whole image's.
+ *
+ * Where functions touch for long (the kernel's, sized to the next symbol
+ * by kallsyms, have no gaps at all), a module is cut anyway after twice
+ * as many: its contribution then ends one byte short of the next one's
+ * start, since LLVM's reader counts a contribution's end byte as its own
+ * and two that touch would overlap. That last byte is then in no
+ * contribution: LLVM's reader looks it up in the next module, which
+ * repeats the S_GPROC32 of the functions holding it (the globals point
+ * to the first copy); a reader that looks in no module finds the same
+ * name among the publics. Facts
  * from LLVM's docs/PDB/ModiStream.rst, DbiStream.rst and
  * CodeViewSymbols.rst.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +89,32 @@ int pdb_build_modules(struct pdb_model *m)
 		uint64_t end = (uint64_t)f->offset + f->size;
 
 		if (f->size && last && last->section == f->section &&
-		    f->offset <= contrib_end(last)) {
+		    f->offset == contrib_end(last) && last->size > 1 &&
+		    mod[nm - 1].nfns >= 2 * PDB_MODULE_FUNCTIONS) {
+			/* touching for long: cut here (see above) */
+			uint32_t lost = f->offset - 1;
+			size_t j = i;
+
+			last->size--;
+			while (j > mod[nm - 1].first_fn && m->fns[j - 1].section == f->section &&
+			       m->fns[j - 1].offset + (uint64_t)m->fns[j - 1].size > lost)
+				j--;
+			mod[nm].first_fn = i;
+			mod[nm].first_contrib = nc;
+			mod[nm].carry_first = j;
+			mod[nm].ncarry = i - j;
+			nm++;
+			c[nc++] = (struct pdb_contrib){
+				.section = f->section,
+				.module = (uint16_t)(nm - 1),
+				.offset = f->offset,
+				.size = f->size,
+				.characteristics =
+					m->img->sections[f->section - 1].characteristics,
+			};
+			mod[nm - 1].ncontribs++;
+		} else if (f->size && last && last->section == f->section &&
+			   f->offset <= contrib_end(last)) {
 			/*
 			 * Merged: LLVM's reader takes a contribution's end as
 			 * part of it, so two that touch would overlap there
@@ -119,11 +155,12 @@ int pdb_build_modules(struct pdb_model *m)
  * and end (the prologue's end, the epilogue's start: 0), u32 type (none), u32 offset, u16 section, u8 flags, the
  * name with its NUL, zeros up to 4 bytes. Then the 4-byte S_END.
  */
-static void put_procedure(struct pdb_buf *out, struct pdb_fn *f)
+static void put_procedure(struct pdb_buf *out, struct pdb_fn *f, bool repeated)
 {
 	size_t start = out->len, end_field;
 
-	f->proc_offset = (uint32_t)start;
+	if (!repeated)
+		f->proc_offset = (uint32_t)start;
 	pdb_buf_u16(out, 0);
 	pdb_buf_u16(out, S_GPROC32);
 	pdb_buf_u32(out, 0);
@@ -184,9 +221,12 @@ void pdb_build_module_stream(struct pdb_model *m, size_t module, struct pdb_buf 
 
 	pdb_buf_u32(out, CV_SIGNATURE_C13);
 	put_module_header(out, m->img, module);
+	for (size_t i = mod->carry_first; i < mod->carry_first + mod->ncarry; i++)
+		if (m->fns[i].size)
+			put_procedure(out, &m->fns[i], true);
 	for (size_t i = mod->first_fn; i < mod->first_fn + mod->nfns; i++)
 		if (m->fns[i].size)
-			put_procedure(out, &m->fns[i]);
+			put_procedure(out, &m->fns[i], false);
 	mod->symbols_size = (uint32_t)out->len;
 	pdb_buf_u32(out, 0);
 }

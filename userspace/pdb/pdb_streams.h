@@ -55,6 +55,7 @@ struct pdb_contrib {
 /* A run of functions, adjacent in address order, that one module holds. */
 struct pdb_module {
 	size_t first_fn, nfns;
+	size_t carry_first, ncarry;	/* the previous module's, repeated: pdb_module.c */
 	size_t first_contrib, ncontribs;
 	uint32_t symbols_size;		/* bytes of its stream's symbols */
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pdb_gen STORE [N]: write the synthetic images of pdb_synth.h (multi,
- * empty, wide: a file past 4096 blocks, and big: N functions, 120000 by
+ * empty, wide: a file past 4096 blocks, touching: functions with no gap
+ * between them, and big: N functions, 120000 by
  * default) as PDBs into the symbol store STORE, each with
  * STORE/<name>.manifest for scripts/test_pdb to check against LLVM's
  * reader:
@@ -99,6 +100,9 @@ int main(int argc, char **argv)
 	ret |= gen(argv[1], &s);
 	synth_free(&s);
 	synth_wide(&s);
+	ret |= gen(argv[1], &s);
+	synth_free(&s);
+	synth_touching(&s);
 	ret |= gen(argv[1], &s);
 	synth_free(&s);
 	synth_big(&s, n);

@@ -212,4 +212,32 @@ static void synth_wide(struct synth_image *s)
 	synth_section(s, ".text", 0x1000, cursor - 0x1000, PDB_SCN_TEXT);
 }
 
+/*
+ * 900 functions with no gap between them, as kallsyms sizes the kernel's
+ * (to the next symbol), some of 1 or 2 bytes and some aliased: modules
+ * are cut where functions touch (pdb_module.c), and every byte must still
+ * resolve to its function.
+ */
+__attribute__((unused))
+static void synth_touching(struct synth_image *s)
+{
+	uint32_t cursor = 0x1000;
+	char name[64];
+
+	synth_init(s, "touching.pdb", 0x2b, 1);
+	for (int i = 0; i < 900; i++) {
+		uint32_t size = i % 7 == 3 ? 1u + (uint32_t)i % 2 : 0x10 + (uint32_t)(i * 37) % 0x60;
+
+		snprintf(name, sizeof(name), "touch_%03d", i);
+		synth_fn(s, name, cursor, size);
+		if (i % 50 == 10) {
+			snprintf(name, sizeof(name), "alias_%03d", i);
+			synth_fn(s, name, cursor, size);
+		}
+		cursor += size;
+	}
+	synth_gap_range(s, cursor, cursor + 0x10);
+	synth_section(s, ".text", 0x1000, cursor + 0x10 - 0x1000, PDB_SCN_TEXT);
+}
+
 #endif /* NTKL_PDB_SYNTH_H */
