@@ -160,7 +160,10 @@ static int record(struct __test_metadata *_metadata, int ctl, int reader, uint32
 
 NTKL_READER_FIXTURE(image);
 
-/* The kernel: KernelBase once, one image from _text to _end. */
+/*
+ * The kernel: KernelBase once, one image from a page below _text (its code
+ * at RVA 0x1000, as in a PE image: NTKL_IMAGE_HEADER_SIZE) to _end.
+ */
 TEST_F(image, kernel_image_is_kallsyms_text_to_end)
 {
 	uint64_t text = kallsyms("_text"), end = kallsyms("_end");
@@ -179,8 +182,8 @@ TEST_F(image, kernel_image_is_kallsyms_text_to_end)
 	if (!text || !end) {
 		TH_LOG("/proc/kallsyms hides addresses: only their presence is checked");
 	} else {
-		EXPECT_EQ(text, k->base);
-		EXPECT_EQ(text, v.kernel_base);
+		EXPECT_EQ(text - NTKL_IMAGE_HEADER_SIZE, k->base);
+		EXPECT_EQ(k->base, v.kernel_base);
 		/* to _end's page: ntkl finds the image page by page */
 		EXPECT_EQ((end + 4095) & ~4095ULL, k->base + k->size)
 			TH_LOG("image ends at 0x%llx, _end is 0x%llx",
@@ -189,7 +192,7 @@ TEST_F(image, kernel_image_is_kallsyms_text_to_end)
 	free(v.img);
 }
 
-/* Every module of /proc/modules, at its base, in both rundowns. */
+/* Every module of /proc/modules, a page below its base, in both rundowns. */
 TEST_F(image, every_module_at_its_base)
 {
 	FILE *f = fopen("/proc/modules", "r");
@@ -216,10 +219,10 @@ TEST_F(image, every_module_at_its_base)
 		if (!s)
 			continue;
 		if (base)
-			EXPECT_EQ(base, s->base) TH_LOG("%s", path);
+			EXPECT_EQ(base - NTKL_IMAGE_HEADER_SIZE, s->base) TH_LOG("%s", path);
 		/* its code: part of what /proc/modules counts */
-		EXPECT_GT(s->size, 0);
-		EXPECT_LE(s->size, size) TH_LOG("%s", path);
+		EXPECT_GT(s->size, NTKL_IMAGE_HEADER_SIZE);
+		EXPECT_LE(s->size - NTKL_IMAGE_HEADER_SIZE, size) TH_LOG("%s", path);
 	}
 	fclose(f);
 	EXPECT_GT(modules, 0);		/* ntkl itself at least */
@@ -328,7 +331,7 @@ TEST_F(image, module_load_and_unload)
 	ASSERT_NE(NULL, l);
 	ASSERT_NE(NULL, u);
 	if (m.base)
-		EXPECT_EQ(m.base, l->base);
+		EXPECT_EQ(m.base - NTKL_IMAGE_HEADER_SIZE, l->base);
 	EXPECT_EQ(l->base, u->base);
 	EXPECT_EQ(l->size, u->size);
 	EXPECT_EQ(NULL, find_image(&v, ETW_EVENT_IMAGE_DC_START_HOOK, path, 0));

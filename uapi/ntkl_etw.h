@@ -818,6 +818,28 @@ struct etw_dbgid_rsds {
 
 #define ETW_DBGID_NONE_SIZE	12	/* ImageBase, ProcessId */
 
+/*
+ * The kernel's and each module's Image records (and their ImageID and
+ * DbgID records) start one page below the code, as a PE image starts
+ * with its headers: their code is then at RVA 0x1000 and on, where
+ * every Windows PDB (and the PDBs ntkl symbols writes) puts the first
+ * section. That page holds no other image's code (below _text nothing,
+ * below a module's text a vmalloc guard page).
+ */
+#define NTKL_IMAGE_HEADER_SIZE	0x1000
+
+/*
+ * The identity of an ELF file without a GNU build id, in its DbgID_RSDS
+ * GUID (the 16 bytes as they are, little-endian as all of ETW; age 1): its size and
+ * modification time (ns since the epoch) when the Image record was
+ * written. ntkl symbols takes them again from stat(); a file changed
+ * since then no longer matches, as a rebuilt binary's build id would not.
+ */
+struct ntkl_derived_id {
+	__u64 size;
+	__u64 mtime_ns;
+};
+
 /* Image KernelBase (0x1421), version 2: where the kernel image starts. */
 struct etw_image_kernel_base {
 	__u64 image_base;
@@ -1410,6 +1432,7 @@ ETW_ASSERT_OFFSET(struct etw_image_v3, signature_type, 0x1D);
 ETW_ASSERT_OFFSET(struct etw_image_v3, default_base, 0x20);
 ETW_ASSERT_OFFSET(struct etw_image_v3, reserved4, 0x34);
 ETW_ASSERT_SIZE(struct etw_image_kernel_base, 8);
+ETW_ASSERT_SIZE(struct ntkl_derived_id, 16);
 /* the PerfView sample's ImageID and DbgID_RSDS records (shared/etl-samples) */
 ETW_ASSERT_SIZE(struct etw_image_id, 24);
 ETW_ASSERT_OFFSET(struct etw_image_id, image_size, 0x08);

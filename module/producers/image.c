@@ -181,11 +181,13 @@ static void write_kernel(struct ntkl_logger *lg, enum etw_event_id id)
 	if (id == ETW_EVENT_IMAGE_DC_START) {
 		kb = (void *)ntkl_record_begin(lg, &rec, ETW_EVENT_IMAGE_KERNEL_BASE, sizeof(*kb));
 		if (kb) {
-			kb->image_base = kernel_start;
+			kb->image_base = kernel_start - NTKL_IMAGE_HEADER_SIZE;
 			ntkl_record_end(&rec);
 		}
 	}
-	write_image(lg, id, kernel_start, kernel_end - kernel_start, 0, name,
+	/* code at RVA 0x1000, as in a PE image (NTKL_IMAGE_HEADER_SIZE) */
+	write_image(lg, id, kernel_start - NTKL_IMAGE_HEADER_SIZE,
+		    kernel_end - kernel_start + NTKL_IMAGE_HEADER_SIZE, 0, name,
 		    ntkl_build_id_kernel());
 	preempt_enable();
 }
@@ -199,7 +201,9 @@ static void write_module(struct ntkl_logger *lg, enum etw_event_id id, struct mo
 	ntkl_module_text(mod, &base, &size);
 	ntkl_build_id_module(mod, &bid);
 	snprintf(name, sizeof(name), "/sys/module/%s", mod->name);
-	write_image(lg, id, base, size, 0, name, &bid);
+	/* code at RVA 0x1000, as in a PE image (NTKL_IMAGE_HEADER_SIZE) */
+	write_image(lg, id, base - NTKL_IMAGE_HEADER_SIZE, size + NTKL_IMAGE_HEADER_SIZE, 0,
+		    name, &bid);
 }
 
 /*

@@ -12,7 +12,10 @@
  *  - a file a process maps: its ELF header, program headers and PT_NOTE
  *    segments, from the page cache only, since a probe cannot wait for a
  *    disk. The pages an executable or library was loaded from are almost
- *    always there; where one is not, the image gets DbgID_NONE.
+ *    always there; where one is not, the image gets DbgID_NONE. An ELF
+ *    file without a build id gets the identity its inode gives, which
+ *    ntkl symbols computes again from stat() (ntkl_etw.h,
+ *    struct ntkl_derived_id).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,6 +27,7 @@
 #include <linux/slab.h>
 
 #include "producers/image_ident.h"
+#include "uapi/ntkl_etw.h"
 #include "wrapper/compat.h"
 
 /* A note's name, NUL included: 4 bytes, so its desc follows at once. */
@@ -160,6 +164,24 @@ static bool read_cached(struct address_space *mapping, loff_t off, void *dst, si
 	return true;
 }
 
+/*
+ * An ELF file that carries no build id: the identity its size and
+ * modification time give (struct ntkl_derived_id), the same for every
+ * capture until the file changes.
+ */
+static void derived_id(const struct inode *inode, struct ntkl_build_id *bid)
+{
+	struct timespec64 mtime = ntkl_inode_mtime(inode);
+	struct ntkl_derived_id d = {
+		.size = i_size_read(inode),
+		.mtime_ns = timespec64_to_ns(&mtime),
+	};
+
+	BUILD_BUG_ON(sizeof(d) > sizeof(bid->id));
+	memcpy(bid->id, &d, sizeof(d));
+	bid->len = sizeof(d);
+}
+
 /* Room for a PT_NOTE's notes: build ids come first or second. */
 #define NOTES_READ	256
 #define PHDRS_MAX	64
@@ -185,8 +207,10 @@ void ntkl_build_id_file(struct file *file, struct ntkl_build_id *bid)
 		if (ph.p_type != PT_NOTE)
 			continue;
 		len = min_t(u64, ph.p_filesz, sizeof(notes));
-		if (read_cached(mapping, ph.p_offset, notes, len) &&
-		    notes_build_id(notes, len, bid))
+		if (!read_cached(mapping, ph.p_offset, notes, len))
+			return;	/* a note not read: it may hold a build id */
+		if (notes_build_id(notes, len, bid))
 			return;
 	}
+	derived_id(file_inode(file), bid);
 }

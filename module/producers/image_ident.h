@@ -3,7 +3,9 @@
  * The identity of an image's code, for its DbgID_RSDS record: the GNU
  * build id (NT_GNU_BUILD_ID) its ELF notes carry, read where the code is
  * when the Image record is written (image_ident.c says how, for each kind
- * of image). A length of 0: none found (DbgID_NONE).
+ * of image); for an ELF file without one, its size and modification time
+ * (NTKL_DERIVED_ID_SIZE bytes, uapi/ntkl_etw.h). A length of 0: none
+ * found (DbgID_NONE).
  */
 #ifndef _NTKL_IMAGE_IDENT_H
 #define _NTKL_IMAGE_IDENT_H

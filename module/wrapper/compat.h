@@ -6,6 +6,7 @@
 #ifndef _NTKL_COMPAT_H
 #define _NTKL_COMPAT_H
 
+#include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -120,6 +121,16 @@ static inline const void *ntkl_vdso_elf(const struct mm_struct *mm, size_t *size
 	return image->data;
 #else
 	return NULL;
+#endif
+}
+
+/* An inode's modification time: 6.7 hid it behind inode_get_mtime(). */
+static inline struct timespec64 ntkl_inode_mtime(const struct inode *inode)
+{
+#ifdef NTKL_HAVE_INODE_GET_MTIME	/* Kbuild found it in the kernel's headers */
+	return inode_get_mtime(inode);
+#else
+	return inode->i_mtime;
 #endif
 }
 

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "pdb/pdb.h"
+#include "uapi/ntkl_etw.h"	/* NTKL_IMAGE_HEADER_SIZE */
 
 #define SYM_BUILD_ID_MAX	64
 #define SYM_MAX_SEGS		32

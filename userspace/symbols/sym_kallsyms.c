@@ -185,8 +185,9 @@ int sym_kallsyms_table(const struct sym_kallsyms *k, const char *module,
 
 		if (!is_text(v[i]->type))
 			continue;
+		/* the trace's ImageBase is a page below the code (NTKL_IMAGE_HEADER_SIZE) */
 		if (!has_text || (!module && !strcmp(v[i]->name, "_text")))
-			t->base = v[i]->addr & ~(uint64_t)4095;
+			t->base = (v[i]->addr & ~(uint64_t)4095) - NTKL_IMAGE_HEADER_SIZE;
 		has_text = true;
 		/* the next symbol at a higher address (aliases share one) */
 		if (next <= i)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -68,6 +69,26 @@ static int vdso_image(const void **data, size_t *size)
 	return ret;
 }
 
+/*
+ * An ELF file without a build id: the identity the module gave it from
+ * its inode (struct ntkl_derived_id), again from stat() now.
+ */
+static int derived_id(const char *path, uint8_t id[SYM_BUILD_ID_MAX], char *why, size_t why_size)
+{
+	struct ntkl_derived_id d;
+	struct stat st;
+
+	if (stat(path, &st)) {
+		snprintf(why, why_size, "%s: %s: WPA shows %s!0x... addresses", path, strerror(errno),
+			 sym_base_name(path));
+		return -1;
+	}
+	d.size = (uint64_t)st.st_size;
+	d.mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+	memcpy(id, &d, sizeof(d));
+	return (int)sizeof(d);
+}
+
 int sym_load(struct sym_loader *ld, const struct sym_trace_image *img, struct sym_table *t,
 	     uint8_t id[SYM_BUILD_ID_MAX], char *why, size_t why_size)
 {
@@ -99,7 +120,7 @@ int sym_load(struct sym_loader *ld, const struct sym_trace_image *img, struct sy
 		if (!access(path, R_OK) && sym_elf_build_id(path, vid, err, sizeof(err)) == n &&
 		    !memcmp(vid, id, (size_t)n) && !sym_elf_read(path, NULL, t, err, sizeof(err)) &&
 		    t->text_addr) {
-			t->base = t->text_addr;
+			t->base = (t->text_addr & ~(uint64_t)4095) - NTKL_IMAGE_HEADER_SIZE;
 			t->nsegs = 0;
 			return n;
 		}
@@ -141,6 +162,8 @@ int sym_load(struct sym_loader *ld, const struct sym_trace_image *img, struct sy
 					sym_base_name(img->path));
 			return -1;
 		}
+		if (!t->build_id_len)
+			return derived_id(img->path, id, why, why_size);
 		memcpy(id, t->build_id, t->build_id_len);
 		return (int)t->build_id_len;
 	}
@@ -185,9 +208,11 @@ int sym_load_checked(struct sym_loader *ld, const struct sym_trace_image *img,
 	memset(guid, 0, 16);
 	memcpy(guid, id, n < 16 ? (size_t)n : 16);
 	if (img->has_rsds && memcmp(guid, img->guid, 16)) {
-		snprintf(why, why_size, "replaced since the trace was recorded (its build-id differs "
+		snprintf(why, why_size, "replaced since the trace was recorded (its %s differs "
 			 "from the trace's): WPA shows %s!0x... addresses; run ntkl symbols before "
-			 "the file changes (right after the capture)", sym_base_name(img->path));
+			 "the file changes (right after the capture)",
+			 t->build_id_len || sym_kind_of(img) != SYM_KIND_FILE ? "build-id" :
+			 "size or modification time (it has no build-id)", sym_base_name(img->path));
 		return -1;
 	}
 	return 0;

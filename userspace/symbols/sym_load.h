@@ -30,8 +30,9 @@ const char *sym_base_name(const char *path);
 
 /*
  * img's functions into t and its build-id now into id: the id's length
- * (0: it has none), or -1 with one line in why: what cannot be read,
- * what WPA shows for it and the fix.
+ * (0: it has none; an ELF file without one: the identity its size and
+ * modification time give, struct ntkl_derived_id), or -1 with one line
+ * in why: what cannot be read, what WPA shows for it and the fix.
  */
 int sym_load(struct sym_loader *ld, const struct sym_trace_image *img, struct sym_table *t,
 	     uint8_t id[SYM_BUILD_ID_MAX], char *why, size_t why_size);

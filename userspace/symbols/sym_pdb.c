@@ -39,14 +39,18 @@ int sym_pdb_build(const struct sym_table *t, uint64_t image_size, struct sym_pdb
 		return -1;
 	}
 	if (!t->nsegs) {
-		/* the kernel and its modules: the image the trace gives is their text */
-		if (!image_size || image_size > UINT32_MAX) {
+		/*
+		 * The kernel and its modules: the image the trace gives is a
+		 * page (NTKL_IMAGE_HEADER_SIZE) and then their text.
+		 */
+		if (image_size <= NTKL_IMAGE_HEADER_SIZE || image_size > UINT32_MAX) {
 			sym_pdb_free(p);
 			snprintf(err, err_size, "an image of size %#llx cannot be described in a PDB",
 				 (unsigned long long)image_size);
 			return -1;
 		}
-		p->sections[0] = (struct pdb_section){ ".text", 0, (uint32_t)image_size, PDB_SCN_TEXT };
+		p->sections[0] = (struct pdb_section){ ".text", NTKL_IMAGE_HEADER_SIZE,
+			(uint32_t)(image_size - NTKL_IMAGE_HEADER_SIZE), PDB_SCN_TEXT };
 		p->nsections = 1;
 	}
 	for (size_t i = 0; i < t->nsegs; i++) {

@@ -281,7 +281,8 @@ static void test_kallsyms(void)
 	CHECK_EQ(k.n, 11);
 	CHECK_EQ(k.nmods, 2);
 	CHECK(!sym_kallsyms_table(&k, NULL, &t, err, sizeof(err)));
-	CHECK_EQ(t.base, 0xffffffff81000000ull);
+	/* the trace's ImageBase: a page below _text (NTKL_IMAGE_HEADER_SIZE) */
+	CHECK_EQ(t.base, 0xffffffff80fff000ull);
 	CHECK_EQ(t.nfuncs, 6);		/* the data symbol is not a function */
 	CHECK((f = find(&t, "startup_64")) && f->size == 0x100);
 	CHECK((f = find(&t, "_text")) && f->size == 0x100);
@@ -289,9 +290,10 @@ static void test_kallsyms(void)
 	CHECK((f = find(&t, "weak_fn")) && f->size == 0x40);
 	CHECK((f = find(&t, "_etext")) && f->size == 0);
 	CHECK(t.sizes_estimated);
-	/* an image of 0x300 bytes: _etext, at its end, lies outside */
-	if (!sym_pdb_build(&t, 0x300, &pdb, err, sizeof(err))) {
+	/* a page and 0x300 bytes of code: _etext, at its end, lies outside */
+	if (!sym_pdb_build(&t, 0x1300, &pdb, err, sizeof(err))) {
 		CHECK_EQ(pdb.nsections, 1);
+		CHECK_EQ(pdb.sections[0].rva, 0x1000);	/* as in every Windows PDB */
 		CHECK_EQ(pdb.sections[0].size, 0x300);
 		CHECK_EQ(pdb.outside, 1);
 		CHECK_EQ(pdb.nfunctions, 5);
@@ -301,7 +303,7 @@ static void test_kallsyms(void)
 	}
 	sym_table_free(&t);
 	CHECK(!sym_kallsyms_table(&k, "mymod", &t, err, sizeof(err)));
-	CHECK_EQ(t.base, 0xffffffffc0001000ull);
+	CHECK_EQ(t.base, 0xffffffffc0000000ull);
 	CHECK_EQ(t.nfuncs, 2);
 	CHECK((f = find(&t, "mod_first")) && f->size == 0x30);
 	CHECK((f = find(&t, "mod_fn")) && f->size == 0xfc0);
