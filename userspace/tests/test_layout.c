@@ -329,6 +329,7 @@ static void test_round_trips(void)
 	uint64_t seed = 0x6e746b6cULL;	/* "ntkl" */
 	struct perfinfo_ccswap_packet in, out;
 	uint8_t buf[8];
+	bool ok;
 
 	test_begin("ccswap_round_trip_random");
 	for (int i = 0; i < 4000; i++) {
@@ -359,13 +360,13 @@ static void test_round_trips(void)
 			break;
 		}
 		perfinfo_ccswap_encode(buf, &in);
-		if (perfinfo_ccswap_decode(buf, sizeof(buf), &out) !=
-		    perfinfo_ccswap_packet_size(in.type) ||
-		    memcmp(&in, &out, sizeof(in))) {
-			test_fail("iteration %d: type %d delta 0x%x did not round-trip",
-				  i, in.type, in.time_delta);
+		ok = perfinfo_ccswap_decode(buf, sizeof(buf), &out) ==
+		     perfinfo_ccswap_packet_size(in.type) &&
+		     !memcmp(&in, &out, sizeof(in));
+		CHECK_MSG(ok, "iteration %d: type %d delta 0x%x did not round-trip",
+			  i, in.type, in.time_delta);
+		if (!ok)
 			break;
-		}
 	}
 	test_end();
 }
