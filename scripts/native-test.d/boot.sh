@@ -1,5 +1,8 @@
 #!/bin/bash
 # ntkl-native-test: run by ntkl-native-test.service (scripts/native-test).
+# Unpack the steps (run.sh, helpers.sh and the bundle) from the disk whose
+# serial is ntkl-in, run them as root in a login environment, write
+# /root/native-test/out as a tar to the disk ntkl-out, power off.
 set -u
 in=/dev/disk/by-id/virtio-ntkl-in
 out=/dev/disk/by-id/virtio-ntkl-out
