@@ -1,34 +1,45 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""make bench's tables, from the raw lines ntkl-bench prints in the guest.
+"""make bench's tables, from the raw output ntkl-bench prints in the guest.
 
     scripts/bench_stats.py RAW.txt
 
-Raw lines (selftests/workloads/ntkl-bench has their form):
-  # ntkl-bench: <kernel, CPUs, clock source, parameters>
-  W round=R mode=M rep=N <workload> ... ns=T ... ctxt=N   one workload run
-  F round=R mode=M switches=N evbytes=N filebytes=N rawbytes=N lost=N
-  X mode=M <max-rate workload lines, each with ns=T>       then F round=max
-  L round=R mode=M ... rounds=N ns=T records=N lost=N     ntkl_lockbench
-  S round=R mode=M ... ns=T records=N lost=N               contend
-  P round=R mode=M rep=N pingpong ... ns=T                  profile runs
-  Q round=R [mode=M] samples=N [lost=N]   samples in pingpong (pinned to
-                                 CPU 1) over the round's runs of recorder M
-                                 (no mode: profile, whose older Q lines
-                                 counted all samples on CPU 1)
-  U round=R mode=none|um|umc events=N ns=T cpu=C lost=N bytes=B
-                                 libntkl-bench: one writer pinned to CPU 1
-  K round=R mode=M rep=N pingpong ... ns=T ctxt=N           peers and scale
-  KF round=R mode=M lost=N       what that recorder lost in the round
-  KB round=R switches=N ctxt=M   the BPF counter's count over the round and
-                                 the /proc/stat ctxt delta meanwhile
+The raw output is one JSON object a line, whose "kind" says what it is
+(selftests/workloads/ntkl-bench.sh prints them and says what each
+measures); a line that is not a JSON object (a message mixed in) is
+skipped, and so is a kind this script does not know:
+  header           text: the kernel, CPUs, clock source and parameters
+  switch_run       round, mode, rep, workload, ns, ctxt, ...: one run
+  switch_totals    round (a number, or "max": the max-rate runs), mode,
+                   switches, evbytes, filebytes, rawbytes, lost
+  max_rate_run     mode, workload, ns, ...: one CPU's max-rate pingpong
+  lockbench        round, mode, rounds, ns, records, lost: ntkl_lockbench
+  contend          round, mode, workload, ns, records, lost, ...
+  profile_run      round, mode, rep, workload, ns, ...: profile runs
+  profile_samples  round, [mode], samples, [lost]: samples in pingpong
+                   (pinned to CPU 1) over the round's runs of recorder
+                   mode (no mode: profile)
+  libntkl          round, mode (none, um, umc), events, ns, cpu, lost,
+                   bytes: libntkl-bench, one writer pinned to CPU 1
+  peer_run         round, mode, rep, workload, ns, ctxt, ...: peers and
+                   scale
+  peer_lost        round, mode, lost: what that recorder lost in the round
+  bpf_count        round, switches, ctxt: the BPF counter's count over the
+                   round and the /proc/stat ctxt delta meanwhile
+  note, done       a remark; the end of a run that finished
 
 Figures are min and median over runs; a recorder's cost is what it adds
 to the untraced runs, per switch (or per contention), and its ratio to
 trace-cmd's. scripts/test_bench_stats.py checks each rule.
 """
+import json
 import sys
 
+# The kinds of raw record, as the module docstring says (a kind not here is
+# skipped: scripts/test_bench_stats.py checks ntkl-bench prints no other).
+KINDS = ("header", "switch_run", "switch_totals", "max_rate_run", "lockbench", "contend",
+         "profile_run", "profile_samples", "libntkl", "peer_run", "peer_lost", "bpf_count",
+         "note", "done")
 MODES = ("none", "cswitch", "compact", "tracecmd")
 # Recorders tabulated only when the raw output has them.
 OPTIONAL_MODES = ("cswstack",)
@@ -46,7 +57,7 @@ SPIN_NAMES = {
     "tracecmd": "trace-cmd lock events",
     "tracecmdT": "trace-cmd lock events -T",
 }
-# Peers and scale (K lines): pingpong pinned to CPU 1.
+# Peers and scale (peer_run records): pingpong pinned to CPU 1.
 K_MODES = ("none", "probe", "bpf", "ntkl1", "ntkl8", "ntkl64", "buf1", "buf8", "buf64",
            "comp1", "comp8", "comp64", "files0", "files7", "files63", "clone0", "clone7",
            "clone63", "tracecmd", "tracecmd8", "perf", "perf8")
@@ -76,7 +87,8 @@ K_NAMES = {
 }
 # The peers at a scale of ntkl's: n sessions of a peer against n loggers.
 K_PEER_SCALE = (("ntkl8", "tracecmd8"), ("ntkl8", "perf8"))
-# The sampled profile (P and Q lines): pingpong pinned to CPU 1.
+# The sampled profile (profile_run and profile_samples records): pingpong
+# pinned to CPU 1.
 PROF_MODES = ("profile", "profstack", "perf", "perfg")
 PROF_NAMES = {
     "profile": "ntkl PROFILE",
@@ -102,25 +114,32 @@ def k_one(mode):
     return None
 
 
-def number(text):
-    """A field's value as a number; not a number reads as 0."""
+def number(value):
+    """A field's value as a number (a JSON number as it is, a string read
+    as one); anything else reads as 0."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, (int, float)):
+        return value
     try:
-        return int(text)
+        return int(value)
     except (TypeError, ValueError):
         try:
-            return float(text)
+            return float(value)
         except (TypeError, ValueError):
             return 0
 
 
-def fields(line):
-    """The key=value fields of a raw line (a key is never empty)."""
-    kv = {}
-    for word in line.split():
-        eq = word.find("=")
-        if eq > 0:
-            kv[word[:eq]] = word[eq + 1:]
-    return kv
+def record(line):
+    """The JSON object of a raw line, or None for a line that is not one."""
+    line = line.strip()
+    if not line.startswith("{"):
+        return None
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
 
 
 def min_median(values):
@@ -155,72 +174,61 @@ class Raw:
         self.totals = {}               # mode -> {switches, evbytes, ...}
         self.max_ns = {}               # mode -> longest max-rate run, ns
         self.max_rate = {}             # mode -> {switches, lost}
-        self.spin = {}                 # ("L"|"S", mode) -> [(ns, records)]
-        self.spin_lost = {}            # ("L"|"S", mode) -> lost events
+        self.spin = {}                 # (kind, mode) -> [(ns, records)]
+        self.spin_lost = {}            # (kind, mode) -> lost events
         self.lockbench_rounds = None
-        self.prof = {}                 # mode -> [ns] of the P runs
-        self.prof_samples = {}         # mode -> Q lines' samples, summed
-        self.prof_lost = {}            # mode -> Q lines' lost, summed
+        self.prof = {}                 # mode -> [ns] of the profile runs
+        self.prof_samples = {}         # mode -> profile_samples' samples, summed
+        self.prof_lost = {}            # mode -> profile_samples' lost, summed
         self.um = {}                   # mode -> [(ns, cpu, events, lost, bytes)]
-        self.k_runs = {}               # (mode, "ns"|"ctxt") -> [values] of K lines
-        self.k_lost = {}               # mode -> events lost, KF lines summed
-        self.bpf_count = [0, 0]        # KB lines: [switches counted, ctxt delta]
+        self.k_runs = {}               # (mode, "ns"|"ctxt") -> [values] of peer runs
+        self.k_lost = {}               # mode -> events lost, peer_lost summed
+        self.bpf_count = [0, 0]        # bpf_count: [switches counted, ctxt delta]
         for line in lines:
-            self.take(line.rstrip("\n"))
+            kv = record(line)
+            if kv is not None:
+                self.take(kv)
 
-    def take(self, line):
-        if line.startswith("# ntkl-bench: ") and not line.startswith("# ntkl-bench: d"):
-            self.header = line[len("# ntkl-bench: "):]
-        elif line.startswith("W "):
-            kv = fields(line)
-            words = line.split()
-            wl = words[4] if len(words) > 4 else ""
+    def take(self, kv):
+        """One raw record: kv, a JSON object with its "kind"."""
+        kind = kv.get("kind")
+        mode = kv.get("mode")
+        if kind == "header":
+            self.header = kv.get("text", "")
+        elif kind == "switch_run":
+            wl = kv.get("workload", "")
             if wl not in self.workloads:
                 self.workloads.append(wl)
             for what in ("ns", "ctxt"):
-                self.runs.setdefault((wl, kv.get("mode"), what), []).append(number(kv.get(what)))
-        elif line.startswith("F round=max"):
-            kv = fields(line)
-            self.max_rate[kv.get("mode")] = {
+                self.runs.setdefault((wl, mode, what), []).append(number(kv.get(what)))
+        elif kind == "switch_totals" and kv.get("round") == "max":
+            self.max_rate[mode] = {
                 "switches": number(kv.get("switches")), "lost": number(kv.get("lost"))}
-        elif line.startswith("F round=") and line[8:9].isdigit():
-            kv = fields(line)
-            t = self.totals.setdefault(kv.get("mode"), {})
+        elif kind == "switch_totals":
+            t = self.totals.setdefault(mode, {})
             for what in ("switches", "evbytes", "filebytes", "rawbytes", "lost"):
                 t[what] = t.get(what, 0) + number(kv.get(what))
-        elif line.startswith("X "):
-            words = line.split()
-            mode = words[1][len("mode="):] if words[1].startswith("mode=") else words[1]
-            for word in words:
-                if word.startswith("ns="):
-                    self.max_ns[mode] = max(self.max_ns.get(mode, 0), number(word[3:]))
-        elif line.startswith("P "):
-            kv = fields(line)
-            self.prof.setdefault(kv.get("mode"), []).append(number(kv.get("ns")))
-        elif line.startswith("U "):
-            kv = fields(line)
-            self.um.setdefault(kv.get("mode"), []).append(tuple(
+        elif kind == "max_rate_run":
+            self.max_ns[mode] = max(self.max_ns.get(mode, 0), number(kv.get("ns")))
+        elif kind == "profile_run":
+            self.prof.setdefault(mode, []).append(number(kv.get("ns")))
+        elif kind == "libntkl":
+            self.um.setdefault(mode, []).append(tuple(
                 number(kv.get(k)) for k in ("ns", "cpu", "events", "lost", "bytes")))
-        elif line.startswith("K "):
-            kv = fields(line)
+        elif kind == "peer_run":
             for what in ("ns", "ctxt"):
-                self.k_runs.setdefault((kv.get("mode"), what), []).append(number(kv.get(what)))
-        elif line.startswith("KF "):
-            kv = fields(line)
-            self.k_lost[kv.get("mode")] = self.k_lost.get(kv.get("mode"), 0) + \
-                number(kv.get("lost"))
-        elif line.startswith("KB "):
-            kv = fields(line)
+                self.k_runs.setdefault((mode, what), []).append(number(kv.get(what)))
+        elif kind == "peer_lost":
+            self.k_lost[mode] = self.k_lost.get(mode, 0) + number(kv.get("lost"))
+        elif kind == "bpf_count":
             self.bpf_count[0] += number(kv.get("switches"))
             self.bpf_count[1] += number(kv.get("ctxt"))
-        elif line.startswith("Q "):
-            kv = fields(line)
+        elif kind == "profile_samples":
             m = kv.get("mode", "profile")
             self.prof_samples[m] = self.prof_samples.get(m, 0) + number(kv.get("samples"))
             self.prof_lost[m] = self.prof_lost.get(m, 0) + number(kv.get("lost"))
-        elif line[:2] in ("L ", "S "):
-            kv = fields(line)
-            key = (line[0], kv.get("mode", ""))
+        elif kind in ("lockbench", "contend"):
+            key = (kind, kv.get("mode", ""))
             self.spin.setdefault(key, []).append((number(kv.get("ns")), number(kv.get("records"))))
             self.spin_lost[key] = self.spin_lost.get(key, 0) + number(kv.get("lost"))
             if "rounds" in kv:
@@ -334,10 +342,10 @@ def spin_table(raw):
     p = out.append
     rounds = raw.lockbench_rounds
     added_med = {}
-    if raw.spin.get(("L", "none")) and rounds:
+    if raw.spin.get(("lockbench", "none")) and rounds:
         t_min, t_med, r_med = {}, {}, {}
         for m in SPIN_MODES:
-            runs = raw.spin.get(("L", m))
+            runs = raw.spin.get(("lockbench", m))
             if runs:
                 t_min[m], t_med[m] = min_lower_median([ns for ns, _ in runs])
                 r_med[m] = min_lower_median([rec for _, rec in runs])[1]
@@ -365,7 +373,7 @@ def spin_table(raw):
                 line += " %6.2f | %5.2f" % (
                     a_min / ((t_min["tracecmd"] - t_min["none"]) / rounds),
                     added_med[m] / ((t_med["tracecmd"] - t_med["none"]) / rounds))
-            line += " %6d" % raw.spin_lost.get(("L", m), 0)
+            line += " %6d" % raw.spin_lost.get(("lockbench", m), 0)
             p(line)
         if "spinlock" in added_med and "tracecmd" in t_min:
             a_min = (t_min["spinlock"] - t_min["none"]) / rounds
@@ -373,21 +381,21 @@ def spin_table(raw):
             if tc > 0:
                 p("  %-52s %s (%.2f)" % ("target: SPINLOCK adds <= 0.6x trace-cmd lock events",
                                           "met" if a_min / tc <= 0.6 else "NOT met", a_min / tc))
-    if not raw.spin.get(("S", "none")):
+    if not raw.spin.get(("contend", "none")):
         return "\n".join(out) + "\n" if out else ""
     p("")
     p("Spin locks: contend (8 threads x 2000 steps), the selftest workload")
     p("  %-24s %10s | %-10s %12s %8s" % ("recorder", "ms min", "med", "records med", "lost"))
     records, untraced = {}, 0
     for m in SPIN_MODES:
-        runs = raw.spin.get(("S", m))
+        runs = raw.spin.get(("contend", m))
         if not runs:
             continue
         t_min, t_med = min_lower_median([ns for ns, _ in runs])
         records[m] = min_lower_median([rec for _, rec in runs])[1]
         p("  %-24s %10.1f | %-10.1f %12s %8d" %
           (SPIN_NAMES[m], t_min / 1e6, t_med / 1e6, "-" if m == "none" else records[m],
-           raw.spin_lost.get(("S", m), 0)))
+           raw.spin_lost.get(("contend", m), 0)))
         if m == "none":
             untraced = t_med
     p("  (its contentions, and so its time, vary a thousandfold between runs;")
@@ -626,7 +634,7 @@ def lost_line(raw):
     for m, t in raw.max_rate.items():
         add(NAMES.get(m, m) + " (max rate)", t.get("lost", 0))
     for (kind, m), n in raw.spin_lost.items():
-        add(SPIN_NAMES.get(m, m) + (" (lockbench)" if kind == "L" else " (contend)"), n)
+        add(SPIN_NAMES.get(m, m) + " (%s)" % kind, n)
     for m, n in raw.k_lost.items():
         add(K_NAMES.get(m, m), n)
     for m, n in raw.prof_lost.items():

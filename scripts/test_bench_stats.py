@@ -4,10 +4,15 @@
 "FAIL: bench-stats <case>: why" line per case (scripts/check counts them).
 
 The golden case: scripts/testdata/bench_raw.txt is a raw output of the
-form ntkl-bench prints, and bench_table.txt the table the former awk
-statistics of scripts/bench printed for it, so the figures make bench
-prints did not change when they moved here."""
+form ntkl-bench prints (one JSON object a line), and bench_table.txt the
+table the former awk statistics of scripts/bench printed for it, so the
+figures make bench prints did not change when they moved here, nor when
+the raw lines became JSON. The producer case runs ntkl-bench's own emit
+function and reads what it prints."""
+import json
 import os
+import re
+import subprocess
 import sys
 import unittest
 
@@ -19,6 +24,19 @@ import check_lines  # noqa: E402
 
 def raw(*lines):
     return bench_stats.Raw(lines)
+
+
+def j(kind, **fields):
+    """One raw line: a JSON object of this kind and these fields."""
+    return json.dumps(dict(kind=kind, **fields))
+
+
+def run(kind, mode, ns, ctxt=None, workload="pingpong", rnd=1, rep=1):
+    """One workload run's line (switch_run, profile_run, peer_run)."""
+    fields = dict(round=rnd, mode=mode, rep=rep, workload=workload, ns=ns)
+    if ctxt is not None:
+        fields["ctxt"] = ctxt
+    return j(kind, **fields)
 
 
 class Statistics(unittest.TestCase):
@@ -36,24 +54,39 @@ class Statistics(unittest.TestCase):
         self.assertEqual(bench_stats.ratio(1, 0), "n/a")
         self.assertEqual(bench_stats.ratio(1, -3), "n/a")
 
-    def test_fields(self):
-        self.assertEqual(bench_stats.fields("W round=1 mode=none =x a=b=c"),
-                         {"round": "1", "mode": "none", "a": "b=c"})
+    def test_number(self):
+        self.assertEqual(bench_stats.number(12), 12)
+        self.assertEqual(bench_stats.number(1.5), 1.5)
         self.assertEqual(bench_stats.number("12"), 12)
         self.assertEqual(bench_stats.number("1.5"), 1.5)
         self.assertEqual(bench_stats.number(None), 0)
+        self.assertEqual(bench_stats.number(True), 0)
+        self.assertEqual(bench_stats.number("x"), 0)
+
+    def test_record(self):
+        self.assertEqual(bench_stats.record('{"kind": "done"}\n'), {"kind": "done"})
+        # what is not a JSON object: a message mixed in, a line cut short
+        self.assertIsNone(bench_stats.record("ntkl-bench: trace-cmd died\n"))
+        self.assertIsNone(bench_stats.record('{"kind": "switch_run", "ns": 1'))
+        self.assertIsNone(bench_stats.record("[1, 2]"))
+        self.assertIsNone(bench_stats.record(""))
 
 
 class Parsing(unittest.TestCase):
     def test_runs_totals_and_max_rate(self):
-        r = raw("# ntkl-bench: k, 4 CPUs",
-                "W round=1 mode=none rep=1 pingpong ns=100 ctxt=10",
-                "W round=1 mode=none rep=2 pingpong ns=120 ctxt=12",
-                "F round=1 mode=cswitch switches=10 evbytes=400 filebytes=500 rawbytes=0 lost=1",
-                "F round=2 mode=cswitch switches=20 evbytes=800 filebytes=900 rawbytes=0 lost=2",
-                "X mode=compact pingpong ns=5 x pingpong ns=9",
-                "F round=max mode=compact switches=7 lost=3",
-                "# ntkl-bench: done")
+        r = raw(j("header", text="k, 4 CPUs"),
+                run("switch_run", "none", 100, 10),
+                "a message mixed in",
+                run("switch_run", "none", 120, 12, rep=2),
+                j("switch_totals", round=1, mode="cswitch", switches=10, evbytes=400,
+                  filebytes=500, rawbytes=0, lost=1),
+                j("switch_totals", round=2, mode="cswitch", switches=20, evbytes=800,
+                  filebytes=900, rawbytes=0, lost=2),
+                j("max_rate_run", mode="compact", workload="pingpong", cpu=0, ns=5),
+                j("max_rate_run", mode="compact", workload="pingpong", cpu=1, ns=9),
+                j("switch_totals", round="max", mode="compact", switches=7, lost=3),
+                j("a_kind_not_known", mode="none", ns=1),
+                j("done"))
         self.assertEqual(r.header, "k, 4 CPUs")
         self.assertEqual(r.workloads, ["pingpong"])
         self.assertEqual(r.runs["pingpong", "none", "ns"], [100, 120])
@@ -63,13 +96,72 @@ class Parsing(unittest.TestCase):
         self.assertEqual(r.max_rate["compact"], {"switches": 7, "lost": 3})
 
 
+def lock(mode, ns, records):
+    """One ntkl_lockbench run of 100 contentions."""
+    return j("lockbench", round=1, mode=mode, rounds=100, ns=ns, records=records, lost=0)
+
+
+BENCH_SH = os.path.join(HERE, "..", "selftests", "workloads", "ntkl-bench.sh")
+
+
+class Producer(unittest.TestCase):
+    """ntkl-bench's emit and emit_text, run as the guest runs them."""
+
+    def functions(self):
+        """The shell text of emit, emit_text and json_awk in ntkl-bench.sh."""
+        with open(BENCH_SH, encoding="utf-8") as f:
+            text = f.read()
+        start = text.index("\nemit() {")
+        end = text.index("\n'\n", text.index("\njson_awk='")) + 3
+        return text[start:end]
+
+    def emit(self, script):
+        shell = ["busybox", "sh"] if subprocess.call(
+            ["sh", "-c", "command -v busybox >/dev/null"]) == 0 else ["sh"]
+        return subprocess.run(shell + ["-c", self.functions() + "\n" + script],
+                              capture_output=True, text=True, check=True).stdout
+
+    def test_emit_is_json(self):
+        out = self.emit('emit switch_run round=1 mode=none rep=1 '
+                        '"pingpong rounds=4000 cpu=1 ns=16500141 ctxt=8019"\n'
+                        'emit switch_totals round=max mode=compact "switches=7 lost=0"\n'
+                        'emit profile_samples round=2 mode=perf "samples=012 lost=-1 x=1.5 y=a\\"b"\n'
+                        'emit_text header "6.1, 4 CPUs, \\"tab\there\\" \\\\"\n'
+                        'emit "done"\n')
+        lines = out.splitlines()
+        self.assertEqual(len(lines), 5)
+        recs = [json.loads(line) for line in lines]
+        self.assertEqual(recs[0], {"kind": "switch_run", "round": 1, "mode": "none", "rep": 1,
+                                   "workload": "pingpong", "rounds": 4000, "cpu": 1,
+                                   "ns": 16500141, "ctxt": 8019})
+        self.assertEqual(recs[1]["round"], "max")
+        # not a JSON number (a leading 0): a string
+        self.assertEqual(recs[2], {"kind": "profile_samples", "round": 2, "mode": "perf",
+                                   "samples": "012", "lost": -1, "x": 1.5, "y": 'a"b'})
+        self.assertEqual(recs[3], {"kind": "header", "text": '6.1, 4 CPUs, "tab\there" \\'})
+        self.assertEqual(recs[4], {"kind": "done"})
+        r = raw(*lines)
+        self.assertEqual(r.runs["pingpong", "none", "ns"], [16500141])
+        self.assertEqual(r.header, '6.1, 4 CPUs, "tab\there" \\')
+
+    def test_every_kind_known(self):
+        with open(BENCH_SH, encoding="utf-8") as f:
+            text = f.read()
+        code = "\n".join(line for line in text.splitlines()
+                         if not line.lstrip().startswith("#"))
+        kinds = set(re.findall(r'\bemit(?:_text)? +"?([a-z_]+)', code))
+        self.assertIn("switch_run", kinds)
+        self.assertEqual(kinds - set(bench_stats.KINDS), set())
+        self.assertEqual(set(bench_stats.KINDS) - kinds, set())
+
+
 class Tables(unittest.TestCase):
     def workload(self, tracecmd_ns):
-        lines = ["# ntkl-bench: k"]
+        lines = [j("header", text="k")]
         for m, ns in (("none", [1000, 1500]), ("cswitch", [1100, 1600]),
                       ("compact", [1050, 1550]), ("tracecmd", tracecmd_ns)):
             for i, t in enumerate(ns):
-                lines.append("W round=1 mode=%s rep=%d wl ns=%d ctxt=10" % (m, i, t))
+                lines.append(run("switch_run", m, t, 10, workload="wl", rep=i))
         return raw(*lines)
 
     def test_added_cost_and_ratio(self):
@@ -82,8 +174,8 @@ class Tables(unittest.TestCase):
 
     def test_stack_cost(self):
         r = self.workload([3000, 3500])
-        r2 = raw("W round=1 mode=cswstack rep=0 wl ns=1400 ctxt=10",
-                 "W round=1 mode=cswstack rep=1 wl ns=1900 ctxt=10")
+        r2 = raw(run("switch_run", "cswstack", 1400, 10, workload="wl", rep=0),
+                 run("switch_run", "cswstack", 1900, 10, workload="wl", rep=1))
         for k, v in r2.runs.items():
             r.runs.setdefault(k, []).extend(v)
         text = bench_stats.switch_table(r)
@@ -102,36 +194,35 @@ class Tables(unittest.TestCase):
         self.assertIn("unknown: trace-cmd added no measurable cost", text)
 
     def test_spin_per_contention(self):
-        r = raw("L round=1 mode=none rounds=100 ns=1000000 records=0 lost=0",
-                "L round=1 mode=spinlock rounds=100 ns=1200000 records=100 lost=0",
-                "L round=1 mode=tracecmd rounds=100 ns=1100000 records=100 lost=0")
+        r = raw(lock("none", 1000000, 0), lock("spinlock", 1200000, 100),
+                lock("tracecmd", 1100000, 100))
         text = bench_stats.spin_table(r)
         # 200,000 ns over 100 contentions: 2000 ns each, twice trace-cmd's 1000
         self.assertIn("2000 | 2000      2.00 |  2.00", text)
         self.assertNotIn("contend", text)
 
     def test_sample_cost(self):
-        r = raw("P round=1 mode=none rep=1 pingpong ns=1000000",
-                "P round=1 mode=none rep=2 pingpong ns=1000000",
-                "P round=1 mode=profile rep=1 pingpong ns=1100000",
-                "P round=1 mode=profile rep=2 pingpong ns=1100000",
-                "Q round=1 samples=40")
+        r = raw(run("profile_run", "none", 1000000),
+                run("profile_run", "none", 1000000, rep=2),
+                run("profile_run", "profile", 1100000),
+                run("profile_run", "profile", 1100000, rep=2),
+                j("profile_samples", round=1, samples=40))
         text = bench_stats.profile_table(r)
-        # 100,000 ns more per run, 20 samples a run: 5000 ns a sample; a Q
-        # line without a mode is ntkl PROFILE's
+        # 100,000 ns more per run, 20 samples a run: 5000 ns a sample;
+        # profile_samples without a mode are ntkl PROFILE's
         self.assertRegex(text, r"ntkl PROFILE +1\.1 \| +1\.1 +20 +5000 \| +5000 +0")
         self.assertNotIn("vs perf", text)
-        self.assertEqual(bench_stats.profile_table(raw("# nothing")), "")
+        self.assertEqual(bench_stats.profile_table(raw(j("note", text="nothing"))), "")
 
     def test_sample_cost_against_perf(self):
-        lines = ["P round=1 mode=none rep=1 pingpong ns=1000000"]
+        lines = [run("profile_run", "none", 1000000)]
         # (mode, ns per run, samples on CPU 1 over the round's 2 runs, lost)
         for m, ns, samples, lost in (("profile", 1100000, 40, 0),
                                      ("profstack", 1400000, 40, 0),
                                      ("perf", 1200000, 40, 0),
                                      ("perfg", 1800000, 32, 5)):
-            lines += ["P round=1 mode=%s rep=%d pingpong ns=%d" % (m, i, ns) for i in (1, 2)]
-            lines.append("Q round=1 mode=%s samples=%d lost=%d" % (m, samples, lost))
+            lines += [run("profile_run", m, ns, rep=i) for i in (1, 2)]
+            lines.append(j("profile_samples", round=1, mode=m, samples=samples, lost=lost))
         r = raw(*lines)
         text = bench_stats.profile_table(r)
         # perf: 200,000 ns over 20 samples; -g: 800,000 over 16
@@ -144,12 +235,15 @@ class Tables(unittest.TestCase):
                          "\nEvents lost: perf record -g (profile) 5\n")
 
     def test_libntkl_cost(self):
-        r = raw("U round=1 mode=none events=1000 ns=10000 cpu=20000 lost=0 bytes=0",
-                "U round=1 mode=um events=1000 ns=60000 cpu=120000 lost=0 bytes=144000",
-                "U round=2 mode=um events=1000 ns=70000 cpu=140000 lost=0 bytes=144000",
-                "U round=1 mode=umc events=1000 ns=80000 cpu=420000 lost=2 bytes=9000",
-                "W round=1 mode=none rep=1 pingpong ns=1000000 ctxt=1000",
-                "W round=1 mode=cswitch rep=1 pingpong ns=1300000 ctxt=1000")
+        def um(rnd, mode, ns, cpu, lost, nbytes):
+            return j("libntkl", round=rnd, mode=mode, events=1000, ns=ns, cpu=cpu, lost=lost,
+                     bytes=nbytes)
+        r = raw(um(1, "none", 10000, 20000, 0, 0),
+                um(1, "um", 60000, 120000, 0, 144000),
+                um(2, "um", 70000, 140000, 0, 144000),
+                um(1, "umc", 80000, 420000, 2, 9000),
+                run("switch_run", "none", 1000000, 1000),
+                run("switch_run", "cswitch", 1300000, 1000))
         text = bench_stats.libntkl_table(r)
         # (60000 - 10000) / 1000 = 50 ns per event on the writer at the min,
         # the median of 60000 and 70000 their mean: 55; CPU 100 and 110
@@ -157,13 +251,12 @@ class Tables(unittest.TestCase):
         self.assertRegex(text, r"libntkl compressed +70 \| +70 +400 \| +400 +9\.0 +2")
         # the kernel logger: 300,000 ns over 1000 switches
         self.assertRegex(text, r"ntkl CSWITCH \(kernel\) +300 \| +300")
-        self.assertEqual(bench_stats.libntkl_table(raw("# nothing")), "")
-        self.assertEqual(bench_stats.kernel_event_cost(raw("# nothing")), None)
+        self.assertEqual(bench_stats.libntkl_table(raw()), "")
+        self.assertEqual(bench_stats.kernel_event_cost(raw()), None)
+
     def test_spin_target_and_stacks(self):
-        r = raw("L round=1 mode=none rounds=100 ns=1000000 records=0 lost=0",
-                "L round=1 mode=spinlock rounds=100 ns=1050000 records=100 lost=0",
-                "L round=1 mode=tracecmd rounds=100 ns=1100000 records=100 lost=0",
-                "L round=1 mode=tracecmdT rounds=100 ns=2000000 records=100 lost=0")
+        r = raw(lock("none", 1000000, 0), lock("spinlock", 1050000, 100),
+                lock("tracecmd", 1100000, 100), lock("tracecmdT", 2000000, 100))
         text = bench_stats.spin_table(r)
         # 500 ns a contention against trace-cmd's 1000: 0.5, within 0.6
         self.assertIn("SPINLOCK adds <= 0.6x trace-cmd lock events  met (0.50)", text)
@@ -174,10 +267,10 @@ class Tables(unittest.TestCase):
         lines = []
         for m, ns in (("none", 1000), ("ntkl1", 1100), ("ntkl8", 1250), ("ntkl64", 1700),
                       ("perf", 1300), ("probe", 1005), ("bpf", 1020)):
-            lines.append("K round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns))
-            lines.append("KF round=1 mode=%s lost=%d" % (m, 3 if m == "perf" else 0))
+            lines.append(run("peer_run", m, ns, 10))
+            lines.append(j("peer_lost", round=1, mode=m, lost=3 if m == "perf" else 0))
         for m, ns in (("none", 1000), ("tracecmd", 1500)):
-            lines.append("W round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns))
+            lines.append(run("switch_run", m, ns, 10))
         r = raw(*lines)
         text = bench_stats.scale_table(r)
         # one logger adds 10 ns a switch, 8 add 25 (2.5x), 64 add 70 (7x)
@@ -192,31 +285,31 @@ class Tables(unittest.TestCase):
         self.assertLess(text.index("empty sched_switch probe"),
                         text.index("ntkl CSWITCH, 1 logger"))
         self.assertNotIn("BPF counter counted", text)
-        r = raw(*(lines + ["KB round=1 switches=990 ctxt=1000",
-                           "KB round=2 switches=1000 ctxt=1000"]))
+        r = raw(*(lines + [j("bpf_count", round=1, switches=990, ctxt=1000),
+                           j("bpf_count", round=2, switches=1000, ctxt=1000)]))
         self.assertIn("the BPF counter counted 1990 switches; /proc/stat ctxt meanwhile 2000: "
                       "0.99)", bench_stats.scale_table(r))
         self.assertEqual(bench_stats.lost_line(r),
                          "\nEvents lost: perf record sched_switch 3\n")
         self.assertIn("cost is the pingpong table's", bench_stats.scale_table(r))
         # with trace-cmd runs of its own, the ratios are to those
-        r = raw(*(lines + ["K round=1 mode=tracecmd rep=1 pingpong ns=1200 ctxt=10",
-                           "KF round=1 mode=tracecmd lost=2"]))
+        r = raw(*(lines + [run("peer_run", "tracecmd", 1200, 10),
+                           j("peer_lost", round=1, mode="tracecmd", lost=2)]))
         text = bench_stats.scale_table(r)
         self.assertIn("cost is from this table's runs", text)
         self.assertRegex(text, r"trace-cmd sched_switch +20 \| +20 +- +1.00 \| 1.00 +2")
         self.assertRegex(text, r"perf record sched_switch +30 \| +30 +- +1.50 \| 1.50 +3")
         self.assertIn("trace-cmd sched_switch 2", bench_stats.lost_line(r))
-        self.assertEqual(bench_stats.scale_table(raw("# nothing")), "")
-        self.assertIn("none, by any recorder", bench_stats.lost_line(raw("# nothing")))
+        self.assertEqual(bench_stats.scale_table(raw()), "")
+        self.assertIn("none, by any recorder", bench_stats.lost_line(raw()))
 
     def test_scale_peers(self):
         """8 trace-cmds and 8 perf records, against one of each and 8 loggers."""
         lines = []
         for m, ns in (("none", 1000), ("ntkl1", 1100), ("ntkl8", 1250), ("tracecmd", 1200),
                       ("tracecmd8", 2600), ("perf", 1300), ("perf8", 3400)):
-            lines.append("K round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns))
-        lines.append("KF round=1 mode=tracecmd8 lost=7")
+            lines.append(run("peer_run", m, ns, 10))
+        lines.append(j("peer_lost", round=1, mode="tracecmd8", lost=7))
         r = raw(*lines)
         text = bench_stats.scale_table(r)
         # 8 trace-cmds add 160 a switch: 8x one; perf 240 against 30
@@ -236,7 +329,7 @@ class Tables(unittest.TestCase):
         lines = []
         for m, ns in (("none", 1000), ("ntkl1", 1100), ("files0", 1120), ("files7", 1190),
                       ("files63", 1750)):
-            lines.append("K round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns))
+            lines.append(run("peer_run", m, ns, 10))
         text = bench_stats.scale_table(raw(*lines))
         self.assertRegex(text, r"  and copied to 7 more files +19 \| +19 +- ")
         # 7 more files add 7 a switch, 1 each: 8 loggers >= (10 + 7) / 10 one;
@@ -249,8 +342,7 @@ class Tables(unittest.TestCase):
         # without the followed file's own runs, no floor
         self.assertNotIn("floor", bench_stats.scale_table(raw(*(lines[:2] + lines[3:]))))
         # files that share the logger's blocks (xfs): 7 more add 14, 2 each
-        lines += ["K round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns)
-                  for m, ns in (("clone0", 1105), ("clone7", 1245))]
+        lines += [run("peer_run", m, ns, 10) for m, ns in (("clone0", 1105), ("clone7", 1245))]
         text = bench_stats.scale_table(raw(*lines))
         self.assertRegex(text, r"  and reflinked to 7 more files +24 \| +24 +- ")
         self.assertIn("floor (med): each of 7 more files reflinked 2 a switch, "
@@ -261,7 +353,7 @@ class Tables(unittest.TestCase):
         lines = []
         for m, ns in (("none", 1000), ("ntkl1", 1100), ("ntkl8", 1250),
                       ("comp1", 1050), ("comp8", 1090), ("comp64", 1400)):
-            lines.append("K round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns))
+            lines.append(run("peer_run", m, ns, 10))
         text = bench_stats.scale_table(raw(*lines))
         # one COMPACT logger adds 5 ns a switch, 8 add 9 (1.8x), 64 add 40 (8x)
         self.assertRegex(text, r"ntkl COMPACT, 1 logger +5 \| +5 +- ")
@@ -279,7 +371,7 @@ class Tables(unittest.TestCase):
         lines = []
         for m, ns in (("none", 1000), ("ntkl1", 1100), ("ntkl8", 1440), ("ntkl64", 3900),
                       ("buf1", 1060), ("buf8", 1200), ("buf64", 1690)):
-            lines.append("K round=1 mode=%s rep=1 pingpong ns=%d ctxt=10" % (m, ns))
+            lines.append(run("peer_run", m, ns, 10))
         text = bench_stats.scale_table(raw(*lines))
         # 1 logger: 6 its record, 4 its writer; 8: (20 - 6) / 7 and (44 - 20) / 8;
         # 64: (69 - 6) / 63 and (290 - 69) / 64

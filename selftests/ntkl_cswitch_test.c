@@ -842,24 +842,28 @@ static int read_qpc_loggers(struct logger *const *lgs, struct rec *const *recs, 
 /* 3000 pinned round trips alone are 6000 switches. */
 #define MIN_COMPARED	6000
 
-FIXTURE(cs) {
-	int ctl;
-	char why[MSG_MAX];
-};
+/*
+ * Both fixtures below: a control descriptor and room for why a case
+ * failed; a failed case leaves no logger running into the next.
+ */
+#define CS_FIXTURE(name)						\
+	FIXTURE(name) {							\
+		int ctl;						\
+		char why[MSG_MAX];					\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		self->ctl = ntkl_open();				\
+		ASSERT_GE(self->ctl, 0);				\
+		self->why[0] = 0;					\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		ntkl_stop_every_logger(self->ctl);			\
+		close(self->ctl);					\
+	}
 
-FIXTURE_SETUP(cs)
-{
-	self->ctl = ntkl_open();
-	ASSERT_GE(self->ctl, 0);
-	self->why[0] = 0;
-}
-
-FIXTURE_TEARDOWN(cs)
-{
-	/* a failed case leaves no logger running into the next */
-	ntkl_stop_every_logger(self->ctl);
-	close(self->ctl);
-}
+CS_FIXTURE(cs);
 
 /* A logger of each form on the QPC clock, as most cases record with. */
 #define FULL_LOGGER	{ .name = "ntkl_cswitch_test full", .reader = -1,		\
@@ -955,38 +959,36 @@ out:
 }
 
 /*
- * trace-cmd, a CSwitch logger and a compact logger record one run: the
- * same switches on every CPU.
+ * trace-cmd and ntkl loggers record one run: the same switches on every
+ * CPU. A variant per set of loggers: a CSwitch logger and a compact
+ * logger together (three recorders), and each form alone, as most
+ * captures have it: the switch probe has a path of its own for each of
+ * those (module/producers/cswitch.c), which the two together do not take.
  */
-TEST_F_TIMEOUT(cs, three_recorders_agree, 150)
+CS_FIXTURE(trace_cmd);
+
+FIXTURE_VARIANT(trace_cmd) {
+	bool full, compact;
+};
+
+FIXTURE_VARIANT_ADD(trace_cmd, three_recorders) { .full = true, .compact = true };
+FIXTURE_VARIANT_ADD(trace_cmd, cswitch_alone) { .full = true };
+FIXTURE_VARIANT_ADD(trace_cmd, compact_alone) { .compact = true };
+
+TEST_F_TIMEOUT(trace_cmd, agree, 150)
 {
 	struct logger full = FULL_LOGGER, compact = COMPACT_LOGGER;
-	struct logger *lgs[] = { &full, &compact };
+	struct logger *lgs[2];
+	int n = 0;
 
+	if (variant->full)
+		lgs[n++] = &full;
+	if (variant->compact)
+		lgs[n++] = &compact;
 	if (!in_path("trace-cmd"))
 		SKIP(return, "trace-cmd is not on $PATH");
-	ASSERT_EQ(0, agree_with_trace_cmd(self->ctl, lgs, 2, self->why, sizeof(self->why)))
+	ASSERT_EQ(0, agree_with_trace_cmd(self->ctl, lgs, n, self->why, sizeof(self->why)))
 		TH_LOG("%s", self->why);
-}
-
-/*
- * Each form alone, as most captures have it: one CSwitch logger, then one
- * compact logger, each beside trace-cmd. The switch probe has a path of
- * its own for each of these sets (module/producers/cswitch.c), which the
- * two loggers together above do not take.
- */
-TEST_F_TIMEOUT(cs, each_form_alone_agrees, 240)
-{
-	struct logger full = FULL_LOGGER, compact = COMPACT_LOGGER;
-	struct logger *one_full[] = { &full }, *one_compact[] = { &compact };
-
-	if (!in_path("trace-cmd"))
-		SKIP(return, "trace-cmd is not on $PATH");
-	ASSERT_EQ(0, agree_with_trace_cmd(self->ctl, one_full, 1, self->why, sizeof(self->why)))
-		TH_LOG("CSwitch logger alone: %s", self->why);
-	ASSERT_EQ(0, agree_with_trace_cmd(self->ctl, one_compact, 1, self->why,
-					  sizeof(self->why)))
-		TH_LOG("compact logger alone: %s", self->why);
 }
 
 /*

@@ -7,8 +7,8 @@
 #   ntkl-bench [ROUNDS [REPS [PINGPONG_TRIPS [THREADS STEPS [MAX_TRIPS
 #              [SECTIONS [DEST]]]]]]]
 #
-# SECTIONS: which of switch (the rounds and the max rate), profile, peers
-# and spin to run, comma-separated (default all).
+# SECTIONS: which of switch (the rounds and the max rate), profile, peers,
+# spin and um (libntkl) to run, comma-separated (default all).
 # DEST: where every recorder writes its files: tmpfs (default: /tmp),
 # disk (vm-run's /scratch, ext4 on a virtio disk, where a user's trace
 # goes), direct (the same disk, ntkl's writer with direct I/O:
@@ -32,18 +32,28 @@
 # recorder, a pingpong pinned to every CPU at once: the highest switch rate
 # these workloads reach, to count lost events.
 #
-# Output, one fact per line, for scripts/bench to tabulate:
-#   W round=R mode=M rep=N <the workload's own summary line>
-#   F round=R mode=M switches=N evbytes=N filebytes=N rawbytes=N lost=N
-#   X mode=M <workload summary lines...> then F for the max-rate run
-#   L and S lines: spin locks (see the spin lock section below)
-#   P and Q lines: the sampled profile, ntkl PROFILE with and without
-#     stacks and perf record with and without -g (see the profile section)
-#   K, KF and KB lines: peers and scale (1, 8, 64 CSWITCH and COMPACT
-#     loggers; one logger whose file fanout writes again into 7 or 63
-#     more files; perf record and trace-cmd, one and 8 at once; an empty
-#     sched_switch probe; a BPF counter; see the peers section)
-#   U lines: libntkl's cost per event (see the libntkl section below)
+# Output, one fact per line, each a JSON object whose "kind" says what it
+# is, for scripts/bench_stats.py to tabulate (emit below makes them: a
+# KEY=VALUE word is "KEY": VALUE, a number when it is one; the word
+# without = of a workload's summary line is "workload"). Below, a kind
+# and its fields:
+#   header text        the kernel, CPUs, clock source and parameters
+#   switch_run round mode rep workload ... ns ctxt   one workload run
+#   switch_totals round mode switches evbytes filebytes rawbytes lost
+#                      what a recorder kept over a round (round "max":
+#                      over the max-rate runs)
+#   max_rate_run mode workload ... ns   one CPU's pingpong of the max rate
+#   lockbench, contend: spin locks (see the spin lock section below)
+#   profile_run, profile_samples: the sampled profile, ntkl PROFILE with
+#     and without stacks and perf record with and without -g (see the
+#     profile section)
+#   peer_run, peer_lost, bpf_count: peers and scale (1, 8, 64 CSWITCH and
+#     COMPACT loggers; one logger whose file fanout writes again into 7 or
+#     63 more files; perf record and trace-cmd, one and 8 at once; an
+#     empty sched_switch probe; a BPF counter; see the peers section)
+#   libntkl: libntkl's cost per event (see the libntkl section below)
+#   note text          a remark (a row that cannot be measured here)
+#   done               the last line: every section ran
 # evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
 # trace-cmd, its per-CPU data before compression. switches: in the file
 # (ntkl dump --stats; trace-cmd: entries + read events of its CPU stats).
@@ -90,6 +100,62 @@ die() {
 	echo "ntkl-bench: $*" >&2
 	exit 1
 }
+
+# emit KIND WORD...: one JSON object on a line, {"kind": KIND, ...}: a
+# KEY=VALUE word is "KEY": VALUE (a number when VALUE is a decimal one,
+# else a string); a word without = (a workload's name, the first word of
+# its summary line) is "workload": WORD. The words are split at blanks
+# and newlines, so a WORD may be a whole summary line.
+emit() {
+	local kind="$1"
+
+	shift
+	EMIT_KIND=$kind EMIT_WORDS="$*" awk "$json_awk"'
+	BEGIN {
+		out = "{\"kind\": " str(ENVIRON["EMIT_KIND"])
+		n = split(ENVIRON["EMIT_WORDS"], w)
+		for (i = 1; i <= n; i++) {
+			eq = index(w[i], "=")
+			if (eq > 1)
+				out = out ", " str(substr(w[i], 1, eq - 1)) ": " val(substr(w[i], eq + 1))
+			else
+				out = out ", \"workload\": " str(w[i])
+		}
+		print out "}"
+	}'
+}
+
+# emit_text KIND TEXT: {"kind": KIND, "text": TEXT}
+emit_text() {
+	EMIT_KIND=$1 EMIT_TEXT=$2 awk "$json_awk"'
+	BEGIN { print "{\"kind\": " str(ENVIRON["EMIT_KIND"]) ", \"text\": " str(ENVIRON["EMIT_TEXT"]) "}" }'
+}
+
+# emit's awk functions: a JSON string (backslash, quote and control
+# characters escaped; ENVIRON, not -v, so awk reads no escapes in it) and
+# a JSON value
+json_awk='
+function str(s,    i, c, out) {
+	out = ""
+	for (i = 1; i <= length(s); i++) {
+		c = substr(s, i, 1)
+		if (c == "\\" || c == "\"")
+			out = out "\\" c
+		else if (c == "\n")
+			out = out "\\n"
+		else if (c == "\t")
+			out = out "\\t"
+		else if (c < " ")
+			out = out " "
+		else
+			out = out c
+	}
+	return "\"" out "\""
+}
+function val(v) {
+	return v ~ /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/ ? v : str(v)
+}
+'
 
 # trace-cmd may only get SIGINT once it catches it (a background job of a
 # non-interactive shell starts with SIGINT ignored) and has turned the
@@ -275,7 +341,7 @@ perf_wait() {
 ntkl stop "$LOGGER" > /dev/null 2>&1 || true
 
 cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
-echo "# ntkl-bench: $(uname -r), $(nproc) CPUs, clocksource $cs, rounds=$rounds reps=$reps trips=$trips threads=$threads steps=$steps max_trips=$max_trips, files on $dest ($fs)"
+emit_text header "$(uname -r), $(nproc) CPUs, clocksource $cs, rounds=$rounds reps=$reps trips=$trips threads=$threads steps=$steps max_trips=$max_trips, files on $dest ($fs)"
 # Each round starts with the next recorder: none of them always runs first.
 rotate() {
 	local n="$1"
@@ -300,15 +366,15 @@ if want switch; then
 			i=1
 			while [ $i -le "$reps" ]; do
 				w=$(pingpong -c 1 "$trips")
-				echo "W round=$r mode=$m rep=$i $w" >> "$W/w"
+				emit switch_run "round=$r" "mode=$m" "rep=$i" "$w" >> "$W/w"
 				w=$(threadmix "$threads" "$steps")
-				echo "W round=$r mode=$m rep=$i $w" >> "$W/w"
+				emit switch_run "round=$r" "mode=$m" "rep=$i" "$w" >> "$W/w"
 				i=$((i + 1))
 			done
 			# not in $(...): only this shell may wait for trace-cmd
 			stop "$m" > "$W/f"
 			cat "$W/w"
-			[ ! -s "$W/f" ] || echo "F round=$r mode=$m $(cat "$W/f")"
+			[ ! -s "$W/f" ] || emit switch_totals "round=$r" "mode=$m" "$(cat "$W/f")"
 		done
 		r=$((r + 1))
 	done
@@ -327,8 +393,10 @@ if want switch; then
 			wait "$p" || die "pingpong failed"
 		done
 		stop "$m" > "$W/f"
-		echo "X mode=$m $(cat "$W"/max.* | tr '\n' ' ')"
-		echo "F round=max mode=$m $(cat "$W/f")"
+		for f in "$W"/max.*; do
+			emit max_rate_run "mode=$m" "$(cat "$f")"
+		done
+		emit switch_totals round=max "mode=$m" "$(cat "$W/f")"
 	done
 fi
 # The sampled profile: pingpong pinned to CPU 1 under each of these,
@@ -391,12 +459,12 @@ if want profile; then
 			prof_start "$m"
 			i=1
 			while [ $i -le "$reps" ]; do
-				echo "P round=$r mode=$m rep=$i $(pingpong -c 1 "$trips")"
+				emit profile_run "round=$r" "mode=$m" "rep=$i" "$(pingpong -c 1 "$trips")"
 				i=$((i + 1))
 			done
 			[ "$m" = none ] && continue
 			prof_stop "$m"
-			echo "Q round=$r mode=$m $prof_result"
+			emit profile_samples "round=$r" "mode=$m" "$prof_result"
 		done
 		r=$((r + 1))
 	done
@@ -558,7 +626,7 @@ k_stop() {
 KMODES="$KMODES probe bpf tracecmd tracecmd8 perf8"
 # bpffs is registered iff the kernel has the bpf() system call
 grep -qw bpf /proc/filesystems || {
-	echo "# peers: this kernel has no bpf() (CONFIG_BPF_SYSCALL): no BPF counter row"
+	emit_text note "peers: this kernel has no bpf() (CONFIG_BPF_SYSCALL): no BPF counter row"
 	KMODES=$(echo "$KMODES" | sed 's/ bpf//')
 }
 
@@ -594,7 +662,7 @@ kp_stop() {
 	bpf)
 		kill -TERM "$bpf_pid"
 		wait "$bpf_pid" || die "bpfcount failed: $(cat "$W/bpf.log")"
-		echo "KB round=$r $(sed -n 's/^bpfcount //p' "$W/bpf.out")"
+		emit bpf_count "round=$r" "$(sed -n 's/^bpfcount //p' "$W/bpf.out")"
 		k_lost=0
 		;;
 	tracecmd)
@@ -620,11 +688,11 @@ if want peers; then
 			kp_start "$m"
 			i=1
 			while [ $i -le "$reps" ]; do
-				echo "K round=$r mode=$m rep=$i $(pingpong -c 1 "$trips")"
+				emit peer_run "round=$r" "mode=$m" "rep=$i" "$(pingpong -c 1 "$trips")"
 				i=$((i + 1))
 			done
 			kp_stop "$m"
-			echo "KF round=$r mode=$m lost=$k_lost"
+			emit peer_lost "round=$r" "mode=$m" "lost=$k_lost"
 		done
 		r=$((r + 1))
 	done
@@ -698,11 +766,11 @@ if want spin; then
 			echo "$LB_ROUNDS" > /proc/ntkl_lockbench || die "ntkl_lockbench failed"
 			w=$(cat /proc/ntkl_lockbench)
 			spin_stop "$m"
-			echo "L round=$r mode=$m $w $spin_result"
+			emit lockbench "round=$r" "mode=$m" "$w" "$spin_result"
 			spin_start "$m"
 			w=$(contend "$spin_threads" "$spin_steps")
 			spin_stop "$m"
-			echo "S round=$r mode=$m $w $spin_result"
+			emit contend "round=$r" "mode=$m" "$w" "$spin_result"
 		done
 		r=$((r + 1))
 	done
@@ -719,9 +787,9 @@ if want um; then
 		for m in $(rotate $(((r - 1) % 3)) none um umc); do
 			u=$(libntkl-bench -m "$m" -n "$UM_EVENTS" -o "$W/um.etl") ||
 				die "libntkl-bench -m $m failed"
-			echo "U round=$r mode=$m $u"
+			emit libntkl "round=$r" "mode=$m" "$u"
 		done
 		r=$((r + 1))
 	done
 fi
-echo "# ntkl-bench: done"
+emit "done"

@@ -16,7 +16,11 @@
  *
  * The first failed check of a case gives its reason; the case goes on, so
  * a crash in it still shows as a missing PASS and a failed run. A case
- * that cannot run here (test_skip()) prints "SKIP: unit <file> <case>: why".
+ * that makes no check (no CHECK*() ran between test_begin() and
+ * test_end()) cannot fail, so it FAILs: "the case made no check". A
+ * check whose failure wants its own words is CHECK_MSG(cond, fmt, ...);
+ * test_fail() alone fails the case but is not a check. A case that cannot
+ * run here (test_skip()) prints "SKIP: unit <file> <case>: why".
  */
 #ifndef NTKL_TEST_H
 #define NTKL_TEST_H
@@ -33,6 +37,7 @@ struct test_state {
 	char reason[600];
 	bool in_case;
 	bool failed;
+	unsigned int checks;	/* CHECK*()s the current case made */
 	unsigned int passed, failures;
 };
 
@@ -58,6 +63,7 @@ static void test_begin(const char *fmt, ...)
 	va_end(ap);
 	test_state_.in_case = true;
 	test_state_.failed = false;
+	test_state_.checks = 0;
 	test_state_.reason[0] = '\0';
 }
 
@@ -86,6 +92,9 @@ static void test_end_(const char *file)
 {
 	if (!test_state_.in_case)
 		return;
+	/* a case that checked nothing cannot fail: it is a failure itself */
+	if (!test_state_.failed && !test_state_.checks)
+		test_fail("the case made no check: give it a CHECK*() of what it tests");
 	if (test_state_.failed) {
 		printf("FAIL: unit %s %s: %s\n", file, test_state_.name,
 		       test_state_.reason);
@@ -122,6 +131,7 @@ static int test_exit(void)
 
 #define CHECK(cond)							\
 	do {								\
+		test_state_.checks++;					\
 		if (!(cond))						\
 			test_fail("%s:%d: %s", test_file_(__FILE__),	\
 				  __LINE__, #cond);			\
@@ -131,6 +141,7 @@ static int test_exit(void)
 	do {								\
 		unsigned long long a_ = (unsigned long long)(a);	\
 		unsigned long long b_ = (unsigned long long)(b);	\
+		test_state_.checks++;					\
 		if (a_ != b_)						\
 			test_fail("%s:%d: %s is %llu (0x%llx), expected %llu (0x%llx)", \
 				  test_file_(__FILE__), __LINE__, #a,	\
@@ -140,16 +151,26 @@ static int test_exit(void)
 #define CHECK_STR(a, b)							\
 	do {								\
 		const char *a_ = (a), *b_ = (b);			\
+		test_state_.checks++;					\
 		if (!a_ || strcmp(a_, b_))				\
 			test_fail("%s:%d: %s is \"%s\", expected \"%s\"", \
 				  test_file_(__FILE__), __LINE__, #a,	\
 				  a_ ? a_ : "(null)", b_);		\
 	} while (0)
 
+/* cond holds, or the case fails with the printf-style message after it */
+#define CHECK_MSG(cond, ...)						\
+	do {								\
+		test_state_.checks++;					\
+		if (!(cond))						\
+			test_fail(__VA_ARGS__);				\
+	} while (0)
+
 /* hay contains needle */
 #define CHECK_HAS(hay, needle)						\
 	do {								\
 		const char *h_ = (hay), *n_ = (needle);			\
+		test_state_.checks++;					\
 		if (!h_ || !strstr(h_, n_))				\
 			test_fail("%s:%d: \"%.300s\" does not contain \"%s\"", \
 				  test_file_(__FILE__), __LINE__,	\

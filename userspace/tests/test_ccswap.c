@@ -3,8 +3,9 @@
  * The compact context-switch encoder (uapi/ntkl_ccswap.h, the very code
  * the module runs) driven with synthetic switch streams: every packet form
  * at its limits, every reason to write a batch out, exact bytes against
- * the seed's bit masks, and every batch read back through lib/etl_switches
- * from a synthetic ETL file to the switches that went in.
+ * the seed's bit masks, and every batch read back through
+ * etl_switches_read() from a synthetic ETL file to the switches that
+ * went in.
  *
  * A model written from the seed (002_*, seed-gaps.md section 1) predicts,
  * for each switch, whether the batch must be written out first and which

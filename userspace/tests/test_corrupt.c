@@ -184,10 +184,9 @@ static void truncate_every_4k(const char *name, const uint8_t *img, size_t size,
 
 		if (cut < buffer_size) {
 			/* Buffer 0 itself is cut: the open fails. */
-			if (o.opened)
-				test_fail("cut at 0x%zx: opened", cut);
-			if (cut >= 0x48 && !strstr(o.msg, "truncated file"))
-				test_fail("cut at 0x%zx: \"%s\"", cut, o.msg);
+			CHECK_MSG(!o.opened, "cut at 0x%zx: opened", cut);
+			CHECK_MSG(cut < 0x48 || strstr(o.msg, "truncated file"),
+				  "cut at 0x%zx: \"%s\"", cut, o.msg);
 		} else if (cut % buffer_size == 0) {
 			/* Whole buffers missing: the count gives it away. */
 			char want[128];
@@ -195,20 +194,20 @@ static void truncate_every_4k(const char *name, const uint8_t *img, size_t size,
 			snprintf(want, sizeof(want),
 				 "file: %zu buffers in the file, but the header's BuffersWritten is",
 				 cut / buffer_size);
-			if (!o.opened || !o.violations || !strstr(o.msg, want))
-				test_fail("cut at 0x%zx: \"%s\"", cut, o.msg);
+			CHECK_MSG(o.opened && o.violations && strstr(o.msg, want),
+				  "cut at 0x%zx: \"%s\"", cut, o.msg);
 		} else {
 			char want[128];
 
 			snprintf(want, sizeof(want), "buffer %zu (file offset 0x%zx): BufferSize",
 				 cut / buffer_size, cut / buffer_size * buffer_size);
-			if (!o.opened || !strstr(o.msg, want) ||
-			    !strstr(o.msg, "truncated file"))
-				test_fail("cut at 0x%zx: \"%s\"", cut, o.msg);
+			CHECK_MSG(o.opened && strstr(o.msg, want) &&
+				  strstr(o.msg, "truncated file"),
+				  "cut at 0x%zx: \"%s\"", cut, o.msg);
 		}
-		if (dump_image(img, cut, dump_flags) != 1 ||
-		    dump_image(img, cut, ETL_DUMP_CHECK) != 1)
-			test_fail("cut at 0x%zx: dump did not fail", cut);
+		CHECK_MSG(dump_image(img, cut, dump_flags) == 1 &&
+			  dump_image(img, cut, ETL_DUMP_CHECK) == 1,
+			  "cut at 0x%zx: dump did not fail", cut);
 	}
 	test_end();
 }
@@ -881,12 +880,14 @@ static void all_prefixes(const char *name, enum etw_layout_id layout, const uint
 
 		for (const uint32_t *b = boundaries; b && *b; b++)
 			boundary |= *b == len;
-		if (len == full && (strstr(s, "short") || strstr(s, "truncated")))
-			test_fail("full payload (%u bytes) reported short: %s", full, s);
-		if (len < full && !boundary && !strstr(s, "[payload short") &&
-		    !(strings && strstr(s, "(unterminated)")) &&
-		    !strstr(s, "truncated"))
-			test_fail("%u of %u bytes not reported short: %s", len, full, s);
+		if (len == full)
+			CHECK_MSG(!strstr(s, "short") && !strstr(s, "truncated"),
+				  "full payload (%u bytes) reported short: %s", full, s);
+		else if (!boundary)
+			CHECK_MSG(strstr(s, "[payload short") ||
+				  (strings && strstr(s, "(unterminated)")) ||
+				  strstr(s, "truncated"),
+				  "%u of %u bytes not reported short: %s", len, full, s);
 		free(s);
 	}
 	test_end();
@@ -1252,8 +1253,8 @@ int main(void)
 							test_samples_dir(), NET), &net_size);
 
 		test_begin("compressed_input");
-		if (!net || net_size < NET_SLICE)
-			test_fail("cannot read %s in %s", NET, test_samples_dir());
+		CHECK_MSG(net && net_size >= NET_SLICE, "cannot read %s in %s", NET,
+			  test_samples_dir());
 		test_end();
 		if (net && net_size >= NET_SLICE) {
 			uint8_t *slice = test_copy(net, NET_SLICE);

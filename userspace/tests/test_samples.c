@@ -200,8 +200,7 @@ static void test_one_file(const char *dir, const char *name)
 		return;
 	}
 	count_file(&f, &c);
-	if (c.error[0])
-		test_fail("reader error: %s", c.error);
+	CHECK_MSG(!c.error[0], "reader error: %s", c.error);
 	CHECK_EQ(c.buffers, f.header.buffers_written);
 	CHECK(c.events > 0);
 	counts_free(&c);
@@ -210,8 +209,7 @@ static void test_one_file(const char *dir, const char *name)
 	/* Compressed or not, every Windows file passes the strict checks. */
 	test_begin("check_%s", name);
 	etl_check(&f, false, on_violation, first, &st);
-	if (st.violations)
-		test_fail("%lu violations, first: %s", st.violations, first);
+	CHECK_MSG(!st.violations, "%lu violations, first: %s", st.violations, first);
 	test_end();
 
 	/* The whole `dump --events` path, output thrown away. */
@@ -237,8 +235,7 @@ static void test_every_file(void)
 
 	test_begin("samples_present");
 	d = opendir(dir);
-	if (!d)
-		test_fail("cannot open the samples directory %s (set NTKL_SAMPLES)", dir);
+	CHECK_MSG(d, "cannot open the samples directory %s (set NTKL_SAMPLES)", dir);
 	test_end();
 	if (d) {
 		while ((de = readdir(d))) {
@@ -258,9 +255,9 @@ static void test_every_file(void)
 
 	test_begin("sample_7z_extracted");
 	test_path(path, sizeof(path), test_samples_out_dir(), TLT);
-	if (access(path, R_OK))
-		test_fail("%s is missing: `make test` extracts it with 7z (apt-get install p7zip-full)",
-			  path);
+	CHECK_MSG(!access(path, R_OK),
+		  "%s is missing: `make test` extracts it with 7z (apt-get install p7zip-full)",
+		  path);
 	test_end();
 	if (!access(path, R_OK))
 		test_one_file(test_samples_out_dir(), TLT);

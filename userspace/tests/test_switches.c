@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/etl_switches and the dump paths built on it (--events switch lines,
- * --stats, --switches), on synthetic files: CSwitch events and CompCS
- * batches on two CPUs, buffers of the CPUs interleaved, one CPU's batches
- * out of order in the file; then malformed batches, which must give an
- * error naming the buffer, record and packet (never a crash: ASan build),
- * and a fuzz loop over the same file.
+ * The switch reader (etl_switches_read()) and the dump paths built on it
+ * (--events switch lines, --stats, --switches), on synthetic files:
+ * CSwitch events and CompCS batches on two CPUs, buffers of the CPUs
+ * interleaved, one CPU's batches out of order in the file; then malformed
+ * batches, which must give an error naming the buffer, record and packet
+ * (never a crash: ASan build), and a fuzz loop over the same file.
  */
 #include <inttypes.h>
 

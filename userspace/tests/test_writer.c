@@ -4,7 +4,7 @@
  * header buffer with the Header and HeaderExtension events, data buffers
  * of Thread DCStart records) is fed through a SOCK_SEQPACKET socket, which
  * like /dev/ntkl returns one whole buffer per read() and 0 at the end.
- * The file must then read back through lib/etl_reader with the patched
+ * The file must then read back through the ETL reader (etl_open()) with the patched
  * header fields, and pass the strict checks of `ntkl dump --check`.
  */
 #include <errno.h>

@@ -51,20 +51,18 @@ static size_t round_trip(const uint8_t *src, size_t len)
 	uint8_t *c = compress_copy(src, len, &n), *back;
 	int rc;
 
-	if (!c) {
-		test_fail("compressing %zu bytes failed", len);
+	CHECK_MSG(c, "compressing %zu bytes failed", len);
+	if (!c)
 		return 0;
-	}
-	if (n > etl_xpress_bound(len))
-		test_fail("%zu bytes compressed to %zu, above the bound %zu", len, n,
-			  etl_xpress_bound(len));
+	CHECK_MSG(n <= etl_xpress_bound(len), "%zu bytes compressed to %zu, above the bound %zu",
+		  len, n, etl_xpress_bound(len));
 	back = malloc(len ? len : 1);
 	rc = back ? etl_xpress_decompress(c, n, back, len, &got, &xe) : -1;
-	if (rc)
-		test_fail("%zu bytes: our own output does not decompress: %s at +0x%zx",
-			  len, xe.what ? xe.what : "out of memory", xe.in_pos);
-	else if (got != len || (len && memcmp(back, src, len)))
-		test_fail("%zu bytes came back as %zu different ones", len, got);
+	CHECK_MSG(!rc, "%zu bytes: our own output does not decompress: %s at +0x%zx",
+		  len, xe.what ? xe.what : "out of memory", xe.in_pos);
+	if (!rc)
+		CHECK_MSG(got == len && (!len || !memcmp(back, src, len)),
+			  "%zu bytes came back as %zu different ones", len, got);
 	free(back);
 	free(c);
 	return rc ? 0 : n;
