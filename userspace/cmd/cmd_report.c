@@ -11,8 +11,7 @@
 #include <stdio.h>
 
 #include "cmd.h"
-#include "etl/etl_reader.h"
-#include "etl/etl_report.h"
+#include "analysis/analysis.h"
 
 void cmd_report_usage(FILE *out)
 {

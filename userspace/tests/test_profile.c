@@ -11,8 +11,8 @@
  */
 #include "test.h"
 #include "etl_synth.h"
-#include "etl/etl_dump.h"
-#include "etl/etl_profile.h"
+#include "analysis/etl_dump.h"
+#include "analysis/etl_profile.h"
 
 #define SP_VERSION	2
 #define TH_VERSION	3

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etl_events.h"
+#include "etl/etl_events.h"
 #include "etl_relog.h"
-#include "etl_switches.h"
+#include "etl/etl_switches.h"
 
 /* ETW's largest buffer (16 MB): beyond it BufferSize is corrupt. */
 #define RELOG_MAX_BUFFER	(16u << 20)

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etl_decode.h"
-#include "etl_events.h"
-#include "etl_names.h"
+#include "etl/etl_decode.h"
+#include "etl/etl_events.h"
+#include "etl/etl_names.h"
 #include "etl_profile.h"
 #include "etl_report.h"
-#include "etl_switches.h"
+#include "etl/etl_switches.h"
 
 /* A (thread, time) pair: a switch in, or a ReadyThread event. */
 struct tid_time {

@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "etl_chrome.h"
-#include "etl_decode.h"
-#include "etl_events.h"
+#include "etl/etl_decode.h"
+#include "etl/etl_events.h"
 #include "etl_profile.h"
-#include "etl_switches.h"
-#include "etl_tlg.h"
+#include "etl/etl_switches.h"
+#include "etl/etl_tlg.h"
 
 /*
  * The CPU tracks' process, and CPU n's track CPU_PID + n: ids no Linux

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etl_events.h"
-#include "etl_index.h"
+#include "etl/etl_events.h"
+#include "etl/etl_index.h"
 #include "etl_profile.h"
-#include "etl_utf16.h"
+#include "etl/etl_utf16.h"
 
 #define NO_PID		UINT32_MAX
 

@@ -44,7 +44,7 @@
 
 #include <stdio.h>
 
-#include "etl_reader.h"
+#include "etl/etl_reader.h"
 
 #define ETL_CHROME_SAMPLES	0x1	/* instant events for SampledProfile */
 

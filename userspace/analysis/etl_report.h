@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "etl_reader.h"
+#include "etl/etl_reader.h"
 
 #define ETL_REPORT_TOP	10
 

@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "etl_images.h"
-#include "etl_reader.h"
+#include "etl/etl_images.h"
+#include "etl/etl_reader.h"
 
 struct etl_profile_thread {
 	uint32_t tid;
