@@ -421,8 +421,20 @@ out:
 	return ret;
 }
 
+int etl_report_functions(const struct etl_file *f, struct etl_report *r, struct sym_loader *ld,
+			 struct etl_error *err)
+{
+	char msg[sizeof(err->msg)];
+
+	sym_functions_free(&r->functions);
+	if (sym_functions_read(f, ld, &r->functions, msg, sizeof(msg)))
+		return etl_error_set(err, "%s", msg);
+	return 0;
+}
+
 void etl_report_free(struct etl_report *r)
 {
+	sym_functions_free(&r->functions);
 	free(r->busy_pct);
 	free(r->procs);
 	free(r->threads);
@@ -489,6 +501,7 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 		fprintf(out, "%lu of %lu events; p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us\n",
 			r->ready_measured, r->ready_events, r->ready_p50_us, r->ready_p90_us,
 			r->ready_p99_us, r->ready_max_us);
+	sym_functions_print(out, &r->functions, ETL_REPORT_TOP);
 }
 
 /* A JSON string of s: quotes, backslashes and control bytes escaped. */
@@ -506,6 +519,36 @@ static void json_str(FILE *out, const char *s)
 			fputc(c, out);
 	}
 	fputc('"', out);
+}
+
+/*
+ * "functions": every row (image!function, samples, percent of all
+ * samples); "functions_named": IPs and frames a function names, of all,
+ * kernel and user; "functions_not_named": the images not named here, why.
+ */
+static void print_functions_json(FILE *out, const struct sym_functions *fn)
+{
+	fprintf(out, " \"functions\": [");
+	for (size_t i = 0; i < fn->n; i++) {
+		fprintf(out, "%s\n  {\"function\": ", i ? "," : "");
+		json_str(out, fn->v[i].name);
+		fprintf(out, ", \"samples\": %lu, \"pct\": %.3f}", fn->v[i].samples,
+			fn->all_samples ? 100.0 * (double)fn->v[i].samples / (double)fn->all_samples
+					: 0.0);
+	}
+	fprintf(out, "],\n \"functions_named\": {");
+	for (int frame = 0; frame < 2; frame++)
+		for (int kernel = 1; kernel >= 0; kernel--)
+			fprintf(out, "%s\"%s_%s\": {\"named\": %lu, \"all\": %lu}",
+				frame || !kernel ? ", " : "", kernel ? "kernel" : "user",
+				frame ? "frames" : "ips", fn->named[kernel][frame],
+				fn->all[kernel][frame]);
+	fprintf(out, "},\n \"functions_not_named\": [");
+	for (size_t k = 0; k < fn->nnotes; k++) {
+		fprintf(out, "%s", k ? ", " : "");
+		json_str(out, fn->notes[k]);
+	}
+	fprintf(out, "]");
 }
 
 void etl_report_print_json(FILE *out, const struct etl_report *r)
@@ -563,7 +606,9 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 		fprintf(out, ": %lu", r->waits[k]);
 		first = 0;
 	}
-	fprintf(out, "},\n \"ready_events\": %lu, \"ready_measured\": %lu, \"ready_p50_us\": %.3f, \"ready_p90_us\": %.3f, \"ready_p99_us\": %.3f, \"ready_max_us\": %.3f}\n",
+	fprintf(out, "},\n \"ready_events\": %lu, \"ready_measured\": %lu, \"ready_p50_us\": %.3f, \"ready_p90_us\": %.3f, \"ready_p99_us\": %.3f, \"ready_max_us\": %.3f,\n",
 		r->ready_events, r->ready_measured, r->ready_p50_us, r->ready_p90_us,
 		r->ready_p99_us, r->ready_max_us);
+	print_functions_json(out, &r->functions);
+	fprintf(out, "}\n");
 }

@@ -22,7 +22,11 @@
  *   - a wait reason counts each switch out in state Waiting;
  *   - ready latency: from a ReadyThread event of a thread to its next
  *     switch in on any CPU (a ReadyThread with no later switch in is not
- *     counted).
+ *     counted);
+ *   - functions by samples (kernel and user): the SampledProfile IPs
+ *     named as ntkl symbols names them for WPA, the very code and table
+ *     of dump --stats (symbols/sym_profile.h), read by
+ *     etl_report_functions().
  */
 #ifndef NTKL_ETL_REPORT_H
 #define NTKL_ETL_REPORT_H
@@ -31,7 +35,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "etl/etl_reader.h"
+#include "etl/etl.h"
+#include "symbols/symbols.h"
 
 #define ETL_REPORT_TOP	10
 
@@ -67,10 +72,18 @@ struct etl_report {
 	unsigned long ready_events, ready_measured;
 	double ready_p50_us, ready_p90_us, ready_p99_us, ready_max_us;
 	unsigned long process_starts, process_ends, thread_starts, thread_ends;
+	struct sym_functions functions;	/* empty unless etl_report_functions() */
 };
 
 /* Work out r from f. 0, or -1 with err set; etl_report_free() either way. */
 int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_error *err);
+
+/*
+ * r's functions by samples, named with ld from this machine's files and
+ * kernel. 0, or -1 with err set.
+ */
+int etl_report_functions(const struct etl_file *f, struct etl_report *r, struct sym_loader *ld,
+			 struct etl_error *err);
 
 void etl_report_free(struct etl_report *r);
 
