@@ -17,8 +17,7 @@
  *     (0) ran; busy % is of the span from its first to its last switch;
  *   - a thread's CPU time is the sum of its running intervals; a
  *     process's, the sum of its threads' (the process from the thread's
- *     Thread events, its name the latest Process Start/DCStart/DCEnd
- *     record's ImageFileName, as WPA's, else its leader thread's);
+ *     Thread events, its name the one of etl/etl_model.h, as WPA's);
  *   - a wait reason counts each switch out in state Waiting;
  *   - ready latency: from a ReadyThread event of a thread to its next
  *     switch in on any CPU (a ReadyThread with no later switch in is not

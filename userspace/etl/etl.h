@@ -12,6 +12,7 @@
  *   etl_decode.h    a record's fields by name (ntkl dump --events)
  *   etl_switches.h  context switches from CSwitch and CompCS alike
  *   etl_images.h    the images (Image records) and their identities
+ *   etl_model.h     one pass: processes (one name each), threads, images
  *   etl_repair.h    what ntkl dump --repair changes in a cut file
  *   etl_events.h    the event list's lookups; etl_names.h, names of numbers
  *   etl_utf16.h     UTF-16LE strings
@@ -27,6 +28,7 @@
 #include "etl_decode.h"
 #include "etl_events.h"
 #include "etl_images.h"
+#include "etl_model.h"
 #include "etl_names.h"
 #include "etl_reader.h"
 #include "etl_repair.h"

@@ -5,9 +5,12 @@
  * each (the DbgID_RSDS or DbgID_NONE record written just before it), and
  * how many sampled IPs and stack frames fall in each.
  *
- * A DbgID record belongs to the Image record it directly precedes in its
- * CPU's buffers, with the same ImageBase, ProcessId and time (the module
- * writes ImageID, DbgID, Image together; docs/symbols.md).
+ * The images, their identities and the threads' processes are the
+ * model's (etl/etl_model.h, etl_images.h: a DbgID record belongs to the
+ * Image record it directly precedes in its CPU's buffers, with the same
+ * ImageBase, ProcessId and time), read in the same pass as the addresses;
+ * an address is in the image its process had loaded there last before
+ * its time.
  */
 #ifndef NTKL_SYM_TRACE_H
 #define NTKL_SYM_TRACE_H
