@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "etl_chrome.h"
+#include "etl_json.h"
 #include "etl/etl_decode.h"
 #include "etl/etl_events.h"
 #include "etl/etl_model.h"
@@ -151,30 +152,13 @@ static const char *process_name(const struct conv *c, uint32_t pid)
 	return etl_model_process_name(&c->m, pid);
 }
 
-/* s as a JSON string: quotes, backslashes and control characters escaped. */
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
 static void metadata(FILE *out, const char *what, uint32_t pid, uint32_t tid, const char *key,
 		     const char *name, long num)
 {
 	fprintf(out, ",\n{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
 		",\"name\":\"%s\",\"args\":{\"%s\":", pid, tid, what, key);
 	if (name)
-		json_str(out, name);
+		etl_json_str(out, name);
 	else
 		fprintf(out, "%ld", num);
 	fputs("}}", out);
@@ -252,17 +236,17 @@ static void slice(FILE *out, const struct conv *c, int64_t t0, uint32_t cpu, uin
 		pid_of(c, t, tid), tid, ts, dur, cpu, cpu);
 	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"cpu\",\"pid\":%u,\"tid\":%" PRIu32
 		",\"ts\":%.3f,\"dur\":%.3f,\"name\":", CPU_PID, CPU_PID + cpu, ts, dur);
-	json_str(out, label(t, tid, name, sizeof(name)));
+	etl_json_str(out, label(t, tid, name, sizeof(name)));
 	fprintf(out, ",\"args\":{\"tid\":%" PRIu32, tid);
 	if (t && t->pid != UINT32_MAX)
 		fprintf(out, ",\"pid\":%" PRIu32, t->pid);
 	if (proc) {
 		fputs(",\"process\":", out);
-		json_str(out, proc);
+		etl_json_str(out, proc);
 	}
 	if (t && t->name[0]) {
 		fputs(",\"thread\":", out);
-		json_str(out, t->name);
+		etl_json_str(out, t->name);
 	}
 	fputs("}}", out);
 }
@@ -282,12 +266,12 @@ static void program_event(FILE *out, const struct conv *c, int64_t t0, const str
 	fprintf(out, ",\n{\"ph\":%s,\"cat\":\"event\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
 		",\"ts\":%.3f,\"name\":", ph, pid, u->tid,
 		(double)((uint64_t)u->time - (uint64_t)t0) * c->us_per_tick);
-	json_str(out, u->name);
+	etl_json_str(out, u->name);
 	fputs(",\"args\":{\"provider\":", out);
-	json_str(out, u->provider);
+	etl_json_str(out, u->provider);
 	if (u->fields[0]) {
 		fputs(",\"fields\":", out);
-		json_str(out, u->fields);
+		etl_json_str(out, u->fields);
 	}
 	fputs("}}", out);
 	st->events++;
@@ -384,9 +368,9 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 	}
 
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"ntkl convert\",\"file\":", out);
-	json_str(out, f->path);
+	etl_json_str(out, f->path);
 	fputs(",\"logger\":", out);
-	json_str(out, f->logger_name);
+	etl_json_str(out, f->logger_name);
 	fprintf(out, "},\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
 		"\"name\":\"process_name\",\"args\":{\"name\":\"CPUs\"}}", CPU_PID, CPU_PID);
 	metadata(out, "process_sort_index", CPU_PID, CPU_PID, "sort_index", NULL, -1);
@@ -415,7 +399,7 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 		fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"pid\":%u,\"tid\":%" PRIu32
 			",\"ts\":%.3f,\"name\":", CPU_PID, CPU_PID + sm->cpu,
 			(double)((uint64_t)sm->time - (uint64_t)t0) * c.us_per_tick);
-		json_str(out, label(thread_of(&c, sm->tid), sm->tid, name, sizeof(name)));
+		etl_json_str(out, label(thread_of(&c, sm->tid), sm->tid, name, sizeof(name)));
 		fprintf(out, ",\"args\":{\"tid\":%" PRIu32 ",\"ip\":\"0x%" PRIx64 "\"}}",
 			sm->tid, sm->ip);
 		st.samples++;

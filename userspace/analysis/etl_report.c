@@ -8,6 +8,7 @@
 #include "etl/etl_events.h"
 #include "etl/etl_model.h"
 #include "etl/etl_names.h"
+#include "etl_json.h"
 #include "etl_report.h"
 #include "etl/etl_switches.h"
 
@@ -409,23 +410,6 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 	sym_functions_print(out, &r->functions, ETL_REPORT_TOP);
 }
 
-/* A JSON string of s: quotes, backslashes and control bytes escaped. */
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 /*
  * "functions": every row (image!function, samples, percent of all
  * samples); "functions_named": IPs and frames a function names, of all,
@@ -436,7 +420,7 @@ static void print_functions_json(FILE *out, const struct sym_functions *fn)
 	fprintf(out, " \"functions\": [");
 	for (size_t i = 0; i < fn->n; i++) {
 		fprintf(out, "%s\n  {\"function\": ", i ? "," : "");
-		json_str(out, fn->v[i].name);
+		etl_json_str(out, fn->v[i].name);
 		fprintf(out, ", \"samples\": %lu, \"pct\": %.3f}", fn->v[i].samples,
 			fn->all_samples ? 100.0 * (double)fn->v[i].samples / (double)fn->all_samples
 					: 0.0);
@@ -451,7 +435,7 @@ static void print_functions_json(FILE *out, const struct sym_functions *fn)
 	fprintf(out, "},\n \"functions_not_named\": [");
 	for (size_t k = 0; k < fn->nnotes; k++) {
 		fprintf(out, "%s", k ? ", " : "");
-		json_str(out, fn->notes[k]);
+		etl_json_str(out, fn->notes[k]);
 	}
 	fprintf(out, "]");
 }
@@ -481,7 +465,7 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 			fprintf(out, "%u", r->procs[i].pid);
 		fprintf(out, ", \"cpu_s\": %.6f, \"threads\": %lu, \"name\": ", r->procs[i].cpu_s,
 			r->procs[i].threads);
-		json_str(out, r->procs[i].name);
+		etl_json_str(out, r->procs[i].name);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n \"threads\": [");
@@ -495,7 +479,7 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 			fprintf(out, "%u", t->pid);
 		fprintf(out, ", \"cpu_s\": %.6f, \"switches_in\": %lu, \"name\": ", t->cpu_s,
 			t->switches_in);
-		json_str(out, t->name);
+		etl_json_str(out, t->name);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n \"waits\": {");
@@ -507,7 +491,7 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 			continue;
 		snprintf(num, sizeof(num), "%d", k);
 		fprintf(out, "%s", first ? "" : ", ");
-		json_str(out, name ? name : num);
+		etl_json_str(out, name ? name : num);
 		fprintf(out, ": %lu", r->waits[k]);
 		first = 0;
 	}

@@ -135,15 +135,15 @@ static int by_key(const void *a, const void *b)
 }
 
 /*
- * The latest record of each id: v[0..n) of size bytes each, its id and
- * time at id_off and time_off, sorted by id then time with equal times in
- * file order. Returns the new n.
+ * Keep the latest record of each id: v[0..*n) of size bytes each, its id
+ * and time at id_off and time_off, sorted by id then time with equal
+ * times in file order; *n becomes their number. 0, or -1 out of memory.
  */
-static size_t latest_of_each(void *v, size_t n, size_t size, size_t id_off, size_t time_off)
+static int latest_of_each(void *v, size_t *np, size_t size, size_t id_off, size_t time_off)
 {
 	char *base = v, *tmp;
 	struct key *keys;
-	size_t out = 0;
+	size_t n = *np, out = 0;
 
 	if (!n)
 		return 0;
@@ -152,7 +152,7 @@ static size_t latest_of_each(void *v, size_t n, size_t size, size_t id_off, size
 	if (!keys || !tmp) {
 		free(keys);
 		free(tmp);
-		return SIZE_MAX;
+		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		memcpy(&keys[i].id, base + i * size + id_off, sizeof(uint32_t));
@@ -166,7 +166,8 @@ static size_t latest_of_each(void *v, size_t n, size_t size, size_t id_off, size
 	memcpy(base, tmp, out * size);
 	free(keys);
 	free(tmp);
-	return out;
+	*np = out;
+	return 0;
 }
 
 int etl_model_read(const struct etl_file *f, struct etl_model *m, const struct etl_walker *also,
@@ -174,27 +175,21 @@ int etl_model_read(const struct etl_file *f, struct etl_model *m, const struct e
 {
 	struct pass p = { .m = m, .also = also, .err = err };
 	struct etl_walker w = { .buffer = on_buffer, .record = on_record, .ctx = &p };
-	size_t n;
 
 	memset(m, 0, sizeof(*m));
 	if (etl_walk(f, &w, err))
 		goto fail;
 	etl_images_finish(&m->images);
-	n = latest_of_each(m->threads, m->nthreads, sizeof(*m->threads),
+	if (latest_of_each(m->threads, &m->nthreads, sizeof(*m->threads),
 			   offsetof(struct etl_model_thread, tid),
-			   offsetof(struct etl_model_thread, named_at));
-	if (n == SIZE_MAX)
-		goto nomem;
-	m->nthreads = n;
-	n = latest_of_each(m->procs, m->nprocs, sizeof(*m->procs),
+			   offsetof(struct etl_model_thread, named_at)) ||
+	    latest_of_each(m->procs, &m->nprocs, sizeof(*m->procs),
 			   offsetof(struct etl_model_process, pid),
-			   offsetof(struct etl_model_process, named_at));
-	if (n == SIZE_MAX)
-		goto nomem;
-	m->nprocs = n;
+			   offsetof(struct etl_model_process, named_at))) {
+		etl_error_set(err, "out of memory reading the processes and threads");
+		goto fail;
+	}
 	return 0;
-nomem:
-	etl_error_set(err, "out of memory reading the processes and threads");
 fail:
 	etl_model_free(m);
 	return -1;

@@ -698,10 +698,14 @@ int etl_walk(const struct etl_file *f, const struct etl_walker *w, struct etl_er
 
 	etl_buffers_begin(f, &bc);
 	while ((ret = etl_next_buffer(f, &bc, &b, err)) > 0) {
-		if (w->buffer && w->buffer(w->ctx, &b)) {
+		int take = w->buffer ? w->buffer(w->ctx, &b) : 0;
+
+		if (take < 0) {
 			ret = -1;
 			break;
 		}
+		if (take > 0)
+			continue;
 		etl_records_begin(&b, &rc);
 		while ((ret = etl_next_record(&b, &rc, &r, err)) > 0)
 			if (w->record(w->ctx, &b, &r)) {

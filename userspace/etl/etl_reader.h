@@ -239,7 +239,8 @@ uint64_t etl_count_records(const struct etl_buffer *b);
  * One walk over every record of a file, for the readers that want them
  * all: buffer (if set) is called with each buffer before its records,
  * record with each record. A callback returns 0, or -1 with the walk's
- * err set (through ctx) to stop it.
+ * err set (through ctx) to stop it; buffer returns 1 to pass over that
+ * buffer's records.
  */
 struct etl_walker {
 	int (*buffer)(void *ctx, const struct etl_buffer *b);

@@ -23,23 +23,8 @@
 #include "analysis/analysis.h"
 
 #define PR_VERSION	4
-#define TH_VERSION	3
 #define IM_VERSION	3
 #define SP_VERSION	2
-
-static void thread_rec(struct synth *s, uint16_t hook, int64_t t, uint32_t pid, uint32_t tid,
-		       const char *name)
-{
-	uint8_t rec[sizeof(struct etw_thread_v3) + 64] = { 0 };
-	struct etw_thread_v3 *th = (void *)rec;
-	size_t n = strlen(name);
-
-	th->process_id = pid;
-	th->thread_id = tid;
-	for (size_t i = 0; i < n; i++)
-		rec[sizeof(*th) + 2 * i] = (uint8_t)name[i];
-	synth_system_record(s, hook, TH_VERSION, t, rec, (uint32_t)(sizeof(*th) + 2 * n + 2));
-}
 
 /* Process v4: the fixed part, a null token, the image name, an empty command line. */
 static void process_rec(struct synth *s, uint16_t hook, int64_t t, uint32_t pid, const char *name)
@@ -93,14 +78,14 @@ static uint8_t *make_file(size_t *size)
 	synth_begin(&s, 8192, 2);
 	synth_buffer(&s, 1);
 	process_rec(&s, ETW_EVENT_PROCESS_END_HOOK, 9000, 184, "ls");
-	thread_rec(&s, ETW_EVENT_THREAD_END_HOOK, 9000, 184, 184, "ls");
+	synth_thread(&s, ETW_EVENT_THREAD_END_HOOK, 9000, 184, 184, "ls");
 	image_rec(&s, ETW_EVENT_IMAGE_LOAD_HOOK, 5000, 184, 0x400000, "/usr/bin/ls");
 	synth_buffer(&s, 0);
 	process_rec(&s, ETW_EVENT_PROCESS_START_HOOK, 1000, 184, "sh");
-	thread_rec(&s, ETW_EVENT_THREAD_START_HOOK, 1000, 184, 184, "sh");
+	synth_thread(&s, ETW_EVENT_THREAD_START_HOOK, 1000, 184, 184, "sh");
 	image_rec(&s, ETW_EVENT_IMAGE_DC_START_HOOK, 1000, 184, 0x400000, "/bin/busybox");
-	thread_rec(&s, ETW_EVENT_THREAD_DC_START_HOOK, 1000, 200, 200, "worker");
-	thread_rec(&s, ETW_EVENT_THREAD_DC_START_HOOK, 1000, 200, 201, "helper");
+	synth_thread(&s, ETW_EVENT_THREAD_DC_START_HOOK, 1000, 200, 200, "worker");
+	synth_thread(&s, ETW_EVENT_THREAD_DC_START_HOOK, 1000, 200, 201, "helper");
 	synth_record(&s, ETW_EVENT_CSWITCH_HOOK, etw_events[ETW_EVENT_CSWITCH].version, 2000,
 		     &cs, sizeof(cs));
 	sample(&s, 3000, 184, 0x400100);	/* busybox's, before the exec */

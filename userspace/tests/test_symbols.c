@@ -451,21 +451,31 @@ out:
 	return ret;
 }
 
+/* Begin the case name with write_profile_trace() at tmp/file; false if it failed (ended). */
+static bool begin_with_trace(const char *name, const char *file, char *etl, size_t size)
+{
+	char bin[300];
+
+	snprintf(bin, sizeof(bin), "%s/prog-pie", tmp);
+	snprintf(etl, size, "%s/%s", tmp, file);
+	test_begin("%s", name);
+	if (write_profile_trace(etl, bin)) {
+		test_end();
+		return false;
+	}
+	return true;
+}
+
 /* dump --stats's functions: the trace's samples by function, named so. */
 static void test_profile(void)
 {
-	char bin[300], etl[300], err2[512], *text = NULL;
+	char etl[300], err2[512], *text = NULL;
 	size_t text_size = 0;
 	struct sym_loader ld = { 0 };
 	FILE *mem;
 
-	snprintf(bin, sizeof(bin), "%s/prog-pie", tmp);
-	snprintf(etl, sizeof(etl), "%s/prof.etl", tmp);
-	test_begin("profile_functions");
-	if (write_profile_trace(etl, bin)) {
-		test_end();
+	if (!begin_with_trace("profile_functions", "prof.etl", etl, sizeof(etl)))
 		return;
-	}
 	mem = open_memstream(&text, &text_size);
 	CHECK(mem && !sym_profile_print(mem, etl, 10, &ld, err2, sizeof(err2)));
 	if (mem)
@@ -483,7 +493,7 @@ static void test_profile(void)
  */
 static void test_report_functions(void)
 {
-	char bin[300], etl[300], *text = NULL, *json = NULL;
+	char etl[300], *text = NULL, *json = NULL;
 	size_t text_size = 0, json_size = 0;
 	struct sym_loader ld = { 0 };
 	struct etl_report r;
@@ -491,13 +501,8 @@ static void test_report_functions(void)
 	struct etl_file f;
 	FILE *mem;
 
-	snprintf(bin, sizeof(bin), "%s/prog-pie", tmp);
-	snprintf(etl, sizeof(etl), "%s/report.etl", tmp);
-	test_begin("report_functions");
-	if (write_profile_trace(etl, bin)) {
-		test_end();
+	if (!begin_with_trace("report_functions", "report.etl", etl, sizeof(etl)))
 		return;
-	}
 	if (etl_open(&f, etl, &e)) {
 		test_fail("%s", e.msg);
 		test_end();
