@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sampled profile reader (etl/etl_profile.h) on synthetic files:
+ * The sampled profile reader (analysis/etl_profile.h) on synthetic files:
  * samples per CPU and per thread, threads named and given their process
  * by the latest Thread event in time (before or after their samples, in
  * file order or not), the idle thread as
