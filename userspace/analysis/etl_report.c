@@ -26,6 +26,7 @@ struct work {
 	struct tid_time *ready;
 	size_t nready, ready_cap;
 	struct etl_model m;		/* processes and threads: their names */
+	struct sym_trace_addrs addrs;	/* sampled IPs and frames, for the functions */
 	int64_t first, last;		/* the records' times (not the header buffer's) */
 };
 
@@ -86,6 +87,8 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 		w->last = rec->timestamp;
 	if (rec->kind != ETL_KIND_KERNEL)
 		return 0;
+	if (sym_trace_gather(&w->addrs, rec))
+		return oom(w);
 	switch (rec->hook_id) {
 	case ETW_EVENT_READY_THREAD_HOOK:
 		r->ready_events++;
@@ -120,6 +123,8 @@ static int walk_records(struct work *w)
 	w->last = INT64_MIN;
 	if (etl_model_read(w->f, &w->m, &also, w->err))
 		return -1;
+	if (sym_trace_from_model(&r->trace, &w->m, &w->addrs))
+		return oom(w);
 	if (w->last > w->first)
 		r->duration_s = (double)elapsed(w->first, w->last) / w->freq;
 	r->events_lost = w->f->header.events_lost;
@@ -321,19 +326,19 @@ out:
 	free(ins);
 	free(w.ready);
 	etl_model_free(&w.m);
+	sym_trace_addrs_free(&w.addrs);
 	etl_switches_free(&s);
 	if (ret)
 		etl_report_free(r);
 	return ret;
 }
 
-int etl_report_functions(const struct etl_file *f, struct etl_report *r, struct sym_loader *ld,
-			 struct etl_error *err)
+int etl_report_functions(struct etl_report *r, struct sym_loader *ld, struct etl_error *err)
 {
 	char msg[sizeof(err->msg)];
 
 	sym_functions_free(&r->functions);
-	if (sym_functions_read(f, ld, &r->functions, msg, sizeof(msg)))
+	if (sym_functions_of(&r->trace, ld, &r->functions, msg, sizeof(msg)))
 		return etl_error_set(err, "%s", msg);
 	return 0;
 }
@@ -341,6 +346,7 @@ int etl_report_functions(const struct etl_file *f, struct etl_report *r, struct 
 void etl_report_free(struct etl_report *r)
 {
 	sym_functions_free(&r->functions);
+	sym_trace_free(&r->trace);
 	free(r->busy_pct);
 	free(r->procs);
 	free(r->threads);

@@ -24,8 +24,11 @@
  *     counted);
  *   - functions by samples (kernel and user): the SampledProfile IPs
  *     named as ntkl symbols names them for WPA, the very code and table
- *     of dump --stats (symbols/sym_profile.h), read by
- *     etl_report_functions().
+ *     of dump --stats (symbols/sym_profile.h), named by
+ *     etl_report_functions() from the addresses and images of the same
+ *     pass (one pass over the records gives the model, the counts, the
+ *     ReadyThread events and the sampled addresses; the switches are
+ *     etl_switches_read()'s).
  */
 #ifndef NTKL_ETL_REPORT_H
 #define NTKL_ETL_REPORT_H
@@ -72,6 +75,7 @@ struct etl_report {
 	double ready_p50_us, ready_p90_us, ready_p99_us, ready_max_us;
 	unsigned long process_starts, process_ends, thread_starts, thread_ends;
 	struct sym_functions functions;	/* empty unless etl_report_functions() */
+	struct sym_trace trace;		/* the images and sampled addresses, for it */
 };
 
 /* Work out r from f. 0, or -1 with err set; etl_report_free() either way. */
@@ -81,8 +85,7 @@ int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_e
  * r's functions by samples, named with ld from this machine's files and
  * kernel. 0, or -1 with err set.
  */
-int etl_report_functions(const struct etl_file *f, struct etl_report *r, struct sym_loader *ld,
-			 struct etl_error *err);
+int etl_report_functions(struct etl_report *r, struct sym_loader *ld, struct etl_error *err);
 
 void etl_report_free(struct etl_report *r);
 

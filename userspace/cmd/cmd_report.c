@@ -74,7 +74,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "ntkl report: %s: %s\n", argv[optind], err.msg);
 		return 1;
 	}
-	if (etl_report_read(&f, &r, &err) || etl_report_functions(&f, &r, &ld, &err)) {
+	if (etl_report_read(&f, &r, &err) || etl_report_functions(&r, &ld, &err)) {
 		fprintf(stderr, "ntkl report: %s: %s\n", argv[optind], err.msg);
 		etl_report_free(&r);
 		sym_loader_free(&ld);

@@ -135,35 +135,28 @@ static int add_note(struct sym_functions *fn, const char *path, const char *why)
 	return 0;
 }
 
-int sym_functions_read(const struct etl_file *f, struct sym_loader *ld,
-		       struct sym_functions *fn, char *err, size_t err_size)
+int sym_functions_of(struct sym_trace *t, struct sym_loader *ld, struct sym_functions *fn,
+		     char *err, size_t err_size)
 {
-	struct etl_error e;
-	struct sym_trace t;
 	struct rows r = { 0 };
 	char why[4400];
 	size_t n = 0;
 
 	memset(fn, 0, sizeof(*fn));
-	if (sym_trace_read(f, &t, &e)) {
-		snprintf(err, err_size, "%s", e.msg);
-		sym_trace_free(&t);
-		return -1;
-	}
-	fn->all_samples = t.all_samples;
-	if (!t.nsamples)
-		goto done;
-	fn->notes = calloc(t.n, sizeof(*fn->notes));
+	fn->all_samples = t->all_samples;
+	if (!t->nsamples)
+		return 0;
+	fn->notes = calloc(t->n, sizeof(*fn->notes));
 	if (!fn->notes)
 		goto oom;
-	qsort(t.samples, t.nsamples, sizeof(*t.samples), by_image);
-	for (size_t i = 0, j; i < t.nsamples; i = j) {
-		const struct sym_trace_image *img = &t.v[t.samples[i].image];
+	qsort(t->samples, t->nsamples, sizeof(*t->samples), by_image);
+	for (size_t i = 0, j; i < t->nsamples; i = j) {
+		const struct sym_trace_image *img = &t->v[t->samples[i].image];
 		const char *image = sym_base_name(img->path);
 		struct sym_table tab;
 		uint8_t guid[16];
 
-		for (j = i; j < t.nsamples && t.samples[j].image == t.samples[i].image; j++)
+		for (j = i; j < t->nsamples && t->samples[j].image == t->samples[i].image; j++)
 			;
 		/* a Windows trace's images: their PDBs are Microsoft's, not this machine's */
 		if (sym_is_windows_path(img->path))
@@ -177,7 +170,7 @@ int sym_functions_read(const struct etl_file *f, struct sym_loader *ld,
 				 "build-id): WPA shows %s!0x... addresses; install its -dbgsym package",
 				 image);
 		if ((why[0] && add_note(fn, img->path, why)) ||
-		    count_image(&r, fn, image, &tab, img, t.samples + i, j - i)) {
+		    count_image(&r, fn, image, &tab, img, t->samples + i, j - i)) {
 			sym_table_free(&tab);
 			goto oom;
 		}
@@ -201,18 +194,33 @@ int sym_functions_read(const struct etl_file *f, struct sym_loader *ld,
 	/* the addresses in no image count in all (where any image is named here) */
 	for (int k = 0; k < 2 && n; k++)
 		for (int fr = 0; fr < 2; fr++)
-			fn->all[k][fr] += t.missed[k][fr];
-done:
-	sym_trace_free(&t);
+			fn->all[k][fr] += t->missed[k][fr];
 	return 0;
 oom:
 	snprintf(err, err_size, "out of memory naming the samples' functions");
 	for (size_t i = 0; i < r.n; i++)
 		free(r.v[i].name);
 	free(r.v);
-	sym_trace_free(&t);
 	sym_functions_free(fn);
 	return -1;
+}
+
+int sym_functions_read(const struct etl_file *f, struct sym_loader *ld,
+		       struct sym_functions *fn, char *err, size_t err_size)
+{
+	struct etl_error e;
+	struct sym_trace t;
+	int ret;
+
+	memset(fn, 0, sizeof(*fn));
+	if (sym_trace_read(f, &t, &e)) {
+		snprintf(err, err_size, "%s", e.msg);
+		sym_trace_free(&t);
+		return -1;
+	}
+	ret = sym_functions_of(&t, ld, fn, err, err_size);
+	sym_trace_free(&t);
+	return ret;
 }
 
 void sym_functions_print(FILE *out, const struct sym_functions *fn, size_t rows)

@@ -38,6 +38,10 @@ struct sym_functions {
 int sym_functions_read(const struct etl_file *f, struct sym_loader *ld,
 		       struct sym_functions *fn, char *err, size_t err_size);
 
+/* The same from a trace already read (its samples get sorted by image). */
+int sym_functions_of(struct sym_trace *t, struct sym_loader *ld, struct sym_functions *fn,
+		     char *err, size_t err_size);
+
 /*
  * "Functions by samples": the first rows of fn (SIZE_MAX: all) as
  * image!function with the samples and their share of all samples, the

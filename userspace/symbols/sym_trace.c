@@ -10,37 +10,30 @@
 #include "sym_trace.h"
 
 /* an address to look up once every image and thread is known */
-struct addr {
+struct sym_trace_addr {
 	uint64_t addr;
 	uint32_t id;			/* a pid, or a tid when by_tid */
 	bool by_tid;
 	int64_t time;			/* its record's */
 };
 
-struct reader {
-	struct sym_trace *t;
-	struct etl_model m;		/* the images, the threads' processes */
-	struct addr *addrs;
-	size_t naddrs, addr_cap;
-};
-
-static int push_addr(struct reader *rd, uint64_t addr, uint32_t id, bool by_tid, int64_t time)
+static int push_addr(struct sym_trace_addrs *a, uint64_t addr, uint32_t id, bool by_tid,
+		     int64_t time)
 {
-	if (rd->naddrs == rd->addr_cap) {
-		size_t c = rd->addr_cap ? 2 * rd->addr_cap : 4096;
-		struct addr *v = realloc(rd->addrs, c * sizeof(*v));
+	if (a->n == a->cap) {
+		size_t c = a->cap ? 2 * a->cap : 4096;
+		struct sym_trace_addr *v = realloc(a->v, c * sizeof(*v));
 
 		if (!v)
 			return -1;
-		rd->addrs = v;
-		rd->addr_cap = c;
+		a->v = v;
+		a->cap = c;
 	}
-	rd->addrs[rd->naddrs++] = (struct addr){ addr, id, by_tid, time };
+	a->v[a->n++] = (struct sym_trace_addr){ addr, id, by_tid, time };
 	return 0;
 }
 
-/* SampledProfile IPs and StackWalk frames, in the model's pass over the records. */
-static int add_record(struct reader *rd, const struct etl_record *r)
+int sym_trace_gather(struct sym_trace_addrs *a, const struct etl_record *r)
 {
 	if (r->kind != ETL_KIND_KERNEL)
 		return 0;
@@ -48,7 +41,7 @@ static int add_record(struct reader *rd, const struct etl_record *r)
 	case ETW_EVENT_SAMPLED_PROFILE_HOOK:
 		if (r->payload_len < 12)
 			return 0;
-		return push_addr(rd, etl_le64(r->payload), etl_le32(r->payload + 8), true,
+		return push_addr(a, etl_le64(r->payload), etl_le32(r->payload + 8), true,
 				 r->timestamp);
 	case ETW_EVENT_STACK_WALK_HOOK: {
 		uint32_t pid;
@@ -57,7 +50,7 @@ static int add_record(struct reader *rd, const struct etl_record *r)
 			return 0;
 		pid = etl_le32(r->payload + offsetof(struct etw_stack_walk, stack_process));
 		for (uint32_t off = sizeof(struct etw_stack_walk); off + 8 <= r->payload_len; off += 8)
-			if (push_addr(rd, etl_le64(r->payload + off), pid, false, r->timestamp))
+			if (push_addr(a, etl_le64(r->payload + off), pid, false, r->timestamp))
 				return -1;
 		return 0;
 	}
@@ -65,26 +58,15 @@ static int add_record(struct reader *rd, const struct etl_record *r)
 	return 0;
 }
 
-struct pass {
-	struct reader *rd;
-	struct etl_error *err;
-};
-
-static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_record *r)
+void sym_trace_addrs_free(struct sym_trace_addrs *a)
 {
-	struct pass *p = ctx;
-
-	(void)b;
-	return add_record(p->rd, r) ? etl_error_set(p->err, "out of memory reading the images")
-				    : 0;
+	free(a->v);
+	memset(a, 0, sizeof(*a));
 }
 
-/* The trace's images, in the model's order (by pid, base): t->v[i] is m.images.v[i]. */
-static int take_images(struct reader *rd)
+/* The trace's images, in the model's order (by pid, base): t->v[i] is m->images.v[i]. */
+static int take_images(struct sym_trace *t, const struct etl_images *m)
 {
-	struct sym_trace *t = rd->t;
-	struct etl_images *m = &rd->m.images;
-
 	t->v = calloc(m->n + 1, sizeof(*t->v));
 	if (!t->v)
 		return -1;
@@ -92,35 +74,36 @@ static int take_images(struct reader *rd)
 		const struct etl_image *x = &m->v[i];
 		struct sym_trace_image *img = &t->v[i];
 
+		img->path = strdup(x->path);
+		if (!img->path)
+			return -1;
+		t->n++;
 		img->base = x->base;
 		img->size = x->size;
 		img->pid = x->pid;
-		img->path = x->path;
-		m->v[i].path = NULL;	/* t's now */
 		img->has_rsds = x->has_rsds;
 		img->has_none = x->has_none;
 		memcpy(img->guid, x->guid, sizeof(img->guid));
 		img->age = x->age;
 		memcpy(img->pdb_name, x->pdb_name, sizeof(img->pdb_name));
 		img->first_time = x->first_time;
-		t->n++;
 	}
 	t->rsds_records = m->rsds_records;
 	t->none_records = m->none_records;
 	return 0;
 }
 
-static int resolve(struct reader *rd)
+/* Each address in the image its process had loaded there at its time. */
+static int resolve(struct sym_trace *t, const struct etl_model *m, const struct sym_trace_addrs *as)
 {
-	struct sym_trace *t = rd->t;
 	size_t cap = 0;
 
-	for (size_t i = 0; i < rd->naddrs; i++) {
-		const struct addr *a = &rd->addrs[i];
+	for (size_t i = 0; i < as->n; i++) {
+		const struct sym_trace_addr *a = &as->v[i];
 		bool kernel = a->addr >> 63;
-		uint32_t pid = kernel ? 0 : a->by_tid ? etl_model_pid(&rd->m, a->id) : a->id;
-		const struct etl_image *found = etl_images_find(&rd->m.images, pid, a->addr, a->time);
-		struct sym_trace_image *img = found ? &t->v[found - rd->m.images.v] : NULL;
+		uint32_t pid = kernel ? 0 : a->by_tid ? etl_model_pid(m, a->id) : a->id;
+		const struct etl_image *found = etl_images_find(&m->images, pid, a->addr, a->time);
+		struct sym_trace_image *img = found ? &t->v[found - m->images.v] : NULL;
 
 		if (!a->addr)
 			continue;
@@ -156,24 +139,45 @@ static int resolve(struct reader *rd)
 	return 0;
 }
 
+int sym_trace_from_model(struct sym_trace *t, const struct etl_model *m,
+			 const struct sym_trace_addrs *a)
+{
+	memset(t, 0, sizeof(*t));
+	return take_images(t, &m->images) || resolve(t, m, a) ? -1 : 0;
+}
+
+struct pass {
+	struct sym_trace_addrs *a;
+	struct etl_error *err;
+};
+
+static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_record *r)
+{
+	struct pass *p = ctx;
+
+	(void)b;
+	return sym_trace_gather(p->a, r) ? etl_error_set(p->err, "out of memory reading the images")
+					 : 0;
+}
+
 int sym_trace_read(const struct etl_file *f, struct sym_trace *t, struct etl_error *err)
 {
-	struct reader rd = { .t = t };
-	struct pass p = { .rd = &rd, .err = err };
+	struct sym_trace_addrs a = { 0 };
+	struct etl_model m;
+	struct pass p = { .a = &a, .err = err };
 	struct etl_walker also = { .record = on_record, .ctx = &p };
 	int ret = -1;
 
 	memset(t, 0, sizeof(*t));
-	if (etl_model_read(f, &rd.m, &also, err))
+	if (etl_model_read(f, &m, &also, err))
 		goto out;
-	if (take_images(&rd) || resolve(&rd)) {
+	if (sym_trace_from_model(t, &m, &a))
 		etl_error_set(err, "out of memory reading the samples");
-		goto out;
-	}
-	ret = 0;
+	else
+		ret = 0;
+	etl_model_free(&m);
 out:
-	etl_model_free(&rd.m);
-	free(rd.addrs);
+	sym_trace_addrs_free(&a);
 	return ret;
 }
 

@@ -510,7 +510,7 @@ static void test_report_functions(void)
 	}
 	CHECK(!etl_report_read(&f, &r, &e));
 	CHECK_EQ(r.functions.n, 0);	/* until asked */
-	CHECK(!etl_report_functions(&f, &r, &ld, &e));
+	CHECK(!etl_report_functions(&r, &ld, &e));
 	CHECK_EQ(r.functions.n, 2);
 	CHECK_EQ(r.functions.all_samples, 4);
 	CHECK_EQ(r.functions.named[0][0], 4);	/* user IPs */
