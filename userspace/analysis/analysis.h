@@ -12,6 +12,10 @@
  *   etl_profile.h   sampled profile: samples per CPU, thread, process, image
  *   etl_chrome.h    ntkl convert --to chrome-json
  *   etl_relog.h     ntkl relog and merge: rewrite files
+ *
+ * Processes, threads and images come from the format library's one model
+ * (etl/etl_model.h), read in the same pass as each analysis's own
+ * records. Inside the library only: etl_json.h (JSON strings).
  */
 #ifndef NTKL_ANALYSIS_H
 #define NTKL_ANALYSIS_H
