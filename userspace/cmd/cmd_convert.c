@@ -13,8 +13,7 @@
 
 #include "cmd.h"
 #include "cmd_output.h"
-#include "etl/etl_chrome.h"
-#include "etl/etl_reader.h"
+#include "analysis/analysis.h"
 
 void cmd_convert_usage(FILE *out)
 {

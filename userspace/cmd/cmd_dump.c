@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "etl/etl.h"
-#include "symbols/sym_profile.h"
+#include "analysis/analysis.h"
+#include "symbols/symbols.h"
 
 void cmd_dump_usage(FILE *out)
 {

@@ -14,8 +14,7 @@
 
 #include "cmd.h"
 #include "cmd_output.h"
-#include "etl/etl_reader.h"
-#include "etl/etl_relog.h"
+#include "analysis/analysis.h"
 
 void cmd_merge_usage(FILE *out)
 {

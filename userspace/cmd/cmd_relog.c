@@ -15,8 +15,7 @@
 
 #include "cmd.h"
 #include "cmd_output.h"
-#include "etl/etl_reader.h"
-#include "etl/etl_relog.h"
+#include "analysis/analysis.h"
 
 void cmd_relog_usage(FILE *out)
 {

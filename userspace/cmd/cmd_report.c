@@ -5,14 +5,14 @@
  * The first questions about a capture without opening WPA (etl_report.h):
  * duration, events, losses and their fix, CPU busy, context switches per
  * second, top processes and threads by CPU time, wait reasons, ready
- * latency, process and thread starts and ends.
+ * latency, process and thread starts and ends, and the functions with the
+ * most samples, named as ntkl symbols names them for WPA.
  */
 #include <getopt.h>
 #include <stdio.h>
 
 #include "cmd.h"
-#include "etl/etl_reader.h"
-#include "etl/etl_report.h"
+#include "analysis/analysis.h"
 
 void cmd_report_usage(FILE *out)
 {
@@ -24,9 +24,12 @@ void cmd_report_usage(FILE *out)
 		"context switches per second, the processes and threads with the\n"
 		"most CPU time, why threads waited, how long a thread made ready\n"
 		"waited for a CPU (ReadyThread to switch in: p50, p90, p99, max),\n"
-		"and how many processes and threads started and ended. CSwitch and\n"
-		"CompCS captures alike; CPU time and busy need CSWITCH, ready latency\n"
-		"DISPATCHER too, names PROC_THREAD.\n"
+		"how many processes and threads started and ended, and the functions\n"
+		"with the most samples (kernel and user), named from this machine's\n"
+		"files and kernel as ntkl symbols names them for WPA (the table of\n"
+		"dump --stats). CSwitch and CompCS captures alike; CPU time and busy\n"
+		"need CSWITCH, ready latency DISPATCHER too, names PROC_THREAD,\n"
+		"functions PROFILE.\n"
 		"\n"
 		"  -j, --json    one JSON object instead, every process and thread\n"
 		"  -h, --help    this text\n"
@@ -42,6 +45,7 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct etl_report r;
+	struct sym_loader ld = { 0 };
 	struct etl_error err;
 	struct etl_file f;
 	bool json = false;
@@ -70,8 +74,10 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "ntkl report: %s: %s\n", argv[optind], err.msg);
 		return 1;
 	}
-	if (etl_report_read(&f, &r, &err)) {
+	if (etl_report_read(&f, &r, &err) || etl_report_functions(&r, &ld, &err)) {
 		fprintf(stderr, "ntkl report: %s: %s\n", argv[optind], err.msg);
+		etl_report_free(&r);
+		sym_loader_free(&ld);
 		etl_close(&f);
 		return 1;
 	}
@@ -80,6 +86,7 @@ int cmd_report(int argc, char **argv)
 	else
 		etl_report_print(stdout, &r);
 	etl_report_free(&r);
+	sym_loader_free(&ld);
 	etl_close(&f);
 	return 0;
 }

@@ -19,10 +19,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "etl/etl_reader.h"
+#include "etl/etl.h"
 #include "pdb/pdb.h"
-#include "symbols/sym.h"
-#include "symbols/sym_load.h"
+#include "symbols/symbols.h"
 
 void cmd_symbols_usage(FILE *out)
 {

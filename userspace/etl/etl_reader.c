@@ -687,3 +687,35 @@ bool etl_time_to_seconds(const struct etl_file *f, int64_t t, double *seconds)
 		   (double)f->header.perf_freq;
 	return true;
 }
+
+int etl_walk(const struct etl_file *f, const struct etl_walker *w, struct etl_error *err)
+{
+	struct etl_cursor bc;
+	struct etl_buffer b;
+	struct etl_record_cursor rc;
+	struct etl_record r;
+	int ret;
+
+	etl_buffers_begin(f, &bc);
+	while ((ret = etl_next_buffer(f, &bc, &b, err)) > 0) {
+		int take = w->buffer ? w->buffer(w->ctx, &b) : 0;
+
+		if (take < 0) {
+			ret = -1;
+			break;
+		}
+		if (take > 0)
+			continue;
+		etl_records_begin(&b, &rc);
+		while ((ret = etl_next_record(&b, &rc, &r, err)) > 0)
+			if (w->record(w->ctx, &b, &r)) {
+				ret = -1;
+				break;
+			}
+		if (ret < 0)
+			break;
+	}
+	/* a walk stopped early (a bad record, a callback) still holds a buffer */
+	etl_buffers_end(&bc);
+	return ret < 0 ? -1 : 0;
+}

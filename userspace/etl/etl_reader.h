@@ -235,6 +235,22 @@ int etl_next_record(const struct etl_buffer *b, struct etl_record_cursor *c,
  */
 uint64_t etl_count_records(const struct etl_buffer *b);
 
+/*
+ * One walk over every record of a file, for the readers that want them
+ * all: buffer (if set) is called with each buffer before its records,
+ * record with each record. A callback returns 0, or -1 with the walk's
+ * err set (through ctx) to stop it; buffer returns 1 to pass over that
+ * buffer's records.
+ */
+struct etl_walker {
+	int (*buffer)(void *ctx, const struct etl_buffer *b);
+	int (*record)(void *ctx, const struct etl_buffer *b, const struct etl_record *r);
+	void *ctx;
+};
+
+/* Walk f with w. 0 at the end, -1 on a reader error or a callback's (err set). */
+int etl_walk(const struct etl_file *f, const struct etl_walker *w, struct etl_error *err);
+
 /* Fixed header size for a header type, 0 if the type is unknown. */
 uint32_t etl_header_size(uint8_t header_type);
 

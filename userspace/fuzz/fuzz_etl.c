@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: every reader of an ETL file in libntkletl on one
+ * libFuzzer target: every reader of an ETL file in libntkletl and
+ * libntklanalysis on one
  * input, as `ntkl dump`, `report`, `relog`, `merge` and `convert` would
  * run them on a file from anywhere: the summary (with the providers), the
  * strict checks, the dump with every event decoded, the stats with every
@@ -23,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etl/etl.h"
+#include "analysis/analysis.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

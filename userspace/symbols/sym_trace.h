@@ -5,9 +5,12 @@
  * each (the DbgID_RSDS or DbgID_NONE record written just before it), and
  * how many sampled IPs and stack frames fall in each.
  *
- * A DbgID record belongs to the Image record it directly precedes in its
- * CPU's buffers, with the same ImageBase, ProcessId and time (the module
- * writes ImageID, DbgID, Image together; docs/symbols.md).
+ * The images, their identities and the threads' processes are the
+ * model's (etl/etl_model.h, etl_images.h: a DbgID record belongs to the
+ * Image record it directly precedes in its CPU's buffers, with the same
+ * ImageBase, ProcessId and time), read in the same pass as the addresses;
+ * an address is in the image its process had loaded there last before
+ * its time.
  */
 #ifndef NTKL_SYM_TRACE_H
 #define NTKL_SYM_TRACE_H
@@ -15,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "etl/etl_reader.h"
+#include "etl/etl.h"
 
 struct sym_trace_image {
 	uint64_t base, size;
@@ -52,5 +55,26 @@ struct sym_trace {
 /* Read f into t. 0, or -1 with err; sym_trace_free() either way. */
 int sym_trace_read(const struct etl_file *f, struct sym_trace *t, struct etl_error *err);
 void sym_trace_free(struct sym_trace *t);
+
+/*
+ * The same in a pass of the caller's (report's): sym_trace_gather() with
+ * every record of its etl_model_read() pass, then sym_trace_from_model()
+ * with that model.
+ */
+struct sym_trace_addr;
+
+struct sym_trace_addrs {
+	struct sym_trace_addr *v;	/* SampledProfile IPs, StackWalk frames */
+	size_t n, cap;
+};
+
+/* Take r's addresses if it is a SampledProfile or StackWalk record. 0, or -1 out of memory. */
+int sym_trace_gather(struct sym_trace_addrs *a, const struct etl_record *r);
+
+/* t from m's images and the addresses in a. 0, or -1 out of memory; sym_trace_free() either way. */
+int sym_trace_from_model(struct sym_trace *t, const struct etl_model *m,
+			 const struct sym_trace_addrs *a);
+
+void sym_trace_addrs_free(struct sym_trace_addrs *a);
 
 #endif /* NTKL_SYM_TRACE_H */

@@ -187,6 +187,21 @@ static inline void synth_begin(struct synth *s, uint32_t buffer_size, uint32_t n
 			    SYNTH_START_CLOCK, &ext, sizeof(ext));
 }
 
+/* A Thread v3 record of hook for pid/tid named name (ASCII), at t. */
+static inline void synth_thread(struct synth *s, uint16_t hook, int64_t t, uint32_t pid,
+				uint32_t tid, const char *name)
+{
+	uint8_t rec[sizeof(struct etw_thread_v3) + 64] = { 0 };
+	struct etw_thread_v3 *th = (void *)rec;
+	size_t n = strlen(name) < 31 ? strlen(name) : 31;
+
+	th->process_id = pid;
+	th->thread_id = tid;
+	for (size_t i = 0; i < n; i++)
+		rec[sizeof(*th) + 2 * i] = (uint8_t)name[i];
+	synth_system_record(s, hook, 3, t, rec, (uint32_t)(sizeof(*th) + 2 * n + 2));
+}
+
 /*
  * Close the last buffer, set BuffersWritten and EndTime; returns the file
  * in an exactly-sized malloc (so ASan sees reads past it), or NULL if a

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "etl/etl_chrome.h"
+#include "analysis/etl_chrome.h"
 #include "etl/etl_events.h"
 #include "etl/etl_switches.h"
 

@@ -12,7 +12,7 @@
 #include "test.h"
 #include "etl_synth.h"
 #include "etl/etl_check.h"
-#include "etl/etl_dump.h"
+#include "analysis/etl_dump.h"
 #include "etl/etl_reader.h"
 #include "etl/etl_decode.h"
 

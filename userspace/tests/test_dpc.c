@@ -8,7 +8,7 @@
  */
 #include "test.h"
 #include "etl_synth.h"
-#include "etl/etl_dump.h"
+#include "analysis/etl_dump.h"
 
 #define ISR_ROUTINE	0xffffffff81234560ull
 #define SOFTIRQ_ROUTINE	0xffffffff81100000ull

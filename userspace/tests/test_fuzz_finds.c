@@ -27,10 +27,10 @@
  */
 #include "test.h"
 #include "etl_synth.h"
-#include "etl/etl_dump.h"
-#include "etl/etl_profile.h"
-#include "etl/etl_relog.h"
-#include "etl/etl_report.h"
+#include "analysis/etl_dump.h"
+#include "analysis/etl_profile.h"
+#include "analysis/etl_relog.h"
+#include "analysis/etl_report.h"
 
 /* A file with one data buffer: a ReadyThread, then a record whose Size is 4. */
 static uint8_t *bad_record_file(size_t *size)

@@ -21,7 +21,7 @@
 
 #include "test.h"
 #include "etl/etl_check.h"
-#include "etl/etl_dump.h"
+#include "analysis/etl_dump.h"
 #include "etl/etl_reader.h"
 #include "libntkl/libntkl.h"
 #include "uapi/ntkl_etw.h"

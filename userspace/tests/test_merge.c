@@ -13,7 +13,7 @@
 #include "test.h"
 #include "etl_synth.h"
 #include "etl/etl_check.h"
-#include "etl/etl_relog.h"
+#include "analysis/etl_relog.h"
 
 #define NCPUS		2
 #define EVENTS		4000	/* per file and CPU */

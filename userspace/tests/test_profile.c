@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sampled profile reader (etl/etl_profile.h) on synthetic files:
+ * The sampled profile reader (analysis/etl_profile.h) on synthetic files:
  * samples per CPU and per thread, threads named and given their process
  * by the latest Thread event in time (before or after their samples, in
  * file order or not), the idle thread as
@@ -11,11 +11,10 @@
  */
 #include "test.h"
 #include "etl_synth.h"
-#include "etl/etl_dump.h"
-#include "etl/etl_profile.h"
+#include "analysis/etl_dump.h"
+#include "analysis/etl_profile.h"
 
 #define SP_VERSION	2
-#define TH_VERSION	3
 #define PI_VERSION	3
 
 static void sample(struct synth *s, int64_t t, uint32_t tid, uint64_t ip)
@@ -30,16 +29,7 @@ static void sample(struct synth *s, int64_t t, uint32_t tid, uint64_t ip)
 static void thread_named(struct synth *s, int64_t t, uint32_t pid, uint32_t tid,
 			 const char *name)
 {
-	uint8_t rec[sizeof(struct etw_thread_v3) + 64] = { 0 };
-	struct etw_thread_v3 *th = (void *)rec;
-	size_t n = strlen(name);
-
-	th->process_id = pid;
-	th->thread_id = tid;
-	for (size_t i = 0; i < n; i++)
-		rec[sizeof(*th) + 2 * i] = (uint8_t)name[i];
-	synth_system_record(s, ETW_EVENT_THREAD_DC_START_HOOK, TH_VERSION, t, rec,
-			    (uint32_t)(sizeof(*th) + 2 * n + 2));
+	synth_thread(s, ETW_EVENT_THREAD_DC_START_HOOK, t, pid, tid, name);
 }
 
 static void interval(struct synth *s, uint16_t hook, uint32_t new, uint32_t old)

@@ -11,7 +11,7 @@
 #include "test.h"
 #include "etl_synth.h"
 #include "etl/etl_check.h"
-#include "etl/etl_relog.h"
+#include "analysis/etl_relog.h"
 #include "etl/etl_switches.h"
 #include "uapi/ntkl_ccswap.h"
 

@@ -15,7 +15,7 @@
 
 #include "test.h"
 #include "etl/etl_check.h"
-#include "etl/etl_dump.h"
+#include "analysis/etl_dump.h"
 #include "etl/etl_reader.h"
 #include "etl/etl_events.h"
 #include "etl/etl_decode.h"

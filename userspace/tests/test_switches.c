@@ -11,7 +11,7 @@
 
 #include "test.h"
 #include "etl_synth.h"
-#include "etl/etl_dump.h"
+#include "analysis/etl_dump.h"
 #include "etl/etl_reader.h"
 #include "etl/etl_switches.h"
 

@@ -16,9 +16,8 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "symbols/sym.h"
-#include "symbols/sym_profile.h"
-#include "symbols/sym_trace.h"
+#include "analysis/analysis.h"
+#include "symbols/symbols.h"
 #include "etl/etl_utf16.h"
 #include "etl_synth.h"
 
@@ -403,26 +402,22 @@ static void test_windows_trace(void)
 }
 
 /*
- * dump --stats's functions: a trace of the PIE test program (mapped at a
- * base of its own) with 3 samples in alpha and 1 in beta names them so.
+ * A trace of the PIE test program (mapped at a base of its own) with 3
+ * samples in alpha and 1 in beta, at etl. 0, or -1 (the test failed).
  */
-static void test_profile(void)
+static int write_profile_trace(const char *etl, const char *bin)
 {
-	char bin[300], etl[300], err2[512], *text = NULL;
-	size_t text_size = 0, size;
 	struct sym_table t;
 	struct synth s;
-	struct sym_loader ld = { 0 };
 	const struct sym_func *alpha, *beta;
 	uint64_t base = 0x555555554000ull;
 	uint8_t buf[1024], *img;
 	struct etw_image_v3 im = { .image_base = base, .image_size = 0x10000, .process_id = 0x4d2 };
 	struct etw_thread_v3 th = { .process_id = 0x4d2, .thread_id = 7 };
-	FILE *mem, *f;
+	size_t size;
+	FILE *f;
+	int ret = -1;
 
-	snprintf(bin, sizeof(bin), "%s/prog-pie", tmp);
-	snprintf(etl, sizeof(etl), "%s/prof.etl", tmp);
-	test_begin("profile_functions");
 	sym_table_init(&t);
 	if (sym_elf_read(bin, NULL, &t, err, sizeof(err)) || !(alpha = find(&t, "alpha")) ||
 	    !(beta = find(&t, "beta"))) {
@@ -449,9 +444,40 @@ static void test_profile(void)
 	img = synth_end(&s, &size);
 	f = fopen(etl, "wb");
 	CHECK(img && f && fwrite(img, 1, size, f) == size);
+	ret = img && f ? 0 : -1;
 	if (f)
 		fclose(f);
 	free(img);
+out:
+	sym_table_free(&t);
+	return ret;
+}
+
+/* Begin the case name with write_profile_trace() at tmp/file; false if it failed (ended). */
+static bool begin_with_trace(const char *name, const char *file, char *etl, size_t size)
+{
+	char bin[300];
+
+	snprintf(bin, sizeof(bin), "%s/prog-pie", tmp);
+	snprintf(etl, size, "%s/%s", tmp, file);
+	test_begin("%s", name);
+	if (write_profile_trace(etl, bin)) {
+		test_end();
+		return false;
+	}
+	return true;
+}
+
+/* dump --stats's functions: the trace's samples by function, named so. */
+static void test_profile(void)
+{
+	char etl[300], err2[512], *text = NULL;
+	size_t text_size = 0;
+	struct sym_loader ld = { 0 };
+	FILE *mem;
+
+	if (!begin_with_trace("profile_functions", "prof.etl", etl, sizeof(etl)))
+		return;
 	mem = open_memstream(&text, &text_size);
 	CHECK(mem && !sym_profile_print(mem, etl, 10, &ld, err2, sizeof(err2)));
 	if (mem)
@@ -460,8 +486,59 @@ static void test_profile(void)
 	CHECK_HAS(text, "         1  25.00%  prog-pie!beta\n");
 	free(text);
 	sym_loader_free(&ld);
-out:
-	sym_table_free(&t);
+	test_end();
+}
+
+/*
+ * ntkl report's functions (issue 32 item 4): the same table as dump
+ * --stats's, in the text after the ready latency and in the JSON.
+ */
+static void test_report_functions(void)
+{
+	char etl[300], *text = NULL, *json = NULL;
+	size_t text_size = 0, json_size = 0;
+	struct sym_loader ld = { 0 };
+	struct etl_report r;
+	struct etl_error e;
+	struct etl_file f;
+	FILE *mem;
+
+	if (!begin_with_trace("report_functions", "report.etl", etl, sizeof(etl)))
+		return;
+	if (etl_open(&f, etl, &e)) {
+		test_fail("%s", e.msg);
+		test_end();
+		return;
+	}
+	CHECK(!etl_report_read(&f, &r, &e));
+	CHECK_EQ(r.functions.n, 0);	/* until asked */
+	CHECK(!etl_report_functions(&r, &ld, &e));
+	CHECK_EQ(r.functions.n, 2);
+	CHECK_EQ(r.functions.all_samples, 4);
+	CHECK_EQ(r.functions.named[0][0], 4);	/* user IPs */
+	mem = open_memstream(&text, &text_size);
+	if (mem) {
+		etl_report_print(mem, &r);
+		fclose(mem);
+	}
+	mem = open_memstream(&json, &json_size);
+	if (mem) {
+		etl_report_print_json(mem, &r);
+		fclose(mem);
+	}
+	CHECK_HAS(text, "\nFunctions by samples (top 10; ");
+	CHECK_HAS(text, "         3  75.00%  prog-pie!alpha\n         1  25.00%  prog-pie!beta\n");
+	CHECK_HAS(text, "Sample IPs named: kernel 0 of 0 (0.0%), user 4 of 4 (100.0%)\n");
+	CHECK(text && strstr(text, "Ready latency") < strstr(text, "Functions by samples"));
+	CHECK_HAS(json, "\"functions\": [\n  {\"function\": \"prog-pie!alpha\", \"samples\": 3, \"pct\": 75.000},\n"
+			"  {\"function\": \"prog-pie!beta\", \"samples\": 1, \"pct\": 25.000}]");
+	CHECK_HAS(json, "\"user_ips\": {\"named\": 4, \"all\": 4}");
+	CHECK_HAS(json, "\"functions_not_named\": []}\n");
+	free(text);
+	free(json);
+	etl_report_free(&r);
+	sym_loader_free(&ld);
+	etl_close(&f);
 	test_end();
 }
 
@@ -480,6 +557,7 @@ int main(void)
 	test_proc_kallsyms();
 	test_windows_trace();
 	test_profile();
+	test_report_functions();
 	run("rm -rf %s", tmp);
 	return test_exit();
 }

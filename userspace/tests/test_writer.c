@@ -19,7 +19,7 @@
 
 #include "test.h"
 #include "etl/etl_check.h"
-#include "etl/etl_dump.h"
+#include "analysis/etl_dump.h"
 #include "etl/etl_reader.h"
 #include "etl/etl_events.h"
 #include "ctl/ntkl_time_zone.h"

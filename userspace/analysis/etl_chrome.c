@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "etl_chrome.h"
-#include "etl_decode.h"
-#include "etl_events.h"
-#include "etl_profile.h"
-#include "etl_switches.h"
-#include "etl_tlg.h"
+#include "etl_json.h"
+#include "etl/etl_decode.h"
+#include "etl/etl_events.h"
+#include "etl/etl_model.h"
+#include "etl/etl_switches.h"
+#include "etl/etl_tlg.h"
 
 /*
  * The CPU tracks' process, and CPU n's track CPU_PID + n: ids no Linux
@@ -20,13 +21,6 @@
  * never mixes a CPU's track with a thread's.
  */
 #define CPU_PID		1000000000u
-
-/* A process's image name from a Process Start/DCStart/DCEnd record. */
-struct pname {
-	uint32_t pid;
-	int64_t time;
-	char name[64];
-};
 
 struct sample {
 	int64_t time;
@@ -55,16 +49,14 @@ struct tidpid {
 struct conv {
 	const struct etl_file *f;
 	struct etl_error *err;
-	struct pname *pnames;
-	size_t npnames;
+	bool want_samples;
 	struct sample *samples;
 	size_t nsamples;
 	struct uevent *uevents;
 	size_t nuevents;
 	struct tidpid *upids;		/* the programs' threads, by tid */
 	size_t nupids;
-	struct etl_profile names;	/* threads' names and processes */
-	const struct etl_profile_thread **by_tid;	/* names.threads by tid */
+	struct etl_model m;		/* processes, threads: their names */
 	double us_per_tick;
 };
 
@@ -115,164 +107,49 @@ static void uevent_of(const struct etl_record *rec, struct uevent *u)
 	uevent_fields(rec, u->fields, sizeof(u->fields));
 }
 
-/* Process names, program events and (if asked) samples: one pass over the records. */
-static int walk(struct conv *c, bool samples)
+/* Program events and (if asked) samples, in the model's pass over the records. */
+static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_record *rec)
 {
-	struct etl_cursor bc;
-	struct etl_buffer b;
-	struct etl_record_cursor rc;
-	struct etl_record rec;
-	int ret;
+	struct conv *c = ctx;
 
-	etl_buffers_begin(c->f, &bc);
-	while ((ret = etl_next_buffer(c->f, &bc, &b, c->err)) > 0) {
-		etl_records_begin(&b, &rc);
-		while ((ret = etl_next_record(&b, &rc, &rec, c->err)) > 0) {
-			if (rec.kind == ETL_KIND_EVENT && rec.has_guid) {
-				struct uevent *v = grow(c->uevents, c->nuevents, sizeof(*v));
+	(void)b;
+	if (rec->kind == ETL_KIND_EVENT && rec->has_guid) {
+		struct uevent *v = grow(c->uevents, c->nuevents, sizeof(*v));
 
-				if (!v)
-					goto nomem;
-				c->uevents = v;
-				uevent_of(&rec, &c->uevents[c->nuevents++]);
-				continue;
-			}
-			if (rec.kind != ETL_KIND_KERNEL)
-				continue;
-			switch (rec.hook_id) {
-			case ETW_EVENT_PROCESS_START_HOOK:
-			case ETW_EVENT_PROCESS_DC_START_HOOK:
-			case ETW_EVENT_PROCESS_DC_END_HOOK: {
-				struct pname pn = { .time = rec.timestamp };
-				struct pname *v;
-
-				if ((rec.version & 0xFF) != 4 ||
-				    !etl_process_image_name(rec.payload, rec.payload_len, &pn.pid,
-							    pn.name, sizeof(pn.name)))
-					break;
-				v = grow(c->pnames, c->npnames, sizeof(*v));
-				if (!v)
-					goto nomem;
-				c->pnames = v;
-				c->pnames[c->npnames++] = pn;
-				break;
-			}
-			case ETW_EVENT_SAMPLED_PROFILE_HOOK: {
-				struct sample *v;
-
-				if (!samples || (rec.version & 0xFF) != 2 ||
-				    rec.payload_len < sizeof(struct perfinfo_sampled_profile))
-					break;
-				v = grow(c->samples, c->nsamples, sizeof(*v));
-				if (!v)
-					goto nomem;
-				c->samples = v;
-				c->samples[c->nsamples++] = (struct sample){
-					.time = rec.timestamp, .cpu = rec.processor,
-					.ip = etl_le64(rec.payload),
-					.tid = etl_le32(rec.payload + 8),
-				};
-				break;
-			}
-			}
-		}
-		if (ret < 0)
-			break;
+		if (!v)
+			goto nomem;
+		c->uevents = v;
+		uevent_of(rec, &c->uevents[c->nuevents++]);
+		return 0;
 	}
-	etl_buffers_end(&bc);
-	return ret < 0 ? -1 : 0;
+	if (rec->kind == ETL_KIND_KERNEL && rec->hook_id == ETW_EVENT_SAMPLED_PROFILE_HOOK &&
+	    c->want_samples && (rec->version & 0xFF) == 2 &&
+	    rec->payload_len >= sizeof(struct perfinfo_sampled_profile)) {
+		struct sample *v = grow(c->samples, c->nsamples, sizeof(*v));
+
+		if (!v)
+			goto nomem;
+		c->samples = v;
+		c->samples[c->nsamples++] = (struct sample){
+			.time = rec->timestamp, .cpu = rec->processor,
+			.ip = etl_le64(rec->payload),
+			.tid = etl_le32(rec->payload + 8),
+		};
+	}
+	return 0;
 nomem:
-	etl_buffers_end(&bc);
 	return etl_error_set(c->err, "out of memory converting %s", c->f->path);
 }
 
-static int by_pid_time(const void *a, const void *b)
+static const struct etl_model_thread *thread_of(const struct conv *c, uint32_t tid)
 {
-	const struct pname *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->time < y->time ? -1 : x->time > y->time;
+	return etl_model_thread(&c->m, tid);
 }
 
-static int by_tid(const void *a, const void *b)
-{
-	const struct etl_profile_thread *x = *(const struct etl_profile_thread *const *)a;
-	const struct etl_profile_thread *y = *(const struct etl_profile_thread *const *)b;
-
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-/*
- * For the lookups of every slice: c->by_tid, the threads sorted by tid,
- * and c->pnames sorted by pid, then time.
- */
-static int index_threads(struct conv *c)
-{
-	c->by_tid = malloc((c->names.nthreads + 1) * sizeof(*c->by_tid));
-	if (!c->by_tid)
-		return etl_error_set(c->err, "out of memory converting %s", c->f->path);
-	for (size_t i = 0; i < c->names.nthreads; i++)
-		c->by_tid[i] = &c->names.threads[i];
-	qsort(c->by_tid, c->names.nthreads, sizeof(*c->by_tid), by_tid);
-	if (c->npnames)
-		qsort(c->pnames, c->npnames, sizeof(*c->pnames), by_pid_time);
-	return 0;
-}
-
-static const struct etl_profile_thread *thread_of(const struct conv *c, uint32_t tid)
-{
-	size_t lo = 0, hi = c->names.nthreads;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->by_tid[mid]->tid == tid)
-			return c->by_tid[mid];
-		if (c->by_tid[mid]->tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-/* As WPA: the latest Process record's image name, else the leader's name. */
+/* As WPA: the one name of etl_model.h. */
 static const char *process_name(const struct conv *c, uint32_t pid)
 {
-	const struct etl_profile_thread *leader;
-	size_t lo = 0, hi = c->npnames;
-
-	/* c->pnames is sorted by pid, then time: the last one of pid */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->pnames[mid].pid <= pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && c->pnames[lo - 1].pid == pid)
-		return c->pnames[lo - 1].name;
-	leader = thread_of(c, pid);
-	return leader && leader->name[0] ? leader->name : NULL;
-}
-
-/* s as a JSON string: quotes, backslashes and control characters escaped. */
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
+	return etl_model_process_name(&c->m, pid);
 }
 
 static void metadata(FILE *out, const char *what, uint32_t pid, uint32_t tid, const char *key,
@@ -281,14 +158,14 @@ static void metadata(FILE *out, const char *what, uint32_t pid, uint32_t tid, co
 	fprintf(out, ",\n{\"ph\":\"M\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
 		",\"name\":\"%s\",\"args\":{\"%s\":", pid, tid, what, key);
 	if (name)
-		json_str(out, name);
+		etl_json_str(out, name);
 	else
 		fprintf(out, "%ld", num);
 	fputs("}}", out);
 }
 
 /* "ls (173)" from the rundown's thread name, else "tid 173". */
-static const char *label(const struct etl_profile_thread *t, uint32_t tid, char *buf,
+static const char *label(const struct etl_model_thread *t, uint32_t tid, char *buf,
 			 size_t size)
 {
 	if (t && t->name[0])
@@ -330,7 +207,7 @@ static int index_program_threads(struct conv *c)
  * The process a thread's track goes under: the rundown's, else that of
  * the thread's own events, else the thread is its own process.
  */
-static uint32_t pid_of(const struct conv *c, const struct etl_profile_thread *t, uint32_t tid)
+static uint32_t pid_of(const struct conv *c, const struct etl_model_thread *t, uint32_t tid)
 {
 	struct tidpid key = { .tid = tid }, *u;
 
@@ -348,7 +225,7 @@ static uint32_t pid_of(const struct conv *c, const struct etl_profile_thread *t,
 static void slice(FILE *out, const struct conv *c, int64_t t0, uint32_t cpu, uint32_t tid,
 		  int64_t from, int64_t to)
 {
-	const struct etl_profile_thread *t = thread_of(c, tid);
+	const struct etl_model_thread *t = thread_of(c, tid);
 	const char *proc = t && t->pid != UINT32_MAX ? process_name(c, t->pid) : NULL;
 	double ts = (double)((uint64_t)from - (uint64_t)t0) * c->us_per_tick;
 	double dur = (double)((uint64_t)to - (uint64_t)from) * c->us_per_tick;
@@ -359,17 +236,17 @@ static void slice(FILE *out, const struct conv *c, int64_t t0, uint32_t cpu, uin
 		pid_of(c, t, tid), tid, ts, dur, cpu, cpu);
 	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"cpu\",\"pid\":%u,\"tid\":%" PRIu32
 		",\"ts\":%.3f,\"dur\":%.3f,\"name\":", CPU_PID, CPU_PID + cpu, ts, dur);
-	json_str(out, label(t, tid, name, sizeof(name)));
+	etl_json_str(out, label(t, tid, name, sizeof(name)));
 	fprintf(out, ",\"args\":{\"tid\":%" PRIu32, tid);
 	if (t && t->pid != UINT32_MAX)
 		fprintf(out, ",\"pid\":%" PRIu32, t->pid);
 	if (proc) {
 		fputs(",\"process\":", out);
-		json_str(out, proc);
+		etl_json_str(out, proc);
 	}
 	if (t && t->name[0]) {
 		fputs(",\"thread\":", out);
-		json_str(out, t->name);
+		etl_json_str(out, t->name);
 	}
 	fputs("}}", out);
 }
@@ -389,12 +266,12 @@ static void program_event(FILE *out, const struct conv *c, int64_t t0, const str
 	fprintf(out, ",\n{\"ph\":%s,\"cat\":\"event\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
 		",\"ts\":%.3f,\"name\":", ph, pid, u->tid,
 		(double)((uint64_t)u->time - (uint64_t)t0) * c->us_per_tick);
-	json_str(out, u->name);
+	etl_json_str(out, u->name);
 	fputs(",\"args\":{\"provider\":", out);
-	json_str(out, u->provider);
+	etl_json_str(out, u->provider);
 	if (u->fields[0]) {
 		fputs(",\"fields\":", out);
-		json_str(out, u->fields);
+		etl_json_str(out, u->fields);
 	}
 	fputs("}}", out);
 	st->events++;
@@ -432,7 +309,7 @@ static int thread_names(FILE *out, const struct conv *c, const struct etl_switch
 	if (ntids)
 		qsort(tids, ntids, sizeof(*tids), cmp_u32);
 	for (size_t i = 0; i < ntids; i++) {
-		const struct etl_profile_thread *t;
+		const struct etl_model_thread *t;
 		char name[96];
 
 		if (i && tids[i] == tids[i - 1])
@@ -464,6 +341,7 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 		     struct etl_chrome_stats *stats, struct etl_error *err)
 {
 	struct conv c = { .f = f, .err = err };
+	struct etl_walker also = { .record = on_record, .ctx = &c };
 	struct etl_chrome_stats st = { 0 };
 	struct etl_switches s = { 0 };
 	int64_t t0 = INT64_MAX;
@@ -471,8 +349,8 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 	int ret = -1;
 
 	c.us_per_tick = 1e6 / (f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7);
-	if (etl_switches_read(f, &s, err) || etl_profile_read(f, &c.names, err) ||
-	    walk(&c, flags & ETL_CHROME_SAMPLES) || index_threads(&c) ||
+	c.want_samples = flags & ETL_CHROME_SAMPLES;
+	if (etl_switches_read(f, &s, err) || etl_model_read(f, &c.m, &also, err) ||
 	    index_program_threads(&c))
 		goto out;
 	ncpus = s.ncpus;
@@ -490,9 +368,9 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 	}
 
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"ntkl convert\",\"file\":", out);
-	json_str(out, f->path);
+	etl_json_str(out, f->path);
 	fputs(",\"logger\":", out);
-	json_str(out, f->logger_name);
+	etl_json_str(out, f->logger_name);
 	fprintf(out, "},\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
 		"\"name\":\"process_name\",\"args\":{\"name\":\"CPUs\"}}", CPU_PID, CPU_PID);
 	metadata(out, "process_sort_index", CPU_PID, CPU_PID, "sort_index", NULL, -1);
@@ -521,7 +399,7 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 		fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"pid\":%u,\"tid\":%" PRIu32
 			",\"ts\":%.3f,\"name\":", CPU_PID, CPU_PID + sm->cpu,
 			(double)((uint64_t)sm->time - (uint64_t)t0) * c.us_per_tick);
-		json_str(out, label(thread_of(&c, sm->tid), sm->tid, name, sizeof(name)));
+		etl_json_str(out, label(thread_of(&c, sm->tid), sm->tid, name, sizeof(name)));
 		fprintf(out, ",\"args\":{\"tid\":%" PRIu32 ",\"ip\":\"0x%" PRIx64 "\"}}",
 			sm->tid, sm->ip);
 		st.samples++;
@@ -539,11 +417,9 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 	ret = 0;
 out:
 	etl_switches_free(&s);
-	etl_profile_free(&c.names);
-	free(c.pnames);
+	etl_model_free(&c.m);
 	free(c.samples);
 	free(c.uevents);
 	free(c.upids);
-	free(c.by_tid);
 	return ret;
 }

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etl_events.h"
+#include "etl/etl_events.h"
 #include "etl_relog.h"
-#include "etl_switches.h"
+#include "etl/etl_switches.h"
 
 /* ETW's largest buffer (16 MB): beyond it BufferSize is corrupt. */
 #define RELOG_MAX_BUFFER	(16u << 20)
@@ -132,45 +132,50 @@ static bool copied(const struct relog *rl, uint32_t fi, const struct etl_buffer 
 	return true;
 }
 
+/* One input file's records into rl, with the buffer each came in. */
+struct gather {
+	struct relog *rl;
+	uint32_t fi;
+	uint16_t lost;		/* the buffer's EVENTS_LOST, for its first record copied */
+};
+
+static int gather_buffer(void *ctx, const struct etl_buffer *b)
+{
+	struct gather *g = ctx;
+	struct relog *rl = g->rl;
+
+	if (b->index == 0 && g->fi == 0)
+		return 1;
+	if (b->index) {
+		if (!rl->st->buffers_in++)
+			rl->tmpl = b->hdr;
+		rl->flags_seen |= b->hdr.buffer_flag;
+	}
+	g->lost = b->hdr.buffer_flag & ETW_BUFFER_FLAG_EVENTS_LOST;
+	return 0;
+}
+
+static int gather_record(void *ctx, const struct etl_buffer *b, const struct etl_record *r)
+{
+	struct gather *g = ctx;
+	struct relog *rl = g->rl;
+
+	if (!copied(rl, g->fi, b, r))
+		return 0;
+	if (add(rl, b->data + r->buffer_offset, r->size, r->timestamp, g->fi,
+		r->file_offset << 16, r->processor, g->lost))
+		return -1;
+	g->lost = 0;
+	rl->st->records++;
+	return 0;
+}
+
 static int gather_records(struct relog *rl, uint32_t fi)
 {
-	const struct etl_file *f = rl->files[fi];
-	struct etl_cursor bc;
-	struct etl_buffer b;
-	struct etl_record_cursor rc;
-	struct etl_record r;
-	int ret;
+	struct gather g = { .rl = rl, .fi = fi };
+	struct etl_walker w = { .buffer = gather_buffer, .record = gather_record, .ctx = &g };
 
-	etl_buffers_begin(f, &bc);
-	while ((ret = etl_next_buffer(f, &bc, &b, rl->err)) > 0) {
-		uint16_t lost;
-
-		if (b.index == 0 && fi == 0)
-			continue;
-		if (b.index) {
-			if (!rl->st->buffers_in++)
-				rl->tmpl = b.hdr;
-			rl->flags_seen |= b.hdr.buffer_flag;
-		}
-		lost = b.hdr.buffer_flag & ETW_BUFFER_FLAG_EVENTS_LOST;
-		etl_records_begin(&b, &rc);
-		while ((ret = etl_next_record(&b, &rc, &r, rl->err)) > 0) {
-			if (!copied(rl, fi, &b, &r))
-				continue;
-			if (add(rl, b.data + r.buffer_offset, r.size, r.timestamp, fi,
-				r.file_offset << 16, r.processor, lost)) {
-				etl_buffers_end(&bc);
-				return -1;
-			}
-			lost = 0;
-			rl->st->records++;
-		}
-		if (ret < 0) {
-			etl_buffers_end(&bc);
-			return -1;
-		}
-	}
-	return ret;
+	return etl_walk(rl->files[fi], &w, rl->err);
 }
 
 /* A CSwitch record per compact switch (the defaults: etl_relog.h). */

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etl_decode.h"
-#include "etl_events.h"
-#include "etl_names.h"
-#include "etl_profile.h"
+#include "etl/etl_events.h"
+#include "etl/etl_model.h"
+#include "etl/etl_names.h"
+#include "etl_json.h"
 #include "etl_report.h"
-#include "etl_switches.h"
+#include "etl/etl_switches.h"
 
 /* A (thread, time) pair: a switch in, or a ReadyThread event. */
 struct tid_time {
@@ -18,25 +18,16 @@ struct tid_time {
 	int64_t time;
 };
 
-/* A process's image name from a Process Start/DCStart/DCEnd record. */
-struct pname {
-	uint32_t pid;
-	int64_t time;
-	char name[64];
-};
-
 struct work {
 	const struct etl_file *f;
-	struct pname *pnames;		/* every one seen; the latest wins */
-	size_t npnames, pnames_cap;
 	struct etl_report *r;
 	struct etl_error *err;
 	double freq;
 	struct tid_time *ready;
 	size_t nready, ready_cap;
-	/* names and processes, from the Thread events (etl_profile) */
-	struct etl_profile names;
-	struct etl_profile_thread **by_tid;	/* names.threads sorted by tid */
+	struct etl_model m;		/* processes and threads: their names */
+	struct sym_trace_addrs addrs;	/* sampled IPs and frames, for the functions */
+	int64_t first, last;		/* the records' times (not the header buffer's) */
 };
 
 /* b - a for b >= a, in unsigned arithmetic: a corrupt time cannot overflow. */
@@ -74,135 +65,71 @@ static int by_tid_time(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
-/* A Process record's name, as WPA names the process (v4 only). */
-static int add_pname(struct work *w, const struct etl_record *rec)
+static int on_buffer(void *ctx, const struct etl_buffer *b)
 {
-	struct pname pn = { .time = rec->timestamp };
+	struct work *w = ctx;
 
-	if ((rec->version & 0xFF) != 4 ||
-	    !etl_process_image_name(rec->payload, rec->payload_len, &pn.pid, pn.name,
-				    sizeof(pn.name)))
-		return 0;
-	if (w->npnames == w->pnames_cap) {
-		size_t c = w->pnames_cap ? 2 * w->pnames_cap : 64;
-		struct pname *v = realloc(w->pnames, c * sizeof(*v));
-
-		if (!v)
-			return -1;
-		w->pnames = v;
-		w->pnames_cap = c;
-	}
-	w->pnames[w->npnames++] = pn;
+	w->r->buffers++;
+	w->r->bytes += b->hdr.buffer_size;
 	return 0;
-}
-
-/* The latest name a Process record gave pid, or NULL. */
-static const char *process_name(const struct work *w, uint32_t pid)
-{
-	const struct pname *best = NULL;
-
-	for (size_t i = 0; i < w->npnames; i++)
-		if (w->pnames[i].pid == pid && (!best || w->pnames[i].time >= best->time))
-			best = &w->pnames[i];
-	return best ? best->name : NULL;
 }
 
 /* Counts, span, ReadyThread events, Process/Thread starts and ends. */
-static int walk_records(struct work *w)
+static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_record *rec)
 {
+	struct work *w = ctx;
 	struct etl_report *r = w->r;
-	struct etl_cursor bc;
-	struct etl_buffer b;
-	struct etl_record_cursor rc;
-	struct etl_record rec;
-	int64_t first = INT64_MAX, last = INT64_MIN;
-	int ret;
 
-	etl_buffers_begin(w->f, &bc);
-	while ((ret = etl_next_buffer(w->f, &bc, &b, w->err)) > 0) {
-		r->buffers++;
-		r->bytes += b.hdr.buffer_size;
-		etl_records_begin(&b, &rc);
-		while ((ret = etl_next_record(&b, &rc, &rec, w->err)) > 0) {
-			r->events++;
-			if (b.index && rec.timestamp < first)
-				first = rec.timestamp;
-			if (b.index && rec.timestamp > last)
-				last = rec.timestamp;
-			if (rec.kind != ETL_KIND_KERNEL)
-				continue;
-			switch (rec.hook_id) {
-			case ETW_EVENT_READY_THREAD_HOOK:
-				r->ready_events++;
-				if (rec.payload_len >= sizeof(struct etw_ready_thread) &&
-				    push(&w->ready, &w->nready, &w->ready_cap,
-					 etl_le32(rec.payload), rec.timestamp)) {
-					etl_buffers_end(&bc);
-					return oom(w);
-				}
-				break;
-			case ETW_EVENT_PROCESS_START_HOOK:
-				r->process_starts++;
-				if (add_pname(w, &rec)) {
-					etl_buffers_end(&bc);
-					return oom(w);
-				}
-				break;
-			case ETW_EVENT_PROCESS_DC_START_HOOK:
-			case ETW_EVENT_PROCESS_DC_END_HOOK:
-				if (add_pname(w, &rec)) {
-					etl_buffers_end(&bc);
-					return oom(w);
-				}
-				break;
-			case ETW_EVENT_PROCESS_END_HOOK:
-				r->process_ends++;
-				break;
-			case ETW_EVENT_THREAD_START_HOOK:
-				r->thread_starts++;
-				break;
-			case ETW_EVENT_THREAD_END_HOOK:
-				r->thread_ends++;
-				break;
-			}
-		}
-		if (ret < 0) {
-			etl_buffers_end(&bc);
-			return -1;
-		}
+	r->events++;
+	if (b->index && rec->timestamp < w->first)
+		w->first = rec->timestamp;
+	if (b->index && rec->timestamp > w->last)
+		w->last = rec->timestamp;
+	if (rec->kind != ETL_KIND_KERNEL)
+		return 0;
+	if (sym_trace_gather(&w->addrs, rec))
+		return oom(w);
+	switch (rec->hook_id) {
+	case ETW_EVENT_READY_THREAD_HOOK:
+		r->ready_events++;
+		if (rec->payload_len >= sizeof(struct etw_ready_thread) &&
+		    push(&w->ready, &w->nready, &w->ready_cap, etl_le32(rec->payload),
+			 rec->timestamp))
+			return oom(w);
+		break;
+	case ETW_EVENT_PROCESS_START_HOOK:
+		r->process_starts++;
+		break;
+	case ETW_EVENT_PROCESS_END_HOOK:
+		r->process_ends++;
+		break;
+	case ETW_EVENT_THREAD_START_HOOK:
+		r->thread_starts++;
+		break;
+	case ETW_EVENT_THREAD_END_HOOK:
+		r->thread_ends++;
+		break;
 	}
-	if (ret < 0)
-		return -1;
-	if (last > first)
-		r->duration_s = (double)elapsed(first, last) / w->freq;
-	r->events_lost = w->f->header.events_lost;
-	r->buffers_lost = w->f->header.buffers_lost;
 	return 0;
 }
 
-static int cmp_tid_ptr(const void *a, const void *b)
+/* The records' pass, with the model's: then the span and the losses. */
+static int walk_records(struct work *w)
 {
-	const struct etl_profile_thread *x = *(const struct etl_profile_thread *const *)a;
-	const struct etl_profile_thread *y = *(const struct etl_profile_thread *const *)b;
+	struct etl_report *r = w->r;
+	struct etl_walker also = { .buffer = on_buffer, .record = on_record, .ctx = w };
 
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-static const struct etl_profile_thread *named(const struct work *w, uint32_t tid)
-{
-	size_t lo = 0, hi = w->names.nthreads;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (w->by_tid[mid]->tid == tid)
-			return w->by_tid[mid];
-		if (w->by_tid[mid]->tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	w->first = INT64_MAX;
+	w->last = INT64_MIN;
+	if (etl_model_read(w->f, &w->m, &also, w->err))
+		return -1;
+	if (sym_trace_from_model(&r->trace, &w->m, &w->addrs))
+		return oom(w);
+	if (w->last > w->first)
+		r->duration_s = (double)elapsed(w->first, w->last) / w->freq;
+	r->events_lost = w->f->header.events_lost;
+	r->buffers_lost = w->f->header.buffers_lost;
+	return 0;
 }
 
 static int thread_by_cpu(const void *a, const void *b)
@@ -281,7 +208,7 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 		goto nomem;
 	for (i = 0, j = 0; i < nrun; i = j) {
 		struct etl_report_thread *t;
-		const struct etl_profile_thread *n;
+		const struct etl_model_thread *n;
 		uint64_t ticks = 0;
 
 		for (j = i; j < nrun && run[j].tid == run[i].tid; j++)
@@ -291,7 +218,7 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 		t = &r->threads[r->nthreads++];
 		t->tid = run[i].tid;
 		t->cpu_s = (double)ticks / w->freq;
-		n = named(w, t->tid);
+		n = etl_model_thread(&w->m, t->tid);
 		t->pid = n ? n->pid : UINT32_MAX;
 		if (n)
 			memcpy(t->name, n->name, sizeof(t->name));
@@ -313,7 +240,7 @@ nomem:
 	return oom(w);
 }
 
-/* Threads' CPU time summed per process, named after the process's leader. */
+/* Threads' CPU time summed per process, with its one name (etl_model.h). */
 static int make_procs(struct work *w)
 {
 	struct etl_report *r = w->r;
@@ -328,15 +255,10 @@ static int make_procs(struct work *w)
 		for (j = 0; j < r->nprocs && r->procs[j].pid != t->pid; j++)
 			;
 		if (j == r->nprocs) {
-			const struct etl_profile_thread *leader = named(w, t->pid);
-			const char *image = process_name(w, t->pid);
+			const char *name = etl_model_process_name(&w->m, t->pid);
 
 			r->procs[j].pid = t->pid;
-			/* as WPA: the Process records' image name, else the leader's */
-			if (image)
-				snprintf(r->procs[j].name, sizeof(r->procs[j].name), "%s", image);
-			else if (leader)
-				memcpy(r->procs[j].name, leader->name, sizeof(r->procs[j].name));
+			snprintf(r->procs[j].name, sizeof(r->procs[j].name), "%s", name ? name : "");
 			r->nprocs++;
 		}
 		r->procs[j].cpu_s += t->cpu_s;
@@ -394,17 +316,8 @@ int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_e
 
 	memset(r, 0, sizeof(*r));
 	w.freq = f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7;
-	if (walk_records(&w) || etl_profile_read(f, &w.names, err) ||
-	    etl_switches_read(f, &s, err))
+	if (walk_records(&w) || etl_switches_read(f, &s, err))
 		goto out;
-	w.by_tid = malloc((w.names.nthreads + 1) * sizeof(*w.by_tid));
-	if (!w.by_tid) {
-		oom(&w);
-		goto out;
-	}
-	for (size_t i = 0; i < w.names.nthreads; i++)
-		w.by_tid[i] = &w.names.threads[i];
-	qsort(w.by_tid, w.names.nthreads ? w.names.nthreads : 1, sizeof(*w.by_tid), cmp_tid_ptr);
 	if (from_switches(&w, &s, &ins, &nins) || make_procs(&w) ||
 	    ready_latency(&w, ins, nins))
 		goto out;
@@ -412,17 +325,28 @@ int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_e
 out:
 	free(ins);
 	free(w.ready);
-	free(w.pnames);
-	free(w.by_tid);
-	etl_profile_free(&w.names);
+	etl_model_free(&w.m);
+	sym_trace_addrs_free(&w.addrs);
 	etl_switches_free(&s);
 	if (ret)
 		etl_report_free(r);
 	return ret;
 }
 
+int etl_report_functions(struct etl_report *r, struct sym_loader *ld, struct etl_error *err)
+{
+	char msg[sizeof(err->msg)];
+
+	sym_functions_free(&r->functions);
+	if (sym_functions_of(&r->trace, ld, &r->functions, msg, sizeof(msg)))
+		return etl_error_set(err, "%s", msg);
+	return 0;
+}
+
 void etl_report_free(struct etl_report *r)
 {
+	sym_functions_free(&r->functions);
+	sym_trace_free(&r->trace);
 	free(r->busy_pct);
 	free(r->procs);
 	free(r->threads);
@@ -489,23 +413,37 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 		fprintf(out, "%lu of %lu events; p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us\n",
 			r->ready_measured, r->ready_events, r->ready_p50_us, r->ready_p90_us,
 			r->ready_p99_us, r->ready_max_us);
+	sym_functions_print(out, &r->functions, ETL_REPORT_TOP);
 }
 
-/* A JSON string of s: quotes, backslashes and control bytes escaped. */
-static void json_str(FILE *out, const char *s)
+/*
+ * "functions": every row (image!function, samples, percent of all
+ * samples); "functions_named": IPs and frames a function names, of all,
+ * kernel and user; "functions_not_named": the images not named here, why.
+ */
+static void print_functions_json(FILE *out, const struct sym_functions *fn)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
+	fprintf(out, " \"functions\": [");
+	for (size_t i = 0; i < fn->n; i++) {
+		fprintf(out, "%s\n  {\"function\": ", i ? "," : "");
+		etl_json_str(out, fn->v[i].name);
+		fprintf(out, ", \"samples\": %lu, \"pct\": %.3f}", fn->v[i].samples,
+			fn->all_samples ? 100.0 * (double)fn->v[i].samples / (double)fn->all_samples
+					: 0.0);
 	}
-	fputc('"', out);
+	fprintf(out, "],\n \"functions_named\": {");
+	for (int frame = 0; frame < 2; frame++)
+		for (int kernel = 1; kernel >= 0; kernel--)
+			fprintf(out, "%s\"%s_%s\": {\"named\": %lu, \"all\": %lu}",
+				frame || !kernel ? ", " : "", kernel ? "kernel" : "user",
+				frame ? "frames" : "ips", fn->named[kernel][frame],
+				fn->all[kernel][frame]);
+	fprintf(out, "},\n \"functions_not_named\": [");
+	for (size_t k = 0; k < fn->nnotes; k++) {
+		fprintf(out, "%s", k ? ", " : "");
+		etl_json_str(out, fn->notes[k]);
+	}
+	fprintf(out, "]");
 }
 
 void etl_report_print_json(FILE *out, const struct etl_report *r)
@@ -533,7 +471,7 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 			fprintf(out, "%u", r->procs[i].pid);
 		fprintf(out, ", \"cpu_s\": %.6f, \"threads\": %lu, \"name\": ", r->procs[i].cpu_s,
 			r->procs[i].threads);
-		json_str(out, r->procs[i].name);
+		etl_json_str(out, r->procs[i].name);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n \"threads\": [");
@@ -547,7 +485,7 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 			fprintf(out, "%u", t->pid);
 		fprintf(out, ", \"cpu_s\": %.6f, \"switches_in\": %lu, \"name\": ", t->cpu_s,
 			t->switches_in);
-		json_str(out, t->name);
+		etl_json_str(out, t->name);
 		fputc('}', out);
 	}
 	fprintf(out, "],\n \"waits\": {");
@@ -559,11 +497,13 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 			continue;
 		snprintf(num, sizeof(num), "%d", k);
 		fprintf(out, "%s", first ? "" : ", ");
-		json_str(out, name ? name : num);
+		etl_json_str(out, name ? name : num);
 		fprintf(out, ": %lu", r->waits[k]);
 		first = 0;
 	}
-	fprintf(out, "},\n \"ready_events\": %lu, \"ready_measured\": %lu, \"ready_p50_us\": %.3f, \"ready_p90_us\": %.3f, \"ready_p99_us\": %.3f, \"ready_max_us\": %.3f}\n",
+	fprintf(out, "},\n \"ready_events\": %lu, \"ready_measured\": %lu, \"ready_p50_us\": %.3f, \"ready_p90_us\": %.3f, \"ready_p99_us\": %.3f, \"ready_max_us\": %.3f,\n",
 		r->ready_events, r->ready_measured, r->ready_p50_us, r->ready_p90_us,
 		r->ready_p99_us, r->ready_max_us);
+	print_functions_json(out, &r->functions);
+	fprintf(out, "}\n");
 }

@@ -17,12 +17,18 @@
  *     (0) ran; busy % is of the span from its first to its last switch;
  *   - a thread's CPU time is the sum of its running intervals; a
  *     process's, the sum of its threads' (the process from the thread's
- *     Thread events, its name the latest Process Start/DCStart/DCEnd
- *     record's ImageFileName, as WPA's, else its leader thread's);
+ *     Thread events, its name the one of etl/etl_model.h, as WPA's);
  *   - a wait reason counts each switch out in state Waiting;
  *   - ready latency: from a ReadyThread event of a thread to its next
  *     switch in on any CPU (a ReadyThread with no later switch in is not
- *     counted).
+ *     counted);
+ *   - functions by samples (kernel and user): the SampledProfile IPs
+ *     named as ntkl symbols names them for WPA, the very code and table
+ *     of dump --stats (symbols/sym_profile.h), named by
+ *     etl_report_functions() from the addresses and images of the same
+ *     pass (one pass over the records gives the model, the counts, the
+ *     ReadyThread events and the sampled addresses; the switches are
+ *     etl_switches_read()'s).
  */
 #ifndef NTKL_ETL_REPORT_H
 #define NTKL_ETL_REPORT_H
@@ -31,7 +37,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "etl_reader.h"
+#include "etl/etl.h"
+#include "symbols/symbols.h"
 
 #define ETL_REPORT_TOP	10
 
@@ -67,10 +74,18 @@ struct etl_report {
 	unsigned long ready_events, ready_measured;
 	double ready_p50_us, ready_p90_us, ready_p99_us, ready_max_us;
 	unsigned long process_starts, process_ends, thread_starts, thread_ends;
+	struct sym_functions functions;	/* empty unless etl_report_functions() */
+	struct sym_trace trace;		/* the images and sampled addresses, for it */
 };
 
 /* Work out r from f. 0, or -1 with err set; etl_report_free() either way. */
 int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_error *err);
+
+/*
+ * r's functions by samples, named with ld from this machine's files and
+ * kernel. 0, or -1 with err set.
+ */
+int etl_report_functions(struct etl_report *r, struct sym_loader *ld, struct etl_error *err);
 
 void etl_report_free(struct etl_report *r);
 

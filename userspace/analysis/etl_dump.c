@@ -6,15 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etl_check.h"
+#include "etl/etl_check.h"
 #include "etl_dump.h"
-#include "etl_reader.h"
-#include "etl_switches.h"
-#include "etl_decode.h"
-#include "etl_index.h"
-#include "etl_names.h"
+#include "etl/etl_reader.h"
+#include "etl/etl_switches.h"
+#include "etl/etl_decode.h"
+#include "etl/etl_index.h"
+#include "etl/etl_names.h"
 #include "etl_profile.h"
-#include "etl_providers.h"
+#include "etl/etl_providers.h"
 
 /* ---------------------------------------------------------------------- */
 /* Counts per event type                                                   */

@@ -18,8 +18,7 @@
  *     of etl_report.h; CSwitch and CompCS alike, via etl_switches.h). Its
  *     name is the thread's name from the Thread rundown and its tid
  *     ("ls (173)", else "tid 173"), its args the tid, pid, process name
- *     (Process records' ImageFileName, as WPA's, else the leader thread's
- *     name) and thread name;
+ *     (the one name of etl/etl_model.h, as WPA's) and thread name;
  *   - the same intervals on the threads' own tracks (pid and tid as on
  *     Linux; a thread no Thread event placed is its own process), named
  *     "CPU n", with process_name and thread_name metadata from the
@@ -44,7 +43,7 @@
 
 #include <stdio.h>
 
-#include "etl_reader.h"
+#include "etl/etl_reader.h"
 
 #define ETL_CHROME_SAMPLES	0x1	/* instant events for SampledProfile */
 

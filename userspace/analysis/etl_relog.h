@@ -48,7 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "etl_reader.h"
+#include "etl/etl_reader.h"
 
 /*
  * Two files' BootTimes further apart than this (FILETIME units: 10 s) were

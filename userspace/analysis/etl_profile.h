@@ -3,15 +3,14 @@
  * The sampled profile of an ETL file: SampledProfile events (0x0F2E)
  * counted per CPU and per thread, the interval the file's
  * CollectionStart/SetInterval events give, and each thread's process and
- * name from the Thread Start/End/DCStart/DCEnd events, the latest in time
- * (buffers of different CPUs interleave in a file; an exec renames a
- * thread). A process's name is the name of its thread whose id is the
- * process id, as Linux names a thread group after its leader. The idle
- * thread (0) is process 0, "Idle".
+ * name, each process's one name, from the model (etl/etl_model.h: the
+ * latest Thread event in time; the Process records' image name as WPA
+ * shows it, else the leader's). The idle thread (0) is process 0, "Idle".
  *
- * Each sample's IP is looked up in the file's images (etl_images.h): a
- * kernel IP among the kernel's, a user IP among its thread's process's;
- * samples are counted per image name, and how many resolved.
+ * Each sample's IP is looked up in the file's images at its time
+ * (etl/etl_images.h): a kernel IP among the kernel's, a user IP among its
+ * thread's process's; samples are counted per image name, and how many
+ * resolved.
  *
  * Only records whose layout applies (version 2 for SampledProfile, 3 for
  * the interval events, the Thread events' version 3) are read; a short
@@ -23,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "etl_images.h"
-#include "etl_reader.h"
+#include "etl/etl_images.h"
+#include "etl/etl_reader.h"
 
 struct etl_profile_thread {
 	uint32_t tid;
