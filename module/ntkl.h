@@ -53,7 +53,7 @@ struct ntkl_buffer {
 	u64 flush_clock;		/* clock value when closed */
 	u32 overshoot;			/* CurrentOffset - SavedOffset when closed */
 	u16 flags;			/* ETW_BUFFER_FLAG_* extra bits */
-	bool redacted;			/* its addresses hashed for a reader (once) */
+	bool hooked;			/* through the reader hook (once) */
 	struct irq_work *wake;		/* the logger's: wakes its reader */
 };
 
@@ -196,8 +196,9 @@ static inline void ntkl_commit(struct ntkl_buffer *buf, unsigned int size)
 
 u64 ntkl_events_lost(struct ntkl_logger *lg);
 u32 ntkl_free_buffers(struct ntkl_logger *lg);
+void ntkl_buffers_set_reader_hook(void (*hook)(u8 *data, u32 filled));
 ssize_t ntkl_hold_buffer(struct ntkl_logger *lg, unsigned long *slot, u32 *records,
-			 bool addresses, bool keep);
+			 bool raw, bool keep);
 void ntkl_buffers_release(struct ntkl_logger *lg);
 void ntkl_buffers_release_oldest(struct ntkl_logger *lg, unsigned int n);
 void ntkl_buffers_unhold_newest(struct ntkl_logger *lg, unsigned long slot);
@@ -364,6 +365,6 @@ u32 ntkl_profile_get_interval(void);
 
 /* format/redact.c: kernel addresses in records, hashed for most readers */
 bool ntkl_reader_sees_addresses(void);
-void ntkl_redact_addresses(u8 *data, u32 filled);
+void ntkl_redact_register(void);
 
 #endif /* _NTKL_H */

@@ -80,7 +80,7 @@ struct next_req {
  */
 static ssize_t take_next(struct ntkl_logger *lg, struct next_req *req, bool *stopped)
 {
-	bool addresses = ntkl_reader_sees_addresses();
+	bool raw = ntkl_reader_sees_addresses();
 	bool keep = req->call == NEXT_HOLD && (req->nb->flags & NTKL_NEXT_KEEP);
 	u32 records;
 	ssize_t ret = 0;
@@ -104,7 +104,7 @@ static ssize_t take_next(struct ntkl_logger *lg, struct next_req *req, bool *sto
 			break;
 		if (pass)
 			ntkl_buffers_final(lg);
-		ret = ntkl_hold_buffer(lg, &req->slot, &records, addresses, keep);
+		ret = ntkl_hold_buffer(lg, &req->slot, &records, raw, keep);
 	}
 	if (req->call == NEXT_HOLD) {
 		req->nb->records = ret > 0 ? records : 0;
@@ -299,6 +299,7 @@ static int __init ntkl_init(void)
 	int ret;
 
 	ntkl_clock_anchor();
+	ntkl_redact_register();
 	ntkl_sched_init();
 	ntkl_spinlock_init();
 	ret = ntkl_stack_init();
