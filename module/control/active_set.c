@@ -10,7 +10,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "ntkl.h"
+#include "control/active_set.h"
 #include "producers/producer.h"
 
 struct ntkl_active_set __rcu *ntkl_active;

@@ -26,8 +26,10 @@
 #include <linux/poll.h>
 #include <linux/uaccess.h>
 
-#include "ntkl.h"
+#include "control/control.h"
+#include "format/redact.h"
 #include "producers/ntsched.h"
+#include "producers/producer.h"
 #include "producers/stack.h"
 
 static bool read_done(struct ntkl_logger *lg)
@@ -275,13 +277,26 @@ static int ntkl_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * A reader that may not see records raw gets them through the transport's
+ * reader hook (address redaction) when it reads them; a mapping cannot.
+ */
+static int ntkl_dev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (!READ_ONCE(file->private_data))
+		return -EINVAL;		/* not bound to a logger */
+	if (!ntkl_reader_sees_addresses())
+		return -EPERM;
+	return ntkl_mmap(file, vma);
+}
+
 static const struct file_operations ntkl_fops = {
 	.owner = THIS_MODULE,
 	.open = ntkl_open,
 	.unlocked_ioctl = ntkl_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.read = ntkl_read,
-	.mmap = ntkl_mmap,
+	.mmap = ntkl_dev_mmap,
 	.poll = ntkl_poll,
 	.release = ntkl_release,
 	.llseek = noop_llseek,

@@ -20,8 +20,9 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "ntkl.h"
+#include "control/control.h"
 #include "format/events.h"
+#include "producers/producer.h"
 #include "uapi/ntkl_bounds.h"
 
 /*

@@ -12,6 +12,7 @@
 #include <linux/string.h>
 
 #include "ntkl.h"
+#include "format/redact.h"
 #include "format/events.h"
 #include "format/redact_walk.h"
 

@@ -36,8 +36,10 @@
 
 #include <linux/types.h>
 
-struct ntkl_active_set;
-struct ntkl_logger;
+#include "ntkl.h"
+#include "control/active_set.h"
+
+struct task_struct;
 
 struct ntkl_producer {
 	const char *name;
@@ -61,5 +63,78 @@ void ntkl_producers_published(const struct ntkl_active_set *set);
 void ntkl_producers_flush(void);
 void ntkl_producers_start(struct ntkl_logger *lg);
 void ntkl_producers_stop(struct ntkl_logger *lg);
+
+/*
+ * wrapper/tracepoints.c: every producer's probes on their tracepoints.
+ * The rare events' probes are attached while the module is loaded; the
+ * busy ones' in groups, only while a logger takes their events (attached
+ * and detached by their producer's publish hook, which runs under the
+ * table mutex), so that a loaded module with nothing to record costs the
+ * scheduler nothing.
+ */
+enum ntkl_tp_group {
+	NTKL_TP_SCHED,			/* sched_switch, cpu_idle: CSwitch, CompCS */
+	NTKL_TP_WAKING,			/* sched_waking: ReadyThread */
+	NTKL_TP_ISR,			/* irq handler entry/exit: ISR */
+	NTKL_TP_DPC,			/* softirq, tasklet, timer, hrtimer: DPC, TimerDPC */
+	NTKL_TP_GROUPS,
+	NTKL_TP_ALWAYS = NTKL_TP_GROUPS,
+};
+
+int ntkl_probes_register(void);
+void ntkl_probes_unregister(void);
+int ntkl_probes_attach(enum ntkl_tp_group group);
+void ntkl_probes_detach(enum ntkl_tp_group group);
+int ntkl_probes_set(enum ntkl_tp_group group, bool on,
+		    void (*prepare)(enum ntkl_tp_group group));
+bool ntkl_probes_attached(enum ntkl_tp_group group);
+
+/* producers/process.c: process and thread events, rundown */
+struct linux_binprm;
+void ntkl_probe_task_rename(void *data, struct task_struct *task, const char *comm);
+void ntkl_probe_sched_process_fork(void *data, struct task_struct *parent,
+				   struct task_struct *child);
+void ntkl_probe_sched_process_exec(void *data, struct task_struct *p, pid_t old_pid,
+				   struct linux_binprm *bprm);
+void ntkl_probe_sched_process_exit(void *data, struct task_struct *p);
+
+/* producers/image.c: Image events (LOADER) */
+int ntkl_image_init(void);
+void ntkl_image_exit(void);
+void ntkl_image_new_process(struct ntkl_logger *lg, struct task_struct *p);
+
+/* cswitch.c, ready_thread.c: the scheduler's events */
+void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
+			     struct task_struct *next, unsigned int prev_state);
+void ntkl_probe_cpu_idle(void *data, unsigned int state, unsigned int cpu);
+void ntkl_probe_sched_waking(void *data, struct task_struct *p);
+
+/* spinlock.c: sampled spin lock records */
+struct irqaction;
+void ntkl_spinlock_init(void);
+void ntkl_probe_contention_begin(void *data, void *lock, unsigned int flags);
+void ntkl_probe_contention_end(void *data, void *lock, int ret);
+void ntkl_probe_irq_handler_entry(void *data, int irq, struct irqaction *action);
+int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c);
+void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c);
+
+/* dpc.c: ISR, DPC, TimerDPC (their tracepoints attached on demand) */
+struct hrtimer;
+struct tasklet_struct;
+struct timer_list;
+void ntkl_isr_entry(void *data, int irq, struct irqaction *action);
+void ntkl_isr_exit(void *data, int irq, struct irqaction *action, int ret);
+void ntkl_softirq_entry(void *data, unsigned int vec);
+void ntkl_softirq_exit(void *data, unsigned int vec);
+void ntkl_tasklet_entry(void *data, struct tasklet_struct *t, void *func);
+void ntkl_tasklet_exit(void *data, struct tasklet_struct *t, void *func);
+void ntkl_timer_entry(void *data, struct timer_list *timer, unsigned long baseclk);
+void ntkl_timer_exit(void *data, struct timer_list *timer);
+void ntkl_hrtimer_entry(void *data, struct hrtimer *timer, s64 *now);	/* ktime_t */
+void ntkl_hrtimer_exit(void *data, struct hrtimer *timer);
+
+/* profile.c: sampled profile, kernel-wide interval (100 ns units) */
+int ntkl_profile_set_interval(u32 interval);
+u32 ntkl_profile_get_interval(void);
 
 #endif /* _NTKL_PRODUCER_H */

@@ -7,6 +7,7 @@
 #include <linux/kernel.h>
 
 #include "ntkl.h"
+#include "format/header.h"
 #include "format/record.h"
 #include "producers/producer.h"
 

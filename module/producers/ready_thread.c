@@ -13,6 +13,7 @@
 
 #include "producers/ntsched.h"
 #include "format/record.h"
+#include "producers/producer.h"
 #include "producers/stack.h"
 
 void ntkl_probe_sched_waking(void *data, struct task_struct *p)

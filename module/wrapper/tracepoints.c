@@ -34,7 +34,7 @@
 #include <trace/events/task.h>
 #include <trace/events/timer.h>
 
-#include "ntkl.h"
+#include "producers/producer.h"
 
 struct probe {
 	const char *name;
