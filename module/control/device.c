@@ -28,9 +28,8 @@
 
 #include "control/control.h"
 #include "format/redact.h"
-#include "producers/ntsched.h"
+#include "control/active_set.h"
 #include "producers/producer.h"
-#include "producers/stack.h"
 
 static bool read_done(struct ntkl_logger *lg)
 {
@@ -315,17 +314,12 @@ static int __init ntkl_init(void)
 
 	ntkl_clock_anchor();
 	ntkl_redact_register();
-	ntkl_sched_init();
-	ntkl_spinlock_init();
-	ret = ntkl_stack_init();
+	ret = ntkl_producers_init();
 	if (ret)
 		return ret;
-	ret = ntkl_image_init();
+	ret = ntkl_active_init();
 	if (ret)
-		goto no_image;
-	ret = ntkl_probes_register();
-	if (ret)
-		goto no_probes;
+		goto no_set;
 	ret = misc_register(&ntkl_miscdev);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", NTKL_DEVICE_NAME, ret);
@@ -335,11 +329,9 @@ static int __init ntkl_init(void)
 	return 0;
 
 no_device:
-	ntkl_probes_unregister();
-no_probes:
-	ntkl_image_exit();
-no_image:
-	ntkl_stack_exit();
+	ntkl_active_exit();
+no_set:
+	ntkl_producers_exit();
 	return ret;
 }
 
@@ -348,9 +340,8 @@ static void __exit ntkl_exit(void)
 	misc_deregister(&ntkl_miscdev);
 	/* no file is open (they hold the module): stop and free every logger */
 	ntkl_logger_stop_all();
-	ntkl_probes_unregister();
-	ntkl_image_exit();
-	ntkl_stack_exit();
+	ntkl_producers_exit();
+	ntkl_active_exit();
 	pr_info("unloaded\n");
 }
 
