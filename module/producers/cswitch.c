@@ -231,7 +231,7 @@ static __always_inline void write_one_cswitch(struct ntkl_logger *lg, u64 clock,
 	struct ntkl_stack *st;
 	u64 time;
 
-	cs = (void *)ntkl_record_begin_at(lg, &rec, ETW_EVENT_CSWITCH, sizeof(*cs), clock);
+	cs = ntkl_begin_at_CSWITCH(lg, &rec, ETW_EVENT_CSWITCH, sizeof(*cs), clock);
 	if (!cs)
 		return;
 	get_switch_info(&si, preempt, prev, next, prev_state);

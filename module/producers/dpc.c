@@ -131,7 +131,7 @@ static __always_inline void write_one(struct ntkl_logger *lg, const struct dpc_f
 	if (f->event == ETW_EVENT_ISR) {
 		struct perfinfo_isr *p;
 
-		p = (void *)ntkl_record_begin(lg, &rec, ETW_EVENT_ISR, ETW_ISR_SIZE);
+		p = ntkl_begin_ISR(lg, &rec, ETW_EVENT_ISR, ETW_ISR_SIZE);
 		if (!p)
 			return;
 		p->initial_time = f->start[lg->clock_type];
@@ -142,7 +142,7 @@ static __always_inline void write_one(struct ntkl_logger *lg, const struct dpc_f
 	} else {
 		struct perfinfo_dpc *p;
 
-		p = (void *)ntkl_record_begin(lg, &rec, f->event, sizeof(*p));
+		p = ntkl_begin_DPC(lg, &rec, f->event, sizeof(*p));
 		if (!p)
 			return;
 		p->initial_time = f->start[lg->clock_type];

@@ -182,13 +182,14 @@ static void write_process(struct ntkl_logger *lg, enum etw_event_id id, struct t
 	struct ntkl_record rec;
 	u8 *p;
 
-	p = ntkl_record_begin(lg, &rec, id,
-			      ETW_PROCESS_V4_FIXED_SIZE + sizeof(*sidh) + UNIX_USER_SID_SIZE +
-			      name_len + 1 + (cmd_units + 1) * 2 + 2 * 2);
-	if (!p)
+	proc = ntkl_begin_PROCESS_V4(lg, &rec, id,
+				     ETW_PROCESS_V4_FIXED_SIZE + sizeof(*sidh) +
+				     UNIX_USER_SID_SIZE + name_len + 1 + (cmd_units + 1) * 2 +
+				     2 * 2);
+	if (!proc)
 		return;
+	p = (u8 *)proc;
 
-	proc = (void *)p;
 	proc->unique_process_key = ntkl_process_id(t);
 	proc->process_id = ntkl_process_id(t);
 	rcu_read_lock();
@@ -263,11 +264,11 @@ static void write_thread(struct ntkl_logger *lg, enum etw_event_id id, struct ta
 	unsigned long stack;
 	u8 *p;
 
-	p = ntkl_record_begin(lg, &rec, id,
-			      sizeof(*th) + (ntkl_utf16_len(name, TASK_COMM_LEN) + 1) * 2);
-	if (!p)
+	th = ntkl_begin_THREAD_V3(lg, &rec, id,
+				  sizeof(*th) + (ntkl_utf16_len(name, TASK_COMM_LEN) + 1) * 2);
+	if (!th)
 		return;
-	th = (void *)p;
+	p = (u8 *)th;
 	memset(th, 0, sizeof(*th));
 	th->process_id = ntkl_process_id(t);
 	th->thread_id = ntkl_thread_id(t);

@@ -168,9 +168,9 @@ static void write_interval(struct ntkl_logger *lg, enum etw_event_id id, u32 new
 	u8 *p;
 
 	preempt_disable();
-	p = ntkl_record_begin(lg, &rec, id, sizeof(*pi) + sizeof(name) * 2);
-	if (p) {
-		pi = (void *)p;
+	pi = ntkl_begin_SAMPLED_PROFILE_INTERVAL(lg, &rec, id, sizeof(*pi) + sizeof(name) * 2);
+	if (pi) {
+		p = (u8 *)pi;
 		pi->source = ETW_PROFILE_SOURCE_TIMER;
 		pi->new_interval = new;
 		pi->old_interval = old;

@@ -31,8 +31,8 @@ static void probe_sched_waking(void *data, struct task_struct *p)
 	for (i = 0; i < n; i++) {
 		if (!ntkl_event_on(loggers[i], ETW_EVENT_READY_THREAD))
 			continue;
-		rt = (void *)ntkl_record_begin(loggers[i], &rec, ETW_EVENT_READY_THREAD,
-					       sizeof(*rt));
+		rt = ntkl_begin_READY_THREAD(loggers[i], &rec, ETW_EVENT_READY_THREAD,
+					     sizeof(*rt));
 		if (!rt)
 			continue;
 		rt->thread_id = ntkl_thread_id(p);

@@ -264,11 +264,11 @@ void ntkl_stack_write(struct ntkl_logger *lg, const struct ntkl_stack *st, u64 e
 
 	if (!st->n)
 		return;
-	p = ntkl_record_begin(lg, &rec, ETW_EVENT_STACK_WALK,
-			      sizeof(*sw) + st->n * sizeof(st->frames[0]));
-	if (!p)
+	sw = ntkl_begin_STACK_WALK(lg, &rec, ETW_EVENT_STACK_WALK,
+				   sizeof(*sw) + st->n * sizeof(st->frames[0]));
+	if (!sw)
 		return;
-	sw = (void *)p;
+	p = (u8 *)sw;
 	sw->event_time_stamp = event_time;
 	sw->stack_process = st->pid;
 	sw->stack_thread = st->tid;
