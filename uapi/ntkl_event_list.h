@@ -42,7 +42,7 @@
  *
  * Adding an event: its hook and NTKL_EVENT line here (and its layout and
  * fields if the payload is new), its producer in module/producers/, a test
- * (docs/design.md, "Adding an event").
+ * (docs/architecture.md, "Adding an event").
  */
 
 /* ---------------------------------------------------------------------- */

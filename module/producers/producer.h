@@ -14,6 +14,8 @@
  *            publish hook: set_size bytes, zeroed, at the offset
  *            producers.c stores in *set_offset at load; a probe reaches
  *            it with ntkl_set_state() (no per-producer field in the set).
+ *   setting  a kernel-wide setting it owns, behind a pair of ioctls
+ *            (struct ntkl_setting).
  *   publish  a new set of running loggers is about to be published (a
  *            logger started, stopped, or changed its group masks): work
  *            out, once, what the producer's probes would otherwise work
@@ -53,6 +55,21 @@ struct task_struct;
 
 struct ntkl_tp;
 
+/*
+ * A kernel-wide setting a producer owns, read and written by a pair of
+ * ioctls: control/ioctl.c checks the caller and copies the struct in and
+ * out by uapi/ntkl.h's size rule (at most NTKL_SETTING_MAX bytes); the
+ * producer checks and applies it.
+ */
+#define NTKL_SETTING_MAX	64
+
+struct ntkl_setting {
+	unsigned int set_cmd, get_cmd;
+	size_t size, min_size;
+	int (*set)(const void *s);
+	int (*get)(void *s);
+};
+
 struct ntkl_producer {
 	const char *name;
 	int (*init)(void);
@@ -67,6 +84,8 @@ struct ntkl_producer {
 	void (*published)(const struct ntkl_active_set *set);
 	void (*flush)(void);
 	void (*rundown)(struct ntkl_logger *lg, bool end);
+	/* its setting, if it has one */
+	const struct ntkl_setting *setting;
 };
 
 /*
@@ -102,17 +121,11 @@ void ntkl_producers_published(const struct ntkl_active_set *set);
 void ntkl_producers_flush(void);
 void ntkl_producers_start(struct ntkl_logger *lg);
 void ntkl_producers_stop(struct ntkl_logger *lg);
+const struct ntkl_setting *ntkl_producers_setting(unsigned int cmd);
 
 /* image.c: a process's images, for process.c (its exec's Image records) */
 void ntkl_image_new_process(struct ntkl_logger *lg, struct task_struct *p);
 int ntkl_image_init(void);
 void ntkl_image_exit(void);
-
-/* Settings of producers, set by ioctls (control/ioctl.c) */
-int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c);
-void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c);
-/* the profile's kernel-wide interval (100 ns units) */
-int ntkl_profile_set_interval(u32 interval);
-u32 ntkl_profile_get_interval(void);
 
 #endif /* _NTKL_PRODUCER_H */

@@ -169,3 +169,17 @@ void ntkl_producers_stop(struct ntkl_logger *lg)
 {
 	rundown(lg, true);
 }
+
+/* The setting whose SET or GET ioctl is cmd (control/ioctl.c), or NULL. */
+const struct ntkl_setting *ntkl_producers_setting(unsigned int cmd)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(producers); i++) {
+		const struct ntkl_setting *st = producers[i]->setting;
+
+		if (st && (cmd == st->set_cmd || cmd == st->get_cmd))
+			return st;
+	}
+	return NULL;
+}

@@ -421,7 +421,7 @@ static void probe_irq_handler_entry(void *data, int irq, struct irqaction *actio
 	this_cpu_inc(spin_cpu.hardirqs);
 }
 
-int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c)
+static int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c)
 {
 	struct ntkl_spinlock_config v = *c;
 	unsigned int cpu;
@@ -449,13 +449,42 @@ int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c)
 	return 0;
 }
 
-void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c)
+static void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c)
 {
 	mutex_lock(&config_lock);
 	*c = config;
 	mutex_unlock(&config_lock);
 	c->size = sizeof(*c);
 }
+
+static int spinlock_setting_set(const void *s)
+{
+	const struct ntkl_spinlock_config *c = s;
+
+	return c->__reserved0 ? -EINVAL : ntkl_spinlock_set_config(c);
+}
+
+static int spinlock_setting_get(void *s)
+{
+	struct ntkl_spinlock_config *c = s;
+
+	if (c->__reserved0)
+		return -EINVAL;
+	ntkl_spinlock_get_config(c);
+	return 0;
+}
+
+static_assert(sizeof(struct ntkl_spinlock_config) <= NTKL_SETTING_MAX);
+
+/* SET_ and GET_SPINLOCK_CONFIG */
+static const struct ntkl_setting spinlock_setting = {
+	.set_cmd = NTKL_IOC_SET_SPINLOCK_CONFIG,
+	.get_cmd = NTKL_IOC_GET_SPINLOCK_CONFIG,
+	.size = sizeof(struct ntkl_spinlock_config),
+	.min_size = NTKL_SPINLOCK_CONFIG_SIZE_VER0,
+	.set = spinlock_setting_set,
+	.get = spinlock_setting_get,
+};
 
 /* Calibrate SpinCount: the cost of one cpu_relax(). */
 static int spinlock_init(void)
@@ -499,4 +528,5 @@ const struct ntkl_producer ntkl_spinlock_producer = {
 	.set_size = sizeof(struct spinlock_set),
 	.set_offset = &spinlock_set_offset,
 	.publish = spinlock_publish,
+	.setting = &spinlock_setting,
 };
