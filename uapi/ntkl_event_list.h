@@ -40,10 +40,21 @@
  *   kernel addresses; IP a code address that may be a user one, hashed
  *   only when it is a kernel address.
  *
+ * NTKL_KEYWORD(name, flags, group, help)
+ *   an -on name of the ntkl command (userspace/ctl/ntkl_flags.c), at the
+ *   end of the list
+ *
  * Adding an event: its hook and NTKL_EVENT line here (and its layout and
- * fields if the payload is new), its producer in module/producers/, a test
+ * fields if the payload is new, its NTKL_KEYWORD line if no -on name
+ * turns it on yet), its producer in module/producers/, a test
  * (docs/architecture.md, "Adding an event").
  */
+
+/* the -on names, at the end: a pass that wants none leaves NTKL_KEYWORD undefined */
+#ifndef NTKL_KEYWORD
+#define NTKL_KEYWORD(...)
+#define NTKL_KEYWORD_UNUSED
+#endif
 
 /* ---------------------------------------------------------------------- */
 /* Events                                                                  */
@@ -559,3 +570,35 @@ NTKL_FIELD(CONFIG_IRQ, struct etw_config_irq, reserved, 2, "Reserved", RESERVED)
 NTKL_FIELD(CONFIG_IRQ, struct etw_config_irq, irq_num, 4, "IRQNum", INT)
 NTKL_FIELD(CONFIG_IRQ, struct etw_config_irq, device_description_len, 4,
 	   "DeviceDescriptionLen", UINT)
+
+/* ---------------------------------------------------------------------- */
+/* The -on names                                                           */
+/* ---------------------------------------------------------------------- */
+/*
+ * NTKL_KEYWORD(name, flags, group, help): what `-on name` turns on, the
+ * EVENT_TRACE_FLAG_* bits and a PERF_* group beyond them (0 if none), and
+ * the line `ntkl help` prints (userspace/ctl/ntkl_flags.c). Order matters
+ * for ntkl_flags_format(): a name that covers several bits comes before
+ * the names of its parts, so the shortest spelling wins. A pass that
+ * wants no names leaves NTKL_KEYWORD undefined.
+ */
+NTKL_KEYWORD(PROC_THREAD, EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD, 0,
+	     "process and thread start/end")
+NTKL_KEYWORD(PROCESS, EVENT_TRACE_FLAG_PROCESS, 0, "process start/end")
+NTKL_KEYWORD(THREAD, EVENT_TRACE_FLAG_THREAD, 0, "thread start/end")
+/* the compact form is a variant of CSwitch: it needs both bits */
+NTKL_KEYWORD(COMPACT_CSWITCH, EVENT_TRACE_FLAG_CSWITCH, PERF_COMPACT_CSWITCH,
+	     "context switches in compact batches (CompCS)")
+NTKL_KEYWORD(CSWITCH, EVENT_TRACE_FLAG_CSWITCH, 0, "context switches (CSwitch)")
+NTKL_KEYWORD(DISPATCHER, EVENT_TRACE_FLAG_DISPATCHER, 0, "threads made ready (ReadyThread)")
+NTKL_KEYWORD(SPINLOCK, 0, PERF_SPINLOCK, "sampled spin lock contentions (SpinLock)")
+NTKL_KEYWORD(LOADER, EVENT_TRACE_FLAG_IMAGE_LOAD, 0,
+	     "the kernel, modules, processes' code files (Image)")
+NTKL_KEYWORD(PROFILE, EVENT_TRACE_FLAG_PROFILE, 0, "CPU samples every -setprofint (SampledProfile)")
+NTKL_KEYWORD(DPC, EVENT_TRACE_FLAG_DPC, 0, "softirqs, tasklets, timer callbacks (DPC, TimerDPC)")
+NTKL_KEYWORD(INTERRUPT, EVENT_TRACE_FLAG_INTERRUPT, 0, "interrupt handlers (ISR)")
+
+#ifdef NTKL_KEYWORD_UNUSED
+#undef NTKL_KEYWORD
+#undef NTKL_KEYWORD_UNUSED
+#endif
