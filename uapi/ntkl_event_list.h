@@ -22,7 +22,11 @@
  *   layout    ETW_LAYOUT_<layout>: the payload's fields and size rule
  * Events stay in hook order (lookups search the table; a unit test checks).
  *
- * NTKL_LAYOUT(layout, title, fixed, min, max, tail)
+ * NTKL_LAYOUT(layout, type, title, fixed, min, max, tail)
+ *   type      the payload's struct, by its tag (uapi/ntkl_etw.h; etw_bytes
+ *             for none): the module writes it through ntkl_begin_<layout>()
+ *             (typed, no cast) and checks at build time that it holds the
+ *             fixed fields, each member as wide as its NTKL_FIELD line says
  *   title     what the decoder calls it ("CSwitch: NewThreadId=...")
  *   fixed     bytes of fixed fields, listed by the NTKL_FIELD lines after it
  *   min, max  the payload sizes a record of this layout may have
@@ -36,10 +40,21 @@
  *   kernel addresses; IP a code address that may be a user one, hashed
  *   only when it is a kernel address.
  *
+ * NTKL_KEYWORD(name, flags, group, help)
+ *   an -on name of the ntkl command (userspace/ctl/ntkl_flags.c), at the
+ *   end of the list
+ *
  * Adding an event: its hook and NTKL_EVENT line here (and its layout and
- * fields if the payload is new), its producer in module/producers/, a test
- * (docs/design.md, "Adding an event").
+ * fields if the payload is new, its NTKL_KEYWORD line if no -on name
+ * turns it on yet), its producer in module/producers/, a test
+ * (docs/architecture.md, "Adding an event").
  */
+
+/* the -on names, at the end: a pass that wants none leaves NTKL_KEYWORD undefined */
+#ifndef NTKL_KEYWORD
+#define NTKL_KEYWORD(...)
+#define NTKL_KEYWORD_UNUSED
+#endif
 
 /* ---------------------------------------------------------------------- */
 /* Events                                                                  */
@@ -225,11 +240,11 @@ NTKL_EVENT(IMAGE_ID_FILE_VERSION, ANY, 0, ANY, 0, "FileVersion", NONE)
 /* Payload layouts and their fixed fields                                  */
 /* ---------------------------------------------------------------------- */
 
-NTKL_LAYOUT(NONE, "", 0, 0, ETW_MAX_EVENT_SIZE, NONE)
+NTKL_LAYOUT(NONE, etw_bytes, "", 0, 0, ETW_MAX_EVENT_SIZE, NONE)
 
-NTKL_LAYOUT(EMPTY, "", 0, 0, 0, NONE)
+NTKL_LAYOUT(EMPTY, etw_bytes, "", 0, 0, 0, NONE)
 
-NTKL_LAYOUT(LOGFILE_HEADER, "Header", sizeof(struct trace_logfile_header),
+NTKL_LAYOUT(LOGFILE_HEADER, trace_logfile_header, "Header", sizeof(struct trace_logfile_header),
 	    sizeof(struct trace_logfile_header) + 4, ETW_MAX_EVENT_SIZE, LOGFILE_NAMES)
 NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, buffer_size, 4, "BufferSize", UINT)
 NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, version, 4, "Version", HEX)
@@ -256,25 +271,28 @@ NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, start_time, 8, "StartTim
 NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, reserved_flags, 4, "ReservedFlags", UINT)
 NTKL_FIELD(LOGFILE_HEADER, struct trace_logfile_header, buffers_lost, 4, "BuffersLost", UINT)
 
-NTKL_LAYOUT(HEADER_EXTENSION, "GroupMasks", sizeof(struct etw_header_extension),
-	    sizeof(struct etw_header_extension), sizeof(struct etw_header_extension), GROUP_NAMES)
+NTKL_LAYOUT(HEADER_EXTENSION, etw_header_extension, "GroupMasks",
+	    sizeof(struct etw_header_extension), sizeof(struct etw_header_extension),
+	    sizeof(struct etw_header_extension), GROUP_NAMES)
 NTKL_FIELD(HEADER_EXTENSION, struct etw_header_extension, group_masks, 32, "Masks", GROUP_MASKS)
 NTKL_FIELD(HEADER_EXTENSION, struct etw_header_extension, kernel_event_version, 4,
 	   "KernelEventVersion", UINT)
 
 /* GuidCount, the GUIDs, then BinaryPath: no GUID and an empty path at least */
-NTKL_LAYOUT(PROVIDER_BINARY_PATH, "ProviderBinaryPath", sizeof(struct etw_provider_binary_path),
-	    sizeof(struct etw_provider_binary_path) + 2, ETW_MAX_EVENT_SIZE, PROVIDER_BINARY)
+NTKL_LAYOUT(PROVIDER_BINARY_PATH, etw_provider_binary_path, "ProviderBinaryPath",
+	    sizeof(struct etw_provider_binary_path), sizeof(struct etw_provider_binary_path) + 2,
+	    ETW_MAX_EVENT_SIZE, PROVIDER_BINARY)
 NTKL_FIELD(PROVIDER_BINARY_PATH, struct etw_provider_binary_path, guid_count, 4, "GuidCount", UINT)
 
-NTKL_LAYOUT(LAST_DROPPED_TIMES, "LastDroppedTimes", sizeof(struct etw_last_dropped_times),
-	    sizeof(struct etw_last_dropped_times), ETW_MAX_EVENT_SIZE, TIMESTAMPS)
+NTKL_LAYOUT(LAST_DROPPED_TIMES, etw_last_dropped_times, "LastDroppedTimes",
+	    sizeof(struct etw_last_dropped_times), sizeof(struct etw_last_dropped_times),
+	    ETW_MAX_EVENT_SIZE, TIMESTAMPS)
 NTKL_FIELD(LAST_DROPPED_TIMES, struct etw_last_dropped_times, timestamp_count, 4,
 	   "TimeStampCount", UINT)
 NTKL_FIELD(LAST_DROPPED_TIMES, struct etw_last_dropped_times, padding, 4, "Padding", RESERVED)
 
-NTKL_LAYOUT(THREAD_V3, "Thread", sizeof(struct etw_thread_v3), sizeof(struct etw_thread_v3),
-	    ETW_MAX_EVENT_SIZE, THREAD_NAME)
+NTKL_LAYOUT(THREAD_V3, etw_thread_v3, "Thread", sizeof(struct etw_thread_v3),
+	    sizeof(struct etw_thread_v3), ETW_MAX_EVENT_SIZE, THREAD_NAME)
 NTKL_FIELD(THREAD_V3, struct etw_thread_v3, process_id, 4, "ProcessId", UINT)
 NTKL_FIELD(THREAD_V3, struct etw_thread_v3, thread_id, 4, "TThreadId", UINT)
 NTKL_FIELD(THREAD_V3, struct etw_thread_v3, stack_base, 8, "StackBase", KADDR)
@@ -290,8 +308,8 @@ NTKL_FIELD(THREAD_V3, struct etw_thread_v3, page_priority, 1, "PagePriority", UI
 NTKL_FIELD(THREAD_V3, struct etw_thread_v3, io_priority, 1, "IoPriority", UINT)
 NTKL_FIELD(THREAD_V3, struct etw_thread_v3, thread_flags, 1, "ThreadFlags", HEX)
 
-NTKL_LAYOUT(PROCESS_V4, "Process", ETW_PROCESS_V4_FIXED_SIZE, ETW_PROCESS_V4_FIXED_SIZE + 4,
-	    ETW_MAX_EVENT_SIZE, PROCESS)
+NTKL_LAYOUT(PROCESS_V4, etw_process_v4, "Process", ETW_PROCESS_V4_FIXED_SIZE,
+	    ETW_PROCESS_V4_FIXED_SIZE + 4, ETW_MAX_EVENT_SIZE, PROCESS)
 NTKL_FIELD(PROCESS_V4, struct etw_process_v4, unique_process_key, 8, "UniqueProcessKey", HEX)
 NTKL_FIELD(PROCESS_V4, struct etw_process_v4, process_id, 4, "ProcessId", UINT)
 NTKL_FIELD(PROCESS_V4, struct etw_process_v4, parent_id, 4, "ParentId", UINT)
@@ -305,8 +323,8 @@ NTKL_FIELD(PROCESS_V4, struct etw_process_v4, flags, 4, "Flags", HEX)
  * one for the kernel and its modules (kind ADDR: only a kernel one is
  * hashed for readers that may not see kernel addresses).
  */
-NTKL_LAYOUT(IMAGE_V3, "Image", sizeof(struct etw_image_v3), sizeof(struct etw_image_v3) + 2,
-	    ETW_MAX_EVENT_SIZE, FILE_NAME)
+NTKL_LAYOUT(IMAGE_V3, etw_image_v3, "Image", sizeof(struct etw_image_v3),
+	    sizeof(struct etw_image_v3) + 2, ETW_MAX_EVENT_SIZE, FILE_NAME)
 NTKL_FIELD(IMAGE_V3, struct etw_image_v3, image_base, 8, "ImageBase", ADDR)
 NTKL_FIELD(IMAGE_V3, struct etw_image_v3, image_size, 8, "ImageSize", HEX)
 NTKL_FIELD(IMAGE_V3, struct etw_image_v3, process_id, 4, "ProcessId", UINT)
@@ -322,27 +340,28 @@ NTKL_FIELD(IMAGE_V3, struct etw_image_v3, reserved3, 4, "Reserved3", RESERVED)
 NTKL_FIELD(IMAGE_V3, struct etw_image_v3, reserved4, 4, "Reserved4", RESERVED)
 
 /* the image identities: ImageBase as the Image record's (kind ADDR) */
-NTKL_LAYOUT(IMAGE_ID, "ImageID", sizeof(struct etw_image_id), sizeof(struct etw_image_id) + 2,
-	    ETW_MAX_EVENT_SIZE, FILE_NAME)
+NTKL_LAYOUT(IMAGE_ID, etw_image_id, "ImageID", sizeof(struct etw_image_id),
+	    sizeof(struct etw_image_id) + 2, ETW_MAX_EVENT_SIZE, FILE_NAME)
 NTKL_FIELD(IMAGE_ID, struct etw_image_id, image_base, 8, "ImageBase", ADDR)
 NTKL_FIELD(IMAGE_ID, struct etw_image_id, image_size, 8, "ImageSize", HEX)
 NTKL_FIELD(IMAGE_ID, struct etw_image_id, process_id, 4, "ProcessId", UINT)
 NTKL_FIELD(IMAGE_ID, struct etw_image_id, time_date_stamp, 4, "TimeDateStamp", HEX)
 
-NTKL_LAYOUT(DBGID_RSDS, "DbgID_RSDS", sizeof(struct etw_dbgid_rsds),
+NTKL_LAYOUT(DBGID_RSDS, etw_dbgid_rsds, "DbgID_RSDS", sizeof(struct etw_dbgid_rsds),
 	    sizeof(struct etw_dbgid_rsds) + 1, ETW_MAX_EVENT_SIZE, PDB_NAME)
 NTKL_FIELD(DBGID_RSDS, struct etw_dbgid_rsds, image_base, 8, "ImageBase", ADDR)
 NTKL_FIELD(DBGID_RSDS, struct etw_dbgid_rsds, process_id, 4, "ProcessId", UINT)
 NTKL_FIELD(DBGID_RSDS, struct etw_dbgid_rsds, guid, 16, "GuidSig", GUID)
 NTKL_FIELD(DBGID_RSDS, struct etw_dbgid_rsds, age, 4, "Age", UINT)
 
-NTKL_LAYOUT(DBGID_NONE, "DbgID_NONE", ETW_DBGID_NONE_SIZE, ETW_DBGID_NONE_SIZE,
+NTKL_LAYOUT(DBGID_NONE, etw_dbgid_rsds, "DbgID_NONE", ETW_DBGID_NONE_SIZE, ETW_DBGID_NONE_SIZE,
 	    ETW_DBGID_NONE_SIZE, NONE)
 NTKL_FIELD(DBGID_NONE, struct etw_dbgid_rsds, image_base, 8, "ImageBase", ADDR)
 NTKL_FIELD(DBGID_NONE, struct etw_dbgid_rsds, process_id, 4, "ProcessId", UINT)
 
-NTKL_LAYOUT(IMAGE_KERNEL_BASE, "KernelBase", sizeof(struct etw_image_kernel_base),
-	    sizeof(struct etw_image_kernel_base), sizeof(struct etw_image_kernel_base), NONE)
+NTKL_LAYOUT(IMAGE_KERNEL_BASE, etw_image_kernel_base, "KernelBase",
+	    sizeof(struct etw_image_kernel_base), sizeof(struct etw_image_kernel_base),
+	    sizeof(struct etw_image_kernel_base), NONE)
 NTKL_FIELD(IMAGE_KERNEL_BASE, struct etw_image_kernel_base, image_base, 8, "ImageBase", KADDR)
 
 /* The 0x400 batch limit may or may not count the 0x58 header. */
@@ -352,8 +371,8 @@ NTKL_FIELD(IMAGE_KERNEL_BASE, struct etw_image_kernel_base, image_base, 8, "Imag
  * call it Reserved. Version 4 (Windows 10 1709 to 2004): byte 0x0D is a
  * flags byte whose bit 0 is OldThreadWaitMode.
  */
-NTKL_LAYOUT(CSWITCH, "CSwitch", sizeof(struct wmi_contextswap), sizeof(struct wmi_contextswap),
-	    sizeof(struct wmi_contextswap), NONE)
+NTKL_LAYOUT(CSWITCH, wmi_contextswap, "CSwitch", sizeof(struct wmi_contextswap),
+	    sizeof(struct wmi_contextswap), sizeof(struct wmi_contextswap), NONE)
 NTKL_FIELD(CSWITCH, struct wmi_contextswap, new_thread_id, 4, "NewThreadId", UINT)
 NTKL_FIELD(CSWITCH, struct wmi_contextswap, old_thread_id, 4, "OldThreadId", UINT)
 NTKL_FIELD(CSWITCH, struct wmi_contextswap, new_thread_priority, 1, "NewThreadPriority", INT)
@@ -370,14 +389,14 @@ NTKL_FIELD(CSWITCH, struct wmi_contextswap, new_thread_wait_time, 4, "NewThreadW
 NTKL_FIELD(CSWITCH, struct wmi_contextswap, old_thread_remaining_quantum, 4,
 	   "OldThreadRemainingQuantum", INT)
 
-NTKL_LAYOUT(COMPACT_CSWITCH, "CompCS", sizeof(struct perfinfo_ccswap_buffer),
-	    sizeof(struct perfinfo_ccswap_buffer),
+NTKL_LAYOUT(COMPACT_CSWITCH, perfinfo_ccswap_buffer, "CompCS",
+	    sizeof(struct perfinfo_ccswap_buffer), sizeof(struct perfinfo_ccswap_buffer),
 	    sizeof(struct perfinfo_ccswap_buffer) + PERFINFO_CCSWAP_BATCH_SIZE, CCSWAP_PACKETS)
 NTKL_FIELD(COMPACT_CSWITCH, struct perfinfo_ccswap_buffer, first_timestamp, 8,
 	   "FirstTimeStamp", UINT)
 
-NTKL_LAYOUT(SPINLOCK, "SpinLock", sizeof(struct wmi_spinlock), sizeof(struct wmi_spinlock),
-	    sizeof(struct wmi_spinlock), NONE)
+NTKL_LAYOUT(SPINLOCK, wmi_spinlock, "SpinLock", sizeof(struct wmi_spinlock),
+	    sizeof(struct wmi_spinlock), sizeof(struct wmi_spinlock), NONE)
 NTKL_FIELD(SPINLOCK, struct wmi_spinlock, spin_lock_address, 8, "SpinLockAddress", KADDR)
 NTKL_FIELD(SPINLOCK, struct wmi_spinlock, caller_address, 8, "CallerAddress", KADDR)
 NTKL_FIELD(SPINLOCK, struct wmi_spinlock, acquire_time, 8, "AcquireTime", UINT)
@@ -391,7 +410,7 @@ NTKL_FIELD(SPINLOCK, struct wmi_spinlock, acquire_depth, 1, "AcquireDepth", UINT
 NTKL_FIELD(SPINLOCK, struct wmi_spinlock, flags, 1, "Flags", SPINLOCK_FLAGS)
 NTKL_FIELD(SPINLOCK, struct wmi_spinlock, reserved, 5, "Reserved", RESERVED)
 
-NTKL_LAYOUT(READY_THREAD, "ReadyThread", sizeof(struct etw_ready_thread),
+NTKL_LAYOUT(READY_THREAD, etw_ready_thread, "ReadyThread", sizeof(struct etw_ready_thread),
 	    sizeof(struct etw_ready_thread), sizeof(struct etw_ready_thread), NONE)
 NTKL_FIELD(READY_THREAD, struct etw_ready_thread, thread_id, 4, "TThreadId", UINT)
 NTKL_FIELD(READY_THREAD, struct etw_ready_thread, adjust_reason, 1, "AdjustReason", ADJUST_REASON)
@@ -404,8 +423,9 @@ NTKL_FIELD(READY_THREAD, struct etw_ready_thread, reserved, 1, "Reserved", INT)
  * flags byte (ExecutingDPC, ExecutingISR, Priority) and Rank, which the
  * MOF calls Reserved.
  */
-NTKL_LAYOUT(SAMPLED_PROFILE, "SampledProfile", sizeof(struct perfinfo_sampled_profile),
-	    sizeof(struct perfinfo_sampled_profile), sizeof(struct perfinfo_sampled_profile), NONE)
+NTKL_LAYOUT(SAMPLED_PROFILE, perfinfo_sampled_profile, "SampledProfile",
+	    sizeof(struct perfinfo_sampled_profile), sizeof(struct perfinfo_sampled_profile),
+	    sizeof(struct perfinfo_sampled_profile), NONE)
 NTKL_FIELD(SAMPLED_PROFILE, struct perfinfo_sampled_profile, instruction_pointer, 8,
 	   "InstructionPointer", ADDR)
 NTKL_FIELD(SAMPLED_PROFILE, struct perfinfo_sampled_profile, thread_id, 4, "ThreadId", UINT)
@@ -417,13 +437,13 @@ NTKL_FIELD(SAMPLED_PROFILE, struct perfinfo_sampled_profile, rank, 1, "Rank", UI
  * DPC, TimerDPC, ThreadedDPC (v2): InitialTime at entry in the logger's
  * clock; the record's own time is the routine's return.
  */
-NTKL_LAYOUT(DPC, "DPC", sizeof(struct perfinfo_dpc), sizeof(struct perfinfo_dpc),
+NTKL_LAYOUT(DPC, perfinfo_dpc, "DPC", sizeof(struct perfinfo_dpc), sizeof(struct perfinfo_dpc),
 	    sizeof(struct perfinfo_dpc), NONE)
 NTKL_FIELD(DPC, struct perfinfo_dpc, initial_time, 8, "InitialTime", UINT)
 NTKL_FIELD(DPC, struct perfinfo_dpc, routine, 8, "Routine", KADDR)
 
 /* ISR (v2, 20 bytes): MessageNumber comes with later versions and ISR-MSI. */
-NTKL_LAYOUT(ISR, "ISR", ETW_ISR_SIZE, ETW_ISR_SIZE, ETW_ISR_SIZE, NONE)
+NTKL_LAYOUT(ISR, perfinfo_isr, "ISR", ETW_ISR_SIZE, ETW_ISR_SIZE, ETW_ISR_SIZE, NONE)
 NTKL_FIELD(ISR, struct perfinfo_isr, initial_time, 8, "InitialTime", UINT)
 NTKL_FIELD(ISR, struct perfinfo_isr, routine, 8, "Routine", KADDR)
 NTKL_FIELD(ISR, struct perfinfo_isr, return_value, 1, "ReturnValue", UINT)
@@ -436,14 +456,15 @@ NTKL_FIELD(ISR, struct perfinfo_isr, reserved, 2, "Reserved", RESERVED)
  * follow are addresses: kernel ones hashed for readers that may not see
  * kernel addresses, user ones kept (format/redact_walk.h).
  */
-NTKL_LAYOUT(STACK_WALK, "Stack", sizeof(struct etw_stack_walk), sizeof(struct etw_stack_walk) + 8,
+NTKL_LAYOUT(STACK_WALK, etw_stack_walk, "Stack", sizeof(struct etw_stack_walk),
+	    sizeof(struct etw_stack_walk) + 8,
 	    sizeof(struct etw_stack_walk) + 8 * ETW_STACK_MAX_FRAMES, STACK_FRAMES)
 NTKL_FIELD(STACK_WALK, struct etw_stack_walk, event_time_stamp, 8, "EventTimeStamp", UINT)
 NTKL_FIELD(STACK_WALK, struct etw_stack_walk, stack_process, 4, "StackProcess", UINT)
 NTKL_FIELD(STACK_WALK, struct etw_stack_walk, stack_thread, 4, "StackThread", UINT)
 
 /* SampledProfileInterval_V3: the fixed part, then SourceName (a lone NUL at least). */
-NTKL_LAYOUT(SAMPLED_PROFILE_INTERVAL, "ProfileInterval",
+NTKL_LAYOUT(SAMPLED_PROFILE_INTERVAL, etw_sampled_profile_interval, "ProfileInterval",
 	    sizeof(struct etw_sampled_profile_interval),
 	    sizeof(struct etw_sampled_profile_interval) + 2, ETW_MAX_EVENT_SIZE, SOURCE_NAME)
 NTKL_FIELD(SAMPLED_PROFILE_INTERVAL, struct etw_sampled_profile_interval, source, 4,
@@ -453,7 +474,8 @@ NTKL_FIELD(SAMPLED_PROFILE_INTERVAL, struct etw_sampled_profile_interval, new_in
 NTKL_FIELD(SAMPLED_PROFILE_INTERVAL, struct etw_sampled_profile_interval, old_interval, 4,
 	   "OldInterval", UINT)
 
-NTKL_LAYOUT(CONFIG_CPU, "CPU", ETW_CONFIG_CPU_SIZE, ETW_CONFIG_CPU_SIZE, ETW_CONFIG_CPU_SIZE, NONE)
+NTKL_LAYOUT(CONFIG_CPU, etw_config_cpu, "CPU", ETW_CONFIG_CPU_SIZE, ETW_CONFIG_CPU_SIZE,
+	    ETW_CONFIG_CPU_SIZE, NONE)
 NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, mhz, 4, "MHz", UINT)
 NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, number_of_processors, 4, "NumberOfProcessors", UINT)
 NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, mem_size, 4, "MemSize", UINT)
@@ -473,7 +495,7 @@ NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, nx_enabled, 1, "NxEnabled", UINT)
 NTKL_FIELD(CONFIG_CPU, struct etw_config_cpu, memory_speed, 4, "MemorySpeed", UINT)
 
 /* SystemConfig disks: read, not written by ntkl (yet) */
-NTKL_LAYOUT(CONFIG_PHYDISK, "PhyDisk", sizeof(struct etw_config_phydisk),
+NTKL_LAYOUT(CONFIG_PHYDISK, etw_config_phydisk, "PhyDisk", sizeof(struct etw_config_phydisk),
 	    sizeof(struct etw_config_phydisk), sizeof(struct etw_config_phydisk), NONE)
 NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, disk_number, 4, "DiskNumber", UINT)
 NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, bytes_per_sector, 4, "BytesPerSector", UINT)
@@ -496,7 +518,7 @@ NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, boot_drive_letter, 6, "Boo
 	   WSTR_ARRAY)
 NTKL_FIELD(CONFIG_PHYDISK, struct etw_config_phydisk, spare, 4, "Spare", RESERVED)
 
-NTKL_LAYOUT(CONFIG_LOGDISK, "LogDisk", sizeof(struct etw_config_logdisk),
+NTKL_LAYOUT(CONFIG_LOGDISK, etw_config_logdisk, "LogDisk", sizeof(struct etw_config_logdisk),
 	    sizeof(struct etw_config_logdisk), sizeof(struct etw_config_logdisk), NONE)
 NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, start_offset, 8, "StartOffset", UINT)
 NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, partition_size, 8, "PartitionSize", UINT)
@@ -522,28 +544,61 @@ NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, volume_ext, 4, "VolumeExt"
 NTKL_FIELD(CONFIG_LOGDISK, struct etw_config_logdisk, pad3, 4, "Pad3", RESERVED)
 
 /* SystemConfig at the end of a trace (module/producers/sysconfig.c) */
-NTKL_LAYOUT(CONFIG_PROCESSOR_GROUP, "ProcessorGroup", sizeof(struct etw_config_processor_group),
+NTKL_LAYOUT(CONFIG_PROCESSOR_GROUP, etw_config_processor_group, "ProcessorGroup",
+	    sizeof(struct etw_config_processor_group),
 	    sizeof(struct etw_config_processor_group) + 8, ETW_MAX_EVENT_SIZE, AFFINITIES)
 NTKL_FIELD(CONFIG_PROCESSOR_GROUP, struct etw_config_processor_group, active_group_count, 4,
 	   "ActiveGroupCount", UINT)
 
-NTKL_LAYOUT(CONFIG_NUMA_NODE, "NumaNode", sizeof(struct etw_config_numa_node),
+NTKL_LAYOUT(CONFIG_NUMA_NODE, etw_config_numa_node, "NumaNode", sizeof(struct etw_config_numa_node),
 	    sizeof(struct etw_config_numa_node) + sizeof(struct etw_group_affinity),
 	    ETW_MAX_EVENT_SIZE, GROUP_AFFINITIES)
 NTKL_FIELD(CONFIG_NUMA_NODE, struct etw_config_numa_node, node_count, 4, "NodeCount", UINT)
 
-NTKL_LAYOUT(CONFIG_NIC, "NIC", sizeof(struct etw_config_nic), sizeof(struct etw_config_nic) + 6,
-	    ETW_MAX_EVENT_SIZE, NIC_STRINGS)
+NTKL_LAYOUT(CONFIG_NIC, etw_config_nic, "NIC", sizeof(struct etw_config_nic),
+	    sizeof(struct etw_config_nic) + 6, ETW_MAX_EVENT_SIZE, NIC_STRINGS)
 NTKL_FIELD(CONFIG_NIC, struct etw_config_nic, physical_addr, 8, "PhysicalAddr", HEX)
 NTKL_FIELD(CONFIG_NIC, struct etw_config_nic, physical_addr_len, 4, "PhysicalAddrLen", UINT)
 NTKL_FIELD(CONFIG_NIC, struct etw_config_nic, ipv4_index, 4, "Ipv4Index", UINT)
 NTKL_FIELD(CONFIG_NIC, struct etw_config_nic, ipv6_index, 4, "Ipv6Index", UINT)
 
-NTKL_LAYOUT(CONFIG_IRQ, "IRQ", ETW_CONFIG_IRQ_SIZE, ETW_CONFIG_IRQ_SIZE + 2, ETW_MAX_EVENT_SIZE,
-	    DEVICE_DESCRIPTION)
+NTKL_LAYOUT(CONFIG_IRQ, etw_config_irq, "IRQ", ETW_CONFIG_IRQ_SIZE, ETW_CONFIG_IRQ_SIZE + 2,
+	    ETW_MAX_EVENT_SIZE, DEVICE_DESCRIPTION)
 NTKL_FIELD(CONFIG_IRQ, struct etw_config_irq, irq_affinity, 8, "IRQAffinity", HEX)
 NTKL_FIELD(CONFIG_IRQ, struct etw_config_irq, irq_group, 2, "IRQGroup", UINT)
 NTKL_FIELD(CONFIG_IRQ, struct etw_config_irq, reserved, 2, "Reserved", RESERVED)
 NTKL_FIELD(CONFIG_IRQ, struct etw_config_irq, irq_num, 4, "IRQNum", INT)
 NTKL_FIELD(CONFIG_IRQ, struct etw_config_irq, device_description_len, 4,
 	   "DeviceDescriptionLen", UINT)
+
+/* ---------------------------------------------------------------------- */
+/* The -on names                                                           */
+/* ---------------------------------------------------------------------- */
+/*
+ * NTKL_KEYWORD(name, flags, group, help): what `-on name` turns on, the
+ * EVENT_TRACE_FLAG_* bits and a PERF_* group beyond them (0 if none), and
+ * the line `ntkl help` prints (userspace/ctl/ntkl_flags.c). Order matters
+ * for ntkl_flags_format(): a name that covers several bits comes before
+ * the names of its parts, so the shortest spelling wins. A pass that
+ * wants no names leaves NTKL_KEYWORD undefined.
+ */
+NTKL_KEYWORD(PROC_THREAD, EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD, 0,
+	     "process and thread start/end")
+NTKL_KEYWORD(PROCESS, EVENT_TRACE_FLAG_PROCESS, 0, "process start/end")
+NTKL_KEYWORD(THREAD, EVENT_TRACE_FLAG_THREAD, 0, "thread start/end")
+/* the compact form is a variant of CSwitch: it needs both bits */
+NTKL_KEYWORD(COMPACT_CSWITCH, EVENT_TRACE_FLAG_CSWITCH, PERF_COMPACT_CSWITCH,
+	     "context switches in compact batches (CompCS)")
+NTKL_KEYWORD(CSWITCH, EVENT_TRACE_FLAG_CSWITCH, 0, "context switches (CSwitch)")
+NTKL_KEYWORD(DISPATCHER, EVENT_TRACE_FLAG_DISPATCHER, 0, "threads made ready (ReadyThread)")
+NTKL_KEYWORD(SPINLOCK, 0, PERF_SPINLOCK, "sampled spin lock contentions (SpinLock)")
+NTKL_KEYWORD(LOADER, EVENT_TRACE_FLAG_IMAGE_LOAD, 0,
+	     "the kernel, modules, processes' code files (Image)")
+NTKL_KEYWORD(PROFILE, EVENT_TRACE_FLAG_PROFILE, 0, "CPU samples every -setprofint (SampledProfile)")
+NTKL_KEYWORD(DPC, EVENT_TRACE_FLAG_DPC, 0, "softirqs, tasklets, timer callbacks (DPC, TimerDPC)")
+NTKL_KEYWORD(INTERRUPT, EVENT_TRACE_FLAG_INTERRUPT, 0, "interrupt handlers (ISR)")
+
+#ifdef NTKL_KEYWORD_UNUSED
+#undef NTKL_KEYWORD
+#undef NTKL_KEYWORD_UNUSED
+#endif

@@ -43,7 +43,7 @@ NTKL_TABLE_STORAGE const struct etw_event_desc etw_events[ETW_EVENT_COUNT] NTKL_
 #undef NTKL_FIELD
 
 #define NTKL_EVENT(...)
-#define NTKL_LAYOUT(lay, title_text, fixed_size, min_size, max_size, tail_kind) \
+#define NTKL_LAYOUT(lay, type, title_text, fixed_size, min_size, max_size, tail_kind) \
 	[ETW_FIELDPOS_##lay] = { .kind = ETW_FIELD_LAYOUT, .name = #lay },
 #define NTKL_FIELD(lay, type, member, width, fname, fkind) \
 	[ETW_FIELDPOS_##lay##_##member] = { \
@@ -62,7 +62,7 @@ NTKL_TABLE_STORAGE const struct etw_field etw_field_list[ETW_FIELDPOS_END + 1] N
 #undef NTKL_FIELD
 
 #define NTKL_EVENT(...)
-#define NTKL_LAYOUT(lay, title_text, fixed_size, min_size, max_size, tail_kind) \
+#define NTKL_LAYOUT(lay, type, title_text, fixed_size, min_size, max_size, tail_kind) \
 	[ETW_LAYOUT_##lay] = { \
 		.name = #lay, \
 		.title = title_text, \

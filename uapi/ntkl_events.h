@@ -36,6 +36,11 @@ enum etw_tail {
 	ETW_TAIL_PDB_NAME,		/* PdbFileName (8-bit, NUL) */
 };
 
+/* The payload type of the layouts without fixed fields (NONE, EMPTY). */
+struct etw_bytes {
+	__u8 data[1];
+};
+
 /* How a field is printed, and what the module does with it. */
 enum etw_field_kind {
 	ETW_FIELD_UINT,			/* decimal */

@@ -21,7 +21,7 @@
 #include <linux/cred.h>
 #include <linux/user_namespace.h>
 
-#include "ntkl.h"
+#include "control/control.h"
 
 bool ntkl_may_trace(void)
 {

@@ -10,10 +10,32 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "ntkl.h"
+#include "control/active_set.h"
 #include "producers/producer.h"
 
 struct ntkl_active_set __rcu *ntkl_active;
+
+/* The set of no logger: the hooks still see it (and release what they hold). */
+static struct ntkl_active_set *none;
+
+/* The bytes of a set: its loggers and every producer's state. */
+static size_t set_bytes(void)
+{
+	return sizeof(struct ntkl_active_set) + ntkl_producers_set_size();
+}
+
+/* At load, after the producers: the empty set, so that STOP never fails. */
+int ntkl_active_init(void)
+{
+	none = kzalloc(set_bytes(), GFP_KERNEL);
+	return none ? 0 : -ENOMEM;
+}
+
+void ntkl_active_exit(void)
+{
+	kfree(none);
+	none = NULL;
+}
 
 /*
  * Publish the loggers that accept events, again whenever one's group masks
@@ -23,19 +45,20 @@ struct ntkl_active_set __rcu *ntkl_active;
  */
 int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
 {
-	/* no logger: the hooks still see it (and release what they hold) */
-	static struct ntkl_active_set none;
 	struct ntkl_active_set *set = NULL, *old;
 	int ret;
 
 	if (n) {
-		set = kzalloc(sizeof(*set), GFP_KERNEL);
+		set = kzalloc(set_bytes(), GFP_KERNEL);
 		if (!set)
 			return -ENOMEM;
 		set->n = n;
 		memcpy(set->loggers, loggers, n * sizeof(*loggers));
+	} else {
+		/* the table mutex: no other publish uses it */
+		memset(none, 0, set_bytes());
 	}
-	ret = ntkl_producers_publish(set ? set : &none);
+	ret = ntkl_producers_publish(set ? set : none);
 	if (ret) {
 		kfree(set);
 		return ret;
@@ -46,6 +69,6 @@ int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
 	/* tracepoint probes run with preemption off: this waits for them */
 	synchronize_rcu();
 	kfree(old);
-	ntkl_producers_published(set ? set : &none);
+	ntkl_producers_published(set ? set : none);
 	return 0;
 }

@@ -26,9 +26,10 @@
 #include <linux/poll.h>
 #include <linux/uaccess.h>
 
-#include "ntkl.h"
-#include "producers/ntsched.h"
-#include "producers/stack.h"
+#include "control/control.h"
+#include "format/redact.h"
+#include "control/active_set.h"
+#include "producers/producer.h"
 
 static bool read_done(struct ntkl_logger *lg)
 {
@@ -80,7 +81,7 @@ struct next_req {
  */
 static ssize_t take_next(struct ntkl_logger *lg, struct next_req *req, bool *stopped)
 {
-	bool addresses = ntkl_reader_sees_addresses();
+	bool raw = ntkl_reader_sees_addresses();
 	bool keep = req->call == NEXT_HOLD && (req->nb->flags & NTKL_NEXT_KEEP);
 	u32 records;
 	ssize_t ret = 0;
@@ -104,7 +105,7 @@ static ssize_t take_next(struct ntkl_logger *lg, struct next_req *req, bool *sto
 			break;
 		if (pass)
 			ntkl_buffers_final(lg);
-		ret = ntkl_hold_buffer(lg, &req->slot, &records, addresses, keep);
+		ret = ntkl_hold_buffer(lg, &req->slot, &records, raw, keep);
 	}
 	if (req->call == NEXT_HOLD) {
 		req->nb->records = ret > 0 ? records : 0;
@@ -275,13 +276,26 @@ static int ntkl_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * A reader that may not see records raw gets them through the transport's
+ * reader hook (address redaction) when it reads them; a mapping cannot.
+ */
+static int ntkl_dev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (!READ_ONCE(file->private_data))
+		return -EINVAL;		/* not bound to a logger */
+	if (!ntkl_reader_sees_addresses())
+		return -EPERM;
+	return ntkl_mmap(file, vma);
+}
+
 static const struct file_operations ntkl_fops = {
 	.owner = THIS_MODULE,
 	.open = ntkl_open,
 	.unlocked_ioctl = ntkl_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.read = ntkl_read,
-	.mmap = ntkl_mmap,
+	.mmap = ntkl_dev_mmap,
 	.poll = ntkl_poll,
 	.release = ntkl_release,
 	.llseek = noop_llseek,
@@ -299,17 +313,13 @@ static int __init ntkl_init(void)
 	int ret;
 
 	ntkl_clock_anchor();
-	ntkl_sched_init();
-	ntkl_spinlock_init();
-	ret = ntkl_stack_init();
+	ntkl_redact_register();
+	ret = ntkl_producers_init();
 	if (ret)
 		return ret;
-	ret = ntkl_image_init();
+	ret = ntkl_active_init();
 	if (ret)
-		goto no_image;
-	ret = ntkl_probes_register();
-	if (ret)
-		goto no_probes;
+		goto no_set;
 	ret = misc_register(&ntkl_miscdev);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", NTKL_DEVICE_NAME, ret);
@@ -319,11 +329,9 @@ static int __init ntkl_init(void)
 	return 0;
 
 no_device:
-	ntkl_probes_unregister();
-no_probes:
-	ntkl_image_exit();
-no_image:
-	ntkl_stack_exit();
+	ntkl_active_exit();
+no_set:
+	ntkl_producers_exit();
 	return ret;
 }
 
@@ -332,9 +340,8 @@ static void __exit ntkl_exit(void)
 	misc_deregister(&ntkl_miscdev);
 	/* no file is open (they hold the module): stop and free every logger */
 	ntkl_logger_stop_all();
-	ntkl_probes_unregister();
-	ntkl_image_exit();
-	ntkl_stack_exit();
+	ntkl_producers_exit();
+	ntkl_active_exit();
 	pr_info("unloaded\n");
 }
 

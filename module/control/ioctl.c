@@ -20,8 +20,9 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "ntkl.h"
+#include "control/control.h"
 #include "format/events.h"
+#include "producers/producer.h"
 #include "uapi/ntkl_bounds.h"
 
 /*
@@ -185,91 +186,27 @@ static long next_buffer_ioctl(struct file *file, unsigned int cmd, void __user *
 
 /*
  * The kernel-wide settings, as Windows has them (xperf -setspinlocksample,
- * xperf -SetProfInt): a struct whose SET applies it and whose GET fills it
- * in. Each struct starts with its size and has a __reserved0 that must be 0.
+ * xperf -SetProfInt), each owned by its producer (struct ntkl_setting,
+ * producer.h): a struct whose SET applies it and whose GET fills it in,
+ * copied in by the size rule. Each struct starts with its size; the
+ * producer checks the rest (a __reserved0 that must be 0).
  */
-struct setting {
-	unsigned int set_cmd;
-	size_t size, min_size;
-	int (*set)(const void *s);
-	int (*get)(void *s);
-};
-
-static int spinlock_set(const void *s)
+static long setting_ioctl(struct file *file, unsigned int cmd, void __user *arg)
 {
-	const struct ntkl_spinlock_config *c = s;
-
-	return c->__reserved0 ? -EINVAL : ntkl_spinlock_set_config(c);
-}
-
-static int spinlock_get(void *s)
-{
-	struct ntkl_spinlock_config *c = s;
-
-	if (c->__reserved0)
-		return -EINVAL;
-	ntkl_spinlock_get_config(c);
-	return 0;
-}
-
-static int profile_interval_set(const void *s)
-{
-	const struct ntkl_profile_interval *p = s;
-
-	if (p->__reserved0 || ntkl_profile_interval_out_of_bounds(p))
-		return -EINVAL;
-	return ntkl_profile_set_interval(ntkl_profile_interval_asked(p));
-}
-
-/* the timer's (the one source); another source is EINVAL */
-static int profile_interval_get(void *s)
-{
-	struct ntkl_profile_interval *p = s;
-
-	if (p->__reserved0 || p->source != NTKL_PROFILE_SOURCE_TIMER)
-		return -EINVAL;
-	p->interval = ntkl_profile_get_interval();
-	return 0;
-}
-
-static const struct setting spinlock_setting = {
-	NTKL_IOC_SET_SPINLOCK_CONFIG, sizeof(struct ntkl_spinlock_config),
-	NTKL_SPINLOCK_CONFIG_SIZE_VER0, spinlock_set, spinlock_get,
-};
-
-static const struct setting profile_interval_setting = {
-	NTKL_IOC_SET_PROFILE_INTERVAL, sizeof(struct ntkl_profile_interval),
-	NTKL_PROFILE_INTERVAL_SIZE_VER0, profile_interval_set, profile_interval_get,
-};
-
-static long setting_ioctl(const struct setting *st, unsigned int cmd, void __user *arg)
-{
-	union {
-		struct ntkl_spinlock_config spinlock;
-		struct ntkl_profile_interval profile;
-	} k;
+	const struct ntkl_setting *st = ntkl_producers_setting(cmd);
+	u64 k[NTKL_SETTING_MAX / sizeof(u64)];
 	u32 usize;
 	int ret;
 
-	BUILD_BUG_ON(sizeof(struct ntkl_spinlock_config) > sizeof(k) ||
-		     sizeof(struct ntkl_profile_interval) > sizeof(k));
-	ret = copy_in(&k, st->size, st->min_size, arg, &usize);
+	if (!st || st->size > sizeof(k))
+		return -ENOTTY;
+	ret = copy_in(k, st->size, st->min_size, arg, &usize);
 	if (ret)
 		return ret;
 	if (cmd == st->set_cmd)
-		return st->set(&k);
-	ret = st->get(&k);
-	return ret ?: ntkl_copy_out(arg, usize, &k, st->size);
-}
-
-static long spinlock_ioctl(struct file *file, unsigned int cmd, void __user *arg)
-{
-	return setting_ioctl(&spinlock_setting, cmd, arg);
-}
-
-static long profile_interval_ioctl(struct file *file, unsigned int cmd, void __user *arg)
-{
-	return setting_ioctl(&profile_interval_setting, cmd, arg);
+		return st->set(k);
+	ret = st->get(k);
+	return ret ?: ntkl_copy_out(arg, usize, k, st->size);
 }
 
 /*
@@ -371,14 +308,14 @@ static const struct ntkl_ioc iocs[] = {
 	/* as read(): the descriptor's binding was the check */
 	{ NTKL_IOC_NEXT_BUFFER, NTKL_NEXT_BUFFER_SIZE_VER0, NEED_NOTHING, next_buffer_ioctl },
 	{ NTKL_IOC_SET_SPINLOCK_CONFIG, NTKL_SPINLOCK_CONFIG_SIZE_VER0, NEED_ADMIN,
-	  spinlock_ioctl },
+	  setting_ioctl },
 	{ NTKL_IOC_GET_SPINLOCK_CONFIG, NTKL_SPINLOCK_CONFIG_SIZE_VER0, NEED_PERFMON,
-	  spinlock_ioctl },
+	  setting_ioctl },
 	{ NTKL_IOC_GET_VERSION, NTKL_VERSION_SIZE_VER0, NEED_NOTHING, version_ioctl },
 	{ NTKL_IOC_SET_PROFILE_INTERVAL, NTKL_PROFILE_INTERVAL_SIZE_VER0, NEED_ADMIN,
-	  profile_interval_ioctl },
+	  setting_ioctl },
 	{ NTKL_IOC_GET_PROFILE_INTERVAL, NTKL_PROFILE_INTERVAL_SIZE_VER0, NEED_PERFMON,
-	  profile_interval_ioctl },
+	  setting_ioctl },
 	{ NTKL_IOC_SET_STACK_TRACING, NTKL_STACK_TRACING_SIZE_VER0, NEED_PERFMON,
 	  stack_tracing_ioctl },
 	{ NTKL_IOC_GET_STACK_TRACING, NTKL_STACK_TRACING_SIZE_VER0, NEED_PERFMON,

@@ -16,8 +16,10 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "ntkl.h"
+#include "control/control.h"
 #include "uapi/ntkl_bounds.h"
+#include "control/active_set.h"
+#include "format/header.h"
 #include "producers/producer.h"
 #include "producers/stack.h"
 

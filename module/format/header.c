@@ -13,7 +13,7 @@
 #include <linux/time.h>
 #include <linux/utsname.h>
 
-#include "ntkl.h"
+#include "format/header.h"
 #include "format/events.h"
 #include "format/utf16.h"
 

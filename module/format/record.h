@@ -146,6 +146,62 @@ static __always_inline void ntkl_record_end(struct ntkl_record *rec)
 	ntkl_commit(rec->buf, rec->size);
 }
 
+/* Is a payload of size bytes one its layout allows? (A function: min may be 0.) */
+static __always_inline bool ntkl_payload_fits(size_t size, size_t min, size_t max)
+{
+	return size >= min && size <= max;
+}
+
+/*
+ * ntkl_record_begin() or _at(), for the typed writers below: a constant
+ * event is checked at build time to have the writer's layout, a constant
+ * size to be one the layout allows.
+ */
+static __always_inline void *ntkl_record_begin_typed(struct ntkl_logger *lg,
+						     struct ntkl_record *rec,
+						     enum etw_event_id id,
+						     enum etw_layout_id layout, size_t size,
+						     u64 clock, bool at)
+{
+	const struct etw_event_desc *ev = &etw_events[id];
+	const struct etw_layout *l = &etw_layouts[layout];
+
+	BUILD_BUG_ON(__builtin_constant_p(id) && ev->layout != layout);
+	BUILD_BUG_ON(__builtin_constant_p(size) && !ntkl_payload_fits(size, l->min, l->max));
+	return ntkl_record_begin_common(lg, rec, ev->header_type, ev->hook_id, ev->version,
+					size, clock, at);
+}
+
+/*
+ * Pass: a typed writer per payload layout, from the event list's
+ * NTKL_LAYOUT() lines: ntkl_begin_<LAYOUT>(lg, &rec, ETW_EVENT_X, size)
+ * and ntkl_begin_at_<LAYOUT>(..., clock) return the payload as the
+ * layout's struct, no cast through void *. A constant event is checked
+ * at build time to have that layout, a constant size to be one the
+ * layout allows.
+ */
+#define NTKL_EVENT(...)
+#define NTKL_FIELD(...)
+#define NTKL_LAYOUT(lay, type, ...)								\
+static __always_inline struct type *ntkl_begin_##lay(struct ntkl_logger *lg,		\
+						      struct ntkl_record *rec,		\
+						      enum etw_event_id id, size_t size)	\
+{											\
+	return ntkl_record_begin_typed(lg, rec, id, ETW_LAYOUT_##lay, size, 0, false);	\
+}											\
+static __always_inline struct type *ntkl_begin_at_##lay(struct ntkl_logger *lg,		\
+							 struct ntkl_record *rec,	\
+							 enum etw_event_id id,		\
+							 size_t size, u64 clock)	\
+{											\
+	return ntkl_record_begin_typed(lg, rec, id, ETW_LAYOUT_##lay, size, clock, true);	\
+}
+
+#include "uapi/ntkl_event_list.h"
+#undef NTKL_EVENT
+#undef NTKL_LAYOUT
+#undef NTKL_FIELD
+
 /*
  * Records written as one: one reservation of aligned bytes (the sum of
  * ntkl_record_aligned() of each), so they lie next to each other in one

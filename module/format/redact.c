@@ -12,6 +12,7 @@
 #include <linux/string.h>
 
 #include "ntkl.h"
+#include "format/redact.h"
 #include "format/events.h"
 #include "format/redact_walk.h"
 
@@ -42,7 +43,16 @@ static u64 hashed(u64 addr)
 }
 
 /* Replace the kernel addresses in a buffer's records by their hashes. */
-void ntkl_redact_addresses(u8 *data, u32 filled)
+static void redact_addresses(u8 *data, u32 filled)
 {
 	ntkl_redact_walk(data, filled, hashed);
+}
+
+/*
+ * The transport hands each buffer to this before a reader that may not
+ * see kernel addresses gets it (ntkl_hold_buffer(), raw false).
+ */
+void ntkl_redact_register(void)
+{
+	ntkl_buffers_set_reader_hook(redact_addresses);
 }

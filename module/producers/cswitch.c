@@ -10,17 +10,20 @@
  * nests on a CPU, so each CPU's batches are only touched by this CPU's probe
  * or by a flush running on this CPU with interrupts off.
  */
+#include <linux/cache.h>
 #include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <trace/events/power.h>
+#include <trace/events/sched.h>
 
 #include "producers/ntsched.h"
 #include "format/record.h"
 #include "producers/producer.h"
 #include "producers/stack.h"
+#include "producers/tracepoints.h"
 #include "uapi/ntkl_ccswap.h"
 
 struct cswitch_cpu {
@@ -30,15 +33,51 @@ struct cswitch_cpu {
 
 static DEFINE_PER_CPU(struct cswitch_cpu, cswitch_cpu);
 
+/* The group of the scheduler's probes (producers/tracepoints.h). */
+#define CSWITCH_TP_SCHED	1	/* sched_switch, cpu_idle: CSwitch, CompCS */
+
+/*
+ * The switch probe's usual sets, each with a path of its own in which the
+ * clock type and the form are constants (cswitch.c): one CSwitch logger,
+ * or CompCS loggers only, all on the default clock (QPC).
+ */
+enum ntkl_switch_shape {
+	NTKL_SWITCH_ANY,		/* any other set (none included) */
+	NTKL_SWITCH_ONE_CSWITCH,	/* one CSwitch logger, on QPC */
+	NTKL_SWITCH_COMPACT,		/* CompCS loggers only, all on QPC */
+};
+
+/*
+ * Which loggers take CSwitch events and which take CompCS batches instead,
+ * the clocks (BIT(clock type)) each kind uses, and the set's shape: worked
+ * out by the publish hook below, not per switch: the producer's state in
+ * each set of running loggers.
+ */
+struct cswitch_set {
+	enum ntkl_switch_shape shape;
+	unsigned int n_cswitch, n_compact;
+	struct ntkl_logger *cswitch[NTKL_MAX_LOGGERS];
+	struct ntkl_logger *compact[NTKL_MAX_LOGGERS];
+	u32 cswitch_clocks;
+	u32 compact_clocks;
+};
+
+static size_t cswitch_set_offset __ro_after_init;
+
+static __always_inline struct cswitch_set *cswitch_set(const struct ntkl_active_set *set)
+{
+	return ntkl_set_state(set, cswitch_set_offset);
+}
+
 /* Write a batch to every compact logger on its clock, and start anew. */
-static void emit_batch(const struct ntkl_active_set *set, struct ccswap_batch *b, u32 clock)
+static void emit_batch(const struct cswitch_set *v, struct ccswap_batch *b, u32 clock)
 {
 	struct ntkl_record rec __uninitialized;	/* set by ntkl_record_begin() */
 	unsigned int i;
 	u8 *p;
 
-	for (i = 0; i < set->cs.n_compact; i++) {
-		struct ntkl_logger *lg = set->cs.compact[i];
+	for (i = 0; i < v->n_compact; i++) {
+		struct ntkl_logger *lg = v->compact[i];
 
 		if (lg->clock_type != clock)
 			continue;
@@ -116,10 +155,10 @@ static __always_inline void fill_cswitch(struct wmi_contextswap *cs, struct task
  * tests and one packet, with no retry loop for the compiler to hoist the
  * encoding of every packet type out of.
  */
-static noinline void restart_batch(const struct ntkl_active_set *set, struct ccswap_batch *b,
+static noinline void restart_batch(const struct cswitch_set *v, struct ccswap_batch *b,
 				   u32 clock, struct ccswap_switch sw, u64 tick)
 {
-	emit_batch(set, b, clock);
+	emit_batch(v, b, clock);
 	ccswap_add(b, &sw, tick);	/* an empty batch takes any switch */
 }
 
@@ -153,7 +192,7 @@ compact_switch(struct task_struct *prev, const struct switch_info *si, u64 time)
 }
 
 /* Add a switch to this CPU's batch of one clock type. */
-static __always_inline void add_compact(const struct ntkl_active_set *set, u32 clock,
+static __always_inline void add_compact(const struct cswitch_set *v, u32 clock,
 					struct task_struct *prev, const struct switch_info *si,
 					u64 time)
 {
@@ -163,7 +202,7 @@ static __always_inline void add_compact(const struct ntkl_active_set *set, u32 c
 	u64 tick = get_jiffies_64();
 
 	if (unlikely(ccswap_add(b, &sw, tick) != CCSWAP_ADDED))
-		restart_batch(set, b, clock, sw, tick);
+		restart_batch(v, b, clock, sw, tick);
 }
 
 /* What both forms need of one switch. */
@@ -192,7 +231,7 @@ static __always_inline void write_one_cswitch(struct ntkl_logger *lg, u64 clock,
 	struct ntkl_stack *st;
 	u64 time;
 
-	cs = (void *)ntkl_record_begin_at(lg, &rec, ETW_EVENT_CSWITCH, sizeof(*cs), clock);
+	cs = ntkl_begin_at_CSWITCH(lg, &rec, ETW_EVENT_CSWITCH, sizeof(*cs), clock);
 	if (!cs)
 		return;
 	get_switch_info(&si, preempt, prev, next, prev_state);
@@ -212,7 +251,7 @@ static __always_inline void write_one_cswitch(struct ntkl_logger *lg, u64 clock,
  * takes, does not cost the usual switch a stack protector check; si by
  * value for the same reason.
  */
-static noinline void write_cswitch_each(const struct ntkl_active_set *set,
+static noinline void write_cswitch_each(const struct cswitch_set *v,
 					struct task_struct *prev, struct task_struct *next,
 					struct switch_info si, u64 t, const u64 *now)
 {
@@ -221,20 +260,20 @@ static noinline void write_cswitch_each(const struct ntkl_active_set *set,
 	unsigned int i;
 
 	fill_cswitch(&cs, prev, next, &si);
-	for (i = 0; i < set->cs.n_cswitch; i++)
-		write_cswitch(set->cs.cswitch[i], &cs,
-			      switch_time(t, now, set->cs.cswitch[i]->clock_type), next, &st);
+	for (i = 0; i < v->n_cswitch; i++)
+		write_cswitch(v->cswitch[i], &cs,
+			      switch_time(t, now, v->cswitch[i]->clock_type), next, &st);
 }
 
-static __always_inline void write_compact(const struct ntkl_active_set *set, u64 t,
+static __always_inline void write_compact(const struct cswitch_set *v, u64 t,
 					  const u64 *now, struct task_struct *prev,
 					  const struct switch_info *si)
 {
-	unsigned long clocks = set->cs.compact_clocks;
+	unsigned long clocks = v->compact_clocks;
 	unsigned int clock;
 
 	for_each_set_bit(clock, &clocks, NTKL_CLOCK_CYCLE + 1)
-		add_compact(set, clock, prev, si, switch_time(t, now, clock));
+		add_compact(v, clock, prev, si, switch_time(t, now, clock));
 }
 
 /* Read each clock in clocks once: a switch has the same time in both forms. */
@@ -254,7 +293,7 @@ static __always_inline void read_clocks(u32 clocks, u64 *now)
  * is a constant where the caller knows the set's shape (the compiler
  * then drops the tests below for it), else NTKL_SWITCH_ANY.
  */
-static __always_inline void record_switch(const struct ntkl_active_set *set,
+static __always_inline void record_switch(const struct cswitch_set *v,
 					  enum ntkl_switch_shape shape, bool preempt,
 					  struct task_struct *prev, struct task_struct *next,
 					  unsigned int prev_state, u64 t, const u64 *now)
@@ -267,66 +306,68 @@ static __always_inline void record_switch(const struct ntkl_active_set *set,
 	 * buffer, not built on the stack and copied in.
 	 */
 	if (shape == NTKL_SWITCH_ONE_CSWITCH ||
-	    (shape == NTKL_SWITCH_ANY && set->cs.n_cswitch == 1 && !set->cs.compact_clocks)) {
-		write_one_cswitch(set->cs.cswitch[0],
-				  switch_time(t, now, set->cs.cswitch[0]->clock_type),
+	    (shape == NTKL_SWITCH_ANY && v->n_cswitch == 1 && !v->compact_clocks)) {
+		write_one_cswitch(v->cswitch[0],
+				  switch_time(t, now, v->cswitch[0]->clock_type),
 				  preempt, prev, next, prev_state);
 		return;
 	}
 	get_switch_info(&si, preempt, prev, next, prev_state);
 	if (shape == NTKL_SWITCH_COMPACT) {
-		add_compact(set, NTKL_CLOCK_QPC, prev, &si, t);
+		add_compact(v, NTKL_CLOCK_QPC, prev, &si, t);
 		return;
 	}
-	if (set->cs.n_cswitch)
-		write_cswitch_each(set, prev, next, si, t, now);
-	if (set->cs.compact_clocks)
-		write_compact(set, t, now, prev, &si);
+	if (v->n_cswitch)
+		write_cswitch_each(v, prev, next, si, t, now);
+	if (v->compact_clocks)
+		write_compact(v, t, now, prev, &si);
 }
 
 /* Loggers on more than one clock type (rare): each clock read once. */
-static noinline void record_switch_clocks(const struct ntkl_active_set *set, bool preempt,
+static noinline void record_switch_clocks(const struct cswitch_set *v, bool preempt,
 					  struct task_struct *prev, struct task_struct *next,
 					  unsigned int prev_state)
 {
 	/* not zeroed: a logger's clock is in the set's clocks, which are read */
 	u64 now[NTKL_CLOCK_CYCLE + 1] __uninitialized;
 
-	read_clocks(set->cs.cswitch_clocks | set->cs.compact_clocks, now);
-	record_switch(set, NTKL_SWITCH_ANY, preempt, prev, next, prev_state, 0, now);
+	read_clocks(v->cswitch_clocks | v->compact_clocks, now);
+	record_switch(v, NTKL_SWITCH_ANY, preempt, prev, next, prev_state, 0, now);
 }
 
-void ntkl_probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
-			     struct task_struct *next, unsigned int prev_state)
+static void probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
+			       struct task_struct *next, unsigned int prev_state)
 {
 	struct ntkl_active_set *set = ntkl_active_set();
+	const struct cswitch_set *v;
 	u32 clocks;
 
 	if (!set)
 		return;
+	v = cswitch_set(set);
 	/* the usual sets: the clock type and the form known here */
-	switch (set->cs.shape) {
+	switch (v->shape) {
 	case NTKL_SWITCH_ONE_CSWITCH:
-		record_switch(set, NTKL_SWITCH_ONE_CSWITCH, preempt, prev, next, prev_state,
+		record_switch(v, NTKL_SWITCH_ONE_CSWITCH, preempt, prev, next, prev_state,
 			      ntkl_clock_qpc(), NULL);
 		return;
 	case NTKL_SWITCH_COMPACT:
-		record_switch(set, NTKL_SWITCH_COMPACT, preempt, prev, next, prev_state,
+		record_switch(v, NTKL_SWITCH_COMPACT, preempt, prev, next, prev_state,
 			      ntkl_clock_qpc(), NULL);
 		return;
 	case NTKL_SWITCH_ANY:
 		break;
 	}
-	clocks = set->cs.cswitch_clocks | set->cs.compact_clocks;
+	clocks = v->cswitch_clocks | v->compact_clocks;
 	/* one clock type for every logger: one reading */
 	if (is_power_of_2(clocks))
-		record_switch(set, NTKL_SWITCH_ANY, preempt, prev, next, prev_state,
+		record_switch(v, NTKL_SWITCH_ANY, preempt, prev, next, prev_state,
 			      ntkl_clock(__ffs(clocks)), NULL);
 	else if (clocks)
-		record_switch_clocks(set, preempt, prev, next, prev_state);
+		record_switch_clocks(v, preempt, prev, next, prev_state);
 }
 
-void ntkl_probe_cpu_idle(void *data, unsigned int state, unsigned int cpu)
+static void probe_cpu_idle(void *data, unsigned int state, unsigned int cpu)
 {
 	if (state != PWR_EVENT_EXIT)
 		__this_cpu_write(cswitch_cpu.cstate, state);
@@ -342,7 +383,7 @@ static void flush_this_cpu(void *unused)
 		if (ccswap_empty(&cc->batch[clock]))
 			continue;
 		if (set)
-			emit_batch(set, &cc->batch[clock], clock);
+			emit_batch(cswitch_set(set), &cc->batch[clock], clock);
 		else
 			ccswap_reset(&cc->batch[clock]);
 	}
@@ -373,29 +414,27 @@ static bool wants_cswitch(const struct ntkl_logger *lg)
 }
 
 /*
- * The scheduler's probes are attached while a logger takes their events,
- * and only then: sched_switch and cpu_idle for CSwitch and CompCS,
- * sched_waking for ReadyThread. A loaded ntkl with nothing to record adds
- * nothing to a context switch or a wakeup (with them attached and no
- * logger, about 65 instructions a switch: the calls and a test of an
- * empty set).
+ * The switch probes are attached while a logger takes their events, and
+ * only then: sched_switch and cpu_idle for CSwitch and CompCS (and
+ * sched_waking for ReadyThread, ready_thread.c). A loaded ntkl with
+ * nothing to record adds nothing to a context switch (with them attached
+ * and no logger, about 65 instructions a switch: the calls and a test of
+ * an empty set).
  */
-static void prepare_group(enum ntkl_tp_group group)
+static void prepare_group(unsigned int group)
 {
 	int cpu;
 
 	/* no cpu_idle probe runs now: a C-state left from before is stale */
-	if (group == NTKL_TP_SCHED)
-		for_each_possible_cpu(cpu)
-			per_cpu_ptr(&cswitch_cpu, cpu)->cstate = 0;
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(&cswitch_cpu, cpu)->cstate = 0;
 }
 
 /* Which loggers take which form, on which clocks: once per set, not per switch. */
 static int cswitch_publish(struct ntkl_active_set *set)
 {
-	struct ntkl_cswitch_view *cs = &set->cs;
+	struct cswitch_set *cs = cswitch_set(set);
 	unsigned int i;
-	int ret = 0;
 
 	for (i = 0; i < set->n; i++) {
 		struct ntkl_logger *lg = set->loggers[i];
@@ -407,35 +446,42 @@ static int cswitch_publish(struct ntkl_active_set *set)
 			cs->compact[cs->n_compact++] = lg;
 			cs->compact_clocks |= BIT(lg->clock_type);
 		}
-		cs->waking |= ntkl_event_on(lg, ETW_EVENT_READY_THREAD);
 	}
 	if (cs->n_cswitch == 1 && !cs->n_compact && cs->cswitch_clocks == BIT(NTKL_CLOCK_QPC))
 		cs->shape = NTKL_SWITCH_ONE_CSWITCH;
 	else if (!cs->n_cswitch && cs->compact_clocks == BIT(NTKL_CLOCK_QPC))
 		cs->shape = NTKL_SWITCH_COMPACT;
-	/* attached before the set is seen: a new logger misses no event */
-	if (cs->n_cswitch || cs->n_compact)
-		ret = ntkl_probes_set(NTKL_TP_SCHED, true, prepare_group);
 	/*
-	 * If this fails, the scheduler's group may stay attached with the old
-	 * set: harmless, its probes find no logger there to write to.
+	 * Attached before the set is seen: a new logger misses no event. If
+	 * a later producer's publish fails, the group may stay attached with
+	 * the old set: harmless, its probes find no logger there to write to.
 	 */
-	if (!ret && cs->waking)
-		ret = ntkl_probes_set(NTKL_TP_WAKING, true, NULL);
-	return ret;
+	if (cs->n_cswitch || cs->n_compact)
+		return ntkl_tp_set(&ntkl_cswitch_producer, CSWITCH_TP_SCHED, true, prepare_group);
+	return 0;
 }
 
 /* Detached once the set is seen: a leaving logger misses no event either. */
 static void cswitch_published(const struct ntkl_active_set *set)
 {
-	if (!set->cs.n_cswitch && !set->cs.n_compact)
-		ntkl_probes_set(NTKL_TP_SCHED, false, NULL);
-	if (!set->cs.waking)
-		ntkl_probes_set(NTKL_TP_WAKING, false, NULL);
+	const struct cswitch_set *cs = cswitch_set(set);
+
+	if (!cs->n_cswitch && !cs->n_compact)
+		ntkl_tp_set(&ntkl_cswitch_producer, CSWITCH_TP_SCHED, false, NULL);
 }
+
+/* The exit (cpu_idle's C-state) before the first switch out of idle needs it. */
+static struct ntkl_tp cswitch_tps[] = {
+	NTKL_TP(cpu_idle, CSWITCH_TP_SCHED, "CSwitch PreviousCState is 0"),
+	NTKL_TP(sched_switch, CSWITCH_TP_SCHED, NULL),
+};
 
 const struct ntkl_producer ntkl_cswitch_producer = {
 	.name = "cswitch",
+	.tps = cswitch_tps,
+	.nr_tps = ARRAY_SIZE(cswitch_tps),
+	.set_size = sizeof(struct cswitch_set),
+	.set_offset = &cswitch_set_offset,
 	.publish = cswitch_publish,
 	.published = cswitch_published,
 	.flush = cswitch_flush,

@@ -32,6 +32,7 @@
  * the two) writes nothing. The stacks are emptied while no probe is
  * attached, before the group is attached again.
  */
+#include <linux/cache.h>
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
@@ -41,9 +42,16 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/timer.h>
+#include <trace/events/irq.h>
+#include <trace/events/timer.h>
 
 #include "format/record.h"
 #include "producers/producer.h"
+#include "producers/tracepoints.h"
+
+/* The groups of probes (producers/tracepoints.h): one per flag. */
+#define DPC_TP_ISR	1		/* irq handler entry/exit: ISR */
+#define DPC_TP_DPC	2		/* softirq, tasklet, timer, hrtimer: DPC, TimerDPC */
 
 #define DPC_NEST_MAX	8	/* deeper entries are counted, not stored */
 #define NTKL_NR_CLOCKS	(NTKL_CLOCK_CYCLE + 1)
@@ -123,7 +131,7 @@ static __always_inline void write_one(struct ntkl_logger *lg, const struct dpc_f
 	if (f->event == ETW_EVENT_ISR) {
 		struct perfinfo_isr *p;
 
-		p = (void *)ntkl_record_begin(lg, &rec, ETW_EVENT_ISR, ETW_ISR_SIZE);
+		p = ntkl_begin_ISR(lg, &rec, ETW_EVENT_ISR, ETW_ISR_SIZE);
 		if (!p)
 			return;
 		p->initial_time = f->start[lg->clock_type];
@@ -134,7 +142,7 @@ static __always_inline void write_one(struct ntkl_logger *lg, const struct dpc_f
 	} else {
 		struct perfinfo_dpc *p;
 
-		p = (void *)ntkl_record_begin(lg, &rec, f->event, sizeof(*p));
+		p = ntkl_begin_DPC(lg, &rec, f->event, sizeof(*p));
 		if (!p)
 			return;
 		p->initial_time = f->start[lg->clock_type];
@@ -177,27 +185,40 @@ static __always_inline void pop(struct dpc_stack *st, const void *key, u16 event
 	}
 }
 
+/* In each set of running loggers: the clocks (BIT(clock type)) each kind uses. */
+struct dpc_set {
+	u32 isr_clocks;			/* of ISR loggers */
+	u32 dpc_clocks;			/* of DPC (and TimerDPC) loggers */
+};
+
+static size_t dpc_set_offset __ro_after_init;
+
+static __always_inline struct dpc_set *dpc_set(struct ntkl_active_set *set)
+{
+	return ntkl_set_state(set, dpc_set_offset);
+}
+
 static __always_inline u32 isr_clocks(void)
 {
 	struct ntkl_active_set *set = ntkl_active_set();
 
-	return set ? set->isr_clocks : 0;
+	return set ? dpc_set(set)->isr_clocks : 0;
 }
 
 static __always_inline u32 dpc_clocks(void)
 {
 	struct ntkl_active_set *set = ntkl_active_set();
 
-	return set ? set->dpc_clocks : 0;
+	return set ? dpc_set(set)->dpc_clocks : 0;
 }
 
-void ntkl_isr_entry(void *data, int irq, struct irqaction *action)
+static void probe_irq_handler_entry(void *data, int irq, struct irqaction *action)
 {
 	push(this_cpu_ptr(&isr_stack), isr_clocks(), action, (unsigned long)action->handler,
 	     ETW_EVENT_ISR, (u8)irq);
 }
 
-void ntkl_isr_exit(void *data, int irq, struct irqaction *action, int ret)
+static void probe_irq_handler_exit(void *data, int irq, struct irqaction *action, int ret)
 {
 	pop(this_cpu_ptr(&isr_stack), action, ETW_EVENT_ISR, (u8)ret);
 }
@@ -208,7 +229,7 @@ static const void *softirq_key(unsigned int vec)
 	return (const void *)(unsigned long)(vec + 1);
 }
 
-void ntkl_softirq_entry(void *data, unsigned int vec)
+static void probe_softirq_entry(void *data, unsigned int vec)
 {
 	u64 routine = vec < NR_SOFTIRQS ? READ_ONCE(softirq_action[vec]) : 0;
 
@@ -216,40 +237,40 @@ void ntkl_softirq_entry(void *data, unsigned int vec)
 	     0);
 }
 
-void ntkl_softirq_exit(void *data, unsigned int vec)
+static void probe_softirq_exit(void *data, unsigned int vec)
 {
 	pop(this_cpu_ptr(&dpc_stack), softirq_key(vec), ETW_EVENT_DPC, 0);
 }
 
-void ntkl_tasklet_entry(void *data, struct tasklet_struct *t, void *func)
+static void probe_tasklet_entry(void *data, struct tasklet_struct *t, void *func)
 {
 	push(this_cpu_ptr(&dpc_stack), dpc_clocks(), t, (unsigned long)func, ETW_EVENT_DPC, 0);
 }
 
-void ntkl_tasklet_exit(void *data, struct tasklet_struct *t, void *func)
+static void probe_tasklet_exit(void *data, struct tasklet_struct *t, void *func)
 {
 	pop(this_cpu_ptr(&dpc_stack), t, ETW_EVENT_DPC, 0);
 }
 
 /* The callback is read at entry: the timer may be freed by it. */
-void ntkl_timer_entry(void *data, struct timer_list *timer, unsigned long baseclk)
+static void probe_timer_expire_entry(void *data, struct timer_list *timer, unsigned long baseclk)
 {
 	push(this_cpu_ptr(&dpc_stack), dpc_clocks(), timer, (unsigned long)timer->function,
 	     ETW_EVENT_TIMER_DPC, 0);
 }
 
-void ntkl_timer_exit(void *data, struct timer_list *timer)
+static void probe_timer_expire_exit(void *data, struct timer_list *timer)
 {
 	pop(this_cpu_ptr(&dpc_stack), timer, ETW_EVENT_TIMER_DPC, 0);
 }
 
-void ntkl_hrtimer_entry(void *data, struct hrtimer *timer, ktime_t *now)
+static void probe_hrtimer_expire_entry(void *data, struct hrtimer *timer, ktime_t *now)
 {
 	push(this_cpu_ptr(&dpc_stack), dpc_clocks(), timer, (unsigned long)timer->function,
 	     ETW_EVENT_TIMER_DPC, 0);
 }
 
-void ntkl_hrtimer_exit(void *data, struct hrtimer *timer)
+static void probe_hrtimer_expire_exit(void *data, struct hrtimer *timer)
 {
 	pop(this_cpu_ptr(&dpc_stack), timer, ETW_EVENT_TIMER_DPC, 0);
 }
@@ -330,43 +351,63 @@ static void reset_stacks(struct dpc_stack __percpu *stacks)
 }
 
 /* Before a group is attached: no probe of it runs, its stacks can be emptied. */
-static void prepare_group(enum ntkl_tp_group group)
+static void prepare_group(unsigned int group)
 {
-	reset_stacks(group == NTKL_TP_ISR ? &isr_stack : &dpc_stack);
-	if (group == NTKL_TP_DPC)
+	reset_stacks(group == DPC_TP_ISR ? &isr_stack : &dpc_stack);
+	if (group == DPC_TP_DPC)
 		resolve_softirq_actions();
 }
 
 static int dpc_publish(struct ntkl_active_set *set)
 {
+	const struct ntkl_producer *self = &ntkl_dpc_producer;
+	struct dpc_set *state = dpc_set(set);
 	bool had_isr;
 	unsigned int i;
 	int ret;
 
-	set->isr_clocks = 0;
-	set->dpc_clocks = 0;
+	state->isr_clocks = 0;
+	state->dpc_clocks = 0;
 	for (i = 0; i < set->n; i++) {
 		struct ntkl_logger *lg = set->loggers[i];
 
 		if (ntkl_event_on(lg, ETW_EVENT_ISR))
-			set->isr_clocks |= BIT(lg->clock_type);
+			state->isr_clocks |= BIT(lg->clock_type);
 		if (ntkl_event_on(lg, ETW_EVENT_DPC))
-			set->dpc_clocks |= BIT(lg->clock_type);
+			state->dpc_clocks |= BIT(lg->clock_type);
 	}
 	mutex_lock(&dpc_lock);
-	had_isr = ntkl_probes_attached(NTKL_TP_ISR);
-	ret = ntkl_probes_set(NTKL_TP_ISR, set->isr_clocks, prepare_group);
+	had_isr = ntkl_tp_attached(self, DPC_TP_ISR);
+	ret = ntkl_tp_set(self, DPC_TP_ISR, state->isr_clocks, prepare_group);
 	if (!ret) {
-		ret = ntkl_probes_set(NTKL_TP_DPC, set->dpc_clocks, prepare_group);
+		ret = ntkl_tp_set(self, DPC_TP_DPC, state->dpc_clocks, prepare_group);
 		/* fail whole: the ISR group as it was (detaching cannot fail) */
 		if (ret)
-			ntkl_probes_set(NTKL_TP_ISR, had_isr, prepare_group);
+			ntkl_tp_set(self, DPC_TP_ISR, had_isr, prepare_group);
 	}
 	mutex_unlock(&dpc_lock);
 	return ret;
 }
 
+/* Each group's exits before its entries (producers/tracepoints.h). */
+static struct ntkl_tp dpc_tps[] = {
+	NTKL_TP(irq_handler_exit, DPC_TP_ISR, "no ISR records"),
+	NTKL_TP(irq_handler_entry, DPC_TP_ISR, "no ISR records"),
+	NTKL_TP(softirq_exit, DPC_TP_DPC, "no DPC records of softirqs"),
+	NTKL_TP(softirq_entry, DPC_TP_DPC, "no DPC records of softirqs"),
+	NTKL_TP(tasklet_exit, DPC_TP_DPC, "no DPC records of tasklets"),
+	NTKL_TP(tasklet_entry, DPC_TP_DPC, "no DPC records of tasklets"),
+	NTKL_TP(timer_expire_exit, DPC_TP_DPC, "no TimerDPC records of timers"),
+	NTKL_TP(timer_expire_entry, DPC_TP_DPC, "no TimerDPC records of timers"),
+	NTKL_TP(hrtimer_expire_exit, DPC_TP_DPC, "no TimerDPC records of hrtimers"),
+	NTKL_TP(hrtimer_expire_entry, DPC_TP_DPC, "no TimerDPC records of hrtimers"),
+};
+
 const struct ntkl_producer ntkl_dpc_producer = {
 	.name = "dpc",
+	.tps = dpc_tps,
+	.nr_tps = ARRAY_SIZE(dpc_tps),
+	.set_size = sizeof(struct dpc_set),
+	.set_offset = &dpc_set_offset,
 	.publish = dpc_publish,
 };

@@ -352,6 +352,8 @@ static void rundown(struct ntkl_logger *lg, bool end)
 
 const struct ntkl_producer ntkl_image_producer = {
 	.name = "image",
+	.init = ntkl_image_init,
+	.exit = ntkl_image_exit,
 	.rundown = rundown,
 };
 

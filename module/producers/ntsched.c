@@ -24,12 +24,13 @@
 
 #include "ntkl.h"
 #include "producers/ntsched.h"
+#include "producers/producer.h"
 
 s8 ntkl_nt_prio_table[MAX_PRIO];
 u64 ntkl_ns_to_ticks_mult;
 u32 ntkl_ns_to_quantum_mult;
 
-void ntkl_sched_init(void)
+static int sched_init(void)
 {
 	s8 *table = ntkl_nt_prio_table;
 	int prio;
@@ -38,4 +39,11 @@ void ntkl_sched_init(void)
 		table[prio] = ntkl_nt_prio_of(prio);
 	ntkl_ns_to_ticks_mult = div64_u64(U64_MAX, TICK_NSEC) + 1;
 	ntkl_ns_to_quantum_mult = div_u64((u64)ntkl_cpu_mhz() << 32, 1024000);
+	return 0;
 }
+
+/* No event of its own: the tables the scheduler's producers read, at load. */
+const struct ntkl_producer ntkl_ntsched_producer = {
+	.name = "ntsched",
+	.init = sched_init,
+};

@@ -24,8 +24,6 @@ extern s8 ntkl_nt_prio_table[MAX_PRIO];	/* Linux prio -> NT priority */
 extern u64 ntkl_ns_to_ticks_mult;		/* 2^64 / TICK_NSEC */
 extern u32 ntkl_ns_to_quantum_mult;		/* ns to units of 1024 cycles */
 
-void ntkl_sched_init(void);
-
 /*
  * NT thread and process ids: the idle tasks are thread 0 of process 0;
  * kernel threads are threads of one System process (NTKL_SYSTEM_PID), as

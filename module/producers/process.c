@@ -28,12 +28,15 @@
 #include <linux/string.h>
 #include <linux/tick.h>
 #include <linux/uaccess.h>
+#include <trace/events/sched.h>
+#include <trace/events/task.h>
 
 #include "ntkl.h"
 #include "producers/ntsched.h"
 #include "format/record.h"
 #include "format/utf16.h"
 #include "producers/producer.h"
+#include "producers/tracepoints.h"
 
 /* S-1-22-1-<uid>: revision 1, two sub-authorities, authority 22. */
 #define UNIX_USER_SID_SIZE	(sizeof(struct etw_sid) + 2 * sizeof(u32))
@@ -179,13 +182,14 @@ static void write_process(struct ntkl_logger *lg, enum etw_event_id id, struct t
 	struct ntkl_record rec;
 	u8 *p;
 
-	p = ntkl_record_begin(lg, &rec, id,
-			      ETW_PROCESS_V4_FIXED_SIZE + sizeof(*sidh) + UNIX_USER_SID_SIZE +
-			      name_len + 1 + (cmd_units + 1) * 2 + 2 * 2);
-	if (!p)
+	proc = ntkl_begin_PROCESS_V4(lg, &rec, id,
+				     ETW_PROCESS_V4_FIXED_SIZE + sizeof(*sidh) +
+				     UNIX_USER_SID_SIZE + name_len + 1 + (cmd_units + 1) * 2 +
+				     2 * 2);
+	if (!proc)
 		return;
+	p = (u8 *)proc;
 
-	proc = (void *)p;
 	proc->unique_process_key = ntkl_process_id(t);
 	proc->process_id = ntkl_process_id(t);
 	rcu_read_lock();
@@ -260,11 +264,11 @@ static void write_thread(struct ntkl_logger *lg, enum etw_event_id id, struct ta
 	unsigned long stack;
 	u8 *p;
 
-	p = ntkl_record_begin(lg, &rec, id,
-			      sizeof(*th) + (ntkl_utf16_len(name, TASK_COMM_LEN) + 1) * 2);
-	if (!p)
+	th = ntkl_begin_THREAD_V3(lg, &rec, id,
+				  sizeof(*th) + (ntkl_utf16_len(name, TASK_COMM_LEN) + 1) * 2);
+	if (!th)
 		return;
-	th = (void *)p;
+	p = (u8 *)th;
 	memset(th, 0, sizeof(*th));
 	th->process_id = ntkl_process_id(t);
 	th->thread_id = ntkl_thread_id(t);
@@ -444,19 +448,14 @@ static void rundown(struct ntkl_logger *lg, bool end)
 	kfree(txt);
 }
 
-const struct ntkl_producer ntkl_process_producer = {
-	.name = "process",
-	.rundown = rundown,
-};
-
 /*
  * Process and thread Start/End as they happen (PERF_PROCESS, PERF_THREAD).
  * A new process (a kernel thread is a thread of System) starts with its
  * parent's image and arguments: the child's memory is a copy of the
  * parent's, which is current here.
  */
-void ntkl_probe_sched_process_fork(void *data, struct task_struct *parent,
-				   struct task_struct *child)
+static void probe_sched_process_fork(void *data, struct task_struct *parent,
+				     struct task_struct *child)
 {
 	struct ntkl_logger **loggers, *lg;
 	unsigned int i, n = ntkl_active_loggers(&loggers);
@@ -487,8 +486,8 @@ void ntkl_probe_sched_process_fork(void *data, struct task_struct *parent,
  * old name is known; the Start here, with the new executable's name and
  * arguments (in the task's own memory, which exec has just filled).
  */
-void ntkl_probe_sched_process_exec(void *data, struct task_struct *p, pid_t old_pid,
-				   struct linux_binprm *bprm)
+static void probe_sched_process_exec(void *data, struct task_struct *p, pid_t old_pid,
+				     struct linux_binprm *bprm)
 {
 	struct ntkl_logger **loggers, *lg;
 	unsigned int i, n = ntkl_active_loggers(&loggers);
@@ -516,7 +515,7 @@ void ntkl_probe_sched_process_exec(void *data, struct task_struct *p, pid_t old_
  * the old comm, its only name left (exec has already replaced its memory).
  * Renames outside exec (prctl, /proc/<pid>/comm) write nothing.
  */
-void ntkl_probe_task_rename(void *data, struct task_struct *task, const char *comm)
+static void probe_task_rename(void *data, struct task_struct *task, const char *comm)
 {
 	struct ntkl_logger **loggers, *lg;
 	unsigned int i, n;
@@ -539,7 +538,7 @@ void ntkl_probe_task_rename(void *data, struct task_struct *task, const char *co
  * A thread ends; with the last one, its process, named by comm: the
  * process's memory is gone when the kernel reports the exit.
  */
-void ntkl_probe_sched_process_exit(void *data, struct task_struct *p)
+static void probe_sched_process_exit(void *data, struct task_struct *p)
 {
 	/* do_exit() has already counted this thread out of signal->live */
 	bool group_dead = !atomic_read(&p->signal->live) && has_process_record(p);
@@ -556,3 +555,18 @@ void ntkl_probe_sched_process_exit(void *data, struct task_struct *p)
 			write_process(lg, ETW_EVENT_PROCESS_END, p, comm, "");
 	}
 }
+
+static struct ntkl_tp process_tps[] = {
+	NTKL_TP(sched_process_fork, NTKL_TP_ALWAYS, NULL),
+	NTKL_TP(sched_process_exec, NTKL_TP_ALWAYS, NULL),
+	NTKL_TP(sched_process_exit, NTKL_TP_ALWAYS, NULL),
+	NTKL_TP(task_rename, NTKL_TP_ALWAYS,
+		"no Process End for the image an exec replaces"),
+};
+
+const struct ntkl_producer ntkl_process_producer = {
+	.name = "process",
+	.tps = process_tps,
+	.nr_tps = ARRAY_SIZE(process_tps),
+	.rundown = rundown,
+};

@@ -1,9 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the transport and the logger table ask of the producers of events,
- * without knowing any event kind: each producer registers the hooks it
- * needs in producers.c's list, and control calls them all.
+ * without knowing any event kind: each producer is one struct
+ * ntkl_producer, listed in producers.c, and control calls
+ * every producer's hooks through producers.c, never one by name.
  *
+ *   init, exit  at load (in list order; a failure unloads what is loaded)
+ *            and unload (in reverse), after and before its probes are
+ *            attached and detached.
+ *   tps      its probes on the kernel's tracepoints, a table of its own
+ *            (producers/tracepoints.h).
+ *   set_size its state in each set of running loggers, worked out by its
+ *            publish hook: set_size bytes, zeroed, at the offset
+ *            producers.c stores in *set_offset at load; a probe reaches
+ *            it with ntkl_set_state() (no per-producer field in the set).
+ *   setting  a kernel-wide setting it owns, behind a pair of ioctls
+ *            (struct ntkl_setting).
  *   publish  a new set of running loggers is about to be published (a
  *            logger started, stopped, or changed its group masks): work
  *            out, once, what the producer's probes would otherwise work
@@ -36,30 +48,84 @@
 
 #include <linux/types.h>
 
-struct ntkl_active_set;
-struct ntkl_logger;
+#include "ntkl.h"
+#include "control/active_set.h"
+
+struct task_struct;
+
+struct ntkl_tp;
+
+/*
+ * A kernel-wide setting a producer owns, read and written by a pair of
+ * ioctls: control/ioctl.c checks the caller and copies the struct in and
+ * out by uapi/ntkl.h's size rule (at most NTKL_SETTING_MAX bytes); the
+ * producer checks and applies it.
+ */
+#define NTKL_SETTING_MAX	64
+
+struct ntkl_setting {
+	unsigned int set_cmd, get_cmd;
+	size_t size, min_size;
+	int (*set)(const void *s);
+	int (*get)(void *s);
+};
 
 struct ntkl_producer {
 	const char *name;
+	int (*init)(void);
+	void (*exit)(void);
+	/* its probes (producers/tracepoints.h) */
+	struct ntkl_tp *tps;
+	unsigned int nr_tps;
+	/* its state in each set: set_size bytes at *set_offset (ntkl_set_state()) */
+	size_t set_size;
+	size_t *set_offset;
 	int (*publish)(struct ntkl_active_set *set);
 	void (*published)(const struct ntkl_active_set *set);
 	void (*flush)(void);
 	void (*rundown)(struct ntkl_logger *lg, bool end);
+	/* its setting, if it has one */
+	const struct ntkl_setting *setting;
 };
 
+/*
+ * A producer's state in a set of running loggers (what its publish hook
+ * worked out): offset is the one producers.c gave it at load.
+ */
+static __always_inline void *ntkl_set_state(const struct ntkl_active_set *set, size_t offset)
+{
+	return (u8 *)set + offset;
+}
+
+/*
+ * Every producer; producers.c lists them in the order control calls their
+ * hooks. A new producer is one line here and one there.
+ */
+extern const struct ntkl_producer ntkl_ntsched_producer;
+extern const struct ntkl_producer ntkl_stack_producer;
 extern const struct ntkl_producer ntkl_process_producer;
-extern const struct ntkl_producer ntkl_cswitch_producer;
-extern const struct ntkl_producer ntkl_spinlock_producer;
 extern const struct ntkl_producer ntkl_image_producer;
+extern const struct ntkl_producer ntkl_cswitch_producer;
+extern const struct ntkl_producer ntkl_ready_thread_producer;
+extern const struct ntkl_producer ntkl_spinlock_producer;
+extern const struct ntkl_producer ntkl_sysconfig_producer;
 extern const struct ntkl_producer ntkl_dpc_producer;
 extern const struct ntkl_producer ntkl_profile_producer;
-extern const struct ntkl_producer ntkl_sysconfig_producer;
 
-/* producers.c: call one hook of every producer that has it */
+/* producers.c: for control, which calls no producer by name */
+int ntkl_producers_init(void);
+void ntkl_producers_exit(void);
+size_t ntkl_producers_set_size(void);
 int ntkl_producers_publish(struct ntkl_active_set *set);
 void ntkl_producers_published(const struct ntkl_active_set *set);
 void ntkl_producers_flush(void);
 void ntkl_producers_start(struct ntkl_logger *lg);
 void ntkl_producers_stop(struct ntkl_logger *lg);
+const struct ntkl_setting *ntkl_producers_setting(unsigned int cmd);
+
+/* image.c: a process's images, for process.c (its exec's Image records) */
+void ntkl_image_new_process(struct ntkl_logger *lg, struct task_struct *p);
+int ntkl_image_init(void);
+void ntkl_image_exit(void);
 
 #endif /* _NTKL_PRODUCER_H */

@@ -1,28 +1,86 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The producers of events and the hooks control calls on them
- * (producer.h). A producer without hooks (ReadyThread: its probe only
- * reads the set of loggers) is not listed.
+ * (producer.h).
  */
+#include <linux/align.h>
 #include <linux/kernel.h>
 
 #include "ntkl.h"
+#include "format/header.h"
 #include "format/record.h"
 #include "producers/producer.h"
+#include "producers/tracepoints.h"
 
+/*
+ * In the order control calls their hooks; init in this order at load,
+ * exit in reverse at unload. Last, those whose publish may fail (then
+ * nothing after it has run): DPC's failure changes nothing, the
+ * profile's is the last step.
+ */
 static const struct ntkl_producer *const producers[] = {
+	&ntkl_ntsched_producer,
+	&ntkl_stack_producer,
 	&ntkl_process_producer,
 	&ntkl_image_producer,
 	&ntkl_cswitch_producer,
+	&ntkl_ready_thread_producer,
 	&ntkl_spinlock_producer,
 	&ntkl_sysconfig_producer,
-	/*
-	 * last, as their publish may fail (then nothing after it has run):
-	 * DPC's failure changes nothing, the profile's is the last step
-	 */
 	&ntkl_dpc_producer,
 	&ntkl_profile_producer,
 };
+
+/* The bytes of every producer's state after a set's loggers. */
+static size_t state_size;
+
+size_t ntkl_producers_set_size(void)
+{
+	return state_size;
+}
+
+static void exit_from(unsigned int n)
+{
+	while (n--)
+		if (producers[n]->exit)
+			producers[n]->exit();
+}
+
+/*
+ * At load: give each producer its place in a set's state, init each in
+ * turn, then attach their probes. On failure what was done is undone.
+ */
+int ntkl_producers_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	state_size = 0;
+	for (i = 0; i < ARRAY_SIZE(producers); i++) {
+		if (!producers[i]->set_size)
+			continue;
+		*producers[i]->set_offset = sizeof(struct ntkl_active_set) + state_size;
+		state_size += ALIGN(producers[i]->set_size, sizeof(u64));
+	}
+	for (i = 0; i < ARRAY_SIZE(producers); i++) {
+		ret = producers[i]->init ? producers[i]->init() : 0;
+		if (ret) {
+			exit_from(i);
+			return ret;
+		}
+	}
+	ret = ntkl_tp_register(producers, ARRAY_SIZE(producers));
+	if (ret)
+		exit_from(ARRAY_SIZE(producers));
+	return ret;
+}
+
+/* At unload, every logger stopped: detach every probe, exit in reverse. */
+void ntkl_producers_exit(void)
+{
+	ntkl_tp_unregister(producers, ARRAY_SIZE(producers));
+	exit_from(ARRAY_SIZE(producers));
+}
 
 int ntkl_producers_publish(struct ntkl_active_set *set)
 {
@@ -110,4 +168,18 @@ void ntkl_producers_start(struct ntkl_logger *lg)
 void ntkl_producers_stop(struct ntkl_logger *lg)
 {
 	rundown(lg, true);
+}
+
+/* The setting whose SET or GET ioctl is cmd (control/ioctl.c), or NULL. */
+const struct ntkl_setting *ntkl_producers_setting(unsigned int cmd)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(producers); i++) {
+		const struct ntkl_setting *st = producers[i]->setting;
+
+		if (st && (cmd == st->set_cmd || cmd == st->get_cmd))
+			return st;
+	}
+	return NULL;
 }

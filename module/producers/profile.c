@@ -168,9 +168,9 @@ static void write_interval(struct ntkl_logger *lg, enum etw_event_id id, u32 new
 	u8 *p;
 
 	preempt_disable();
-	p = ntkl_record_begin(lg, &rec, id, sizeof(*pi) + sizeof(name) * 2);
-	if (p) {
-		pi = (void *)p;
+	pi = ntkl_begin_SAMPLED_PROFILE_INTERVAL(lg, &rec, id, sizeof(*pi) + sizeof(name) * 2);
+	if (pi) {
+		p = (u8 *)pi;
 		pi->source = ETW_PROFILE_SOURCE_TIMER;
 		pi->new_interval = new;
 		pi->old_interval = old;
@@ -281,7 +281,7 @@ static int events_period(u32 interval)
  * checked by the caller). Running events take it at once; each profiling
  * logger gets SetInterval.
  */
-int ntkl_profile_set_interval(u32 interval)
+static int ntkl_profile_set_interval(u32 interval)
 {
 	unsigned int i;
 	u32 old;
@@ -306,13 +306,41 @@ int ntkl_profile_set_interval(u32 interval)
 	return ret;
 }
 
-u32 ntkl_profile_get_interval(void)
+static int profile_setting_set(const void *s)
 {
-	return READ_ONCE(profile_interval);
+	const struct ntkl_profile_interval *p = s;
+
+	if (p->__reserved0 || ntkl_profile_interval_out_of_bounds(p))
+		return -EINVAL;
+	return ntkl_profile_set_interval(ntkl_profile_interval_asked(p));
 }
+
+/* the timer's (the one source); another source is EINVAL */
+static int profile_setting_get(void *s)
+{
+	struct ntkl_profile_interval *p = s;
+
+	if (p->__reserved0 || p->source != NTKL_PROFILE_SOURCE_TIMER)
+		return -EINVAL;
+	p->interval = READ_ONCE(profile_interval);
+	return 0;
+}
+
+static_assert(sizeof(struct ntkl_profile_interval) <= NTKL_SETTING_MAX);
+
+/* SET_ and GET_PROFILE_INTERVAL: the kernel-wide interval (100 ns units) */
+static const struct ntkl_setting profile_setting = {
+	.set_cmd = NTKL_IOC_SET_PROFILE_INTERVAL,
+	.get_cmd = NTKL_IOC_GET_PROFILE_INTERVAL,
+	.size = sizeof(struct ntkl_profile_interval),
+	.min_size = NTKL_PROFILE_INTERVAL_SIZE_VER0,
+	.set = profile_setting_set,
+	.get = profile_setting_get,
+};
 
 const struct ntkl_producer ntkl_profile_producer = {
 	.name = "profile",
 	.publish = profile_publish,
 	.rundown = profile_rundown,
+	.setting = &profile_setting,
 };

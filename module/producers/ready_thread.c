@@ -8,14 +8,18 @@
  * and AdjustIncrement 0. A wakeup from a hard or soft interrupt is NT's
  * "readied from a DPC".
  */
+#include <linux/mm_types.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <trace/events/sched.h>
 
 #include "producers/ntsched.h"
 #include "format/record.h"
+#include "producers/producer.h"
 #include "producers/stack.h"
+#include "producers/tracepoints.h"
 
-void ntkl_probe_sched_waking(void *data, struct task_struct *p)
+static void probe_sched_waking(void *data, struct task_struct *p)
 {
 	struct ntkl_logger **loggers;
 	unsigned int i, n = ntkl_active_loggers(&loggers);
@@ -27,8 +31,8 @@ void ntkl_probe_sched_waking(void *data, struct task_struct *p)
 	for (i = 0; i < n; i++) {
 		if (!ntkl_event_on(loggers[i], ETW_EVENT_READY_THREAD))
 			continue;
-		rt = (void *)ntkl_record_begin(loggers[i], &rec, ETW_EVENT_READY_THREAD,
-					       sizeof(*rt));
+		rt = ntkl_begin_READY_THREAD(loggers[i], &rec, ETW_EVENT_READY_THREAD,
+					     sizeof(*rt));
 		if (!rt)
 			continue;
 		rt->thread_id = ntkl_thread_id(p);
@@ -48,3 +52,44 @@ void ntkl_probe_sched_waking(void *data, struct task_struct *p)
 			ntkl_stack_write(loggers[i], st, time);
 	}
 }
+
+/*
+ * sched_waking is attached while a logger takes ReadyThread, and only
+ * then: a loaded ntkl with nothing to record adds nothing to a wakeup.
+ */
+#define READY_TP_WAKING	1
+
+static struct ntkl_tp ready_thread_tps[] = {
+	NTKL_TP(sched_waking, READY_TP_WAKING, NULL),
+};
+
+/* Attached before the set is seen: a new logger misses no event. */
+static int ready_thread_publish(struct ntkl_active_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++)
+		if (ntkl_event_on(set->loggers[i], ETW_EVENT_READY_THREAD))
+			return ntkl_tp_set(&ntkl_ready_thread_producer, READY_TP_WAKING, true,
+					   NULL);
+	return 0;
+}
+
+/* Detached once the set is seen: a leaving logger misses no event either. */
+static void ready_thread_published(const struct ntkl_active_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++)
+		if (ntkl_event_on(set->loggers[i], ETW_EVENT_READY_THREAD))
+			return;
+	ntkl_tp_set(&ntkl_ready_thread_producer, READY_TP_WAKING, false, NULL);
+}
+
+const struct ntkl_producer ntkl_ready_thread_producer = {
+	.name = "ready_thread",
+	.tps = ready_thread_tps,
+	.nr_tps = ARRAY_SIZE(ready_thread_tps),
+	.publish = ready_thread_publish,
+	.published = ready_thread_published,
+};

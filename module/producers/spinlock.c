@@ -15,7 +15,9 @@
  * Linux has no tracepoint at release: the record is written when the lock
  * is acquired (contention_end) and ReleaseTime equals AcquireTime.
  */
+#include <linux/cache.h>
 #include <linux/hardirq.h>
+#include <linux/interrupt.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/percpu.h>
@@ -24,6 +26,7 @@
 #include <linux/spinlock.h>
 #include <linux/stacktrace.h>
 #include <linux/uaccess.h>
+#include <trace/events/irq.h>
 #include <trace/events/lock.h>
 #ifdef CONFIG_X86
 #include <asm/unwind.h>
@@ -33,6 +36,7 @@
 #include "format/record.h"
 #include "producers/producer.h"
 #include "producers/stack.h"
+#include "producers/tracepoints.h"
 #include "uapi/ntkl_bounds.h"
 #include "wrapper/mul.h"
 
@@ -91,14 +95,21 @@ static bool traced_kind(unsigned int flags)
 }
 
 /* Does a running logger take spin lock records? */
+static size_t spinlock_set_offset __ro_after_init;
+
+/* In each set of running loggers: does one take spin lock records? */
+struct spinlock_set {
+	bool traced;
+};
+
 static bool spinlock_traced(void)
 {
 	struct ntkl_active_set *set = ntkl_active_set();
 
-	return set && set->spinlock;
+	return set && ((struct spinlock_set *)ntkl_set_state(set, spinlock_set_offset))->traced;
 }
 
-void ntkl_probe_contention_begin(void *data, void *lock, unsigned int flags)
+static void probe_contention_begin(void *data, void *lock, unsigned int flags)
 {
 	struct spin_cpu *sc = this_cpu_ptr(&spin_cpu);
 	unsigned int depth = READ_ONCE(sc->depth);
@@ -375,7 +386,7 @@ static bool sampled(struct spin_cpu *sc, u64 wait)
 	return spin_count(wait) >= READ_ONCE(config.spin_threshold);
 }
 
-void ntkl_probe_contention_end(void *data, void *lock, int ret)
+static void probe_contention_end(void *data, void *lock, int ret)
 {
 	struct spin_cpu *sc = this_cpu_ptr(&spin_cpu);
 	unsigned int depth = READ_ONCE(sc->depth);
@@ -405,12 +416,12 @@ void ntkl_probe_contention_end(void *data, void *lock, int ret)
 		write_record(sc, &w, now);
 }
 
-void ntkl_probe_irq_handler_entry(void *data, int irq, struct irqaction *action)
+static void probe_irq_handler_entry(void *data, int irq, struct irqaction *action)
 {
 	this_cpu_inc(spin_cpu.hardirqs);
 }
 
-int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c)
+static int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c)
 {
 	struct ntkl_spinlock_config v = *c;
 	unsigned int cpu;
@@ -438,7 +449,7 @@ int ntkl_spinlock_set_config(const struct ntkl_spinlock_config *c)
 	return 0;
 }
 
-void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c)
+static void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c)
 {
 	mutex_lock(&config_lock);
 	*c = config;
@@ -446,8 +457,37 @@ void ntkl_spinlock_get_config(struct ntkl_spinlock_config *c)
 	c->size = sizeof(*c);
 }
 
+static int spinlock_setting_set(const void *s)
+{
+	const struct ntkl_spinlock_config *c = s;
+
+	return c->__reserved0 ? -EINVAL : ntkl_spinlock_set_config(c);
+}
+
+static int spinlock_setting_get(void *s)
+{
+	struct ntkl_spinlock_config *c = s;
+
+	if (c->__reserved0)
+		return -EINVAL;
+	ntkl_spinlock_get_config(c);
+	return 0;
+}
+
+static_assert(sizeof(struct ntkl_spinlock_config) <= NTKL_SETTING_MAX);
+
+/* SET_ and GET_SPINLOCK_CONFIG */
+static const struct ntkl_setting spinlock_setting = {
+	.set_cmd = NTKL_IOC_SET_SPINLOCK_CONFIG,
+	.get_cmd = NTKL_IOC_GET_SPINLOCK_CONFIG,
+	.size = sizeof(struct ntkl_spinlock_config),
+	.min_size = NTKL_SPINLOCK_CONFIG_SIZE_VER0,
+	.set = spinlock_setting_set,
+	.get = spinlock_setting_get,
+};
+
 /* Calibrate SpinCount: the cost of one cpu_relax(). */
-void ntkl_spinlock_init(void)
+static int spinlock_init(void)
 {
 	u64 start, took;
 	int i;
@@ -457,6 +497,7 @@ void ntkl_spinlock_init(void)
 		cpu_relax();
 	took = max_t(u64, div_u64(cycles() - start, 1000), 1);
 	spins_per_cycle_mult = div64_u64(1ULL << 32, took);
+	return 0;
 }
 
 /* The contention probes stay idle unless a logger takes spin lock records. */
@@ -464,13 +505,28 @@ static int spinlock_publish(struct ntkl_active_set *set)
 {
 	unsigned int i;
 
+	struct spinlock_set *state = ntkl_set_state(set, spinlock_set_offset);
+
 	for (i = 0; i < set->n; i++)
 		if (ntkl_event_on(set->loggers[i], ETW_EVENT_SPINLOCK))
-			set->spinlock = true;
+			state->traced = true;
 	return 0;
 }
 
+static struct ntkl_tp spinlock_tps[] = {
+	NTKL_TP(contention_begin, NTKL_TP_ALWAYS, "no SpinLock records"),
+	NTKL_TP(contention_end, NTKL_TP_ALWAYS, "no SpinLock records"),
+	NTKL_TP(irq_handler_entry, NTKL_TP_ALWAYS,
+		"SpinLock InterruptCount is 0"),
+};
+
 const struct ntkl_producer ntkl_spinlock_producer = {
 	.name = "spinlock",
+	.init = spinlock_init,
+	.tps = spinlock_tps,
+	.nr_tps = ARRAY_SIZE(spinlock_tps),
+	.set_size = sizeof(struct spinlock_set),
+	.set_offset = &spinlock_set_offset,
 	.publish = spinlock_publish,
+	.setting = &spinlock_setting,
 };

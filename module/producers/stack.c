@@ -43,6 +43,7 @@
 #endif
 
 #include "producers/ntsched.h"
+#include "producers/producer.h"
 #include "producers/stack.h"
 
 #define NESTING_LEVELS	4		/* task, softirq, hardirq, NMI */
@@ -77,14 +78,14 @@ u16 ntkl_stack_bit_hook(unsigned int bit)
 	return bit < ARRAY_SIZE(walked_hooks) ? walked_hooks[bit] : 0;
 }
 
-int ntkl_stack_init(void)
+static int stack_init(void)
 {
 	BUILD_BUG_ON(ARRAY_SIZE(walked_hooks) != ilog2(NTKL_STACK_PROFILE) + 1);
 	scratch = alloc_percpu(struct stack_scratch);
 	return scratch ? 0 : -ENOMEM;
 }
 
-void ntkl_stack_exit(void)
+static void stack_exit(void)
 {
 	free_percpu(scratch);
 	scratch = NULL;
@@ -263,11 +264,11 @@ void ntkl_stack_write(struct ntkl_logger *lg, const struct ntkl_stack *st, u64 e
 
 	if (!st->n)
 		return;
-	p = ntkl_record_begin(lg, &rec, ETW_EVENT_STACK_WALK,
-			      sizeof(*sw) + st->n * sizeof(st->frames[0]));
-	if (!p)
+	sw = ntkl_begin_STACK_WALK(lg, &rec, ETW_EVENT_STACK_WALK,
+				   sizeof(*sw) + st->n * sizeof(st->frames[0]));
+	if (!sw)
 		return;
-	sw = (void *)p;
+	p = (u8 *)sw;
 	sw->event_time_stamp = event_time;
 	sw->stack_process = st->pid;
 	sw->stack_thread = st->tid;
@@ -276,3 +277,10 @@ void ntkl_stack_write(struct ntkl_logger *lg, const struct ntkl_stack *st, u64 e
 	if (st->truncated)
 		atomic64_inc(&lg->stacks_truncated);
 }
+
+/* StackWalk: written after the events of the hooks a logger walks. */
+const struct ntkl_producer ntkl_stack_producer = {
+	.name = "stack",
+	.init = stack_init,
+	.exit = stack_exit,
+};

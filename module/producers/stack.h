@@ -34,8 +34,6 @@ struct ntkl_stack {
 
 u32 ntkl_stack_hook_bit(u16 hook);
 u16 ntkl_stack_bit_hook(unsigned int bit);
-int ntkl_stack_init(void);
-void ntkl_stack_exit(void);
 
 /* Does lg walk the stacks of this event? Read where the event is written. */
 static __always_inline bool ntkl_stack_on(const struct ntkl_logger *lg, u32 bit)

