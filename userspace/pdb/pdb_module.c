@@ -71,6 +71,20 @@ static uint64_t contrib_end(const struct pdb_contrib *c)
 	return (uint64_t)c->offset + c->size;
 }
 
+/* A new contribution for f, in the last module. */
+static void add_contrib(const struct pdb_model *m, const struct pdb_fn *f,
+			struct pdb_contrib *c, size_t *nc, struct pdb_module *mod, size_t nm)
+{
+	c[(*nc)++] = (struct pdb_contrib){
+		.section = f->section,
+		.module = (uint16_t)(nm - 1),
+		.offset = f->offset,
+		.size = f->size,
+		.characteristics = m->img->sections[f->section - 1].characteristics,
+	};
+	mod[nm - 1].ncontribs++;
+}
+
 int pdb_build_modules(struct pdb_model *m)
 {
 	size_t n = m->nfns ? m->nfns : 1;
@@ -87,9 +101,10 @@ int pdb_build_modules(struct pdb_model *m)
 		const struct pdb_fn *f = &m->fns[i];
 		struct pdb_contrib *last = nc ? &c[nc - 1] : NULL;
 		uint64_t end = (uint64_t)f->offset + f->size;
+		bool touches = f->size && last && last->section == f->section &&
+			       f->offset <= contrib_end(last);
 
-		if (f->size && last && last->section == f->section &&
-		    f->offset == contrib_end(last) && last->size > 1 &&
+		if (touches && f->offset == contrib_end(last) && last->size > 1 &&
 		    mod[nm - 1].nfns >= 2 * PDB_MODULE_FUNCTIONS) {
 			/* touching for long: cut here (see above) */
 			uint32_t lost = f->offset - 1;
@@ -99,22 +114,11 @@ int pdb_build_modules(struct pdb_model *m)
 			while (j > mod[nm - 1].first_fn && m->fns[j - 1].section == f->section &&
 			       m->fns[j - 1].offset + (uint64_t)m->fns[j - 1].size > lost)
 				j--;
-			mod[nm].first_fn = i;
-			mod[nm].first_contrib = nc;
-			mod[nm].carry_first = j;
-			mod[nm].ncarry = i - j;
+			mod[nm] = (struct pdb_module){ .first_fn = i, .first_contrib = nc,
+						       .carry_first = j, .ncarry = i - j };
 			nm++;
-			c[nc++] = (struct pdb_contrib){
-				.section = f->section,
-				.module = (uint16_t)(nm - 1),
-				.offset = f->offset,
-				.size = f->size,
-				.characteristics =
-					m->img->sections[f->section - 1].characteristics,
-			};
-			mod[nm - 1].ncontribs++;
-		} else if (f->size && last && last->section == f->section &&
-			   f->offset <= contrib_end(last)) {
+			add_contrib(m, f, c, &nc, mod, nm);
+		} else if (touches) {
 			/*
 			 * Merged: LLVM's reader takes a contribution's end as
 			 * part of it, so two that touch would overlap there
@@ -125,19 +129,10 @@ int pdb_build_modules(struct pdb_model *m)
 		} else if (f->size) {
 			/* a gap before f: the module may end here */
 			if (mod[nm - 1].nfns >= PDB_MODULE_FUNCTIONS) {
-				mod[nm].first_fn = i;
-				mod[nm].first_contrib = nc;
+				mod[nm] = (struct pdb_module){ .first_fn = i, .first_contrib = nc };
 				nm++;
 			}
-			c[nc++] = (struct pdb_contrib){
-				.section = f->section,
-				.module = (uint16_t)(nm - 1),
-				.offset = f->offset,
-				.size = f->size,
-				.characteristics =
-					m->img->sections[f->section - 1].characteristics,
-			};
-			mod[nm - 1].ncontribs++;
+			add_contrib(m, f, c, &nc, mod, nm);
 		}
 		m->fns[i].module = (uint16_t)(nm - 1);
 		mod[nm - 1].nfns++;
