@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,7 +63,10 @@ void cmd_record_usage(FILE *out)
 		"                     replaces that half):\n");
 	ntkl_profiles_help(out, "      ");
 	fprintf(out,
-		"  -o FILE.etl        the file to write (-f works too; default ntkl.etl)\n"
+		"  -o FILE.etl        the file to write (-f works too; default ntkl.etl);\n"
+		"                     one there already is kept as FILE.etl.old (an\n"
+		"                     older .old is replaced), as perf record's\n"
+		"                     perf.data.old, and a line says so\n"
 		"  --progress         the progress line even when stderr is not a\n"
 		"                     terminal (one line a second); --no-progress: none\n"
 		"  --symbols DIR      then write the PDB files that name its stacks'\n"
@@ -80,6 +85,56 @@ void cmd_record_usage(FILE *out)
 static int usage_error(const char *fmt, const char *arg)
 {
 	return cmd_usage_error("record", cmd_record_usage, fmt, arg);
+}
+
+/*
+ * As perf record keeps perf.data.old: a FILE that holds something (not
+ * empty) is renamed FILE.old (an older FILE.old is replaced) and a line
+ * says so, for the default ntkl.etl and any -o alike. A symlink's target
+ * is kept as TARGET.old and the link stays (it then names the new file).
+ * A FILE another logger is writing (locked) is left as it is, for
+ * ntkl_output_create() to refuse. Called once the logger runs, so that a
+ * record that fails before (no module) leaves FILE where it was.
+ * Returns 0, or -1 after a line saying why FILE cannot be kept.
+ */
+static int keep_old(const char *file)
+{
+	char *target = NULL, *old = NULL;
+	const char *base = file;
+	struct stat st;
+	int fd, ret = 0;
+
+	if (lstat(file, &st))
+		return 0;		/* nothing there, nothing to keep */
+	if (S_ISLNK(st.st_mode)) {
+		target = realpath(file, NULL);
+		if (!target)
+			return 0;	/* a dangling link: the new file is its target */
+		base = target;
+	}
+	if (stat(base, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		goto out;
+	fd = open(base, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto out;		/* ntkl_output_create() says why */
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		if (asprintf(&old, "%s.old", base) < 0) {
+			old = NULL;
+			fprintf(stderr, "ntkl record: out of memory\n");
+			ret = -1;
+		} else if (rename(base, old)) {
+			fprintf(stderr, "ntkl record: cannot keep the old %s as %s: %s: move it away, or choose another -o\n",
+				base, old, strerror(errno));
+			ret = -1;
+		} else {
+			fprintf(stderr, "ntkl record: kept the old %s as %s\n", base, old);
+		}
+	}
+	close(fd);
+out:
+	free(old);
+	free(target);
+	return ret;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -527,6 +582,8 @@ int cmd_record(int argc, char **argv)
 		ntkl_error_print(stderr, &ctx, what, ret);
 		goto stop;
 	}
+	if (keep_old(o.file))
+		goto stop;
 	r.out_fd = ntkl_output_create(o.file, what, sizeof(what));
 	if (r.out_fd < 0) {
 		fprintf(stderr, "ntkl record: %s\n", what);
