@@ -30,6 +30,7 @@
 #include "cmd.h"
 #include "cmd_output.h"
 #include "ctl/ntkl_control.h"
+#include "etl/etl.h"
 
 #define RECORD_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_FLUSHTIMER | \
@@ -335,7 +336,7 @@ static void show_progress(struct recording *r)
 	fprintf(stderr, "%sntkl record: %.1f s, %" PRIu64 " events (%.0f/s), %.1f MB, %" PRIu64
 		" buffers, %" PRIu64 " lost%s", r->progress_tty ? "\r\033[K" : "",
 		(double)(now - r->started_ms) / 1000.0, r->w.events, r->rate,
-		(double)r->w.bytes / (1024 * 1024), r->w.buffers, r->events_lost,
+		(double)r->w.bytes / 1e6, r->w.buffers, r->events_lost,
 		r->progress_tty ? "" : "\n");
 	r->printed_ms = now;
 	r->progress_shown = r->progress_tty;
@@ -367,6 +368,30 @@ static void stop_logger(struct recording *r)
 }
 
 /*
+ * The records of FILE's header buffer (the Header event and those the
+ * module puts beside it): the writer counts the data buffers' alone, and
+ * ntkl report counts every record of the file; with these the summary
+ * says the same number. 0 if the file cannot be read.
+ */
+static uint64_t header_records(const char *file)
+{
+	struct etl_cursor c;
+	struct etl_error err;
+	struct etl_buffer b;
+	struct etl_file f;
+	uint64_t n = 0;
+
+	if (etl_open(&f, file, &err))
+		return 0;
+	etl_buffers_begin(&f, &c);
+	if (etl_next_buffer(&f, &c, &b, &err) == 1 && b.index == 0)
+		n = etl_count_records(&b);
+	etl_buffers_end(&c);
+	etl_close(&f);
+	return n;
+}
+
+/*
  * After the logger stopped: drain, patch, close, summarise. error is the
  * recording's first failure, if any: the file then keeps the buffers
  * written so far. 0 if FILE is complete.
@@ -386,10 +411,12 @@ static int finish(struct recording *r, int error)
 		fprintf(stderr, "ntkl record: %s: %s\n", r->file, r->w.error);
 		return ret;
 	}
-	fprintf(stderr, "ntkl record: wrote %s: %" PRIu64 " buffers (%.1f MB), %" PRIu64
-		" events, %" PRIu64 " events lost, %" PRIu64 " buffers lost\n", r->file,
-		r->w.buffers, (double)r->w.bytes / (1024 * 1024), r->w.events,
-		(uint64_t)final.events_lost, (uint64_t)final.log_buffers_lost);
+	/* the numbers, and the words, of ntkl report's and dump's "Events:" line */
+	fprintf(stderr, "ntkl record: wrote %s: %" PRIu64 " events in %" PRIu64
+		" buffers (%.1f MB), %" PRIu64 " events lost, %" PRIu64 " buffers lost\n",
+		r->file, r->w.events + header_records(r->file), r->w.buffers,
+		(double)r->w.bytes / 1e6, (uint64_t)final.events_lost,
+		(uint64_t)final.log_buffers_lost);
 	return 0;
 }
 
