@@ -37,6 +37,21 @@ UM_VERSION := 0.1
 
 all: module userspace
 
+# Before scripts/install-deps, the build stopped deep inside with
+# "liburing.h: No such file": one line first, naming the missing packages.
+# LIBRARY:PACKAGE: the libraries the ntkl command links statically (their
+# packages have the headers too), as $(CC) -print-file-name finds them.
+BUILD_DEPS := libc.a:libc6-dev liburing.a:liburing-dev libiberty.a:libiberty-dev
+ifneq ($(filter all module modules-all userspace unit-test install fuzz,$(or $(MAKECMDGOALS),all)),)
+BUILD_MISSING := $(shell command -v $(firstword $(CC)) >/dev/null 2>&1 || echo gcc) \
+	$(if $(shell command -v $(firstword $(CC)) 2>/dev/null),$(foreach d,$(BUILD_DEPS),$(if \
+	$(filter /%,$(shell $(CC) -print-file-name=$(firstword $(subst :, ,$(d))) 2>/dev/null)),,$(lastword $(subst :, ,$(d)))))) \
+	$(if $(filter module modules-all all install,$(or $(MAKECMDGOALS),all)),$(if $(KVERS),,linux-headers-$(RUNNING)))
+ifneq ($(strip $(BUILD_MISSING)),)
+$(error ntkl: cannot build yet: missing $(strip $(BUILD_MISSING)): sudo scripts/install-deps --native installs them (--minimal for the test VM too))
+endif
+endif
+
 # Kbuild writes its objects next to the sources, so each kernel gets its own
 # copy of the module sources under build/ko/<kernel>/. Recipes that run a
 # script which runs make start with '+', so a parallel make (make -j4)

@@ -173,6 +173,26 @@ def seed_for(name):
     return "ntkl-full-4k.etl"
 
 
+# BootTime in an uncompressed buffer 0: after the buffer header (0x48)
+# and the Header event's (0x20), at 0xF8 of TRACE_LOGFILE_HEADER
+BOOT_TIME_AT = 0x48 + 0x20 + 0xF8
+
+
+def same_boot(paths):
+    """README merges a capture and a libntkl file recorded together, in
+    one boot; the seeds are of different boots, which merge refuses: give
+    the later inputs the first's BootTime."""
+    if len(paths) < 2:
+        return
+    with open(paths[0], "rb") as f:
+        f.seek(BOOT_TIME_AT)
+        boot = f.read(8)
+    for p in paths[1:]:
+        with open(p, "r+b") as f:
+            f.seek(BOOT_TIME_AT)
+            f.write(boot)
+
+
 def run_ntkl(argv, what, tmp):
     sub = argv[1] if len(argv) > 1 else "help"
     args = list(argv[1:])
@@ -186,6 +206,9 @@ def run_ntkl(argv, what, tmp):
                 path = os.path.join(tmp, a)
                 if not os.path.exists(path):
                     shutil.copy(os.path.join(SEEDS, seed_for(a)), path)
+        if sub == "merge":
+            same_boot([os.path.join(tmp, a) for a in args if a.endswith(".etl")
+                       and args[args.index(a) - 1] != "-o"])
         rc, out, err = run([NTKL] + args, tmp, env)
         return result(rc == 0, what, "exit %d: %s" % (rc, one_line(err or out)))
     if "--" in args:

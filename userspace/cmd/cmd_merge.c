@@ -27,7 +27,10 @@ void cmd_merge_usage(FILE *out)
 		"header (machine, clock, StartTime), with BuffersWritten counted\n"
 		"again and every IN's EventsLost and BuffersLost summed. The INs\n"
 		"must use the same clock (-clock; qpc by default in ntkl and\n"
-		"libntkl); an IN may be compressed, OUT never is.\n"
+		"libntkl); an IN may be compressed, OUT never is. Refused: an IN of\n"
+		"another boot than the first IN's (QPC and cycle times count from\n"
+		"boot), and two INs of one recording (a copy, or its relog: every\n"
+		"event would be there twice).\n"
 		"\n"
 		"  -o, --output OUT.etl  the merged file, written whole, then renamed\n"
 		"                        over the old one (a symlink's target is\n"
@@ -37,6 +40,48 @@ void cmd_merge_usage(FILE *out)
 		"\n"
 		"Exit status: 0 written, 1 an IN unreadable or not mergeable, or OUT\n"
 		"unwritable, 2 usage error.\n");
+}
+
+/*
+ * Refuse the two merges whose file would mislead, in one line each: an IN
+ * of another boot (its QPC or cycle times count from another zero, so its
+ * events would sit at meaningless times among the first IN's), and two
+ * INs of one recording (a copy, or its relog --expand-compact: the same
+ * logger, StartTime and BootTime), whose every event would be counted twice.
+ * etl_merge() itself counts the first (other_boot) and allows the second.
+ */
+static int merge_refused(const struct etl_file *const *files, size_t n)
+{
+	const struct trace_logfile_header *h0 = &files[0]->header;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_logfile_header *h = &files[i]->header;
+		/* in 64 bits however far apart the two BootTimes are */
+		uint64_t apart = h->boot_time > h0->boot_time ?
+			(uint64_t)h->boot_time - (uint64_t)h0->boot_time :
+			(uint64_t)h0->boot_time - (uint64_t)h->boot_time;
+
+		/* SYSTEM time (reserved_flags 2) is wall-clock time: any boot's compare */
+		if (i && h0->reserved_flags != 2 && h->reserved_flags != 2 &&
+		    h->boot_time && h0->boot_time &&
+		    apart > (uint64_t)ETL_MERGE_BOOT_SLACK) {
+			fprintf(stderr, "ntkl merge: %s was recorded in another boot than %s (their BootTimes %.0f s apart): their clocks count from different boots, so the merged times would mean nothing; merge files of one boot (or record both with -clock system)\n",
+				files[i]->path, files[0]->path, (double)apart / 1e7);
+			return 1;
+		}
+		for (size_t j = 0; j < i; j++) {
+			const struct trace_logfile_header *o = &files[j]->header;
+
+			if (h->start_time && h->start_time == o->start_time &&
+			    h->boot_time == o->boot_time &&
+			    !strcmp(files[i]->logger_name, files[j]->logger_name)) {
+				fprintf(stderr, "ntkl merge: %s and %s are one recording (logger '%s', same StartTime: a copy, or a relog of the other): merged, every event would be there twice; merge one of them with the other loggers' files\n",
+					files[j]->path, files[i]->path, files[i]->logger_name);
+				return 1;
+			}
+		}
+	}
+	return 0;
 }
 
 int cmd_merge(int argc, char **argv)
@@ -92,13 +137,12 @@ int cmd_merge(int argc, char **argv)
 		}
 		files[n] = &opened[n];
 	}
+	if (merge_refused(files, n))
+		goto out;
 	if (etl_merge(files, n, &img, &size, &st, &err)) {
 		fprintf(stderr, "ntkl merge: %s\n", err.msg);
 		goto out;
 	}
-	if (st.other_boot)
-		fprintf(stderr, "ntkl merge: warning: %lu of the files were recorded in another boot than %s: their times do not line up with its\n",
-			st.other_boot, argv[optind]);
 	ret = cmd_output_write_whole(&output, img, size);
 	if (ret)
 		goto out;

@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +30,7 @@
 #include "cmd.h"
 #include "cmd_output.h"
 #include "ctl/ntkl_control.h"
+#include "etl/etl.h"
 
 #define RECORD_OPTS	(NTKL_OPT_ON | NTKL_OPT_BUFFERSIZE | NTKL_OPT_MINBUFFERS | \
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_FLUSHTIMER | \
@@ -61,7 +64,10 @@ void cmd_record_usage(FILE *out)
 		"                     replaces that half):\n");
 	ntkl_profiles_help(out, "      ");
 	fprintf(out,
-		"  -o FILE.etl        the file to write (-f works too; default ntkl.etl)\n"
+		"  -o FILE.etl        the file to write (-f works too; default ntkl.etl);\n"
+		"                     one there already is kept as FILE.etl.old (an\n"
+		"                     older .old is replaced), as perf record's\n"
+		"                     perf.data.old, and a line says so\n"
 		"  --progress         the progress line even when stderr is not a\n"
 		"                     terminal (one line a second); --no-progress: none\n"
 		"  --symbols DIR      then write the PDB files that name its stacks'\n"
@@ -80,6 +86,56 @@ void cmd_record_usage(FILE *out)
 static int usage_error(const char *fmt, const char *arg)
 {
 	return cmd_usage_error("record", cmd_record_usage, fmt, arg);
+}
+
+/*
+ * As perf record keeps perf.data.old: a FILE that holds something (not
+ * empty) is renamed FILE.old (an older FILE.old is replaced) and a line
+ * says so, for the default ntkl.etl and any -o alike. A symlink's target
+ * is kept as TARGET.old and the link stays (it then names the new file).
+ * A FILE another logger is writing (locked) is left as it is, for
+ * ntkl_output_create() to refuse. Called once the logger runs, so that a
+ * record that fails before (no module) leaves FILE where it was.
+ * Returns 0, or -1 after a line saying why FILE cannot be kept.
+ */
+static int keep_old(const char *file)
+{
+	char *target = NULL, *old = NULL;
+	const char *base = file;
+	struct stat st;
+	int fd, ret = 0;
+
+	if (lstat(file, &st))
+		return 0;		/* nothing there, nothing to keep */
+	if (S_ISLNK(st.st_mode)) {
+		target = realpath(file, NULL);
+		if (!target)
+			return 0;	/* a dangling link: the new file is its target */
+		base = target;
+	}
+	if (stat(base, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		goto out;
+	fd = open(base, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto out;		/* ntkl_output_create() says why */
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		if (asprintf(&old, "%s.old", base) < 0) {
+			old = NULL;
+			fprintf(stderr, "ntkl record: out of memory\n");
+			ret = -1;
+		} else if (rename(base, old)) {
+			fprintf(stderr, "ntkl record: cannot keep the old %s as %s: %s: move it away, or choose another -o\n",
+				base, old, strerror(errno));
+			ret = -1;
+		} else {
+			fprintf(stderr, "ntkl record: kept the old %s as %s\n", base, old);
+		}
+	}
+	close(fd);
+out:
+	free(old);
+	free(target);
+	return ret;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -280,7 +336,7 @@ static void show_progress(struct recording *r)
 	fprintf(stderr, "%sntkl record: %.1f s, %" PRIu64 " events (%.0f/s), %.1f MB, %" PRIu64
 		" buffers, %" PRIu64 " lost%s", r->progress_tty ? "\r\033[K" : "",
 		(double)(now - r->started_ms) / 1000.0, r->w.events, r->rate,
-		(double)r->w.bytes / (1024 * 1024), r->w.buffers, r->events_lost,
+		(double)r->w.bytes / 1e6, r->w.buffers, r->events_lost,
 		r->progress_tty ? "" : "\n");
 	r->printed_ms = now;
 	r->progress_shown = r->progress_tty;
@@ -312,6 +368,30 @@ static void stop_logger(struct recording *r)
 }
 
 /*
+ * The records of FILE's header buffer (the Header event and those the
+ * module puts beside it): the writer counts the data buffers' alone, and
+ * ntkl report counts every record of the file; with these the summary
+ * says the same number. 0 if the file cannot be read.
+ */
+static uint64_t header_records(const char *file)
+{
+	struct etl_cursor c;
+	struct etl_error err;
+	struct etl_buffer b;
+	struct etl_file f;
+	uint64_t n = 0;
+
+	if (etl_open(&f, file, &err))
+		return 0;
+	etl_buffers_begin(&f, &c);
+	if (etl_next_buffer(&f, &c, &b, &err) == 1 && b.index == 0)
+		n = etl_count_records(&b);
+	etl_buffers_end(&c);
+	etl_close(&f);
+	return n;
+}
+
+/*
  * After the logger stopped: drain, patch, close, summarise. error is the
  * recording's first failure, if any: the file then keeps the buffers
  * written so far. 0 if FILE is complete.
@@ -331,10 +411,12 @@ static int finish(struct recording *r, int error)
 		fprintf(stderr, "ntkl record: %s: %s\n", r->file, r->w.error);
 		return ret;
 	}
-	fprintf(stderr, "ntkl record: wrote %s: %" PRIu64 " buffers (%.1f MB), %" PRIu64
-		" events, %" PRIu64 " events lost, %" PRIu64 " buffers lost\n", r->file,
-		r->w.buffers, (double)r->w.bytes / (1024 * 1024), r->w.events,
-		(uint64_t)final.events_lost, (uint64_t)final.log_buffers_lost);
+	/* the numbers, and the words, of ntkl report's and dump's "Events:" line */
+	fprintf(stderr, "ntkl record: wrote %s: %" PRIu64 " events in %" PRIu64
+		" buffers (%.1f MB), %" PRIu64 " events lost, %" PRIu64 " buffers lost\n",
+		r->file, r->w.events + header_records(r->file), r->w.buffers,
+		(double)r->w.bytes / 1e6, (uint64_t)final.events_lost,
+		(uint64_t)final.log_buffers_lost);
 	return 0;
 }
 
@@ -527,6 +609,8 @@ int cmd_record(int argc, char **argv)
 		ntkl_error_print(stderr, &ctx, what, ret);
 		goto stop;
 	}
+	if (keep_old(o.file))
+		goto stop;
 	r.out_fd = ntkl_output_create(o.file, what, sizeof(what));
 	if (r.out_fd < 0) {
 		fprintf(stderr, "ntkl record: %s\n", what);

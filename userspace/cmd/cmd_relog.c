@@ -31,7 +31,9 @@ void cmd_relog_usage(FILE *out)
 		"thread and is dropped. IN may be compressed; OUT never is.\n"
 		"OUT is written whole, then renamed over the old one (a symlink's\n"
 		"target is replaced, not the link); it may not be IN, nor a device\n"
-		"or FIFO; - writes to standard output.\n"
+		"or FIFO; - writes to standard output. An IN with no CompCS batch\n"
+		"(not recorded with COMPACT_CSWITCH) is copied, and the line says\n"
+		"there was nothing to expand.\n"
 		"\n"
 		"  -x, --expand-compact  expand the CompCS batches (the one mode)\n"
 		"  -h, --help            this text\n"
@@ -98,6 +100,11 @@ int cmd_relog(int argc, char **argv)
 	if (ret)
 		return 1;
 	/* with OUT on standard output, the summary goes to stderr */
+	if (!st.batches) {
+		fprintf(out.to_stdout ? stderr : stdout, "%s: nothing to expand: %s has no CompCS batch (it was not recorded with COMPACT_CSWITCH, or was expanded already); its %lu events are copied as they are, in %lu buffers\n",
+			argv[optind + 1], argv[optind], st.records, st.buffers_out);
+		return 0;
+	}
 	fprintf(out.to_stdout ? stderr : stdout, "%s: %lu CompCS batches expanded to %lu CSwitch events (%lu dropped: a CPU's last compact switch names no new thread), %lu other events copied; %lu buffers in, %lu out\n",
 	       argv[optind + 1], st.batches, st.switches, st.dropped, st.records,
 	       st.buffers_in, st.buffers_out);

@@ -23,7 +23,12 @@ void cmd_version_usage(FILE *out)
 		"Print this command's version and the loaded ntkl module's: its\n"
 		"version, control ABI, loggers, and the flags whose events it records.\n"
 		"\n"
-		"Exit status: 0 both known, 1 no module or one this command cannot use.\n");
+		"Without the module (a machine that only reads traces: report, dump,\n"
+		"convert, merge, relog, symbols need none) it says so and exits 0.\n"
+		"\n"
+		"Exit status: 0 this command's version printed (and the module's, or\n"
+		"that none is loaded), 1 a module this command cannot use or cannot\n"
+		"ask (no permission: the group tracing), 2 usage error.\n");
 }
 
 int cmd_version(int argc, char **argv)
@@ -41,6 +46,12 @@ int cmd_version(int argc, char **argv)
 	}
 	printf("ntkl %s (control ABI %d)\n", NTKL_VERSION, NTKL_ABI_VERSION);
 	fd = ntkl_open();
+	if (fd == -ENOENT || fd == -ENODEV || fd == -ENXIO) {
+		/* no module is no error here: the file commands need none */
+		printf("module: not loaded (no %s): the file commands (report, dump, convert, merge, relog, symbols) work without it; to record, load it: modprobe ntkl, or insmod ntkl.ko\n",
+		       ntkl_device_path());
+		return 0;
+	}
 	if (fd < 0) {
 		printf("module: %s: %s (load it: modprobe ntkl, or insmod ntkl.ko)\n",
 		       ntkl_device_path(), strerror(-fd));

@@ -108,7 +108,12 @@ static void test_end_(const char *file)
 }
 
 /* A case that cannot run on this machine: one SKIP line saying why and what to do. */
-#define test_skip(name, ...)	test_skip_(TEST_FILE, name, __VA_ARGS__)
+/*
+ * name and fmt must be string literals ("" pastes to nothing): a call that
+ * left the name out, passing the format as the name and a path as the
+ * format, printed a literal "%s" and now does not compile.
+ */
+#define test_skip(name, fmt, ...)	test_skip_(TEST_FILE, "" name, "" fmt, ##__VA_ARGS__)
 
 __attribute__((format(printf, 3, 4), unused))
 static void test_skip_(const char *file, const char *name, const char *fmt, ...)

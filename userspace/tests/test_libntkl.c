@@ -797,7 +797,8 @@ static void test_sample_decodes(void)
 	snprintf(path, sizeof(path), "%s/TraceLoggingTester.etl",
 		 dir ? dir : NTKL_DEFAULT_SAMPLES_OUT);
 	if (access(path, R_OK)) {
-		test_skip("%s not here: extract etwanalyzer__TraceLoggingTester.7z (make -C userspace test does, SAMPLES=DIR)",
+		test_skip("tracelogging_sample_decodes",
+			  "%s not here: extract etwanalyzer__TraceLoggingTester.7z (make -C userspace test does, SAMPLES=DIR)",
 			  path);
 		return;
 	}
