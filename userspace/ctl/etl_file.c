@@ -20,21 +20,6 @@
 #include "etl_file.h"
 #include "ntkl_state.h"
 
-int ntkl_write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Bytes of the NUL-terminated UTF-16 string at p (terminator in), or 0. */
 static size_t utf16_bytes(const uint8_t *p, size_t max)
 {

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "etl/etl_io.h"
 #include "etl/etl_reader.h"
 #include "uapi/ntkl.h"
 #include "uapi/ntkl_etw.h"
@@ -32,9 +33,6 @@ struct etl_header_patch {
 	uint32_t events_lost;
 	uint32_t buffers_lost;
 };
-
-/* len bytes to fd, through short writes and EINTR: 0 or -errno */
-int ntkl_write_all(int fd, const uint8_t *p, size_t len);
 
 /*
  * Create (or empty) the ETL file at path for one writer: a descriptor,

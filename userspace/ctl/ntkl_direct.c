@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "etl/etl_io.h"
 #include "ntkl_direct.h"
 
 int ntkl_direct_open(struct ntkl_direct *d, int fd, size_t unit, size_t mem)
@@ -34,24 +35,6 @@ int ntkl_direct_open(struct ntkl_direct *d, int fd, size_t unit, size_t mem)
 	return 0;
 }
 
-static int pwrite_all(int fd, const uint8_t *p, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 bool ntkl_direct_usable(const struct ntkl_direct *d, const uint8_t *p, size_t len)
 {
 	return len && d->fd >= 0 && !((uintptr_t)p % d->mem_align);
@@ -71,7 +54,7 @@ int ntkl_direct_complete(struct ntkl_direct *d, int buffered_fd, const uint8_t *
 		off += (uint64_t)res;
 		len -= (size_t)res;
 	}
-	return pwrite_all(buffered_fd, p, len, off);
+	return etl_write_all(buffered_fd, p, len, (int64_t)off);
 }
 
 int ntkl_direct_pwrite(struct ntkl_direct *d, int buffered_fd, const uint8_t *p,
@@ -80,7 +63,7 @@ int ntkl_direct_pwrite(struct ntkl_direct *d, int buffered_fd, const uint8_t *p,
 	ssize_t n;
 
 	if (!ntkl_direct_usable(d, p, len))
-		return pwrite_all(buffered_fd, p, len, off);
+		return etl_write_all(buffered_fd, p, len, (int64_t)off);
 	do
 		n = pwrite(d->fd, p, len, (off_t)off);
 	while (n < 0 && errno == EINTR);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "etl/etl_io.h"
 #include "etl/etl_reader.h"
 #include "etl/etl_xpress.h"
 #include "ntkl_sysconfig.h"
@@ -450,7 +451,7 @@ static int put_buffer(struct ntkl_writer *w, bool from_logger)
 	if (w->at_offsets)
 		ret = ntkl_direct_pwrite(&w->direct, w->out_fd, data, len, w->next_offset);
 	else
-		ret = ntkl_write_all(w->out_fd, data, len);
+		ret = etl_write_all(w->out_fd, data, len, -1);
 	if (ret) {
 		snprintf(w->error, sizeof(w->error), "writing buffer %llu: %s",
 			 (unsigned long long)w->buffers, strerror(-ret));

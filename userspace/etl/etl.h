@@ -17,6 +17,7 @@
  *   etl_events.h    the event list's lookups; etl_names.h, names of numbers
  *   etl_utf16.h     UTF-16LE strings
  *   etl_xpress.h    the LZ77 compression of compressed buffers
+ *   etl_io.h        writing a whole buffer to a file
  *
  * Inside the library only: etl_index.h (a hash index), etl_providers.h
  * (the providers a file names), etl_tlg.h (TraceLogging schemas).
@@ -28,6 +29,7 @@
 #include "etl_decode.h"
 #include "etl_events.h"
 #include "etl_images.h"
+#include "etl_io.h"
 #include "etl_model.h"
 #include "etl_names.h"
 #include "etl_reader.h"

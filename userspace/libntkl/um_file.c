@@ -115,7 +115,7 @@ int um_out_open(struct ntkl_um_logger *lg)
 		um_set_error("libntkl: the header buffer: %s", err);
 		return -EINVAL;
 	}
-	ret = ntkl_write_all(lg->fd, hdr, size);
+	ret = etl_write_all(lg->fd, hdr, size, -1);
 	free(hdr);
 	if (ret) {
 		um_set_error("libntkl: writing the header buffer of %s: %s", lg->path,
@@ -154,7 +154,7 @@ static void seal(struct ntkl_um_logger *lg, uint8_t *buf, uint32_t filled, uint1
 static void put_plain(struct ntkl_um_logger *lg, uint8_t *buf, uint32_t events)
 {
 	struct um_logger_out *o = lg->out;
-	int ret = ntkl_write_all(lg->fd, buf, lg->pool.size);
+	int ret = etl_write_all(lg->fd, buf, lg->pool.size, -1);
 
 	if (ret) {
 		/* cut a half-written buffer off: the file ends on a boundary */
@@ -182,7 +182,7 @@ static void flush_compressed(struct ntkl_um_logger *lg, uint32_t n)
 {
 	struct um_logger_out *o = lg->out;
 	uint32_t i, done = 0;
-	int ret = ntkl_write_all(lg->fd, o->cbuf, n);
+	int ret = etl_write_all(lg->fd, o->cbuf, n, -1);
 
 	if (ret) {
 		/* what this flush wrote of itself goes: the file ends where it was */

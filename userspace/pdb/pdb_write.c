@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "etl/etl_io.h"
 #include "pdb/pdb.h"
 #include "pdb/pdb_msf.h"
 #include "pdb/pdb_streams.h"
@@ -166,23 +167,6 @@ static int build_streams(struct pdb_model *m, struct pdb_buf **streams,
 	return ret;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* data to a temporary file beside path, renamed over it once complete. */
 static int write_atomically(const char *path, const uint8_t *data, size_t len,
 			    char *err, size_t err_size)
@@ -207,7 +191,7 @@ static int write_atomically(const char *path, const uint8_t *data, size_t len,
 	/* symbol files are for every user of the traces, as a linker makes them */
 	ret = fchmod(fd, 0644) ? -errno : 0;
 	if (!ret)
-		ret = write_all(fd, data, len);
+		ret = etl_write_all(fd, data, len, -1);
 	/*
 	 * On the disk before the rename: the rename then replaces a whole
 	 * file even across a crash, and a failed write-back is an error
