@@ -59,3 +59,16 @@ check_trace() {
 		$ntkl version > "$res/version.txt" 2>&1
 	fi
 }
+# the capture phase (scripts/capture --native -o $1, from the clone) and
+# the check phase of its trace, its copy kept in $res
+capture_and_check() {
+	phase capture
+	cd /root/ntkl || exit 1
+	start=$(date +%s)
+	logged "$res/capture.log" status_of "$res/capture.status" scripts/capture --native -o "$1"
+	echo $(($(date +%s) - start)) > "$res/capture.seconds"
+	cp "$1" "$res/$(basename "$1")" 2>/dev/null
+	phase check
+	check_trace "$1"
+	lsmod > "$res/lsmod.txt"
+}

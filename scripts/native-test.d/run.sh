@@ -12,16 +12,7 @@ guest_facts
 phase clone
 clone_bundle
 
-phase capture
-cd /root/ntkl || exit 1
-start=$(date +%s)
-logged "$res/capture.log" status_of "$res/capture.status" scripts/capture --native -o /root/native.etl
-echo $(($(date +%s) - start)) > "$res/capture.seconds"
-cp /root/native.etl "$res/native.etl" 2>/dev/null
-
-phase check
-check_trace /root/native.etl
-lsmod > "$res/lsmod.txt"
+capture_and_check /root/native.etl
 cp /var/log/apt/history.log "$res/apt-history.log" 2>/dev/null
 dpkg-query -W -f='${Package} ${Version}\n' > "$res/packages-after.txt"
 df -h / > "$res/df.txt"

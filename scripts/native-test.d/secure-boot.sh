@@ -58,14 +58,7 @@ enroll)
 	mokutil --list-new > "$res/mok-new-2.txt" 2>&1
 	cd /root/ntkl || exit 1
 	scripts/module-key > "$res/module-key-status" 2>&1
-	phase capture
-	start=$(date +%s)
-	logged "$res/capture.log" status_of "$res/capture.status" scripts/capture --native -o /root/sb.etl
-	echo $(($(date +%s) - start)) > "$res/capture.seconds"
-	cp /root/sb.etl "$res/sb.etl" 2>/dev/null
-	phase check
-	check_trace /root/sb.etl
-	lsmod > "$res/lsmod.txt"
+	capture_and_check /root/sb.etl
 	modinfo -F signer "build/ko/$(uname -r)/ntkl-signed.ko" > "$res/signer" 2>&1
 	# README's other way in: make install signs the installed ntkl.ko,
 	# which modprobe must then load
