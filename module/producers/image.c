@@ -179,7 +179,8 @@ static void write_kernel(struct ntkl_logger *lg, enum etw_event_id id)
 	snprintf(name, sizeof(name), "/boot/vmlinux-%s", init_utsname()->release);
 	preempt_disable();
 	if (id == ETW_EVENT_IMAGE_DC_START) {
-		kb = (void *)ntkl_record_begin(lg, &rec, ETW_EVENT_IMAGE_KERNEL_BASE, sizeof(*kb));
+		kb = ntkl_begin_IMAGE_KERNEL_BASE(lg, &rec, ETW_EVENT_IMAGE_KERNEL_BASE,
+						  sizeof(*kb));
 		if (kb) {
 			kb->image_base = kernel_start - NTKL_IMAGE_HEADER_SIZE;
 			ntkl_record_end(&rec);

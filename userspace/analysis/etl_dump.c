@@ -11,6 +11,7 @@
 #include "etl/etl_reader.h"
 #include "etl/etl_switches.h"
 #include "etl/etl_decode.h"
+#include "etl/etl_events.h"
 #include "etl/etl_index.h"
 #include "etl/etl_names.h"
 #include "etl_profile.h"
@@ -721,8 +722,7 @@ static void print_dpc(struct dump *d)
 			"max us");
 		for (i = 0; i < n; i++)
 			fprintf(d->out, "%-8s %#18" PRIx64 " %10lu %12.1f %10.1f\n",
-				v[i].hook == ETW_EVENT_ISR_HOOK ? "ISR" :
-				v[i].hook == ETW_EVENT_DPC_HOOK ? "DPC" : "TimerDPC",
+				etl_event_find(v[i].hook)->label,
 				v[i].routine, v[i].count, (double)v[i].ticks * us_per_tick,
 				(double)v[i].max_ticks * us_per_tick);
 		if (other)
