@@ -4,7 +4,9 @@
 # written from the format's published document) with python3-jsonschema,
 # and its CPU tracks against the context switches `ntkl dump --switches`
 # prints: one slice per interval between two switches of a CPU whose old
-# thread is not the idle thread, of the same length.
+# thread is not the idle thread, of the same length; times that viewers'
+# double arithmetic cannot make overlap; one time origin (the trace's start)
+# with and without --samples.
 #
 #   scripts/test_chrome_json.py NTKL FILE.etl...
 #
@@ -36,8 +38,17 @@ def result(ok, what, why=""):
         print(f"FAIL: chrome-json {what}: {why}")
 
 
+def start_clock(ntkl, etl):
+    """The trace's start: the Header event's clock value, as dump prints it."""
+    dump = subprocess.run([ntkl, "dump", etl], check=True, capture_output=True,
+                          text=True).stdout
+    m = re.search(r"^StartClock:\s+(-?\d+)", dump, re.M)
+    return int(m.group(1)) if m else None
+
+
 def switches(ntkl, etl):
-    """Expected slices from dump --switches: (cpu, tid, start, dur) in us."""
+    """Expected slices from dump --switches: (cpu, tid, start, dur) in us,
+    start from the trace's start (the Header event's clock)."""
     out = subprocess.run([ntkl, "dump", "--switches", etl], check=True,
                          capture_output=True, text=True).stdout.splitlines()
     freq = float(out[0].split("freq=")[1])
@@ -48,6 +59,9 @@ def switches(ntkl, etl):
     if not per_cpu:
         return []
     t0 = min(t for v in per_cpu.values() for t, _ in v)
+    start = start_clock(ntkl, etl)
+    if start and start > 0:
+        t0 = min(t0, start)
     want = []
     for cpu, v in per_cpu.items():
         v.sort(key=lambda x: x[0])  # stable: file order among equal times
@@ -74,6 +88,61 @@ def program_events(ntkl, etl, name, events):
            f"unnamed {sorted(tracks - named)[:5]}")
 
 
+def nesting(name, events):
+    """Every track's X events nest or follow each other in double arithmetic
+    (Python's floats are IEEE doubles, as JavaScript's numbers): a slice
+    that ends where the next begins must not overlap it by a rounding
+    error, or a viewer nests the next inside it (speedscope's staircase).
+    And every time is a multiple of 2^-10 us, so ts + dur is exact."""
+    tracks = {}
+    for e in events:
+        if e["ph"] == "X":
+            tracks.setdefault((e["pid"], e["tid"]), []).append(e)
+    bad = []
+    inexact = [e for e in events if "ts" in e and not (
+        float(e["ts"] * 1024).is_integer() and float(e.get("dur", 0) * 1024).is_integer())]
+    for key, v in tracks.items():
+        v.sort(key=lambda e: (e["ts"], -e["dur"]))
+        stack = []
+        for e in v:
+            while stack and stack[-1]["ts"] + stack[-1]["dur"] <= e["ts"]:
+                stack.pop()
+            if stack and e["ts"] + e["dur"] > stack[-1]["ts"] + stack[-1]["dur"]:
+                bad.append((key, stack[-1]["ts"], stack[-1]["dur"], e["ts"]))
+            stack.append(e)
+    n = sum(len(v) for v in tracks.values())
+    result(not bad, f"{name} slices nest or touch without overlap in doubles ({n})",
+           f"{len(bad)} overlaps, first (track, ts, dur, next ts): {bad[:1]}")
+    result(not inexact, f"{name} every time a multiple of 2^-10 us",
+           f"{len(inexact)} not, e.g. {inexact[:1]}")
+
+
+def export(ntkl, etl, *flags):
+    """The chrome-json export of etl (with flags) as a document, or the error."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.json")
+        r = subprocess.run([ntkl, "convert", "--to", "chrome-json", *flags, etl,
+                            "-o", out], capture_output=True, text=True)
+        if r.returncode:
+            return None, r.stderr.strip()
+        with open(out) as f:
+            return json.load(f), None
+
+
+def one_origin(name, doc, plain):
+    """Exports with and without --samples share time 0: their slices and
+    program events at the same times."""
+    def timed(d):
+        return sorted((e["ph"], e["pid"], e["tid"], e["ts"], e.get("dur", 0))
+                      for e in d["traceEvents"] if "ts" in e and e.get("cat") != "sample")
+    a, b = timed(doc), timed(plain)
+    same = a == b and doc["otherData"].get("origin_clock") == plain["otherData"].get("origin_clock")
+    result(same, f"{name} one time origin with and without --samples ({len(a)} events)",
+           f"origin {doc['otherData'].get('origin_clock')} vs "
+           f"{plain['otherData'].get('origin_clock')}; first differing "
+           f"{next(((x, y) for x, y in zip(a, b) if x != y), None)}")
+
+
 def main():
     ntkl, files = sys.argv[1], sys.argv[2:]
     with open(os.path.join(top, "docs/schema/trace-event-format.schema.json")) as f:
@@ -88,21 +157,19 @@ def main():
            "the schema accepted a broken document")
     for etl in files:
         name = os.path.basename(etl)
-        with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "out.json")
-            r = subprocess.run([ntkl, "convert", "--to", "chrome-json", "--samples", etl,
-                                "-o", out], capture_output=True, text=True)
-            if r.returncode:
-                result(False, f"{name} converts", r.stderr.strip())
-                continue
-            with open(out) as f:
-                doc = json.load(f)
+        doc, why = export(ntkl, etl, "--samples")
+        plain, why2 = export(ntkl, etl)
+        if why or why2:
+            result(False, f"{name} converts", why or why2)
+            continue
         errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
         result(not errors, f"{name} valid against the schema",
                errors and f"{len(errors)} errors, first at {list(errors[0].path)}: {errors[0].message}")
         events = doc["traceEvents"]
         cpu_pid = 1000000000
         program_events(ntkl, etl, name, events)
+        nesting(name, events)
+        one_origin(name, doc, plain)
         got = sorted((e["tid"] - cpu_pid, e["args"]["tid"], e["ts"], e["dur"])
                      for e in events if e["ph"] == "X" and e["pid"] == cpu_pid)
         want = switches(ntkl, etl)

@@ -36,7 +36,13 @@
  *     tracks as the intervals its threads ran.
  *
  * Times: "ts" and "dur" in microseconds (the format's unit; fractions
- * allowed), ts from the earliest switch or sample, so the view starts at 0.
+ * allowed), in whole multiples of 2^-10 us written exactly, so that a
+ * viewer's double arithmetic cannot make a slice that ends where the next
+ * begins overlap it (it would nest the next inside it). Time 0 is the
+ * trace's start, the Header event's clock value (or an earlier switch,
+ * sample or program event), the same with or without samples, so two
+ * exports of one file line up; otherData's origin_clock and clock_freq
+ * give it as a raw clock value.
  */
 #ifndef NTKL_ETL_CHROME_H
 #define NTKL_ETL_CHROME_H
