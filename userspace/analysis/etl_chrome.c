@@ -4,6 +4,7 @@
  * etl_chrome.h.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,15 @@ struct uevent {
 	int64_t time;
 	uint32_t pid, tid;
 	uint8_t opcode;
+	uint16_t task;
+	uint8_t guid[16];		/* the provider */
+	uint8_t activity[16];		/* the header's ActivityId, zeros if none */
+	/*
+	 * A start's stop (index in uevents), or -1; a stop that a start
+	 * took is not written on its own.
+	 */
+	long stop;
+	bool taken;
 	char name[96];
 	char provider[128];
 	char fields[512];
@@ -132,7 +142,8 @@ static void uevent_fields(const struct etl_record *rec, char *buf, size_t size)
 	free(text);
 }
 
-static void uevent_of(const struct etl_record *rec, struct uevent *u)
+static void uevent_of(const struct etl_buffer *b, const struct etl_record *rec,
+		      struct uevent *u)
 {
 	char guid[48];
 
@@ -141,6 +152,13 @@ static void uevent_of(const struct etl_record *rec, struct uevent *u)
 	u->pid = rec->process_id;
 	u->tid = rec->thread_id;
 	u->opcode = rec->descriptor.opcode;
+	u->task = rec->descriptor.task;
+	u->stop = -1;
+	memcpy(u->guid, rec->guid, sizeof(u->guid));
+	/* the reader checked the record lies in its buffer, its header whole */
+	if (rec->header_len >= sizeof(struct event_header))
+		memcpy(u->activity, b->data + rec->buffer_offset +
+		       offsetof(struct event_header, activity_id), sizeof(u->activity));
 	etl_guid_str(rec->guid, guid, sizeof(guid));
 	if (!etl_tlg_provider_name(rec->ext, rec->ext_len, u->provider, sizeof(u->provider)))
 		snprintf(u->provider, sizeof(u->provider), "%s", guid);
@@ -154,14 +172,13 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 {
 	struct conv *c = ctx;
 
-	(void)b;
 	if (rec->kind == ETL_KIND_EVENT && rec->has_guid) {
 		struct uevent *v = grow(c->uevents, c->nuevents, sizeof(*v));
 
 		if (!v)
 			goto nomem;
 		c->uevents = v;
-		uevent_of(rec, &c->uevents[c->nuevents++]);
+		uevent_of(b, rec, &c->uevents[c->nuevents++]);
 		return 0;
 	}
 	if (rec->kind == ETL_KIND_KERNEL && rec->hook_id == ETW_EVENT_SAMPLED_PROFILE_HOOK &&
@@ -252,6 +269,83 @@ static int index_program_threads(struct conv *c)
 	return 0;
 }
 
+/* win:Start and win:Stop (winmeta.xml's opcodes 1 and 2) */
+#define OPCODE_START	1
+#define OPCODE_STOP	2
+
+/* a program event's place in its thread's time order */
+struct uorder {
+	uint32_t tid;
+	int64_t time;
+	size_t i;			/* in uevents: file order among equal times */
+};
+
+static int by_thread_time(const void *a, const void *b)
+{
+	const struct uorder *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Can stop u end start s? The same provider, task and activity id. */
+static bool ends(const struct uevent *s, const struct uevent *u)
+{
+	return s->task == u->task && !memcmp(s->guid, u->guid, sizeof(s->guid)) &&
+	       !memcmp(s->activity, u->activity, sizeof(s->activity));
+}
+
+/*
+ * Pair each stop with its start: on the stop's thread, the latest start
+ * still open of the same provider, task and activity id (all zeros when
+ * the events have none). Starts opened after that one and still open
+ * stay unpaired, so that the pairs of a thread nest (a viewer's rule for
+ * its slices); so do stops without a start, starts without a stop and
+ * pairs across threads: those are written as instants.
+ */
+static int pair_program_events(struct conv *c)
+{
+	struct uorder *ord;
+	size_t *open, nopen = 0;
+
+	if (!c->nuevents)
+		return 0;
+	ord = malloc(c->nuevents * sizeof(*ord));
+	open = malloc(c->nuevents * sizeof(*open));
+	if (!ord || !open) {
+		free(ord);
+		free(open);
+		return etl_error_set(c->err, "out of memory converting %s", c->f->path);
+	}
+	for (size_t i = 0; i < c->nuevents; i++)
+		ord[i] = (struct uorder){ c->uevents[i].tid, c->uevents[i].time, i };
+	qsort(ord, c->nuevents, sizeof(*ord), by_thread_time);
+	for (size_t k = 0; k < c->nuevents; k++) {
+		struct uevent *u = &c->uevents[ord[k].i];
+
+		if (k && ord[k].tid != ord[k - 1].tid)
+			nopen = 0;
+		if (u->opcode == OPCODE_START) {
+			open[nopen++] = ord[k].i;
+		} else if (u->opcode == OPCODE_STOP) {
+			for (size_t j = nopen; j-- > 0;) {
+				if (!ends(&c->uevents[open[j]], u))
+					continue;
+				c->uevents[open[j]].stop = (long)ord[k].i;
+				u->taken = true;
+				nopen = j;
+				break;
+			}
+		}
+	}
+	free(ord);
+	free(open);
+	return 0;
+}
+
 /*
  * The process a thread's track goes under: the rundown's, else that of
  * the thread's own events, else the thread is its own process.
@@ -307,20 +401,29 @@ static void slice(FILE *out, const struct conv *c, uint32_t cpu, uint32_t tid,
 }
 
 /*
- * A program's event on its thread's track: win:Start (opcode 1) begins a
- * slice, win:Stop (2) ends it ("B", "E": a unit of work between a begin
- * and an end event), any other opcode is an instant; args the provider and
- * the decoded fields.
+ * A program's event on its thread's track, args the provider and the
+ * decoded fields: a start with its stop (pair_program_events) is one
+ * complete event ("X") from the start to the stop, named as the start,
+ * with the stop's fields as end_fields; a stop taken by a start is not
+ * written again; any other event (other opcodes, unpaired starts and
+ * stops) is an instant.
  */
 static void program_event(FILE *out, const struct conv *c, const struct uevent *u,
 			  struct etl_chrome_stats *st)
 {
 	uint32_t pid = pid_of(c, thread_of(c, u->tid), u->tid);
-	const char *ph = u->opcode == 1 ? "\"B\"" : u->opcode == 2 ? "\"E\"" : "\"i\",\"s\":\"t\"";
+	const struct uevent *stop = u->stop >= 0 ? &c->uevents[u->stop] : NULL;
+	int64_t ts = at(c, u->time);
 
+	if (u->taken)
+		return;
 	fprintf(out, ",\n{\"ph\":%s,\"cat\":\"event\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
-		",\"ts\":", ph, pid, u->tid);
-	put_us(out, at(c, u->time));
+		",\"ts\":", stop ? "\"X\"" : "\"i\",\"s\":\"t\"", pid, u->tid);
+	put_us(out, ts);
+	if (stop) {
+		fputs(",\"dur\":", out);
+		put_us(out, at(c, stop->time) - ts);
+	}
 	fputs(",\"name\":", out);
 	etl_json_str(out, u->name);
 	fputs(",\"args\":{\"provider\":", out);
@@ -329,8 +432,18 @@ static void program_event(FILE *out, const struct conv *c, const struct uevent *
 		fputs(",\"fields\":", out);
 		etl_json_str(out, u->fields);
 	}
+	if (stop) {
+		fputs(",\"end\":", out);
+		etl_json_str(out, stop->name);
+		if (stop->fields[0]) {
+			fputs(",\"end_fields\":", out);
+			etl_json_str(out, stop->fields);
+		}
+	}
 	fputs("}}", out);
-	st->events++;
+	st->events += stop ? 2 : 1;
+	if (stop)
+		st->spans++;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -407,7 +520,7 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 	c.origin = f->header_system_time > 0 ? f->header_system_time : INT64_MAX;
 	c.want_samples = flags & ETL_CHROME_SAMPLES;
 	if (etl_switches_read(f, &s, err) || etl_model_read(f, &c.m, &also, err) ||
-	    index_program_threads(&c))
+	    index_program_threads(&c) || pair_program_events(&c))
 		goto out;
 	ncpus = s.ncpus;
 	for (size_t i = 0; i < s.n; i++)

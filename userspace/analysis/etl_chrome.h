@@ -28,8 +28,13 @@
  *     sampled thread), args tid and ip;
  *   - the programs' own events (EVENT_HEADER records: libntkl's, Windows
  *     providers') on their threads' tracks, category "event": a win:Start
- *     (opcode 1) begins a slice ("B"), a win:Stop (2) ends it ("E"), any
- *     other opcode is an instant; named by their TraceLogging schema (else
+ *     (opcode 1) and the win:Stop (2) that ends it are one complete ("X")
+ *     event, named as the start, the stop's name and fields in args end
+ *     and end_fields; a stop ends the latest start still open on its
+ *     thread of the same provider, task and activity id (starts opened
+ *     after that one and still open stay unpaired, so a thread's pairs
+ *     nest); unpaired starts and stops and any other opcode are
+ *     instants. Named by their TraceLogging schema (else
  *     "{provider} id N"), args the provider's name (else its GUID) and the
  *     decoded fields as text. In a file merged from a kernel capture and a
  *     libntkl file (ntkl merge), a program's units of work sit on the same
@@ -58,7 +63,8 @@ struct etl_chrome_stats {
 					   CPU's track and one on its own) */
 	unsigned long threads, processes;	/* tracks of threads that ran */
 	unsigned long samples;		/* "i" events */
-	unsigned long events;		/* the programs' own events ("B", "E", "i") */
+	unsigned long events;		/* the programs' own events (records) */
+	unsigned long spans;		/* of those, start-stop pairs written as one "X" */
 	unsigned int cpus;		/* tracks */
 };
 
