@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ETL to the Trace Event Format (chrome://tracing, Perfetto UI). See
+ * ETL to the Trace Event Format (Perfetto UI, speedscope). See
  * etl_chrome.h.
  */
 #include <inttypes.h>

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * An ETL file as the Trace Event Format (ntkl convert --to chrome-json):
- * the JSON object form that chrome://tracing, Perfetto UI and speedscope
- * load, as the format's document describes it ("Trace Event Format",
+ * the JSON object form that Perfetto UI and speedscope load (and
+ * chrome://tracing did, before Chromium dropped it), as the format's
+ * document describes it ("Trace Event Format",
  * https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU/,
  * the link catapult's docs/trace-event-format.md gives).
  *

@@ -3,8 +3,9 @@
  * ntkl convert --to chrome-json [--samples] IN.etl [-o OUT.json]
  *
  * An ETL file for the timeline viewers people have without WPA: the
- * Trace Event Format that Perfetto UI and chrome://tracing open
- * (etl_chrome.h: one track per CPU with the thread running on it).
+ * Trace Event Format that Perfetto UI and speedscope open (etl_chrome.h:
+ * one track per CPU with the thread running on it). Not chrome://tracing:
+ * current Chromium no longer has it.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,7 +22,8 @@ void cmd_convert_usage(FILE *out)
 		"usage: ntkl convert --to chrome-json [--samples] IN.etl [-o OUT.json]\n"
 		"\n"
 		"Write IN.etl in the Trace Event Format (JSON) that Perfetto UI\n"
-		"(ui.perfetto.dev) and chrome://tracing open: one track per CPU\n"
+		"(ui.perfetto.dev: Open trace file) and speedscope (speedscope.app,\n"
+		"or npm's speedscope package offline) open: one track per CPU\n"
 		"showing the thread that ran on it, and one per thread showing where\n"
 		"it ran, under its process (from CSwitch or CompCS events; record\n"
 		"with -on CSWITCH), named from the Thread and Process events\n"
