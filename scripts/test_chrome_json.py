@@ -13,7 +13,9 @@
 # Programs' start/stop events are checked against a pairing of their own
 # from `ntkl dump --events`. The Windows samples (the TraceLogging one as
 # make test extracts it under build/samples, PerfView's from ../shared)
-# are added when present, else one SKIP line.
+# are added when present, else one SKIP line. The pairing's rules (tasks
+# apart, nesting, stops without starts, threads apart) on a file written
+# here through libntkl.so.0 (beside NTKL) with ctypes.
 #
 # One PASS/FAIL line per check; exit 1 if one failed.
 import json
@@ -22,6 +24,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 try:
     import jsonschema
@@ -216,6 +219,88 @@ def shapes(events):
     return seen
 
 
+def pairing_cases(ntkl, tmp):
+    """A file written here with libntkl (ctypes) whose starts and stops
+    test the pairing's rules: tasks apart, a start left open inside a
+    closed pair, a stop with no start, nested pairs of one task, a stop on
+    another thread than its start. None if libntkl is not built."""
+    import ctypes
+    import threading
+    lib_path = os.path.join(os.path.dirname(os.path.abspath(ntkl)), "libntkl.so.0")
+    if not os.path.exists(lib_path):
+        return None
+    lib = ctypes.CDLL(lib_path)
+
+    class Desc(ctypes.Structure):
+        _fields_ = [("id", ctypes.c_uint16), ("version", ctypes.c_uint8),
+                    ("channel", ctypes.c_uint8), ("level", ctypes.c_uint8),
+                    ("opcode", ctypes.c_uint8), ("task", ctypes.c_uint16),
+                    ("keyword", ctypes.c_uint64)]
+
+    class Schema(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_uint16), ("blob", ctypes.c_uint8 * 510)]
+
+    lg, prov = ctypes.c_void_p(), ctypes.c_void_p()
+    path = os.path.join(tmp, "pairs.etl")
+    guid = (ctypes.c_uint8 * 16)(*range(1, 17))
+    if lib.ntkl_um_start(ctypes.byref(lg), b"pairs", path.encode(), None) or \
+            lib.ntkl_um_register(lg, b"ntkl-pairs", guid, 0, ctypes.c_uint64(0),
+                                 ctypes.byref(prov)):
+        lib.ntkl_um_last_error.restype = ctypes.c_char_p
+        raise RuntimeError(lib.ntkl_um_last_error().decode())
+    ids = {}
+
+    def write(name, opcode, task):
+        sch = Schema()
+        lib.ntkl_um_schema(ctypes.byref(sch), name.encode(), None, 0)
+        d = Desc(id=ids.setdefault(name, len(ids) + 1), level=4, opcode=opcode, task=task)
+        lib.ntkl_um_write(prov, ctypes.byref(d), ctypes.byref(sch), None, 0)
+        time.sleep(0.001)
+
+    write("A", 1, 1)
+    write("B", 1, 2)        # open inside A when A stops: unpaired
+    write("A-stop", 2, 1)
+    write("B-stop", 2, 2)   # its start was dropped: an instant
+    write("orphan", 2, 3)   # no start at all
+    write("C", 1, 4)
+    write("D", 1, 4)
+    write("D-stop", 2, 4)   # ends D, the latest open start of task 4
+    write("C-stop", 2, 4)
+    write("E", 1, 5)        # its stop is on another thread
+    t = threading.Thread(target=write, args=("E-stop", 2, 5))
+    t.start()
+    t.join()
+    lib.ntkl_um_unregister(prov)
+    lib.ntkl_um_stop(lg, None)
+    return path
+
+
+def check_pairing_cases(ntkl):
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            etl = pairing_cases(ntkl, tmp)
+        except (OSError, RuntimeError) as e:
+            result(False, "pairing cases written with libntkl", str(e))
+            return
+        if not etl:
+            print("SKIP: chrome-json pairing cases: libntkl.so.0 not built beside ntkl (make -C userspace)")
+            return
+        doc, why = export(ntkl, etl)
+    if why:
+        result(False, "pairing cases convert", why)
+        return
+    ev = [e for e in doc["traceEvents"] if e.get("cat") == "event"]
+    xs = sorted((e["ts"], e["name"], e["args"].get("end")) for e in ev if e["ph"] == "X")
+    inst = sorted(e["name"] for e in ev if e["ph"] == "i")
+    want_x = [("A", "A-stop"), ("C", "C-stop"), ("D", "D-stop")]
+    want_i = sorted(["B", "B-stop", "orphan", "E", "E-stop"])
+    result([x[1:] for x in xs] == want_x and inst == want_i,
+           "pairing: by task, an open start inside a closed pair, a stop without a start, "
+           "nested pairs of one task, a stop on another thread",
+           f"X {[x[1:] for x in xs]} (want {want_x}), instants {inst} (want {want_i})")
+    nesting("pairing cases", doc["traceEvents"])
+
+
 def main():
     ntkl, files = sys.argv[1], sys.argv[2:]
     with open(os.path.join(top, "docs/schema/trace-event-format.schema.json")) as f:
@@ -230,6 +315,7 @@ def main():
            "the schema accepted a broken document")
     windows = [os.path.join(top, "build/samples/TraceLoggingTester.etl"),
                os.path.join(top, "../shared/etl-samples/perfview__net.4.5.2.x64.etl")]
+    check_pairing_cases(ntkl)
     for w in windows:
         if os.path.exists(w):
             files.append(w)
