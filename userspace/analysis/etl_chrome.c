@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ETL to the Trace Event Format (chrome://tracing, Perfetto UI). See
+ * ETL to the Trace Event Format (Perfetto UI, speedscope). See
  * etl_chrome.h.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,15 @@ struct uevent {
 	int64_t time;
 	uint32_t pid, tid;
 	uint8_t opcode;
+	uint16_t task;
+	uint8_t guid[16];		/* the provider */
+	uint8_t activity[16];		/* the header's ActivityId, zeros if none */
+	/*
+	 * A start's stop (index in uevents), or -1; a stop that a start
+	 * took is not written on its own.
+	 */
+	long stop;
+	bool taken;
 	char name[96];
 	char provider[128];
 	char fields[512];
@@ -57,8 +67,50 @@ struct conv {
 	struct tidpid *upids;		/* the programs' threads, by tid */
 	size_t nupids;
 	struct etl_model m;		/* processes, threads: their names */
-	double us_per_tick;
+	int64_t freq;			/* clock ticks per second */
+	/*
+	 * Time 0 of every export of the file, with or without samples: the
+	 * Header event's clock value (the trace's start), or the earliest
+	 * switch, sample or program event if one is earlier.
+	 */
+	int64_t origin;
 };
+
+/*
+ * Times are written in units of 2^-10 us (0.9765625 ns), as exact decimal
+ * fractions: a viewer parses each into the same double, and the end of a
+ * slice (ts + dur, a sum of two such numbers below 2^43 us) is exact in
+ * binary floating point, so a slice that ends where the next begins
+ * touches it and never overlaps it by a rounding error.
+ */
+#define TICKS_PER_US	1024
+
+/* raw clock value -> 2^-10 us since the origin, rounded to the nearest */
+static int64_t at(const struct conv *c, int64_t time)
+{
+	__int128 d = (__int128)time - c->origin;
+
+	if (d < 0)
+		d = 0;
+	return (int64_t)((d * (1000000 * TICKS_PER_US) * 2 + c->freq) / (2 * c->freq));
+}
+
+/* u (2^-10 us) as an exact decimal number of microseconds */
+static void put_us(FILE *out, int64_t u)
+{
+	/* 2^-10 = 0.0009765625: each unit of the fraction is 9765625e-10 */
+	int64_t frac = (u % TICKS_PER_US) * 9765625;
+	char digits[16];
+	int n;
+
+	fprintf(out, "%" PRId64, u / TICKS_PER_US);
+	if (!frac)
+		return;
+	n = snprintf(digits, sizeof(digits), "%010" PRId64, frac);
+	while (n > 0 && digits[n - 1] == '0')
+		digits[--n] = 0;
+	fprintf(out, ".%s", digits);
+}
 
 static void *grow(void *v, size_t n, size_t size)
 {
@@ -90,7 +142,8 @@ static void uevent_fields(const struct etl_record *rec, char *buf, size_t size)
 	free(text);
 }
 
-static void uevent_of(const struct etl_record *rec, struct uevent *u)
+static void uevent_of(const struct etl_buffer *b, const struct etl_record *rec,
+		      struct uevent *u)
 {
 	char guid[48];
 
@@ -99,6 +152,13 @@ static void uevent_of(const struct etl_record *rec, struct uevent *u)
 	u->pid = rec->process_id;
 	u->tid = rec->thread_id;
 	u->opcode = rec->descriptor.opcode;
+	u->task = rec->descriptor.task;
+	u->stop = -1;
+	memcpy(u->guid, rec->guid, sizeof(u->guid));
+	/* the reader checked the record lies in its buffer, its header whole */
+	if (rec->header_len >= sizeof(struct event_header))
+		memcpy(u->activity, b->data + rec->buffer_offset +
+		       offsetof(struct event_header, activity_id), sizeof(u->activity));
 	etl_guid_str(rec->guid, guid, sizeof(guid));
 	if (!etl_tlg_provider_name(rec->ext, rec->ext_len, u->provider, sizeof(u->provider)))
 		snprintf(u->provider, sizeof(u->provider), "%s", guid);
@@ -112,20 +172,26 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 {
 	struct conv *c = ctx;
 
-	(void)b;
 	if (rec->kind == ETL_KIND_EVENT && rec->has_guid) {
 		struct uevent *v = grow(c->uevents, c->nuevents, sizeof(*v));
 
 		if (!v)
 			goto nomem;
 		c->uevents = v;
-		uevent_of(rec, &c->uevents[c->nuevents++]);
+		uevent_of(b, rec, &c->uevents[c->nuevents++]);
 		return 0;
 	}
 	if (rec->kind == ETL_KIND_KERNEL && rec->hook_id == ETW_EVENT_SAMPLED_PROFILE_HOOK &&
-	    c->want_samples && (rec->version & 0xFF) == 2 &&
+	    (rec->version & 0xFF) == 2 &&
 	    rec->payload_len >= sizeof(struct perfinfo_sampled_profile)) {
-		struct sample *v = grow(c->samples, c->nsamples, sizeof(*v));
+		struct sample *v;
+
+		/* exported or not, a sample may start the trace: one origin for both */
+		if (rec->timestamp < c->origin)
+			c->origin = rec->timestamp;
+		if (!c->want_samples)
+			return 0;
+		v = grow(c->samples, c->nsamples, sizeof(*v));
 
 		if (!v)
 			goto nomem;
@@ -203,6 +269,83 @@ static int index_program_threads(struct conv *c)
 	return 0;
 }
 
+/* win:Start and win:Stop (winmeta.xml's opcodes 1 and 2) */
+#define OPCODE_START	1
+#define OPCODE_STOP	2
+
+/* a program event's place in its thread's time order */
+struct uorder {
+	uint32_t tid;
+	int64_t time;
+	size_t i;			/* in uevents: file order among equal times */
+};
+
+static int by_thread_time(const void *a, const void *b)
+{
+	const struct uorder *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Can stop u end start s? The same provider, task and activity id. */
+static bool ends(const struct uevent *s, const struct uevent *u)
+{
+	return s->task == u->task && !memcmp(s->guid, u->guid, sizeof(s->guid)) &&
+	       !memcmp(s->activity, u->activity, sizeof(s->activity));
+}
+
+/*
+ * Pair each stop with its start: on the stop's thread, the latest start
+ * still open of the same provider, task and activity id (all zeros when
+ * the events have none). Starts opened after that one and still open
+ * stay unpaired, so that the pairs of a thread nest (a viewer's rule for
+ * its slices); so do stops without a start, starts without a stop and
+ * pairs across threads: those are written as instants.
+ */
+static int pair_program_events(struct conv *c)
+{
+	struct uorder *ord;
+	size_t *open, nopen = 0;
+
+	if (!c->nuevents)
+		return 0;
+	ord = malloc(c->nuevents * sizeof(*ord));
+	open = malloc(c->nuevents * sizeof(*open));
+	if (!ord || !open) {
+		free(ord);
+		free(open);
+		return etl_error_set(c->err, "out of memory converting %s", c->f->path);
+	}
+	for (size_t i = 0; i < c->nuevents; i++)
+		ord[i] = (struct uorder){ c->uevents[i].tid, c->uevents[i].time, i };
+	qsort(ord, c->nuevents, sizeof(*ord), by_thread_time);
+	for (size_t k = 0; k < c->nuevents; k++) {
+		struct uevent *u = &c->uevents[ord[k].i];
+
+		if (k && ord[k].tid != ord[k - 1].tid)
+			nopen = 0;
+		if (u->opcode == OPCODE_START) {
+			open[nopen++] = ord[k].i;
+		} else if (u->opcode == OPCODE_STOP) {
+			for (size_t j = nopen; j-- > 0;) {
+				if (!ends(&c->uevents[open[j]], u))
+					continue;
+				c->uevents[open[j]].stop = (long)ord[k].i;
+				u->taken = true;
+				nopen = j;
+				break;
+			}
+		}
+	}
+	free(ord);
+	free(open);
+	return 0;
+}
+
 /*
  * The process a thread's track goes under: the rundown's, else that of
  * the thread's own events, else the thread is its own process.
@@ -222,20 +365,26 @@ static uint32_t pid_of(const struct conv *c, const struct etl_model_thread *t, u
  * CPU's track named after the thread, and one on the thread's track
  * named after the CPU.
  */
-static void slice(FILE *out, const struct conv *c, int64_t t0, uint32_t cpu, uint32_t tid,
+static void slice(FILE *out, const struct conv *c, uint32_t cpu, uint32_t tid,
 		  int64_t from, int64_t to)
 {
 	const struct etl_model_thread *t = thread_of(c, tid);
 	const char *proc = t && t->pid != UINT32_MAX ? process_name(c, t->pid) : NULL;
-	double ts = (double)((uint64_t)from - (uint64_t)t0) * c->us_per_tick;
-	double dur = (double)((uint64_t)to - (uint64_t)from) * c->us_per_tick;
+	int64_t ts = at(c, from), dur = at(c, to) - ts;
 	char name[96];
 
 	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"thread\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
-		",\"ts\":%.3f,\"dur\":%.3f,\"name\":\"CPU %" PRIu32 "\",\"args\":{\"cpu\":%" PRIu32 "}}",
-		pid_of(c, t, tid), tid, ts, dur, cpu, cpu);
-	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"cpu\",\"pid\":%u,\"tid\":%" PRIu32
-		",\"ts\":%.3f,\"dur\":%.3f,\"name\":", CPU_PID, CPU_PID + cpu, ts, dur);
+		",\"ts\":", pid_of(c, t, tid), tid);
+	put_us(out, ts);
+	fputs(",\"dur\":", out);
+	put_us(out, dur);
+	fprintf(out, ",\"name\":\"CPU %" PRIu32 "\",\"args\":{\"cpu\":%" PRIu32 "}}", cpu, cpu);
+	fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"cpu\",\"pid\":%u,\"tid\":%" PRIu32 ",\"ts\":",
+		CPU_PID, CPU_PID + cpu);
+	put_us(out, ts);
+	fputs(",\"dur\":", out);
+	put_us(out, dur);
+	fputs(",\"name\":", out);
 	etl_json_str(out, label(t, tid, name, sizeof(name)));
 	fprintf(out, ",\"args\":{\"tid\":%" PRIu32, tid);
 	if (t && t->pid != UINT32_MAX)
@@ -252,20 +401,30 @@ static void slice(FILE *out, const struct conv *c, int64_t t0, uint32_t cpu, uin
 }
 
 /*
- * A program's event on its thread's track: win:Start (opcode 1) begins a
- * slice, win:Stop (2) ends it ("B", "E": a unit of work between a begin
- * and an end event), any other opcode is an instant; args the provider and
- * the decoded fields.
+ * A program's event on its thread's track, args the provider and the
+ * decoded fields: a start with its stop (pair_program_events) is one
+ * complete event ("X") from the start to the stop, named as the start,
+ * with the stop's fields as end_fields; a stop taken by a start is not
+ * written again; any other event (other opcodes, unpaired starts and
+ * stops) is an instant.
  */
-static void program_event(FILE *out, const struct conv *c, int64_t t0, const struct uevent *u,
+static void program_event(FILE *out, const struct conv *c, const struct uevent *u,
 			  struct etl_chrome_stats *st)
 {
 	uint32_t pid = pid_of(c, thread_of(c, u->tid), u->tid);
-	const char *ph = u->opcode == 1 ? "\"B\"" : u->opcode == 2 ? "\"E\"" : "\"i\",\"s\":\"t\"";
+	const struct uevent *stop = u->stop >= 0 ? &c->uevents[u->stop] : NULL;
+	int64_t ts = at(c, u->time);
 
+	if (u->taken)
+		return;
 	fprintf(out, ",\n{\"ph\":%s,\"cat\":\"event\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
-		",\"ts\":%.3f,\"name\":", ph, pid, u->tid,
-		(double)((uint64_t)u->time - (uint64_t)t0) * c->us_per_tick);
+		",\"ts\":", stop ? "\"X\"" : "\"i\",\"s\":\"t\"", pid, u->tid);
+	put_us(out, ts);
+	if (stop) {
+		fputs(",\"dur\":", out);
+		put_us(out, at(c, stop->time) - ts);
+	}
+	fputs(",\"name\":", out);
 	etl_json_str(out, u->name);
 	fputs(",\"args\":{\"provider\":", out);
 	etl_json_str(out, u->provider);
@@ -273,8 +432,18 @@ static void program_event(FILE *out, const struct conv *c, int64_t t0, const str
 		fputs(",\"fields\":", out);
 		etl_json_str(out, u->fields);
 	}
+	if (stop) {
+		fputs(",\"end\":", out);
+		etl_json_str(out, stop->name);
+		if (stop->fields[0]) {
+			fputs(",\"end_fields\":", out);
+			etl_json_str(out, stop->fields);
+		}
+	}
 	fputs("}}", out);
-	st->events++;
+	st->events += stop ? 2 : 1;
+	if (stop)
+		st->spans++;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -344,33 +513,34 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 	struct etl_walker also = { .record = on_record, .ctx = &c };
 	struct etl_chrome_stats st = { 0 };
 	struct etl_switches s = { 0 };
-	int64_t t0 = INT64_MAX;
 	uint32_t ncpus;
 	int ret = -1;
 
-	c.us_per_tick = 1e6 / (f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7);
+	c.freq = f->header.perf_freq > 0 ? f->header.perf_freq : 10000000;
+	c.origin = f->header_system_time > 0 ? f->header_system_time : INT64_MAX;
 	c.want_samples = flags & ETL_CHROME_SAMPLES;
 	if (etl_switches_read(f, &s, err) || etl_model_read(f, &c.m, &also, err) ||
-	    index_program_threads(&c))
+	    index_program_threads(&c) || pair_program_events(&c))
 		goto out;
 	ncpus = s.ncpus;
 	for (size_t i = 0; i < s.n; i++)
-		if (s.v[i].time < t0)
-			t0 = s.v[i].time;
+		if (s.v[i].time < c.origin)
+			c.origin = s.v[i].time;
 	for (size_t i = 0; i < c.nuevents; i++)
-		if (c.uevents[i].time < t0)
-			t0 = c.uevents[i].time;
-	for (size_t i = 0; i < c.nsamples; i++) {
-		if (c.samples[i].time < t0)
-			t0 = c.samples[i].time;
+		if (c.uevents[i].time < c.origin)
+			c.origin = c.uevents[i].time;
+	for (size_t i = 0; i < c.nsamples; i++)
 		if (c.samples[i].cpu >= ncpus)
 			ncpus = c.samples[i].cpu + 1;
-	}
+	if (c.origin == INT64_MAX)
+		c.origin = 0;
 
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"ntkl convert\",\"file\":", out);
 	etl_json_str(out, f->path);
 	fputs(",\"logger\":", out);
 	etl_json_str(out, f->logger_name);
+	/* time 0: this raw clock value (ticks of clock_freq per second) */
+	fprintf(out, ",\"origin_clock\":%" PRId64 ",\"clock_freq\":%" PRId64, c.origin, c.freq);
 	fprintf(out, "},\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
 		"\"name\":\"process_name\",\"args\":{\"name\":\"CPUs\"}}", CPU_PID, CPU_PID);
 	metadata(out, "process_sort_index", CPU_PID, CPU_PID, "sort_index", NULL, -1);
@@ -389,7 +559,7 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 
 		if (prev->cpu != sw->cpu || !sw->old_tid)
 			continue;
-		slice(out, &c, t0, sw->cpu, sw->old_tid, prev->time, sw->time);
+		slice(out, &c, sw->cpu, sw->old_tid, prev->time, sw->time);
 		st.slices++;
 	}
 	for (size_t i = 0; i < c.nsamples; i++) {
@@ -397,15 +567,16 @@ int etl_chrome_write(FILE *out, const struct etl_file *f, unsigned int flags,
 		char name[96];
 
 		fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"sample\",\"pid\":%u,\"tid\":%" PRIu32
-			",\"ts\":%.3f,\"name\":", CPU_PID, CPU_PID + sm->cpu,
-			(double)((uint64_t)sm->time - (uint64_t)t0) * c.us_per_tick);
+			",\"ts\":", CPU_PID, CPU_PID + sm->cpu);
+		put_us(out, at(&c, sm->time));
+		fputs(",\"name\":", out);
 		etl_json_str(out, label(thread_of(&c, sm->tid), sm->tid, name, sizeof(name)));
 		fprintf(out, ",\"args\":{\"tid\":%" PRIu32 ",\"ip\":\"0x%" PRIx64 "\"}}",
 			sm->tid, sm->ip);
 		st.samples++;
 	}
 	for (size_t i = 0; i < c.nuevents; i++)
-		program_event(out, &c, t0, &c.uevents[i], &st);
+		program_event(out, &c, &c.uevents[i], &st);
 	fputs("\n]}\n", out);
 	st.cpus = ncpus;
 	if (fflush(out) || ferror(out)) {

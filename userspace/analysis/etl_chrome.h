@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * An ETL file as the Trace Event Format (ntkl convert --to chrome-json):
- * the JSON object form that chrome://tracing, Perfetto UI and speedscope
- * load, as the format's document describes it ("Trace Event Format",
+ * the JSON object form that Perfetto UI and speedscope load (and
+ * chrome://tracing did, before Chromium dropped it), as the format's
+ * document describes it ("Trace Event Format",
  * https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU/,
  * the link catapult's docs/trace-event-format.md gives).
  *
@@ -28,15 +29,26 @@
  *     sampled thread), args tid and ip;
  *   - the programs' own events (EVENT_HEADER records: libntkl's, Windows
  *     providers') on their threads' tracks, category "event": a win:Start
- *     (opcode 1) begins a slice ("B"), a win:Stop (2) ends it ("E"), any
- *     other opcode is an instant; named by their TraceLogging schema (else
+ *     (opcode 1) and the win:Stop (2) that ends it are one complete ("X")
+ *     event, named as the start, the stop's name and fields in args end
+ *     and end_fields; a stop ends the latest start still open on its
+ *     thread of the same provider, task and activity id (starts opened
+ *     after that one and still open stay unpaired, so a thread's pairs
+ *     nest); unpaired starts and stops and any other opcode are
+ *     instants. Named by their TraceLogging schema (else
  *     "{provider} id N"), args the provider's name (else its GUID) and the
  *     decoded fields as text. In a file merged from a kernel capture and a
  *     libntkl file (ntkl merge), a program's units of work sit on the same
  *     tracks as the intervals its threads ran.
  *
  * Times: "ts" and "dur" in microseconds (the format's unit; fractions
- * allowed), ts from the earliest switch or sample, so the view starts at 0.
+ * allowed), in whole multiples of 2^-10 us written exactly, so that a
+ * viewer's double arithmetic cannot make a slice that ends where the next
+ * begins overlap it (it would nest the next inside it). Time 0 is the
+ * trace's start, the Header event's clock value (or an earlier switch,
+ * sample or program event), the same with or without samples, so two
+ * exports of one file line up; otherData's origin_clock and clock_freq
+ * give it as a raw clock value.
  */
 #ifndef NTKL_ETL_CHROME_H
 #define NTKL_ETL_CHROME_H
@@ -52,7 +64,8 @@ struct etl_chrome_stats {
 					   CPU's track and one on its own) */
 	unsigned long threads, processes;	/* tracks of threads that ran */
 	unsigned long samples;		/* "i" events */
-	unsigned long events;		/* the programs' own events ("B", "E", "i") */
+	unsigned long events;		/* the programs' own events (records) */
+	unsigned long spans;		/* of those, start-stop pairs written as one "X" */
 	unsigned int cpus;		/* tracks */
 };
 

@@ -3,8 +3,9 @@
  * ntkl convert --to chrome-json [--samples] IN.etl [-o OUT.json]
  *
  * An ETL file for the timeline viewers people have without WPA: the
- * Trace Event Format that Perfetto UI and chrome://tracing open
- * (etl_chrome.h: one track per CPU with the thread running on it).
+ * Trace Event Format that Perfetto UI and speedscope open (etl_chrome.h:
+ * one track per CPU with the thread running on it). Not chrome://tracing:
+ * current Chromium no longer has it.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,14 +22,17 @@ void cmd_convert_usage(FILE *out)
 		"usage: ntkl convert --to chrome-json [--samples] IN.etl [-o OUT.json]\n"
 		"\n"
 		"Write IN.etl in the Trace Event Format (JSON) that Perfetto UI\n"
-		"(ui.perfetto.dev) and chrome://tracing open: one track per CPU\n"
+		"(ui.perfetto.dev: Open trace file) and speedscope (speedscope.app,\n"
+		"or npm's speedscope package offline) open: one track per CPU\n"
 		"showing the thread that ran on it, and one per thread showing where\n"
 		"it ran, under its process (from CSwitch or CompCS events; record\n"
 		"with -on CSWITCH), named from the Thread and Process events\n"
 		"(PROC_THREAD and its rundown). A program's own events (libntkl's,\n"
 		"a Windows provider's) go on its threads' tracks: a start (opcode 1)\n"
-		"to a stop (2) as a slice, others as instants; after ntkl merge of a\n"
-		"capture and a libntkl file, next to where those threads ran.\n"
+		"and the stop (2) of the same provider, task and activity id on its\n"
+		"thread as one slice, named as the start; others as instants; after\n"
+		"ntkl merge of a capture and a libntkl file, next to where those\n"
+		"threads ran.\n"
 		"\n"
 		"  -t, --to FORMAT  the format to write: chrome-json (the only one)\n"
 		"  -s, --samples    also one instant event per PROFILE sample\n"
