@@ -28,6 +28,7 @@ struct work {
 	struct etl_model m;		/* processes and threads: their names */
 	struct sym_trace_addrs addrs;	/* sampled IPs and frames, for the functions */
 	int64_t first, last;		/* the records' times (not the header buffer's) */
+	int64_t win_first, win_last;	/* the window the times are counted over */
 };
 
 /* b - a for b >= a, in unsigned arithmetic: a corrupt time cannot overflow. */
@@ -125,11 +126,30 @@ static int walk_records(struct work *w)
 		return -1;
 	if (sym_trace_from_model(&r->trace, &w->m, &w->addrs))
 		return oom(w);
-	if (w->last > w->first)
-		r->duration_s = (double)elapsed(w->first, w->last) / w->freq;
 	r->events_lost = w->f->header.events_lost;
 	r->buffers_lost = w->f->header.buffers_lost;
 	return 0;
+}
+
+/*
+ * The window busy %, CPU time and rates are of: the trace, from its first
+ * record (or switch: a CompCS packet can be older than its batch's
+ * record) to its last.
+ */
+static void window(struct work *w, const struct etl_switches *s)
+{
+	w->win_first = w->first;
+	w->win_last = w->last;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->v[i].time < w->win_first)
+			w->win_first = s->v[i].time;
+		if (s->v[i].time > w->win_last)
+			w->win_last = s->v[i].time;
+	}
+	if (w->win_last > w->win_first)
+		w->r->duration_s = (double)elapsed(w->win_first, w->win_last) / w->freq;
+	w->r->clock_first = w->win_first;
+	w->r->clock_last = w->win_last;
 }
 
 static int thread_by_cpu(const void *a, const void *b)
@@ -157,24 +177,58 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Threads' running time and switches in, CPUs' busy time, wait reasons. */
+/* Per CPU: the ticks of the window counted (a known thread ran) and busy. */
+struct cpu_time {
+	uint64_t span, busy;
+};
+
+/*
+ * tid ran on cpu over [a, b]: the part inside the window counts towards
+ * the CPU's span, its busy time (not the idle thread) and the thread's
+ * CPU time.
+ */
+static int add_run(struct work *w, struct cpu_time *ct, struct tid_time **run, size_t *nrun,
+		   size_t *cap, uint32_t tid, int64_t a, int64_t b)
+{
+	uint64_t d;
+
+	if (a < w->win_first)
+		a = w->win_first;
+	if (b > w->win_last)
+		b = w->win_last;
+	if (b <= a)
+		return 0;
+	d = elapsed(a, b);
+	ct->span += d;
+	if (tid)
+		ct->busy += d;
+	return push(run, nrun, cap, tid, (int64_t)d);
+}
+
+/*
+ * Threads' running time and switches in, CPUs' busy time, wait reasons.
+ * Over the window: the time before a CPU's first switch is its old
+ * thread's, the time after its last switch its new thread's (unknown for
+ * a CPU's last compact switch: that time is not counted).
+ */
 static int from_switches(struct work *w, const struct etl_switches *s,
 			 struct tid_time **ins, size_t *nins)
 {
 	struct etl_report *r = w->r;
 	struct tid_time *run = NULL;	/* (thread, ticks run) per interval */
 	size_t nrun = 0, run_cap = 0, ins_cap = 0, i, j;
-	uint64_t *busy, *span;
+	struct cpu_time *ct;
 
 	r->ncpus = s->ncpus;
 	r->busy_pct = calloc(s->ncpus ? s->ncpus : 1, sizeof(*r->busy_pct));
-	busy = calloc(s->ncpus ? s->ncpus : 1, sizeof(*busy));
-	span = calloc(s->ncpus ? s->ncpus : 1, sizeof(*span));
-	if (!r->busy_pct || !busy || !span)
+	ct = calloc(s->ncpus ? s->ncpus : 1, sizeof(*ct));
+	if (!r->busy_pct || !ct)
 		goto nomem;
 	r->switches = s->n;
 	for (i = 0; i < s->n; i++) {
 		const struct etl_switch *sw = &s->v[i], *prev = i ? sw - 1 : NULL;
+		const struct etl_switch *next = i + 1 < s->n ? sw + 1 : NULL;
+		struct cpu_time *c = &ct[sw->cpu];
 
 		r->compact |= sw->source == ETL_SWITCH_COMPACT;
 		if (sw->old_tid && sw->old_state == ETW_KTHREAD_WAITING &&
@@ -183,18 +237,17 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 		if ((sw->known & ETL_SWITCH_HAS_NEW) &&
 		    push(ins, nins, &ins_cap, sw->new_tid, sw->time))
 			goto nomem;
-		if (!prev || prev->cpu != sw->cpu)
-			continue;
-		/* the old thread ran since the CPU's previous switch */
-		span[sw->cpu] += elapsed(prev->time, sw->time);
-		if (sw->old_tid)
-			busy[sw->cpu] += elapsed(prev->time, sw->time);
-		if (push(&run, &nrun, &run_cap, sw->old_tid,
-			 (int64_t)elapsed(prev->time, sw->time)))
+		/* the old thread ran since the CPU's previous switch, or the window's start */
+		if (add_run(w, c, &run, &nrun, &run_cap, sw->old_tid,
+			    prev && prev->cpu == sw->cpu ? prev->time : w->win_first, sw->time))
+			goto nomem;
+		/* the CPU's last switch: its new thread runs to the window's end */
+		if ((!next || next->cpu != sw->cpu) && (sw->known & ETL_SWITCH_HAS_NEW) &&
+		    add_run(w, c, &run, &nrun, &run_cap, sw->new_tid, sw->time, w->win_last))
 			goto nomem;
 	}
 	for (uint32_t c = 0; c < s->ncpus; c++)
-		r->busy_pct[c] = span[c] ? 100.0 * (double)busy[c] / (double)span[c] : -1;
+		r->busy_pct[c] = ct[c].span ? 100.0 * (double)ct[c].busy / (double)ct[c].span : -1;
 	if (r->duration_s > 0)
 		r->switches_per_s = (double)r->switches / r->duration_s;
 
@@ -230,13 +283,11 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 			r->threads[j].switches_in++;
 	}
 	free(run);
-	free(busy);
-	free(span);
+	free(ct);
 	return 0;
 nomem:
 	free(run);
-	free(busy);
-	free(span);
+	free(ct);
 	return oom(w);
 }
 
@@ -318,6 +369,7 @@ int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_e
 	w.freq = f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7;
 	if (walk_records(&w) || etl_switches_read(f, &s, err))
 		goto out;
+	window(&w, &s);
 	if (from_switches(&w, &s, &ins, &nins) || make_procs(&w) ||
 	    ready_latency(&w, ins, nins))
 		goto out;
@@ -448,8 +500,10 @@ static void print_functions_json(FILE *out, const struct sym_functions *fn)
 
 void etl_report_print_json(FILE *out, const struct etl_report *r)
 {
-	fprintf(out, "{\"duration_s\": %.6f, \"events\": %lu, \"buffers\": %lu, \"bytes\": %llu,\n",
-		r->duration_s, r->events, r->buffers, (unsigned long long)r->bytes);
+	fprintf(out, "{\"duration_s\": %.6f, \"clock_first\": %lld, \"clock_last\": %lld,\n",
+		r->duration_s, (long long)r->clock_first, (long long)r->clock_last);
+	fprintf(out, " \"events\": %lu, \"buffers\": %lu, \"bytes\": %llu,\n",
+		r->events, r->buffers, (unsigned long long)r->bytes);
 	fprintf(out, " \"events_lost\": %u, \"buffers_lost\": %u,\n \"busy_pct\": [",
 		r->events_lost, r->buffers_lost);
 	for (uint32_t c = 0; c < r->ncpus; c++) {

@@ -11,10 +11,14 @@
  * Process/Thread events, with these rules:
  *
  *   - the thread running on a CPU between two of its switches is the old
- *     thread of the second (both forms carry it); time before a CPU's
- *     first switch and after its last is not counted;
+ *     thread of the second (both forms carry it); before a CPU's first
+ *     switch, from the trace's start, the old thread of that switch;
+ *     after its last switch, to the trace's end, the new thread of that
+ *     switch (unknown for a CPU's last CompCS packet: that time is left
+ *     out of the CPU's span);
  *   - a CPU's busy time is the time a thread other than the idle thread
- *     (0) ran; busy % is of the span from its first to its last switch;
+ *     (0) ran; busy % is of the trace (less any time left out above), so
+ *     a CPU idle but for a few late switches reads nearly 0 %;
  *   - a thread's CPU time is the sum of its running intervals; a
  *     process's, the sum of its threads' (the process from the thread's
  *     Thread events, its name the one of etl/etl_model.h, as WPA's);
@@ -57,12 +61,13 @@ struct etl_report_process {
 };
 
 struct etl_report {
-	double duration_s;		/* first to last record */
+	double duration_s;		/* the window: clock_first to clock_last */
+	int64_t clock_first, clock_last;	/* the window, in the file's clock */
 	unsigned long events, buffers;
 	uint64_t bytes;			/* the file */
 	uint32_t events_lost, buffers_lost;
 	uint32_t ncpus;
-	double *busy_pct;		/* per CPU; -1 for a CPU without switches */
+	double *busy_pct;		/* per CPU, of the trace; -1 for a CPU without switches */
 	unsigned long switches;
 	double switches_per_s;
 	bool compact;			/* any switch came from CompCS */
