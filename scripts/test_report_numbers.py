@@ -12,6 +12,7 @@ report where the question is what it prints). One PASS or FAIL line per
 file and check; exit 1 if one failed. A file that is absent (the Windows
 samples in a clone without ../shared) is one SKIP line saying so.
 """
+import bisect
 import json
 import os
 import re
@@ -107,6 +108,45 @@ def busy_and_threads(tr, first, last):
     return cpus, threads
 
 
+def first_at_or_after(times, t):
+    """The first of the sorted times at or after t, or None."""
+    i = bisect.bisect_left(times, t)
+    return times[i] if i < len(times) else None
+
+
+def waits_and_ready(tr):
+    """WPA's Waits by reason, and the ready latencies (us), from the records."""
+    ins, ready = {}, {}
+    for s in tr.switches:
+        if s["new"] is not None:
+            ins.setdefault(s["new"], []).append(s["time"])
+    for r in tr.records:
+        if r.get("layout") == "ReadyThread":
+            ready.setdefault(int(r["fields"]["TThreadId"]), []).append(r["time"])
+    for v in list(ins.values()) + list(ready.values()):
+        v.sort()
+    waits = {}
+    for s in tr.switches:
+        if s["old"] == 0 or s["state"] != "Waiting":
+            continue
+        count, timed, total = waits.get(s["reason"], (0, 0, 0))
+        nxt = first_at_or_after(ins.get(s["old"], []), s["time"] + 1)
+        rdy = first_at_or_after(ready.get(s["old"], []), s["time"])
+        end = rdy if rdy is not None and (nxt is None or rdy <= nxt) else nxt
+        if end is not None:
+            timed += 1
+            total += (end - s["time"]) / tr.freq
+        waits[s["reason"]] = (count + 1, timed, total)
+    lat = []
+    for tid, times in ready.items():
+        for t in times:
+            nxt = first_at_or_after(ins.get(tid, []), t)
+            if nxt is not None:
+                lat.append((nxt - t) / tr.freq * 1e6)
+    lat.sort()
+    return waits, lat
+
+
 def close(a, b, tol):
     return abs(a - b) <= tol
 
@@ -116,6 +156,8 @@ def check_file(ntkl, path):
     tr = Trace(ntkl, path)
     rep = json.loads(subprocess.run([ntkl, "report", "--json", path], check=True,
                                     capture_output=True, text=True).stdout)
+    text = subprocess.run([ntkl, "report", path], check=True, capture_output=True,
+                          text=True).stdout
     first, last = tr.window()
     cpus, threads = busy_and_threads(tr, first, last)
 
@@ -147,6 +189,37 @@ def check_file(ntkl, path):
     bad = [(t, got_t.get(t), v) for t, v in want_t.items() if not close(got_t.get(t, -1), v, 2e-6)]
     result(not bad and len(got_t) == len(want_t), f"{name}: CPU time of each of {len(want_t)} threads",
            f"tid, report, independent: {bad[:5]}; {len(got_t)} vs {len(want_t)} threads")
+    check_waits_ready(name, tr, rep, text)
+
+
+def check_waits_ready(name, tr, rep, text):
+    """Item 6: waits by count with their time; ready latency null when none."""
+    waits, lat = waits_and_ready(tr)
+    got = [(w["reason"], w["count"], w["timed"], w["total_s"]) for w in rep["wait_reasons"]]
+    counts = [w[1] for w in got]
+    result(counts == sorted(counts, reverse=True), f"{name}: wait reasons most first",
+           f"{got}")
+    ok = len(got) == len(waits) and all(
+        g[0] in waits and waits[g[0]][:2] == (g[1], g[2]) and close(waits[g[0]][2], g[3], 2e-7)
+        for g in got)
+    result(ok, f"{name}: wait reasons' counts and wait times ({len(waits)} reasons)",
+           f"report {got}, independent {waits}")
+    for w in rep["wait_reasons"]:
+        want = w["total_s"] / w["timed"] * 1e6 if w["timed"] else None
+        if (want is None) != (w["mean_us"] is None) or (want and not close(want, w["mean_us"], 0.002)):
+            result(False, f"{name}: mean wait of {w['reason']}", f"{w}")
+    result(rep["ready_measured"] == len(lat), f"{name}: ready latencies measured",
+           f"report {rep['ready_measured']}, independent {len(lat)}")
+    keys = ["ready_p50_us", "ready_p90_us", "ready_p99_us", "ready_max_us"]
+    if lat:
+        n = len(lat)
+        want = [lat[n // 2], lat[n * 9 // 10], lat[n * 99 // 100], lat[-1]]
+        ok = all(rep[k] is not None and close(rep[k], v, 0.002) for k, v in zip(keys, want))
+    else:
+        want = [None] * 4
+        ok = all(rep[k] is None for k in keys) and "Ready latency (ReadyThread to switch in): none" in text
+    result(ok, f"{name}: ready latency percentiles ({'none measured: null, none' if not lat else len(lat)})",
+           f"report {[rep[k] for k in keys]}, independent {want}")
 
 
 def main():

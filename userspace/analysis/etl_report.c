@@ -18,6 +18,13 @@ struct tid_time {
 	int64_t time;
 };
 
+/* A switch out in state Waiting: the thread, when, why. */
+struct wait_out {
+	uint32_t tid;
+	uint8_t reason;
+	int64_t time;
+};
+
 struct work {
 	const struct etl_file *f;
 	struct etl_report *r;
@@ -29,6 +36,8 @@ struct work {
 	struct sym_trace_addrs addrs;	/* sampled IPs and frames, for the functions */
 	int64_t first, last;		/* the records' times (not the header buffer's) */
 	int64_t win_first, win_last;	/* the window the times are counted over */
+	struct wait_out *outs;		/* switches out Waiting */
+	size_t nouts, outs_cap;
 };
 
 /* b - a for b >= a, in unsigned arithmetic: a corrupt time cannot overflow. */
@@ -177,6 +186,21 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int push_out(struct work *w, const struct etl_switch *sw)
+{
+	if (w->nouts == w->outs_cap) {
+		size_t c = w->outs_cap ? 2 * w->outs_cap : 1024;
+		struct wait_out *p = realloc(w->outs, c * sizeof(*p));
+
+		if (!p)
+			return -1;
+		w->outs = p;
+		w->outs_cap = c;
+	}
+	w->outs[w->nouts++] = (struct wait_out){ sw->old_tid, sw->old_wait_reason, sw->time };
+	return 0;
+}
+
 /* Per CPU: the ticks of the window counted (a known thread ran) and busy. */
 struct cpu_time {
 	uint64_t span, busy;
@@ -232,8 +256,11 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 
 		r->compact |= sw->source == ETL_SWITCH_COMPACT;
 		if (sw->old_tid && sw->old_state == ETW_KTHREAD_WAITING &&
-		    (sw->known & ETL_SWITCH_HAS_STATE))
+		    (sw->known & ETL_SWITCH_HAS_STATE)) {
 			r->waits[sw->old_wait_reason]++;
+			if (push_out(w, sw))
+				goto nomem;
+		}
 		if ((sw->known & ETL_SWITCH_HAS_NEW) &&
 		    push(ins, nins, &ins_cap, sw->new_tid, sw->time))
 			goto nomem;
@@ -357,6 +384,52 @@ static int ready_latency(struct work *w, const struct tid_time *ins, size_t nins
 	return 0;
 }
 
+/* The first of v[0..n) (sorted by thread, time) at or after (tid, time). */
+static size_t lower_bound(const struct tid_time *v, size_t n, uint32_t tid, int64_t time)
+{
+	struct tid_time key = { tid, time };
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (by_tid_time(&v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Each switch out Waiting to the end of the wait, as WPA's Waits: the
+ * thread's first ReadyThread at or after it, if that comes before its
+ * next switch in; else that switch in. A wait with neither is counted
+ * but not timed. ins and w->ready sorted by thread, time.
+ */
+static void wait_times(struct work *w, const struct tid_time *ins, size_t nins)
+{
+	struct etl_report *r = w->r;
+
+	for (size_t i = 0; i < w->nouts; i++) {
+		const struct wait_out *o = &w->outs[i];
+		size_t in = o->time < INT64_MAX ? lower_bound(ins, nins, o->tid, o->time + 1) : nins;
+		size_t rd = lower_bound(w->ready, w->nready, o->tid, o->time);
+		bool has_in = in < nins && ins[in].tid == o->tid;
+		bool has_rd = rd < w->nready && w->ready[rd].tid == o->tid;
+		int64_t end;
+
+		if (has_rd && (!has_in || w->ready[rd].time <= ins[in].time))
+			end = w->ready[rd].time;
+		else if (has_in)
+			end = ins[in].time;
+		else
+			continue;
+		r->waits_timed[o->reason]++;
+		r->wait_s[o->reason] += (double)elapsed(o->time, end) / w->freq;
+	}
+}
+
 int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_error *err)
 {
 	struct work w = { .f = f, .r = r, .err = err };
@@ -373,10 +446,14 @@ int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_e
 	if (from_switches(&w, &s, &ins, &nins) || make_procs(&w) ||
 	    ready_latency(&w, ins, nins))
 		goto out;
+	if (w.nready)
+		qsort(w.ready, w.nready, sizeof(*w.ready), by_tid_time);
+	wait_times(&w, ins, nins);
 	ret = 0;
 out:
 	free(ins);
 	free(w.ready);
+	free(w.outs);
 	etl_model_free(&w.m);
 	sym_trace_addrs_free(&w.addrs);
 	etl_switches_free(&s);
@@ -411,6 +488,60 @@ static void print_pid(FILE *out, uint32_t pid)
 		fprintf(out, "%8s", "?");
 	else
 		fprintf(out, "%8u", pid);
+}
+
+/* The wait reasons with a switch out, most first (ties: by reason). */
+static size_t waits_by_count(const struct etl_report *r, uint8_t order[256])
+{
+	size_t n = 0;
+
+	for (int k = 0; k < 256; k++)
+		if (r->waits[k])
+			order[n++] = (uint8_t)k;
+	for (size_t i = 1; i < n; i++)	/* insertion sort: stable, and at most 256 */
+		for (size_t j = i; j > 0 && r->waits[order[j]] > r->waits[order[j - 1]]; j--) {
+			uint8_t t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	return n;
+}
+
+static void print_waits(FILE *out, const struct etl_report *r)
+{
+	uint8_t order[256];
+	size_t n = waits_by_count(r, order);
+
+	fprintf(out, "\nWait reasons (switches out Waiting, most first; wait: to the thread's ReadyThread, else its next switch in):\n");
+	if (!n) {
+		fprintf(out, "  none (no switch out in state Waiting)\n");
+		return;
+	}
+	fprintf(out, "%10s %12s %12s  %s\n", "count", "total ms", "mean us", "reason");
+	for (size_t i = 0; i < n; i++) {
+		uint8_t k = order[i];
+		const char *name = etl_kwait_reason_name(k);
+
+		fprintf(out, "%10lu %12.3f ", r->waits[k], r->wait_s[k] * 1e3);
+		if (r->waits_timed[k])
+			fprintf(out, "%12.1f", r->wait_s[k] / (double)r->waits_timed[k] * 1e6);
+		else
+			fprintf(out, "%12s", "none");
+		if (name)
+			fprintf(out, "  %s\n", name);
+		else
+			fprintf(out, "  %u\n", k);
+	}
+}
+
+/* A measure, or null when nothing was measured. */
+static void json_num(FILE *out, bool measured, double v)
+{
+	if (measured)
+		fprintf(out, "%.3f", v);
+	else
+		fprintf(out, "null");
 }
 
 void etl_report_print(FILE *out, const struct etl_report *r)
@@ -451,16 +582,13 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 		print_pid(out, t->pid);
 		fprintf(out, " %10.4f %10lu  %s\n", t->cpu_s, t->switches_in, t->name);
 	}
-	fprintf(out, "\nWait reasons (switches out while Waiting):\n");
-	for (int k = 0; k < 256; k++) {
-		const char *name = etl_kwait_reason_name((uint8_t)k);
-
-		if (r->waits[k])
-			fprintf(out, "%10lu  %s\n", r->waits[k], name ? name : "?");
-	}
+	print_waits(out, r);
 	fprintf(out, "\nReady latency (ReadyThread to switch in): ");
-	if (!r->ready_measured)
-		fprintf(out, "none measured (needs DISPATCHER and CSWITCH)\n");
+	if (!r->ready_events)
+		fprintf(out, "none (no ReadyThread events: record DISPATCHER and CSWITCH)\n");
+	else if (!r->ready_measured)
+		fprintf(out, "none (%lu ReadyThread events, none followed by a switch in)\n",
+			r->ready_events);
 	else
 		fprintf(out, "%lu of %lu events; p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us\n",
 			r->ready_measured, r->ready_events, r->ready_p50_us, r->ready_p90_us,
@@ -555,9 +683,36 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 		fprintf(out, ": %lu", r->waits[k]);
 		first = 0;
 	}
-	fprintf(out, "},\n \"ready_events\": %lu, \"ready_measured\": %lu, \"ready_p50_us\": %.3f, \"ready_p90_us\": %.3f, \"ready_p99_us\": %.3f, \"ready_max_us\": %.3f,\n",
-		r->ready_events, r->ready_measured, r->ready_p50_us, r->ready_p90_us,
-		r->ready_p99_us, r->ready_max_us);
+	fprintf(out, "},\n \"wait_reasons\": [");
+	{
+		uint8_t order[256];
+		size_t n = waits_by_count(r, order);
+
+		for (size_t i = 0; i < n; i++) {
+			uint8_t k = order[i];
+			const char *name = etl_kwait_reason_name(k);
+			char num[8];
+
+			snprintf(num, sizeof(num), "%u", k);
+			fprintf(out, "%s\n  {\"reason\": ", i ? "," : "");
+			etl_json_str(out, name ? name : num);
+			fprintf(out, ", \"count\": %lu, \"timed\": %lu, \"total_s\": %.9f, \"mean_us\": ",
+				r->waits[k], r->waits_timed[k], r->wait_s[k]);
+			json_num(out, r->waits_timed[k], r->waits_timed[k] ?
+				 r->wait_s[k] / (double)r->waits_timed[k] * 1e6 : 0);
+			fputc('}', out);
+		}
+	}
+	fprintf(out, "],\n \"ready_events\": %lu, \"ready_measured\": %lu, \"ready_p50_us\": ",
+		r->ready_events, r->ready_measured);
+	json_num(out, r->ready_measured, r->ready_p50_us);
+	fprintf(out, ", \"ready_p90_us\": ");
+	json_num(out, r->ready_measured, r->ready_p90_us);
+	fprintf(out, ", \"ready_p99_us\": ");
+	json_num(out, r->ready_measured, r->ready_p99_us);
+	fprintf(out, ", \"ready_max_us\": ");
+	json_num(out, r->ready_measured, r->ready_max_us);
+	fprintf(out, ",\n");
 	print_functions_json(out, &r->functions);
 	fprintf(out, "}\n");
 }

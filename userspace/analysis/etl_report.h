@@ -22,10 +22,15 @@
  *   - a thread's CPU time is the sum of its running intervals; a
  *     process's, the sum of its threads' (the process from the thread's
  *     Thread events, its name the one of etl/etl_model.h, as WPA's);
- *   - a wait reason counts each switch out in state Waiting;
+ *   - a wait reason counts each switch out in state Waiting, and its
+ *     wait time, as WPA's Waits: from the switch out to the thread's
+ *     first ReadyThread at or after it if that comes before its next
+ *     switch in, else to that switch in (a wait with neither is counted,
+ *     not timed); printed most first, with the total and the mean;
  *   - ready latency: from a ReadyThread event of a thread to its next
  *     switch in on any CPU (a ReadyThread with no later switch in is not
- *     counted);
+ *     counted; with none measured the percentiles are "none" in the
+ *     text and null in the JSON);
  *   - functions by samples (kernel and user): the SampledProfile IPs
  *     named as ntkl symbols names them for WPA, the very code and table
  *     of dump --stats (symbols/sym_profile.h), named by
@@ -76,6 +81,8 @@ struct etl_report {
 	struct etl_report_thread *threads;	/* by CPU time, most first */
 	size_t nthreads;
 	unsigned long waits[256];	/* switches out Waiting, by KWAIT_REASON */
+	unsigned long waits_timed[256];	/* of which the end was seen */
+	double wait_s[256];		/* their wait time, seconds */
 	unsigned long ready_events, ready_measured;
 	double ready_p50_us, ready_p90_us, ready_p99_us, ready_max_us;
 	unsigned long process_starts, process_ends, thread_starts, thread_ends;
