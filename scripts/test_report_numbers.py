@@ -50,10 +50,11 @@ class Trace:
             m = REC.match(line)
             if m:
                 rest = m.group(6)
+                hook = re.match(r'^\S+ \(0x([0-9a-f]{4}) ', rest)
                 self.records.append({
                     "buf": int(m.group(1)), "cpu": int(m.group(2)),
                     "time": int(m.group(3)), "name": rest.split(" (")[0],
-                    "fields": {}, "kind": rest.split(" ")[0]})
+                    "fields": {}, "hook": int(hook.group(1), 16) if hook else None})
                 continue
             m = SWITCH.match(line)
             if m:
@@ -78,7 +79,23 @@ class Trace:
         self.switches.sort(key=lambda s: (s["cpu"], s["time"]))
 
     def window(self):
-        """The trace: its data records' first and last time, and the switches'."""
+        """The collection: the first and last time of a kernel record of
+        activity (not of the header group 0x00, SystemConfig 0x0B, a
+        Process, Thread or Image DCStart/DCEnd (type 3, 4), KernelBase
+        0x1421, KeyRundown 0x1824; no classic or provider event), else of
+        every data record; widened to the switches'."""
+        def activity(r):
+            h = r["hook"]
+            if h is None or (h >> 8) in (0x00, 0x0B) or h in (0x1421, 0x1824):
+                return False
+            return not ((h >> 8) in (0x03, 0x05, 0x14) and (h & 0xFF) in (3, 4))
+        data = [r for r in self.records if r["buf"] > 0]
+        times = [r["time"] for r in data if activity(r)] or [r["time"] for r in data]
+        times += [s["time"] for s in self.switches]
+        return min(times), max(times)
+
+    def span(self):
+        """The file: every data record's time, and the switches'."""
         times = [r["time"] for r in self.records if r["buf"] > 0]
         times += [s["time"] for s in self.switches]
         return min(times), max(times)
@@ -190,6 +207,7 @@ def check_file(ntkl, path):
     result(not bad and len(got_t) == len(want_t), f"{name}: CPU time of each of {len(want_t)} threads",
            f"tid, report, independent: {bad[:5]}; {len(got_t)} vs {len(want_t)} threads")
     check_waits_ready(name, tr, rep, text)
+    check_duration(name, tr, rep, text, first, last)
 
 
 def check_waits_ready(name, tr, rep, text):
@@ -220,6 +238,23 @@ def check_waits_ready(name, tr, rep, text):
         ok = all(rep[k] is None for k in keys) and "Ready latency (ReadyThread to switch in): none" in text
     result(ok, f"{name}: ready latency percentiles ({'none measured: null, none' if not lat else len(lat)})",
            f"report {[rep[k] for k in keys]}, independent {want}")
+
+
+def check_duration(name, tr, rep, text, first, last):
+    """Item 2: the duration is the collection's, and says so; rates over it."""
+    dur = (last - first) / tr.freq
+    a, b = tr.span()
+    ok = (rep["clock_first"], rep["clock_last"]) == (first, last) and \
+        close(rep["duration_s"], dur, 2e-6) and close(rep["trace_s"], (b - a) / tr.freq, 2e-6)
+    result(ok, f"{name}: duration of the collection ({dur:.6f} s of {(b - a) / tr.freq:.6f} s)",
+           f"report {rep['clock_first']}..{rep['clock_last']} {rep['duration_s']} s "
+           f"(file {rep['trace_s']}), independent {first}..{last} {dur} s")
+    result(f"{dur:.3f} s of collection" in text.splitlines()[0],
+           f"{name}: the text says what the duration is of", text.splitlines()[0])
+    if dur > 0:
+        result(close(rep["switches_per_s"], len(tr.switches) / dur, 0.002),
+               f"{name}: switches per second over the collection",
+               f"report {rep['switches_per_s']}, independent {len(tr.switches) / dur}")
 
 
 def main():

@@ -35,6 +35,7 @@ struct work {
 	struct etl_model m;		/* processes and threads: their names */
 	struct sym_trace_addrs addrs;	/* sampled IPs and frames, for the functions */
 	int64_t first, last;		/* the records' times (not the header buffer's) */
+	int64_t act_first, act_last;	/* the activity records' (is_activity()) */
 	int64_t win_first, win_last;	/* the window the times are counted over */
 	struct wait_out *outs;		/* switches out Waiting */
 	size_t nouts, outs_cap;
@@ -84,6 +85,35 @@ static int on_buffer(void *ctx, const struct etl_buffer *b)
 	return 0;
 }
 
+/*
+ * A kernel record of what the system did while the trace was collected,
+ * not one a logger writes around the collection: the header's group
+ * (Header, HeaderExtension, GroupMasksEnd, RundownComplete), SystemConfig
+ * (Windows and ntkl write it at stop), the rundowns (Process, Thread and
+ * Image DCStart and DCEnd, KernelBase, StackWalk KeyRundown), image
+ * identities (classic records) and other sessions' provider events (the
+ * CLR rundown PerfView merges in after the kernel session stopped).
+ */
+static bool is_activity(const struct etl_record *rec)
+{
+	uint8_t group = (uint8_t)(rec->hook_id >> 8), type = (uint8_t)rec->hook_id;
+
+	if (rec->kind != ETL_KIND_KERNEL)
+		return false;
+	switch (group) {
+	case ETW_GROUP_HEADER:
+	case ETW_GROUP_CONFIG:
+		return false;
+	case ETW_GROUP_PROCESS:
+	case ETW_GROUP_THREAD:
+	case ETW_GROUP_IMAGE:
+		return type != 3 && type != 4 && rec->hook_id != ETW_EVENT_IMAGE_KERNEL_BASE_HOOK;
+	case ETW_GROUP_STACKWALK:
+		return rec->hook_id != ETW_EVENT_STACK_KEY_RUNDOWN_HOOK;
+	}
+	return true;
+}
+
 /* Counts, span, ReadyThread events, Process/Thread starts and ends. */
 static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_record *rec)
 {
@@ -95,6 +125,12 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 		w->first = rec->timestamp;
 	if (b->index && rec->timestamp > w->last)
 		w->last = rec->timestamp;
+	if (b->index && is_activity(rec)) {
+		if (rec->timestamp < w->act_first)
+			w->act_first = rec->timestamp;
+		if (rec->timestamp > w->act_last)
+			w->act_last = rec->timestamp;
+	}
 	if (rec->kind != ETL_KIND_KERNEL)
 		return 0;
 	if (sym_trace_gather(&w->addrs, rec))
@@ -129,8 +165,8 @@ static int walk_records(struct work *w)
 	struct etl_report *r = w->r;
 	struct etl_walker also = { .buffer = on_buffer, .record = on_record, .ctx = w };
 
-	w->first = INT64_MAX;
-	w->last = INT64_MIN;
+	w->first = w->act_first = INT64_MAX;
+	w->last = w->act_last = INT64_MIN;
 	if (etl_model_read(w->f, &w->m, &also, w->err))
 		return -1;
 	if (sym_trace_from_model(&r->trace, &w->m, &w->addrs))
@@ -141,14 +177,22 @@ static int walk_records(struct work *w)
 }
 
 /*
- * The window busy %, CPU time and rates are of: the trace, from its first
- * record (or switch: a CompCS packet can be older than its batch's
- * record) to its last.
+ * The window busy %, CPU time and rates are of: the collection, from the
+ * first to the last activity record (is_activity(); all records in a file
+ * without one), or switch (a CompCS packet can be older than its batch's
+ * record). The file's span, all records', is trace_s.
  */
 static void window(struct work *w, const struct etl_switches *s)
 {
-	w->win_first = w->first;
-	w->win_last = w->last;
+	struct etl_report *r = w->r;
+
+	if (w->act_first <= w->act_last) {
+		w->win_first = w->act_first;
+		w->win_last = w->act_last;
+	} else {
+		w->win_first = w->first;
+		w->win_last = w->last;
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->v[i].time < w->win_first)
 			w->win_first = s->v[i].time;
@@ -156,9 +200,12 @@ static void window(struct work *w, const struct etl_switches *s)
 			w->win_last = s->v[i].time;
 	}
 	if (w->win_last > w->win_first)
-		w->r->duration_s = (double)elapsed(w->win_first, w->win_last) / w->freq;
-	w->r->clock_first = w->win_first;
-	w->r->clock_last = w->win_last;
+		r->duration_s = (double)elapsed(w->win_first, w->win_last) / w->freq;
+	r->clock_first = w->win_first;
+	r->clock_last = w->win_last;
+	if (w->last > w->first)
+		r->trace_s = (double)elapsed(w->first < w->win_first ? w->first : w->win_first,
+					     w->last > w->win_last ? w->last : w->win_last) / w->freq;
 }
 
 static int thread_by_cpu(const void *a, const void *b)
@@ -546,7 +593,11 @@ static void json_num(FILE *out, bool measured, double v)
 
 void etl_report_print(FILE *out, const struct etl_report *r)
 {
-	fprintf(out, "Duration:          %.3f s\n", r->duration_s);
+	fprintf(out, "Duration:          %.3f s of collection (first to last event recorded)", r->duration_s);
+	if (r->trace_s > r->duration_s + 0.0005)
+		fprintf(out, "; the file spans %.3f s with the records written around it (rundowns, SystemConfig, other sessions merged in), not counted",
+			r->trace_s);
+	fprintf(out, "\n");
 	fprintf(out, "Events:            %lu in %lu buffers (%.1f MB)\n", r->events, r->buffers,
 		r->bytes / 1e6);
 	fprintf(out, "Events lost:       %u", r->events_lost);
@@ -628,8 +679,8 @@ static void print_functions_json(FILE *out, const struct sym_functions *fn)
 
 void etl_report_print_json(FILE *out, const struct etl_report *r)
 {
-	fprintf(out, "{\"duration_s\": %.6f, \"clock_first\": %lld, \"clock_last\": %lld,\n",
-		r->duration_s, (long long)r->clock_first, (long long)r->clock_last);
+	fprintf(out, "{\"duration_s\": %.6f, \"clock_first\": %lld, \"clock_last\": %lld, \"trace_s\": %.6f,\n",
+		r->duration_s, (long long)r->clock_first, (long long)r->clock_last, r->trace_s);
 	fprintf(out, " \"events\": %lu, \"buffers\": %lu, \"bytes\": %llu,\n",
 		r->events, r->buffers, (unsigned long long)r->bytes);
 	fprintf(out, " \"events_lost\": %u, \"buffers_lost\": %u,\n \"busy_pct\": [",

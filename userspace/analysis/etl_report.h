@@ -6,6 +6,14 @@
  * threads ran most, why threads waited, how long a thread made ready
  * waited for a CPU, and how many processes and threads came and went.
  *
+ * The duration is of the collection: from the first to the last record
+ * of what the system did, leaving out the records a logger writes around
+ * it (the header's, the rundowns' DCStart and DCEnd, SystemConfig at stop,
+ * image identities, other sessions' provider events merged in after it,
+ * as PerfView's CLR rundown); a file with none but those is its records'
+ * span. Rates (switches per second, samples per second) and busy % are
+ * of it.
+ *
  * Everything comes from the context switches (etl_switches.h: CSwitch
  * events and CompCS batches alike), the ReadyThread events and the
  * Process/Thread events, with these rules:
@@ -15,7 +23,7 @@
  *     switch, from the trace's start, the old thread of that switch;
  *     after its last switch, to the trace's end, the new thread of that
  *     switch (unknown for a CPU's last CompCS packet: that time is left
- *     out of the CPU's span);
+ *     out of the CPU's span); the trace's start and end: the collection's;
  *   - a CPU's busy time is the time a thread other than the idle thread
  *     (0) ran; busy % is of the trace (less any time left out above), so
  *     a CPU idle but for a few late switches reads nearly 0 %;
@@ -66,7 +74,8 @@ struct etl_report_process {
 };
 
 struct etl_report {
-	double duration_s;		/* the window: clock_first to clock_last */
+	double duration_s;		/* the collection: clock_first to clock_last */
+	double trace_s;			/* the file: first to last record, all of them */
 	int64_t clock_first, clock_last;	/* the window, in the file's clock */
 	unsigned long events, buffers;
 	uint64_t bytes;			/* the file */
