@@ -46,6 +46,7 @@ class Trace:
         self.records = []       # dicts: buf, cpu, time, name, fields
         self.switches = []      # dicts: cpu, time, old, new, state, reason
         self.freq = 1e7
+        self.nprocs = 0
         for line in out.splitlines():
             m = REC.match(line)
             if m:
@@ -76,9 +77,11 @@ class Trace:
         for line in head.splitlines():
             if line.startswith("PerfFreq:"):
                 self.freq = float(line.split()[1]) or 1e7
+            if line.startswith("NumberOfProcessors:"):
+                self.nprocs = int(line.split()[1])
         self.switches.sort(key=lambda s: (s["cpu"], s["time"]))
 
-    def window(self):
+    def window(self, widen=True):
         """The collection: the first and last time of a kernel record of
         activity (not of the header group 0x00, SystemConfig 0x0B, a
         Process, Thread or Image DCStart/DCEnd (type 3, 4), KernelBase
@@ -91,7 +94,8 @@ class Trace:
             return not ((h >> 8) in (0x03, 0x05, 0x14) and (h & 0xFF) in (3, 4))
         data = [r for r in self.records if r["buf"] > 0]
         times = [r["time"] for r in data if activity(r)] or [r["time"] for r in data]
-        times += [s["time"] for s in self.switches]
+        if widen:
+            times += [s["time"] for s in self.switches]
         return min(times), max(times)
 
     def span(self):
@@ -208,6 +212,7 @@ def check_file(ntkl, path):
            f"tid, report, independent: {bad[:5]}; {len(got_t)} vs {len(want_t)} threads")
     check_waits_ready(name, tr, rep, text)
     check_duration(name, tr, rep, text, first, last)
+    check_rate(ntkl, path, name, tr, rep, first, last)
 
 
 def check_waits_ready(name, tr, rep, text):
@@ -255,6 +260,45 @@ def check_duration(name, tr, rep, text, first, last):
         result(close(rep["switches_per_s"], len(tr.switches) / dur, 0.002),
                f"{name}: switches per second over the collection",
                f"report {rep['switches_per_s']}, independent {len(tr.switches) / dur}")
+
+
+def check_rate(ntkl, path, name, tr, rep, first, last):
+    """Item 4: the achieved sample rate per CPU beside the requested one."""
+    samples = [r for r in tr.records if r.get("layout") == "SampledProfile"]
+    if not samples:
+        result(rep["samples"] == 0 and rep["samples_per_cpu_s"] is None,
+               f"{name}: no samples, no rate", f"{rep['samples']} {rep['samples_per_cpu_s']}")
+        return
+    interval = None
+    for hook in ("PerfInfo/CollectionStart", "PerfInfo/SetInterval"):
+        for r in tr.records:
+            if r["name"].endswith(hook) and r["fields"].get("Source") == "0":
+                interval = int(r["fields"]["NewInterval"])
+                break
+        if interval:
+            break
+    cpus = max(tr.nprocs, 1 + max(r["cpu"] for r in samples))
+    want = len(samples) / cpus / ((last - first) / tr.freq)
+    req = 1e7 / interval if interval else None
+    ok = rep["samples"] == len(samples) and rep["sample_cpus"] == cpus and \
+        close(rep["samples_per_cpu_s"], want, 0.002) and \
+        (req is None and rep["requested_per_cpu_s"] is None or close(rep["requested_per_cpu_s"], req, 0.002))
+    result(ok, f"{name}: samples per CPU per second, achieved {want:.1f} and requested {req}",
+           f"report {rep['samples']} samples on {rep['sample_cpus']} CPUs, {rep['samples_per_cpu_s']} "
+           f"of {rep['requested_per_cpu_s']}; independent {len(samples)} on {cpus}, {want} of {req}")
+    # dump --stats: the same over the activity records' span (no switches)
+    stats = subprocess.run([ntkl, "dump", "--stats", path], check=True, capture_output=True,
+                           text=True).stdout
+    a, b = tr.window(widen=False)
+    want = len(samples) / cpus / ((b - a) / tr.freq)
+    line = f"Rate: {want:.1f} samples per CPU per second achieved ({cpus} CPUs"
+    if req:
+        line2 = f"{req:.1f} requested: {100 * want / req:.1f}%"
+    else:
+        line2 = "the interval requested is not in the file"
+    ok = any(x.startswith(line) and x.endswith(line2) for x in stats.splitlines())
+    result(ok, f"{name}: dump --stats gives the achieved and requested rate",
+           f"want '{line} ... {line2}' in {[x for x in stats.splitlines() if x.startswith('Rate')]}")
 
 
 def main():

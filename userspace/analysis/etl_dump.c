@@ -602,6 +602,13 @@ static void print_profile(struct dump *d)
 		fprintf(out, ", interval %u x 100 ns (%.4f ms)", p.interval, p.interval / 1e4);
 	fprintf(out, "; CollectionStart %lu, CollectionEnd %lu, SetInterval %lu\n",
 		p.collection_starts, p.collection_ends, p.set_intervals);
+	fprintf(out, "Rate: %.1f samples per CPU per second achieved (%u CPUs, the %.3f s collection)",
+		p.achieved_hz, p.cpus, p.duration_s);
+	if (p.requested_hz > 0)
+		fprintf(out, ", %.1f requested: %.1f%%\n", p.requested_hz,
+			100.0 * p.achieved_hz / p.requested_hz);
+	else
+		fprintf(out, "; the interval requested is not in the file\n");
 	fprintf(out, "%6s %10s\n", "cpu", "samples");
 	for (uint32_t c = 0; c < p.ncpus; c++)
 		fprintf(out, "%6u %10lu\n", c, p.cpu[c]);

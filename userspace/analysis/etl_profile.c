@@ -9,6 +9,7 @@
 #include "etl/etl_events.h"
 #include "etl/etl_model.h"
 #include "etl_profile.h"
+#include "etl_report.h"
 
 #define NO_PID		UINT32_MAX
 
@@ -25,6 +26,9 @@ struct reader {
 	struct etl_model m;		/* threads, processes, images */
 	struct sample *samples;
 	size_t nsamples, samples_cap;
+	uint32_t set_interval;		/* the first timer SetInterval's */
+	int64_t first, last;		/* the data records' times */
+	int64_t act_first, act_last;	/* the activity records' */
 };
 
 static int oom(struct reader *rd)
@@ -71,8 +75,9 @@ static int add_sample(struct reader *rd, const struct etl_record *r)
 	return 0;
 }
 
-static void add_interval(struct etl_profile *p, const struct etl_record *r)
+static void add_interval(struct reader *rd, const struct etl_record *r)
 {
+	struct etl_profile *p = rd->p;
 	uint32_t source, interval;
 
 	if (r->payload_len < sizeof(struct etw_sampled_profile_interval))
@@ -91,6 +96,8 @@ static void add_interval(struct etl_profile *p, const struct etl_record *r)
 		break;
 	default:
 		p->set_intervals++;
+		if (source == ETW_PROFILE_SOURCE_TIMER && !rd->set_interval)
+			rd->set_interval = interval;
 		break;
 	}
 }
@@ -100,7 +107,18 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 {
 	struct reader *rd = ctx;
 
-	(void)b;
+	if (b->index) {
+		if (r->timestamp < rd->first)
+			rd->first = r->timestamp;
+		if (r->timestamp > rd->last)
+			rd->last = r->timestamp;
+		if (etl_record_is_activity(r)) {
+			if (r->timestamp < rd->act_first)
+				rd->act_first = r->timestamp;
+			if (r->timestamp > rd->act_last)
+				rd->act_last = r->timestamp;
+		}
+	}
 	if (r->kind != ETL_KIND_KERNEL || !etl_event_layout(r->hook_id, (uint8_t)r->version))
 		return 0;
 	switch (r->hook_id) {
@@ -109,7 +127,7 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 	case ETW_EVENT_PROFILE_SET_INTERVAL_HOOK:
 	case ETW_EVENT_PROFILE_COLLECTION_START_HOOK:
 	case ETW_EVENT_PROFILE_COLLECTION_END_HOOK:
-		add_interval(rd->p, r);
+		add_interval(rd, r);
 		return 0;
 	}
 	return 0;
@@ -268,6 +286,26 @@ out:
 	return ret;
 }
 
+/* The collection's span, the requested and the achieved rate per CPU. */
+static void rates(const struct etl_file *f, struct reader *rd)
+{
+	struct etl_profile *p = rd->p;
+	double freq = f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7;
+	int64_t a = rd->act_first <= rd->act_last ? rd->act_first : rd->first;
+	int64_t b = rd->act_first <= rd->act_last ? rd->act_last : rd->last;
+
+	if (!p->interval)
+		p->interval = rd->set_interval;
+	p->cpus = f->header.number_of_processors > p->ncpus ? f->header.number_of_processors
+							    : p->ncpus;
+	if (b > a)
+		p->duration_s = (double)((uint64_t)b - (uint64_t)a) / freq;
+	if (p->duration_s > 0 && p->cpus)
+		p->achieved_hz = (double)p->samples / p->cpus / p->duration_s;
+	if (p->interval)
+		p->requested_hz = 1e7 / p->interval;
+}
+
 int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl_error *err)
 {
 	struct reader rd = { .p = p, .err = err };
@@ -275,7 +313,11 @@ int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl
 	int ret;
 
 	memset(p, 0, sizeof(*p));
+	rd.first = rd.act_first = INT64_MAX;
+	rd.last = rd.act_last = INT64_MIN;
 	ret = etl_model_read(f, &rd.m, &also, err);
+	if (!ret)
+		rates(f, &rd);
 	if (!ret)
 		ret = make_threads(&rd);
 	if (!ret)

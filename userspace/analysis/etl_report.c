@@ -94,7 +94,7 @@ static int on_buffer(void *ctx, const struct etl_buffer *b)
  * identities (classic records) and other sessions' provider events (the
  * CLR rundown PerfView merges in after the kernel session stopped).
  */
-static bool is_activity(const struct etl_record *rec)
+bool etl_record_is_activity(const struct etl_record *rec)
 {
 	uint8_t group = (uint8_t)(rec->hook_id >> 8), type = (uint8_t)rec->hook_id;
 
@@ -125,7 +125,7 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 		w->first = rec->timestamp;
 	if (b->index && rec->timestamp > w->last)
 		w->last = rec->timestamp;
-	if (b->index && is_activity(rec)) {
+	if (b->index && etl_record_is_activity(rec)) {
 		if (rec->timestamp < w->act_first)
 			w->act_first = rec->timestamp;
 		if (rec->timestamp > w->act_last)
@@ -178,7 +178,7 @@ static int walk_records(struct work *w)
 
 /*
  * The window busy %, CPU time and rates are of: the collection, from the
- * first to the last activity record (is_activity(); all records in a file
+ * first to the last activity record (etl_record_is_activity(); all records in a file
  * without one), or switch (a CompCS packet can be older than its batch's
  * record). The file's span, all records', is trace_s.
  */
@@ -491,8 +491,11 @@ int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_e
 		goto out;
 	window(&w, &s);
 	if (from_switches(&w, &s, &ins, &nins) || make_procs(&w) ||
-	    ready_latency(&w, ins, nins))
+	    ready_latency(&w, ins, nins) || etl_profile_read(f, &r->profile, err))
 		goto out;
+	if (r->profile.cpus && r->duration_s > 0)
+		r->samples_hz = (double)r->profile.samples / r->profile.cpus / r->duration_s;
+	r->requested_hz = r->profile.requested_hz;
 	if (w.nready)
 		qsort(w.ready, w.nready, sizeof(*w.ready), by_tid_time);
 	wait_times(&w, ins, nins);
@@ -523,6 +526,7 @@ void etl_report_free(struct etl_report *r)
 {
 	sym_functions_free(&r->functions);
 	sym_trace_free(&r->trace);
+	etl_profile_free(&r->profile);
 	free(r->busy_pct);
 	free(r->procs);
 	free(r->threads);
@@ -582,6 +586,24 @@ static void print_waits(FILE *out, const struct etl_report *r)
 	}
 }
 
+/* The samples, and the rate achieved per CPU beside the requested one. */
+static void print_samples_line(FILE *out, const struct etl_report *r)
+{
+	const struct etl_profile *p = &r->profile;
+
+	fprintf(out, "Samples:           ");
+	if (!p->samples) {
+		fprintf(out, "none (SampledProfile: record PROFILE)\n");
+		return;
+	}
+	fprintf(out, "%lu on %u CPUs: %.1f per CPU per second", p->samples, p->cpus, r->samples_hz);
+	if (r->requested_hz > 0)
+		fprintf(out, ", %.1f requested (interval %.4f ms): %.1f%%\n", r->requested_hz,
+			p->interval / 1e4, 100.0 * r->samples_hz / r->requested_hz);
+	else
+		fprintf(out, "; the interval requested is not in the file (no CollectionStart or SetInterval)\n");
+}
+
 /* A measure, or null when nothing was measured. */
 static void json_num(FILE *out, bool measured, double v)
 {
@@ -614,6 +636,7 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 	fprintf(out, "%s\n", r->ncpus ? "" : " no context switches recorded (CSWITCH)");
 	fprintf(out, "Context switches:  %lu (%.1f per second)%s\n", r->switches,
 		r->switches_per_s, r->compact ? ", from CompCS batches" : "");
+	print_samples_line(out, r);
 	fprintf(out, "Process starts:    %lu, ends %lu; thread starts %lu, ends %lu\n",
 		r->process_starts, r->process_ends, r->thread_starts, r->thread_ends);
 
@@ -693,6 +716,16 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 	}
 	fprintf(out, "],\n \"switches\": %lu, \"switches_per_s\": %.3f, \"compact\": %s,\n",
 		r->switches, r->switches_per_s, r->compact ? "true" : "false");
+	fprintf(out, " \"samples\": %lu, \"sample_cpus\": %u, \"samples_per_cpu_s\": ",
+		r->profile.samples, r->profile.cpus);
+	json_num(out, r->profile.samples, r->samples_hz);
+	fprintf(out, ", \"requested_per_cpu_s\": ");
+	json_num(out, r->requested_hz > 0, r->requested_hz);
+	fprintf(out, ", \"sample_interval_100ns\": ");
+	if (r->profile.interval)
+		fprintf(out, "%u,\n", r->profile.interval);
+	else
+		fprintf(out, "null,\n");
 	fprintf(out, " \"process_starts\": %lu, \"process_ends\": %lu, \"thread_starts\": %lu, \"thread_ends\": %lu,\n",
 		r->process_starts, r->process_ends, r->thread_starts, r->thread_ends);
 	fprintf(out, " \"processes\": [");

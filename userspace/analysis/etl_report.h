@@ -55,6 +55,7 @@
 #include <stdio.h>
 
 #include "etl/etl.h"
+#include "etl_profile.h"
 #include "symbols/symbols.h"
 
 #define ETL_REPORT_TOP	10
@@ -95,9 +96,18 @@ struct etl_report {
 	unsigned long ready_events, ready_measured;
 	double ready_p50_us, ready_p90_us, ready_p99_us, ready_max_us;
 	unsigned long process_starts, process_ends, thread_starts, thread_ends;
+	/* the SampledProfile events (etl_profile.h); the rates per CPU over duration_s */
+	struct etl_profile profile;
+	double samples_hz, requested_hz;	/* requested 0: no interval in the file */
 	struct sym_functions functions;	/* empty unless etl_report_functions() */
 	struct sym_trace trace;		/* the images and sampled addresses, for it */
 };
+
+/*
+ * Whether rec is of the collection's activity, not one of the records a
+ * logger writes around it (the rule above); the duration's records.
+ */
+bool etl_record_is_activity(const struct etl_record *rec);
 
 /* Work out r from f. 0, or -1 with err set; etl_report_free() either way. */
 int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_error *err);
