@@ -213,6 +213,7 @@ def check_file(ntkl, path):
     check_waits_ready(name, tr, rep, text)
     check_duration(name, tr, rep, text, first, last)
     check_rate(ntkl, path, name, tr, rep, first, last)
+    check_sampled(name, tr, rep, text)
 
 
 def check_waits_ready(name, tr, rep, text):
@@ -299,6 +300,57 @@ def check_rate(ntkl, path, name, tr, rep, first, last):
     ok = any(x.startswith(line) and x.endswith(line2) for x in stats.splitlines())
     result(ok, f"{name}: dump --stats gives the achieved and requested rate",
            f"want '{line} ... {line2}' in {[x for x in stats.splitlines() if x.startswith('Rate')]}")
+
+
+def check_sampled(name, tr, rep, text):
+    """Item 3: CPU by process, thread and image from the samples, named as
+    from SampledProfile; with no switches, no empty tables."""
+    samples = [r for r in tr.records if r.get("layout") == "SampledProfile"]
+    if not tr.switches:
+        result("Processes by CPU time (context switches, top 10):\n  none: no context switches" in text,
+               f"{name}: no switches: one line says so, not an empty table", text[:300])
+    if not samples:
+        result(not rep["processes_sampled"] and "Processes by samples" not in text,
+               f"{name}: no samples, no sampled tables", "")
+        return
+    # a thread's process: its latest Thread event (Start, End, DCStart, DCEnd) in time
+    owner = {0: (0, 0)}
+    for r in tr.records:
+        f = r["fields"]
+        if r.get("layout") == "Thread" and "TThreadId" in f and "ProcessId" in f:
+            tid = int(f["TThreadId"])
+            if tid and (tid not in owner or r["time"] >= owner[tid][0]):
+                owner[tid] = (r["time"], int(f["ProcessId"]))
+    by_tid, by_pid, cpu, idle = {}, {}, {}, {}
+    for r in samples:
+        tid = int(r["fields"]["ThreadId"])
+        pid = owner[tid][1] if tid in owner else None
+        by_tid[tid] = by_tid.get(tid, 0) + 1
+        by_pid[pid] = by_pid.get(pid, 0) + 1
+        cpu[r["cpu"]] = cpu.get(r["cpu"], 0) + 1
+        idle[r["cpu"]] = idle.get(r["cpu"], 0) + (tid == 0)
+    got_t = {t["tid"]: (t["pid"], t["samples"]) for t in rep["threads_sampled"]}
+    want_t = {t: (owner[t][1] if t in owner else None, n) for t, n in by_tid.items()}
+    result(got_t == want_t, f"{name}: samples of each of {len(want_t)} threads, and their process",
+           f"differ: {[(t, got_t.get(t), want_t.get(t)) for t in set(got_t) | set(want_t) if got_t.get(t) != want_t.get(t)][:5]}")
+    got_p = {p["pid"]: p["samples"] for p in rep["processes_sampled"]}
+    result(got_p == by_pid, f"{name}: samples of each of {len(by_pid)} processes",
+           f"report {sorted(got_p.items())[:8]}, independent {sorted(by_pid.items(), key=str)[:8]}")
+    counts = [p["samples"] for p in rep["processes_sampled"]]
+    result(counts == sorted(counts, reverse=True), f"{name}: processes by samples, most first", "")
+    want_b = [round(100.0 * (cpu.get(c, 0) - idle.get(c, 0)) / cpu[c], 3) if cpu.get(c) else 0.0
+              for c in range(1 + max(cpu))]
+    result(len(want_b) == len(rep["busy_pct_sampled"]) and
+           all(close(a, b, 0.0015) for a, b in zip(want_b, rep["busy_pct_sampled"])),
+           f"{name}: busy % per CPU from the samples not idle", f"report {rep['busy_pct_sampled']}, independent {want_b}")
+    result(sum(i["samples"] for i in rep["images_sampled"]) == len(samples),
+           f"{name}: every sample in the images table (\"?\": no image)", "")
+    titles = ["Processes by samples (SampledProfile", "Threads by samples (SampledProfile",
+              "Images by samples (SampledProfile"]
+    if tr.switches:
+        titles += ["Processes by CPU time (context switches", "Threads by CPU time (context switches"]
+    missing = [t for t in titles if t not in text]
+    result(not missing, f"{name}: each table says its source, both where both exist", f"missing {missing}")
 
 
 def main():

@@ -52,6 +52,11 @@ static int add_sample(struct reader *rd, const struct etl_record *r)
 			return oom(rd);
 		memset(cpu + p->ncpus, 0, (r->processor + 1u - p->ncpus) * sizeof(*cpu));
 		p->cpu = cpu;
+		cpu = realloc(p->cpu_idle, (r->processor + 1u) * sizeof(*cpu));
+		if (!cpu)
+			return oom(rd);
+		memset(cpu + p->ncpus, 0, (r->processor + 1u - p->ncpus) * sizeof(*cpu));
+		p->cpu_idle = cpu;
 		p->ncpus = r->processor + 1u;
 	}
 	ip = etl_le64(r->payload + offsetof(struct perfinfo_sampled_profile, instruction_pointer));
@@ -69,6 +74,8 @@ static int add_sample(struct reader *rd, const struct etl_record *r)
 		r->timestamp,
 	};
 	p->cpu[r->processor]++;
+	if (!rd->samples[rd->nsamples - 1].tid)
+		p->cpu_idle[r->processor]++;
 	p->samples++;
 	if (!(ip >> 63))
 		p->user_samples++;
@@ -338,6 +345,7 @@ int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl
 void etl_profile_free(struct etl_profile *p)
 {
 	free(p->cpu);
+	free(p->cpu_idle);
 	free(p->threads);
 	free(p->procs);
 	free(p->modules);

@@ -54,6 +54,7 @@ struct etl_profile {
 	unsigned long user_samples;	/* whose IP is a user address */
 	uint32_t ncpus;			/* 1 + the highest CPU with a sample */
 	unsigned long *cpu;		/* samples per CPU (its buffers' ProcessorIndex) */
+	unsigned long *cpu_idle;	/* of which in the idle thread (ThreadId 0) */
 	/* 100 ns: the first timer CollectionStart's, else SetInterval's; 0 if none */
 	uint32_t interval;
 	uint32_t cpus;			/* the header's NumberOfProcessors, or ncpus if more */

@@ -586,6 +586,90 @@ static void print_waits(FILE *out, const struct etl_report *r)
 	}
 }
 
+static double pct(unsigned long part, unsigned long whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static size_t report_top(const struct etl_report *r)
+{
+	return r->top ? r->top : ETL_REPORT_TOP;
+}
+
+/* "top 10", or "all" */
+static const char *top_str(const struct etl_report *r, char *buf, size_t size)
+{
+	if (report_top(r) == SIZE_MAX)
+		return "all";
+	snprintf(buf, size, "top %zu", report_top(r));
+	return buf;
+}
+
+/* A sampled row's weight: its samples times the interval, in ms (WPA's Weight). */
+static void print_weight(FILE *out, const struct etl_profile *p, unsigned long samples)
+{
+	if (p->interval)
+		fprintf(out, " %10.1f", (double)samples * p->interval / 1e4);
+	else
+		fprintf(out, " %10s", "?");
+}
+
+#define SAMPLED_TITLE	" (SampledProfile, as WPA's CPU Usage (Sampled); weight: samples x interval"
+
+static void print_sampled_procs(FILE *out, const struct etl_report *r, size_t top)
+{
+	const struct etl_profile *p = &r->profile;
+	char buf[32];
+
+	if (!p->samples)
+		return;
+	fprintf(out, "\nProcesses by samples" SAMPLED_TITLE "; %s):\n%8s %10s %7s %10s  %s\n",
+		top_str(r, buf, sizeof(buf)), "pid", "samples", "%", "weight ms", "name");
+	for (size_t i = 0; i < p->nprocs && i < top; i++) {
+		print_pid(out, p->procs[i].pid);
+		fprintf(out, " %10lu %6.2f%%", p->procs[i].samples, pct(p->procs[i].samples, p->samples));
+		print_weight(out, p, p->procs[i].samples);
+		fprintf(out, "  %s\n", p->procs[i].name);
+	}
+}
+
+static void print_sampled_threads(FILE *out, const struct etl_report *r, size_t top)
+{
+	const struct etl_profile *p = &r->profile;
+	char buf[32];
+
+	if (!p->samples)
+		return;
+	fprintf(out, "\nThreads by samples" SAMPLED_TITLE "; %s):\n%8s %8s %10s %7s %10s  %s\n",
+		top_str(r, buf, sizeof(buf)), "tid", "pid", "samples", "%", "weight ms", "name");
+	for (size_t i = 0; i < p->nthreads && i < top && p->threads[i].samples; i++) {
+		const struct etl_profile_thread *t = &p->threads[i];
+
+		fprintf(out, "%8u ", t->tid);
+		print_pid(out, t->pid);
+		fprintf(out, " %10lu %6.2f%%", t->samples, pct(t->samples, p->samples));
+		print_weight(out, p, t->samples);
+		fprintf(out, "  %s\n", t->name);
+	}
+}
+
+static void print_sampled_images(FILE *out, const struct etl_report *r, size_t top)
+{
+	const struct etl_profile *p = &r->profile;
+	char buf[32];
+
+	if (!p->samples)
+		return;
+	fprintf(out, "\nImages by samples" SAMPLED_TITLE "; %s):\n%10s %7s %10s  %s\n",
+		top_str(r, buf, sizeof(buf)), "samples", "%", "weight ms", "image");
+	for (size_t i = 0; i < p->nmodules && i < top; i++) {
+		fprintf(out, "%10lu %6.2f%%", p->modules[i].samples,
+			pct(p->modules[i].samples, p->samples));
+		print_weight(out, p, p->modules[i].samples);
+		fprintf(out, "  %s\n", p->modules[i].name);
+	}
+}
+
 /* The samples, and the rate achieved per CPU beside the requested one. */
 static void print_samples_line(FILE *out, const struct etl_report *r)
 {
@@ -615,6 +699,10 @@ static void json_num(FILE *out, bool measured, double v)
 
 void etl_report_print(FILE *out, const struct etl_report *r)
 {
+	const struct etl_profile *p = &r->profile;
+	size_t top = report_top(r);
+	char buf[32];
+
 	fprintf(out, "Duration:          %.3f s of collection (first to last event recorded)", r->duration_s);
 	if (r->trace_s > r->duration_s + 0.0005)
 		fprintf(out, "; the file spans %.3f s with the records written around it (rundowns, SystemConfig, other sessions merged in), not counted",
@@ -626,36 +714,54 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 	if (r->events_lost || r->buffers_lost)
 		fprintf(out, " (buffers lost %u): the reader fell behind: record with a larger -buffersize or -maxbuffers",
 			r->buffers_lost);
-	fprintf(out, "\nCPUs busy:        ");
+	fprintf(out, "\nCPUs busy:         (context switches)");
 	for (uint32_t c = 0; c < r->ncpus; c++) {
 		if (r->busy_pct[c] < 0)
 			fprintf(out, " cpu%u -", c);
 		else
 			fprintf(out, " cpu%u %.1f%%", c, r->busy_pct[c]);
 	}
-	fprintf(out, "%s\n", r->ncpus ? "" : " no context switches recorded (CSWITCH)");
+	fprintf(out, "%s\n", r->ncpus ? "" : " none recorded (CSWITCH)");
+	if (p->samples) {
+		fprintf(out, "                   (samples not idle)");
+		for (uint32_t c = 0; c < p->ncpus; c++)
+			fprintf(out, " cpu%u %.1f%%", c,
+				pct(p->cpu[c] - p->cpu_idle[c], p->cpu[c]));
+		fprintf(out, "\n");
+	}
 	fprintf(out, "Context switches:  %lu (%.1f per second)%s\n", r->switches,
 		r->switches_per_s, r->compact ? ", from CompCS batches" : "");
 	print_samples_line(out, r);
 	fprintf(out, "Process starts:    %lu, ends %lu; thread starts %lu, ends %lu\n",
 		r->process_starts, r->process_ends, r->thread_starts, r->thread_ends);
 
-	fprintf(out, "\nProcesses by CPU time (top %d):\n%8s %10s %8s  %s\n", ETL_REPORT_TOP,
-		"pid", "cpu s", "threads", "name");
-	for (size_t i = 0; i < r->nprocs && i < ETL_REPORT_TOP; i++) {
+	fprintf(out, "\nProcesses by CPU time (context switches, %s):\n", top_str(r, buf, sizeof(buf)));
+	if (!r->nprocs)
+		fprintf(out, "  none: no context switches (record CSWITCH)%s\n",
+			p->samples ? "; by samples below" : "");
+	else
+		fprintf(out, "%8s %10s %8s  %s\n", "pid", "cpu s", "threads", "name");
+	for (size_t i = 0; i < r->nprocs && i < top; i++) {
 		print_pid(out, r->procs[i].pid);
 		fprintf(out, " %10.4f %8lu  %s\n", r->procs[i].cpu_s, r->procs[i].threads,
 			r->procs[i].name);
 	}
-	fprintf(out, "\nThreads by CPU time (top %d):\n%8s %8s %10s %10s  %s\n", ETL_REPORT_TOP,
-		"tid", "pid", "cpu s", "switch-in", "name");
-	for (size_t i = 0; i < r->nthreads && i < ETL_REPORT_TOP; i++) {
+	print_sampled_procs(out, r, top);
+	fprintf(out, "\nThreads by CPU time (context switches, %s):\n", top_str(r, buf, sizeof(buf)));
+	if (!r->nthreads)
+		fprintf(out, "  none: no context switches (record CSWITCH)%s\n",
+			p->samples ? "; by samples below" : "");
+	else
+		fprintf(out, "%8s %8s %10s %10s  %s\n", "tid", "pid", "cpu s", "switch-in", "name");
+	for (size_t i = 0; i < r->nthreads && i < top; i++) {
 		const struct etl_report_thread *t = &r->threads[i];
 
 		fprintf(out, "%8u ", t->tid);
 		print_pid(out, t->pid);
 		fprintf(out, " %10.4f %10lu  %s\n", t->cpu_s, t->switches_in, t->name);
 	}
+	print_sampled_threads(out, r, top);
+	print_sampled_images(out, r, top);
 	print_waits(out, r);
 	fprintf(out, "\nReady latency (ReadyThread to switch in): ");
 	if (!r->ready_events)
@@ -667,7 +773,9 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 		fprintf(out, "%lu of %lu events; p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us\n",
 			r->ready_measured, r->ready_events, r->ready_p50_us, r->ready_p90_us,
 			r->ready_p99_us, r->ready_max_us);
-	sym_functions_print(out, &r->functions, ETL_REPORT_TOP);
+	sym_functions_print(out, &r->functions, top);
+	if (!r->functions.n && p->samples)
+		fprintf(out, "\nFunctions by samples: none named here (ntkl names the functions of Linux images, from this machine's files and kernel: ntkl symbols); the images are above\n");
 }
 
 /*
@@ -698,6 +806,52 @@ static void print_functions_json(FILE *out, const struct sym_functions *fn)
 		etl_json_str(out, fn->notes[k]);
 	}
 	fprintf(out, "]");
+}
+
+/* pid, or null when unknown */
+static void json_pid(FILE *out, uint32_t pid)
+{
+	if (pid == UINT32_MAX)
+		fprintf(out, "null");
+	else
+		fprintf(out, "%u", pid);
+}
+
+/*
+ * From the SampledProfile events: "busy_pct_sampled" (per CPU, the
+ * samples not in the idle thread), "processes_sampled",
+ * "threads_sampled", "images_sampled" (most samples first, every row).
+ */
+static void print_sampled_json(FILE *out, const struct etl_report *r)
+{
+	const struct etl_profile *p = &r->profile;
+
+	fprintf(out, " \"busy_pct_sampled\": [");
+	for (uint32_t c = 0; c < p->ncpus; c++)
+		fprintf(out, "%s%.3f", c ? ", " : "", pct(p->cpu[c] - p->cpu_idle[c], p->cpu[c]));
+	fprintf(out, "],\n \"processes_sampled\": [");
+	for (size_t i = 0; i < p->nprocs; i++) {
+		fprintf(out, "%s\n  {\"pid\": ", i ? "," : "");
+		json_pid(out, p->procs[i].pid);
+		fprintf(out, ", \"samples\": %lu, \"name\": ", p->procs[i].samples);
+		etl_json_str(out, p->procs[i].name);
+		fputc('}', out);
+	}
+	fprintf(out, "],\n \"threads_sampled\": [");
+	for (size_t i = 0; i < p->nthreads && p->threads[i].samples; i++) {
+		fprintf(out, "%s\n  {\"tid\": %u, \"pid\": ", i ? "," : "", p->threads[i].tid);
+		json_pid(out, p->threads[i].pid);
+		fprintf(out, ", \"samples\": %lu, \"name\": ", p->threads[i].samples);
+		etl_json_str(out, p->threads[i].name);
+		fputc('}', out);
+	}
+	fprintf(out, "],\n \"images_sampled\": [");
+	for (size_t i = 0; i < p->nmodules; i++) {
+		fprintf(out, "%s\n  {\"image\": ", i ? "," : "");
+		etl_json_str(out, p->modules[i].name);
+		fprintf(out, ", \"samples\": %lu}", p->modules[i].samples);
+	}
+	fprintf(out, "],\n");
 }
 
 void etl_report_print_json(FILE *out, const struct etl_report *r)
@@ -797,6 +951,7 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 	fprintf(out, ", \"ready_max_us\": ");
 	json_num(out, r->ready_measured, r->ready_max_us);
 	fprintf(out, ",\n");
+	print_sampled_json(out, r);
 	print_functions_json(out, &r->functions);
 	fprintf(out, "}\n");
 }

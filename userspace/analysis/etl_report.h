@@ -100,6 +100,7 @@ struct etl_report {
 	struct etl_profile profile;
 	double samples_hz, requested_hz;	/* requested 0: no interval in the file */
 	struct sym_functions functions;	/* empty unless etl_report_functions() */
+	size_t top;			/* rows per table printed: 0 ETL_REPORT_TOP, SIZE_MAX all */
 	struct sym_trace trace;		/* the images and sampled addresses, for it */
 };
 
