@@ -214,6 +214,7 @@ def check_file(ntkl, path):
     check_duration(name, tr, rep, text, first, last)
     check_rate(ntkl, path, name, tr, rep, first, last)
     check_sampled(name, tr, rep, text)
+    check_filters(ntkl, path, name, tr, first, last)
 
 
 def check_waits_ready(name, tr, rep, text):
@@ -353,10 +354,97 @@ def check_sampled(name, tr, rep, text):
     result(not missing, f"{name}: each table says its source, both where both exist", f"missing {missing}")
 
 
+def run_json(ntkl, path, *opts):
+    return json.loads(subprocess.run([ntkl, "report", "--json", *opts, path], check=True,
+                                     capture_output=True, text=True).stdout)
+
+
+def check_filters(ntkl, path, name, tr, first, last):
+    """Item 7: --time, --pid, --tid, --comm, --top, --sort; bad values."""
+    samples = [r for r in tr.records if r.get("layout") == "SampledProfile"]
+    if not tr.switches and not samples:
+        return
+    # --time: the middle half of the collection, from its (unwidened) start
+    origin, end = tr.window(widen=False)
+    coll = (end - origin) / tr.freq
+    a_s, b_s = round(coll / 4, 6), round(coll * 3 / 4, 6)
+    rep = run_json(ntkl, path, "--time", f"{a_s},{b_s}")
+    a = max(first, origin + int(a_s * tr.freq))
+    b = min(last, origin + int(b_s * tr.freq))
+    cpus, threads = busy_and_threads(tr, a, b)
+    want = [round(100.0 * cpus[c][1] / cpus[c][0], 3) if c in cpus and cpus[c][0] else None
+            for c in range(len(rep["busy_pct"]))]
+    nsw = sum(1 for s in tr.switches if a <= s["time"] <= b)
+    nsm = sum(1 for r in samples if a <= r["time"] <= b)
+    ok = close(rep["duration_s"], (b - a) / tr.freq, 2e-6) and rep["switches"] == nsw and \
+        rep["samples"] == nsm and all(
+            (g is None) == (w is None) and (g is None or close(g, w, 0.0015))
+            for g, w in zip(rep["busy_pct"], want))
+    want_t = {t: v / tr.freq for t, v in threads.items() if t}
+    got_t = {t["tid"]: t["cpu_s"] for t in rep["threads"]}
+    ok = ok and set(got_t) == set(want_t) and all(close(got_t[t], want_t[t], 2e-6) for t in got_t)
+    result(ok, f"{name}: --time {a_s},{b_s}: duration, busy %, switches, samples, CPU time in the window",
+           f"report {rep['duration_s']} s, busy {rep['busy_pct']}, {rep['switches']} switches, "
+           f"{rep['samples']} samples; independent {(b - a) / tr.freq} s, busy {want}, {nsw}, {nsm}")
+    # --pid, --tid, --comm: only that process's rows
+    full = run_json(ntkl, path)
+    rows = [t for t in full["threads"] + full["threads_sampled"] if t["pid"] not in (None, 0)]
+    if rows:
+        t0 = rows[0]
+        for opt, val, keep in (("--pid", t0["pid"], lambda t: t["pid"] == t0["pid"]),
+                               ("--tid", t0["tid"], lambda t: t["tid"] == t0["tid"])):
+            rep = run_json(ntkl, path, opt, str(val))
+            want = sorted(t["tid"] for t in full["threads"] if keep(t))
+            got = sorted(t["tid"] for t in rep["threads"])
+            want_s = sorted(t["tid"] for t in full["threads_sampled"] if keep(t))
+            got_s = sorted(t["tid"] for t in rep["threads_sampled"])
+            result(got == want and got_s == want_s and rep["busy_pct"] == full["busy_pct"],
+                   f"{name}: {opt} {val}: those threads' rows only, the CPUs' whole",
+                   f"threads {got} vs {want}, sampled {got_s} vs {want_s}")
+        comm = next((t["name"] for t in full["threads"] + full["threads_sampled"] if t["name"]), None)
+        if comm:
+            rep = run_json(ntkl, path, "--comm", comm)
+            procs = {p["pid"]: p["name"] for p in full["processes"] + full["processes_sampled"]}
+            bad = [t for t in rep["threads"] + rep["threads_sampled"]
+                   if t["name"] != comm and procs.get(t["pid"]) != comm]
+            result(not bad and (rep["threads"] or rep["threads_sampled"]),
+                   f"{name}: --comm {comm}: threads of that name or process only", f"{bad[:3]}")
+    # --top, --sort
+    text = subprocess.run([ntkl, "report", "--top", "2", "--sort", "pid", path], check=True,
+                          capture_output=True, text=True).stdout
+    rep = run_json(ntkl, path, "--sort", "pid")
+    pids = [p["pid"] for p in rep["processes"]]
+    spids = [p["pid"] for p in rep["processes_sampled"]]
+    tables = [t for t in text.split("\n\n") if "(context switches, first 2 by pid)" in t
+              or "first 2 by pid)" in t]
+    ok = pids == sorted(pids) and spids == sorted(spids, key=lambda p: (p is None, p)) and tables and \
+        all(len(t.strip().splitlines()) <= 4 for t in tables if "none:" not in t)
+    result(ok, f"{name}: --sort pid orders by pid, --top 2 prints 2 rows a table",
+           f"pids {pids[:6]}, sampled {spids[:6]}, tables {[t[:60] for t in tables]}")
+    stats = subprocess.run([ntkl, "dump", "--stats", "--top", "1", path], check=True,
+                           capture_output=True, text=True).stdout
+    if samples:
+        block = stats.split("Processes by samples (top 1):\n")[1].split("\n\n")[0]
+        result(len(block.splitlines()) == 2, f"{name}: dump --stats --top 1: one row", block)
+
+
+def check_bad_values(ntkl, path):
+    """Item 7: a bad value is one line on stderr and exit 2, for both commands."""
+    for cmd in (["report"], ["dump", "--stats"]):
+        for opt, val in (("--pid", "x"), ("--tid", "-1"), ("--time", "3"), ("--time", "2,1"),
+                         ("--top", "0"), ("--sort", "size"), ("--comm", "")):
+            p = subprocess.run([ntkl, *cmd, opt, val, path], capture_output=True, text=True)
+            lines = p.stderr.splitlines()
+            result(p.returncode == 2 and len(lines) == 1 and lines[0].startswith(f"ntkl {cmd[0]}: {opt} ")
+                   and not p.stdout, f"{' '.join(cmd)} {opt} '{val}': one line, exit 2",
+                   f"exit {p.returncode}, stderr {lines}")
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     ntkl = sys.argv[1]
+    check_bad_values(ntkl, sys.argv[2])
     for path in sys.argv[2:]:
         if not os.path.exists(path):
             print(f"SKIP: report-numbers {os.path.basename(path)}: {path} is absent "

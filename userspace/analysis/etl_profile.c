@@ -16,11 +16,13 @@
 /* A sample's thread, IP and time, kept until the threads and images are known. */
 struct sample {
 	uint32_t tid;
+	uint32_t cpu;
 	uint64_t ip;
 	int64_t time;
 };
 
 struct reader {
+	const struct etl_filter *flt;	/* NULL: every sample */
 	struct etl_profile *p;
 	struct etl_error *err;
 	struct etl_model m;		/* threads, processes, images */
@@ -45,20 +47,8 @@ static int add_sample(struct reader *rd, const struct etl_record *r)
 		return etl_error_set(rd->err, "buffer %u, record at +0x%x: SampledProfile of %u bytes, not %zu",
 				     r->buffer_index, r->buffer_offset, r->payload_len,
 				     sizeof(struct perfinfo_sampled_profile));
-	if (r->processor >= p->ncpus) {
-		unsigned long *cpu = realloc(p->cpu, (r->processor + 1u) * sizeof(*cpu));
-
-		if (!cpu)
-			return oom(rd);
-		memset(cpu + p->ncpus, 0, (r->processor + 1u - p->ncpus) * sizeof(*cpu));
-		p->cpu = cpu;
-		cpu = realloc(p->cpu_idle, (r->processor + 1u) * sizeof(*cpu));
-		if (!cpu)
-			return oom(rd);
-		memset(cpu + p->ncpus, 0, (r->processor + 1u - p->ncpus) * sizeof(*cpu));
-		p->cpu_idle = cpu;
+	if (r->processor >= p->ncpus)
 		p->ncpus = r->processor + 1u;
-	}
 	ip = etl_le64(r->payload + offsetof(struct perfinfo_sampled_profile, instruction_pointer));
 	if (rd->nsamples == rd->samples_cap) {
 		size_t cap = rd->samples_cap ? 2 * rd->samples_cap : 1024;
@@ -70,15 +60,9 @@ static int add_sample(struct reader *rd, const struct etl_record *r)
 		rd->samples_cap = cap;
 	}
 	rd->samples[rd->nsamples++] = (struct sample){
-		etl_le32(r->payload + offsetof(struct perfinfo_sampled_profile, thread_id)), ip,
-		r->timestamp,
+		etl_le32(r->payload + offsetof(struct perfinfo_sampled_profile, thread_id)),
+		r->processor, ip, r->timestamp,
 	};
-	p->cpu[r->processor]++;
-	if (!rd->samples[rd->nsamples - 1].tid)
-		p->cpu_idle[r->processor]++;
-	p->samples++;
-	if (!(ip >> 63))
-		p->user_samples++;
 	return 0;
 }
 
@@ -293,14 +277,54 @@ out:
 	return ret;
 }
 
-/* The collection's span, the requested and the achieved rate per CPU. */
-static void rates(const struct etl_file *f, struct reader *rd)
+/*
+ * The collection's span (--time: the window of it), the samples in it
+ * counted per CPU, those of the threads the filter selects kept for the
+ * tables; the requested and the achieved rate per CPU.
+ */
+static int select_samples(const struct etl_file *f, struct reader *rd)
 {
 	struct etl_profile *p = rd->p;
+	const struct etl_filter *flt = rd->flt;
 	double freq = f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7;
 	int64_t a = rd->act_first <= rd->act_last ? rd->act_first : rd->first;
 	int64_t b = rd->act_first <= rd->act_last ? rd->act_last : rd->last;
+	size_t kept = 0;
 
+	if (flt && flt->has_time && b >= a) {
+		int64_t w0 = a + (int64_t)(flt->start_s * freq), w1 = a + (int64_t)(flt->end_s * freq);
+
+		if (w0 > b)
+			w0 = b;
+		a = w0;
+		b = w1 < b ? w1 : b;
+	}
+	p->cpu = calloc(p->ncpus + 1, sizeof(*p->cpu));
+	p->cpu_idle = calloc(p->ncpus + 1, sizeof(*p->cpu_idle));
+	if (!p->cpu || !p->cpu_idle)
+		return oom(rd);
+	for (size_t i = 0; i < rd->nsamples; i++) {
+		const struct sample *sm = &rd->samples[i];
+
+		if (flt && flt->has_time && (sm->time < a || sm->time > b))
+			continue;
+		p->cpu[sm->cpu]++;
+		if (!sm->tid)
+			p->cpu_idle[sm->cpu]++;
+		p->samples++;
+		if (!(sm->ip >> 63))
+			p->user_samples++;
+		if (etl_filter_by_thread(flt)) {
+			const struct etl_model_thread *t = etl_model_thread(&rd->m, sm->tid);
+			uint32_t pid = t ? t->pid : NO_PID;
+
+			if (!etl_filter_thread(flt, sm->tid, pid, t ? t->name : NULL,
+					       etl_model_process_name(&rd->m, pid)))
+				continue;
+		}
+		rd->samples[kept++] = *sm;
+	}
+	rd->nsamples = kept;
 	if (!p->interval)
 		p->interval = rd->set_interval;
 	p->cpus = f->header.number_of_processors > p->ncpus ? f->header.number_of_processors
@@ -311,11 +335,64 @@ static void rates(const struct etl_file *f, struct reader *rd)
 		p->achieved_hz = (double)p->samples / p->cpus / p->duration_s;
 	if (p->interval)
 		p->requested_hz = 1e7 / p->interval;
+	return 0;
+}
+
+static int thread_by_tid(const void *a, const void *b)
+{
+	const struct etl_profile_thread *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int thread_by_pid(const void *a, const void *b)
+{
+	const struct etl_profile_thread *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return thread_by_tid(a, b);
+}
+
+static int thread_by_name(const void *a, const void *b)
+{
+	const struct etl_profile_thread *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : thread_by_tid(a, b);
+}
+
+static int proc_by_pid(const void *a, const void *b)
+{
+	const struct etl_profile_process *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int proc_by_name(const void *a, const void *b)
+{
+	const struct etl_profile_process *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : proc_by_pid(a, b);
+}
+
+static int module_by_name(const void *a, const void *b)
+{
+	const struct etl_profile_module *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
 }
 
 int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl_error *err)
 {
-	struct reader rd = { .p = p, .err = err };
+	return etl_profile_read_filtered(f, p, NULL, err);
+}
+
+int etl_profile_read_filtered(const struct etl_file *f, struct etl_profile *p,
+			      const struct etl_filter *flt, struct etl_error *err)
+{
+	struct reader rd = { .p = p, .err = err, .flt = flt };
 	struct etl_walker also = { .record = on_record, .ctx = &rd };
 	int ret;
 
@@ -324,7 +401,7 @@ int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl
 	rd.last = rd.act_last = INT64_MIN;
 	ret = etl_model_read(f, &rd.m, &also, err);
 	if (!ret)
-		rates(f, &rd);
+		ret = select_samples(f, &rd);
 	if (!ret)
 		ret = make_threads(&rd);
 	if (!ret)
@@ -338,7 +415,15 @@ int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl
 		return -1;
 	}
 	if (p->nthreads)
-		qsort(p->threads, p->nthreads, sizeof(*p->threads), by_samples);
+		qsort(p->threads, p->nthreads, sizeof(*p->threads),
+		      !flt || flt->sort == ETL_SORT_CPU ? by_samples :
+		      flt->sort == ETL_SORT_NAME ? thread_by_name :
+		      flt->sort == ETL_SORT_PID ? thread_by_pid : thread_by_tid);
+	if (flt && flt->sort != ETL_SORT_CPU && p->nprocs)
+		qsort(p->procs, p->nprocs, sizeof(*p->procs),
+		      flt->sort == ETL_SORT_NAME ? proc_by_name : proc_by_pid);
+	if (flt && flt->sort == ETL_SORT_NAME && p->nmodules)
+		qsort(p->modules, p->nmodules, sizeof(*p->modules), module_by_name);
 	return 0;
 }
 

@@ -29,6 +29,7 @@
 
 #include "etl/etl_images.h"
 #include "etl/etl_reader.h"
+#include "etl_filter.h"
 
 struct etl_profile_thread {
 	uint32_t tid;
@@ -50,7 +51,7 @@ struct etl_profile_module {
 };
 
 struct etl_profile {
-	unsigned long samples;		/* SampledProfile events */
+	unsigned long samples;		/* SampledProfile events (in the filter's window) */
 	unsigned long user_samples;	/* whose IP is a user address */
 	uint32_t ncpus;			/* 1 + the highest CPU with a sample */
 	unsigned long *cpu;		/* samples per CPU (its buffers' ProcessorIndex) */
@@ -80,6 +81,14 @@ struct etl_profile {
 
 /* Read f's samples into p. 0, or -1 with err set; etl_profile_free() either way. */
 int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl_error *err);
+
+/*
+ * The same with flt (etl_filter.h; NULL: all): samples in its window
+ * only, per CPU and in the rate; the tables of the threads it selects,
+ * in its order. cpu[] may then count samples the tables leave out.
+ */
+int etl_profile_read_filtered(const struct etl_file *f, struct etl_profile *p,
+			      const struct etl_filter *flt, struct etl_error *err);
 
 void etl_profile_free(struct etl_profile *p);
 

@@ -26,6 +26,7 @@ struct wait_out {
 };
 
 struct work {
+	const struct etl_filter *flt;	/* NULL: everything */
 	const struct etl_file *f;
 	struct etl_report *r;
 	struct etl_error *err;
@@ -137,7 +138,6 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 		return oom(w);
 	switch (rec->hook_id) {
 	case ETW_EVENT_READY_THREAD_HOOK:
-		r->ready_events++;
 		if (rec->payload_len >= sizeof(struct etw_ready_thread) &&
 		    push(&w->ready, &w->nready, &w->ready_cap, etl_le32(rec->payload),
 			 rec->timestamp))
@@ -182,6 +182,25 @@ static int walk_records(struct work *w)
  * without one), or switch (a CompCS packet can be older than its batch's
  * record). The file's span, all records', is trace_s.
  */
+static bool in_window(const struct work *w, int64_t t)
+{
+	return t >= w->win_first && t <= w->win_last;
+}
+
+/* Whether the filter selects thread tid (its process and names from the model). */
+static bool selected(const struct work *w, uint32_t tid)
+{
+	const struct etl_model_thread *t;
+	uint32_t pid;
+
+	if (!etl_filter_by_thread(w->flt))
+		return true;
+	t = etl_model_thread(&w->m, tid);
+	pid = t ? t->pid : UINT32_MAX;
+	return etl_filter_thread(w->flt, tid, pid, t ? t->name : NULL,
+				 etl_model_process_name(&w->m, pid));
+}
+
 static void window(struct work *w, const struct etl_switches *s)
 {
 	struct etl_report *r = w->r;
@@ -198,6 +217,24 @@ static void window(struct work *w, const struct etl_switches *s)
 			w->win_first = s->v[i].time;
 		if (s->v[i].time > w->win_last)
 			w->win_last = s->v[i].time;
+	}
+	if (w->win_last > w->win_first)
+		r->collection_s = (double)elapsed(w->win_first, w->win_last) / w->freq;
+	if (w->flt && w->flt->has_time) {
+		/* from the collection's start: the activity's, as the profile's */
+		int64_t origin = w->act_first <= w->act_last ? w->act_first : w->first;
+		int64_t a = origin + (int64_t)(w->flt->start_s * w->freq);
+		int64_t b = origin + (int64_t)(w->flt->end_s * w->freq);
+
+		if (a > w->win_last)
+			a = w->win_last;
+		if (a > w->win_first)
+			w->win_first = a;
+		if (b < w->win_last)
+			w->win_last = b;
+		r->windowed = true;
+		r->from_s = (double)(w->win_first - origin) / w->freq;
+		r->to_s = (double)(w->win_last - origin) / w->freq;
 	}
 	if (w->win_last > w->win_first)
 		r->duration_s = (double)elapsed(w->win_first, w->win_last) / w->freq;
@@ -224,6 +261,45 @@ static int proc_by_cpu(const void *a, const void *b)
 	if (x->cpu_s != y->cpu_s)
 		return x->cpu_s < y->cpu_s ? 1 : -1;
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int thread_by_tid(const void *a, const void *b)
+{
+	const struct etl_report_thread *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int thread_by_pid(const void *a, const void *b)
+{
+	const struct etl_report_thread *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return thread_by_tid(a, b);
+}
+
+static int thread_by_name(const void *a, const void *b)
+{
+	const struct etl_report_thread *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : thread_by_tid(a, b);
+}
+
+static int proc_by_pid(const void *a, const void *b)
+{
+	const struct etl_report_process *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int proc_by_name(const void *a, const void *b)
+{
+	const struct etl_report_process *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : proc_by_pid(a, b);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -295,15 +371,16 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 	ct = calloc(s->ncpus ? s->ncpus : 1, sizeof(*ct));
 	if (!r->busy_pct || !ct)
 		goto nomem;
-	r->switches = s->n;
 	for (i = 0; i < s->n; i++) {
 		const struct etl_switch *sw = &s->v[i], *prev = i ? sw - 1 : NULL;
 		const struct etl_switch *next = i + 1 < s->n ? sw + 1 : NULL;
 		struct cpu_time *c = &ct[sw->cpu];
 
 		r->compact |= sw->source == ETL_SWITCH_COMPACT;
+		r->switches += in_window(w, sw->time);
 		if (sw->old_tid && sw->old_state == ETW_KTHREAD_WAITING &&
-		    (sw->known & ETL_SWITCH_HAS_STATE)) {
+		    (sw->known & ETL_SWITCH_HAS_STATE) && in_window(w, sw->time) &&
+		    selected(w, sw->old_tid)) {
 			r->waits[sw->old_wait_reason]++;
 			if (push_out(w, sw))
 				goto nomem;
@@ -340,7 +417,7 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 
 		for (j = i; j < nrun && run[j].tid == run[i].tid; j++)
 			ticks += (uint64_t)run[j].time;
-		if (!run[i].tid)
+		if (!run[i].tid || !ticks || !selected(w, run[i].tid))
 			continue;
 		t = &r->threads[r->nthreads++];
 		t->tid = run[i].tid;
@@ -351,6 +428,8 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 			memcpy(t->name, n->name, sizeof(t->name));
 	}
 	for (i = 0; i < *nins; i++) {
+		if (!in_window(w, (*ins)[i].time))
+			continue;
 		for (j = 0; j < r->nthreads && r->threads[j].tid != (*ins)[i].tid; j++)
 			;
 		if (j < r->nthreads)
@@ -389,8 +468,15 @@ static int make_procs(struct work *w)
 		r->procs[j].cpu_s += t->cpu_s;
 		r->procs[j].threads++;
 	}
-	qsort(r->procs, r->nprocs ? r->nprocs : 1, sizeof(*r->procs), proc_by_cpu);
-	qsort(r->threads, r->nthreads ? r->nthreads : 1, sizeof(*r->threads), thread_by_cpu);
+	{
+		enum etl_sort k = w->flt ? w->flt->sort : ETL_SORT_CPU;
+
+		qsort(r->procs, r->nprocs ? r->nprocs : 1, sizeof(*r->procs),
+		      k == ETL_SORT_CPU ? proc_by_cpu : k == ETL_SORT_NAME ? proc_by_name : proc_by_pid);
+		qsort(r->threads, r->nthreads ? r->nthreads : 1, sizeof(*r->threads),
+		      k == ETL_SORT_CPU ? thread_by_cpu : k == ETL_SORT_NAME ? thread_by_name :
+		      k == ETL_SORT_PID ? thread_by_pid : thread_by_tid);
+	}
 	return 0;
 }
 
@@ -407,6 +493,9 @@ static int ready_latency(struct work *w, const struct tid_time *ins, size_t nins
 		struct tid_time key = w->ready[i];
 		size_t lo = 0, hi = nins;
 
+		if (!in_window(w, key.time) || !selected(w, key.tid))
+			continue;
+		r->ready_events++;
 		/* the first switch in of the thread at or after the event */
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
@@ -479,19 +568,27 @@ static void wait_times(struct work *w, const struct tid_time *ins, size_t nins)
 
 int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_error *err)
 {
-	struct work w = { .f = f, .r = r, .err = err };
+	return etl_report_read_filtered(f, r, NULL, err);
+}
+
+int etl_report_read_filtered(const struct etl_file *f, struct etl_report *r,
+			     const struct etl_filter *flt, struct etl_error *err)
+{
+	struct work w = { .f = f, .r = r, .err = err, .flt = flt };
 	struct etl_switches s = { 0 };
 	struct tid_time *ins = NULL;
 	size_t nins = 0;
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
+	r->top = flt ? flt->top : 0;
+	r->sort = flt ? flt->sort : ETL_SORT_CPU;
 	w.freq = f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7;
 	if (walk_records(&w) || etl_switches_read(f, &s, err))
 		goto out;
 	window(&w, &s);
 	if (from_switches(&w, &s, &ins, &nins) || make_procs(&w) ||
-	    ready_latency(&w, ins, nins) || etl_profile_read(f, &r->profile, err))
+	    ready_latency(&w, ins, nins) || etl_profile_read_filtered(f, &r->profile, flt, err))
 		goto out;
 	if (r->profile.cpus && r->duration_s > 0)
 		r->samples_hz = (double)r->profile.samples / r->profile.cpus / r->duration_s;
@@ -596,12 +693,17 @@ static size_t report_top(const struct etl_report *r)
 	return r->top ? r->top : ETL_REPORT_TOP;
 }
 
-/* "top 10", or "all" */
+/* "top 10", "first 10 by pid", or "all" */
 static const char *top_str(const struct etl_report *r, char *buf, size_t size)
 {
+	static const char *const key[] = { "cpu", "pid", "tid", "name" };
+
 	if (report_top(r) == SIZE_MAX)
 		return "all";
-	snprintf(buf, size, "top %zu", report_top(r));
+	if (r->sort == ETL_SORT_CPU)
+		snprintf(buf, size, "top %zu", report_top(r));
+	else
+		snprintf(buf, size, "first %zu by %s", report_top(r), key[r->sort]);
 	return buf;
 }
 
@@ -642,9 +744,12 @@ static void print_sampled_threads(FILE *out, const struct etl_report *r, size_t 
 		return;
 	fprintf(out, "\nThreads by samples" SAMPLED_TITLE "; %s):\n%8s %8s %10s %7s %10s  %s\n",
 		top_str(r, buf, sizeof(buf)), "tid", "pid", "samples", "%", "weight ms", "name");
-	for (size_t i = 0; i < p->nthreads && i < top && p->threads[i].samples; i++) {
+	for (size_t i = 0, rows = 0; i < p->nthreads && rows < top; i++) {
 		const struct etl_profile_thread *t = &p->threads[i];
 
+		if (!t->samples)
+			continue;
+		rows++;
 		fprintf(out, "%8u ", t->tid);
 		print_pid(out, t->pid);
 		fprintf(out, " %10lu %6.2f%%", t->samples, pct(t->samples, p->samples));
@@ -703,8 +808,13 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 	size_t top = report_top(r);
 	char buf[32];
 
-	fprintf(out, "Duration:          %.3f s of collection (first to last event recorded)", r->duration_s);
-	if (r->trace_s > r->duration_s + 0.0005)
+	if (r->windowed)
+		fprintf(out, "Duration:          %.3f s: --time %.6f,%.6f of the %.3f s collection (first to last event recorded)",
+			r->duration_s, r->from_s, r->to_s, r->collection_s);
+	else
+		fprintf(out, "Duration:          %.3f s of collection (first to last event recorded)",
+			r->duration_s);
+	if (r->trace_s > r->collection_s + 0.0005)
 		fprintf(out, "; the file spans %.3f s with the records written around it (rundowns, SystemConfig, other sessions merged in), not counted",
 			r->trace_s);
 	fprintf(out, "\n");
@@ -838,8 +948,10 @@ static void print_sampled_json(FILE *out, const struct etl_report *r)
 		fputc('}', out);
 	}
 	fprintf(out, "],\n \"threads_sampled\": [");
-	for (size_t i = 0; i < p->nthreads && p->threads[i].samples; i++) {
-		fprintf(out, "%s\n  {\"tid\": %u, \"pid\": ", i ? "," : "", p->threads[i].tid);
+	for (size_t i = 0, rows = 0; i < p->nthreads; i++) {
+		if (!p->threads[i].samples)
+			continue;
+		fprintf(out, "%s\n  {\"tid\": %u, \"pid\": ", rows++ ? "," : "", p->threads[i].tid);
 		json_pid(out, p->threads[i].pid);
 		fprintf(out, ", \"samples\": %lu, \"name\": ", p->threads[i].samples);
 		etl_json_str(out, p->threads[i].name);
@@ -856,8 +968,9 @@ static void print_sampled_json(FILE *out, const struct etl_report *r)
 
 void etl_report_print_json(FILE *out, const struct etl_report *r)
 {
-	fprintf(out, "{\"duration_s\": %.6f, \"clock_first\": %lld, \"clock_last\": %lld, \"trace_s\": %.6f,\n",
-		r->duration_s, (long long)r->clock_first, (long long)r->clock_last, r->trace_s);
+	fprintf(out, "{\"duration_s\": %.6f, \"clock_first\": %lld, \"clock_last\": %lld, \"trace_s\": %.6f, \"collection_s\": %.6f,\n",
+		r->duration_s, (long long)r->clock_first, (long long)r->clock_last, r->trace_s,
+		r->collection_s);
 	fprintf(out, " \"events\": %lu, \"buffers\": %lu, \"bytes\": %llu,\n",
 		r->events, r->buffers, (unsigned long long)r->bytes);
 	fprintf(out, " \"events_lost\": %u, \"buffers_lost\": %u,\n \"busy_pct\": [",

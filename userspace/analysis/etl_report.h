@@ -55,6 +55,7 @@
 #include <stdio.h>
 
 #include "etl/etl.h"
+#include "etl_filter.h"
 #include "etl_profile.h"
 #include "symbols/symbols.h"
 
@@ -101,6 +102,10 @@ struct etl_report {
 	double samples_hz, requested_hz;	/* requested 0: no interval in the file */
 	struct sym_functions functions;	/* empty unless etl_report_functions() */
 	size_t top;			/* rows per table printed: 0 ETL_REPORT_TOP, SIZE_MAX all */
+	enum etl_sort sort;		/* the tables' order */
+	bool windowed;			/* --time: duration_s is of [from_s, to_s] */
+	double from_s, to_s;		/* of the collection, from its start */
+	double collection_s;		/* the whole collection's */
 	struct sym_trace trace;		/* the images and sampled addresses, for it */
 };
 
@@ -112,6 +117,14 @@ bool etl_record_is_activity(const struct etl_record *rec);
 
 /* Work out r from f. 0, or -1 with err set; etl_report_free() either way. */
 int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_error *err);
+
+/*
+ * The same, of what flt selects (etl_filter.h; NULL: all): its window for
+ * every count and rate, its threads for the process and thread tables,
+ * the waits and the ready latency, its order and rows.
+ */
+int etl_report_read_filtered(const struct etl_file *f, struct etl_report *r,
+			     const struct etl_filter *flt, struct etl_error *err);
 
 /*
  * r's functions by samples, named with ld from this machine's files and

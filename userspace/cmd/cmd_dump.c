@@ -80,11 +80,11 @@ void cmd_dump_usage(FILE *out)
  * --stats's last table: the functions with the most samples, named as
  * ntkl symbols names them for WPA (userspace/symbols/).
  */
-static int stats_functions(const char *path, bool all)
+static int stats_functions(const char *path, size_t rows)
 {
 	struct sym_loader ld = { 0 };
 	char err[512];
-	int ret = sym_profile_print(stdout, path, all ? SIZE_MAX : 10, &ld, err, sizeof(err));
+	int ret = sym_profile_print(stdout, path, rows, &ld, err, sizeof(err));
 
 	sym_loader_free(&ld);
 	if (ret)
@@ -102,8 +102,17 @@ int cmd_dump(int argc, char **argv)
 		{ "switches", no_argument, NULL, 'S' },
 		{ "repair", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "comm", required_argument, NULL, 'C' },
+		{ "time", required_argument, NULL, 'T' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "sort", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct etl_filter flt = { 0 };
+	bool filtered = false;
+	char why[256];
 	unsigned int flags = 0;
 	bool repair = false, all = false;
 	char prefix[4096];
@@ -111,7 +120,7 @@ int cmd_dump(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;	/* our own message, with the command's name */
-	while ((opt = getopt_long(argc, argv, "echsa", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":echsa", options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			flags |= ETL_DUMP_EVENTS;
@@ -134,6 +143,22 @@ int cmd_dump(int argc, char **argv)
 		case 'h':
 			cmd_dump_usage(stdout);
 			return 0;
+		case 'p':
+		case 't':
+		case 'C':
+		case 'T':
+		case 'n':
+		case 'o':
+			if (etl_filter_option(&flt, opt == 'C' ? 'c' : opt == 'o' ? 's' : opt, optarg,
+					      why, sizeof(why))) {
+				fprintf(stderr, "ntkl dump: %s\n", why);
+				return EXIT_USAGE;
+			}
+			filtered = true;
+			break;
+		case ':':
+			return cmd_usage_error("dump", cmd_dump_usage, "%s needs a value",
+					       argv[optind - 1]);
 		default:
 			return cmd_usage_error("dump", cmd_dump_usage, "unknown option '%s'",
 					       argv[optind - 1]);
@@ -147,6 +172,11 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (all && flags != ETL_DUMP_STATS)
 		return cmd_usage_error("dump", cmd_dump_usage, "--all goes with --stats only");
+	if (filtered && !(flags & ETL_DUMP_STATS))
+		return cmd_usage_error("dump", cmd_dump_usage,
+				       "--pid, --tid, --comm, --time, --top and --sort go with --stats");
+	if (all && flt.top)
+		return cmd_usage_error("dump", cmd_dump_usage, "--all or --top, not both");
 	if (all)
 		flags |= ETL_DUMP_ALL_ROWS;
 	if (repair && flags) {
@@ -159,8 +189,8 @@ int cmd_dump(int argc, char **argv)
 	if (repair)
 		return cmd_dump_repair(argv[optind]);
 	snprintf(prefix, sizeof(prefix), "ntkl dump: %s: ", argv[optind]);
-	rc = etl_dump_path(argv[optind], flags, stdout, stderr, prefix);
+	rc = etl_dump_path_filtered(argv[optind], flags, &flt, stdout, stderr, prefix);
 	if (!rc && (flags & ETL_DUMP_STATS))
-		rc = stats_functions(argv[optind], all);
+		rc = stats_functions(argv[optind], all ? SIZE_MAX : flt.top ? flt.top : 10);
 	return rc;
 }

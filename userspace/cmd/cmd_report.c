@@ -42,8 +42,16 @@ int cmd_report(int argc, char **argv)
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "time", required_argument, NULL, 'T' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "sort", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct etl_filter flt = { 0 };
+	char why[256];
 	struct etl_report r;
 	struct sym_loader ld = { 0 };
 	struct etl_error err;
@@ -53,7 +61,7 @@ int cmd_report(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":jh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
@@ -61,6 +69,20 @@ int cmd_report(int argc, char **argv)
 		case 'h':
 			cmd_report_usage(stdout);
 			return 0;
+		case 'p':
+		case 't':
+		case 'c':
+		case 'T':
+		case 'n':
+		case 's':
+			if (etl_filter_option(&flt, opt, optarg, why, sizeof(why))) {
+				fprintf(stderr, "ntkl report: %s\n", why);
+				return EXIT_USAGE;
+			}
+			break;
+		case ':':
+			return cmd_usage_error("report", cmd_report_usage, "%s needs a value",
+					       argv[optind - 1]);
 		default:
 			return cmd_usage_error("report", cmd_report_usage, "unknown option '%s'",
 					       argv[optind - 1]);
@@ -74,7 +96,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "ntkl report: %s: %s\n", argv[optind], err.msg);
 		return 1;
 	}
-	if (etl_report_read(&f, &r, &err) || etl_report_functions(&r, &ld, &err)) {
+	if (etl_report_read_filtered(&f, &r, &flt, &err) || etl_report_functions(&r, &ld, &err)) {
 		fprintf(stderr, "ntkl report: %s: %s\n", argv[optind], err.msg);
 		etl_report_free(&r);
 		sym_loader_free(&ld);
