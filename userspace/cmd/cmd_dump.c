@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ntkl dump [--events] [--check] FILE
- * ntkl dump --stats [--all] FILE
+ * ntkl dump --stats [--all] [--pid|--tid|--comm|--time|--top|--sort ...] FILE
  * ntkl dump --switches FILE
  * ntkl dump --repair FILE
  */
@@ -18,7 +18,8 @@ void cmd_dump_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ntkl dump [--events] [--check] FILE\n"
-		"       ntkl dump --stats [--all] FILE\n"
+		"       ntkl dump --stats [--all] [--pid PIDS] [--tid TIDS] [--comm NAME]\n"
+		"                 [--time START,END] [--top N] [--sort KEY] FILE\n"
 		"       ntkl dump --switches FILE\n"
 		"       ntkl dump --repair FILE\n"
 		"\n"
@@ -43,8 +44,12 @@ void cmd_dump_usage(FILE *out)
 		"                apart, the switches, records, bytes (headers and\n"
 		"                padding included) and bytes per switch; ReadyThread\n"
 		"                events per CPU; if the file has SampledProfile\n"
-		"                events, samples per CPU and the 10 processes,\n"
-		"                threads and images with the most; then the number\n"
+		"                events, samples per CPU, the samples per CPU per\n"
+		"                second achieved over the collection (as ntkl\n"
+		"                report's duration) beside the rate the file\n"
+		"                requested (its CollectionStart or SetInterval), and\n"
+		"                the 10 processes, threads and images with the most;\n"
+		"                then the number\n"
 		"                of events of each name (hook, class type or\n"
 		"                provider event id), most first, for any file; last,\n"
 		"                the 10 functions with the most samples, named as\n"
@@ -52,6 +57,18 @@ void cmd_dump_usage(FILE *out)
 		"                machine's files and kernel (where it was recorded)\n"
 		"  -a, --all     with --stats: every process, thread, image and\n"
 		"                function that has samples, not only the 10 with the most\n"
+		"      --pid PIDS, --tid TIDS, --comm NAME, --time START,END\n"
+		"                with --stats: the sampled processes, threads and\n"
+		"                images of only these processes or threads (decimal,\n"
+		"                comma-separated), or of that thread or process name;\n"
+		"                only the samples in that window (seconds from the\n"
+		"                collection's start, e.g. 1.5,3), per CPU and in the\n"
+		"                rate too (the switch, DPC and event counts stay the\n"
+		"                file's), as ntkl report's options\n"
+		"      --top N   with --stats: N rows a table (default 10)\n"
+		"      --sort KEY\n"
+		"                with --stats: the sampled tables' order: cpu\n"
+		"                (samples, most first; the default), pid, tid or name\n"
 		"      --switches\n"
 		"                instead of the summary, every context switch, for\n"
 		"                scripts: a line \"# cpu time old new clock=CLOCKTYPE\n"
@@ -70,6 +87,7 @@ void cmd_dump_usage(FILE *out)
 		"                is refused and left as it is\n"
 		"  -h, --help    this text\n"
 		"\n"
+		"A bad value is one line naming the option, exit 2.\n"
 		"Exit status: 0 OK, 1 unreadable file or failed check, 2 usage error.\n"
 		"Compressed ETL files (BufferFlag 0x40, as WPR and PerfView save them)\n"
 		"are decompressed as they are read; a corrupt compressed buffer is an\n"
