@@ -351,23 +351,40 @@ CLI_TEST(compressed_capture)
 
 /*
  * ntkl report --json against the switches themselves: each CPU's busy %
- * worked out by awk from `ntkl dump --switches` (the interval before a
- * switch is busy unless its old thread is the idle one), and the count.
+ * worked out by awk from `ntkl dump --switches` over the report's window
+ * (clock_first to clock_last): the interval before a switch is busy
+ * unless its old thread is the idle one, the time before a CPU's first
+ * switch its old thread's, after its last its new thread's; and the count.
  */
 CLI_TEST(report_matches_switches)
 {
-	char out[8192], mine[4096], theirs[4096];
+	char out[8192], mine[4096], theirs[4096], cmd[2048];
 	unsigned long n_switches = 0, n_report = 0;
+	long long clock_first, clock_last;
 	char *a, *b;
 	int cpus = 0;
 
 	ASSERT_EQ(0, sh(out, sizeof(out),
 			"ntkl record -on PROC_THREAD+CSWITCH+DISPATCHER -o /tmp/rep.etl -- threadmix -q 4 300"))
 		TH_LOG("%s", out);
-	ASSERT_EQ(0, sh(mine, sizeof(mine),
-			"ntkl dump --switches /tmp/rep.etl | awk 'NR > 1 { if (seen && $1 == c) { d = $2 - t; span[$1] += d; if ($3 != 0) busy[$1] += d } c = $1; t = $2; seen = 1 } END { for (k = 0; k in span; k++) printf \"%%.3f \", 100 * busy[k] / span[k] }'"));
 	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --switches /tmp/rep.etl | wc -l"));
 	n_switches = strtoul(out, NULL, 10) - 1;
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl report --json /tmp/rep.etl"));
+	a = strstr(out, "\"clock_first\": ");
+	b = strstr(out, "\"clock_last\": ");
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	clock_first = strtoll(a + strlen("\"clock_first\": "), NULL, 10);
+	clock_last = strtoll(b + strlen("\"clock_last\": "), NULL, 10);
+	snprintf(cmd, sizeof(cmd),
+		 "ntkl dump --switches /tmp/rep.etl | awk -v s=%lld -v e=%lld '"
+		 "function run(k, tid, d) { if (d > 0) { span[k] += d; if (tid != 0) busy[k] += d } } "
+		 "function tail() { if (seen && nw != \"-\") run(c, nw, e - t) } "
+		 "NR > 1 { if (seen && $1 == c) run($1, $3, $2 - t); else { tail(); run($1, $3, $2 - s) } "
+		 "c = $1; t = $2; nw = $4; seen = 1 } "
+		 "END { tail(); for (k = 0; k in span; k++) printf \"%%.3f \", 100 * busy[k] / span[k] }'",
+		 clock_first, clock_last);
+	ASSERT_EQ(0, sh(mine, sizeof(mine), "%s", cmd));
 	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl report --json /tmp/rep.etl"));
 	a = strstr(out, "\"switches\": ");
 	ASSERT_NE(NULL, a);

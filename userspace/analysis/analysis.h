@@ -9,7 +9,10 @@
  *                   functions by samples
  *   etl_dump.h      ntkl dump's printers: header, buffers, events, checks,
  *                   --stats (switches, ReadyThread, samples), --switches
- *   etl_profile.h   sampled profile: samples per CPU, thread, process, image
+ *   etl_profile.h   sampled profile: samples per CPU, thread, process, image,
+ *                   the achieved and requested sample rate
+ *   etl_filter.h    what report and dump --stats show: --pid, --tid,
+ *                   --comm, --time, --top, --sort
  *   etl_chrome.h    ntkl convert --to chrome-json
  *   etl_relog.h     ntkl relog and merge: rewrite files
  *
@@ -24,6 +27,7 @@
 
 #include "etl_chrome.h"
 #include "etl_dump.h"
+#include "etl_filter.h"
 #include "etl_profile.h"
 #include "etl_relog.h"
 #include "etl_report.h"

@@ -141,6 +141,7 @@ struct buffer_summary {
 
 struct dump {
 	const struct etl_file *f;
+	const struct etl_filter *flt;	/* --stats' tables: NULL all */
 	unsigned int flags;
 	FILE *out, *err;
 	const char *prefix;
@@ -586,10 +587,12 @@ static void print_profile(struct dump *d)
 	struct etl_profile p;
 	struct etl_error e;
 	FILE *out = d->out;
-	char top[32] = "all";
-	size_t i;
+	char top[48] = "all";
+	size_t i, shown;
 
-	if (etl_profile_read(d->f, &p, &e)) {
+	if (d->flt && d->flt->top)
+		rows = d->flt->top;
+	if (etl_profile_read_filtered(d->f, &p, d->flt, &e)) {
 		report(d, e.msg);
 		return;
 	}
@@ -603,12 +606,22 @@ static void print_profile(struct dump *d)
 		fprintf(out, ", interval %u x 100 ns (%.4f ms)", p.interval, p.interval / 1e4);
 	fprintf(out, "; CollectionStart %lu, CollectionEnd %lu, SetInterval %lu\n",
 		p.collection_starts, p.collection_ends, p.set_intervals);
+	fprintf(out, "Rate: %.1f samples per CPU per second achieved (%u CPUs, the %.3f s collection)",
+		p.achieved_hz, p.cpus, p.duration_s);
+	if (p.requested_hz > 0)
+		fprintf(out, ", %.1f requested: %.1f%%\n", p.requested_hz,
+			100.0 * p.achieved_hz / p.requested_hz);
+	else
+		fprintf(out, "; the interval requested is not in the file\n");
 	fprintf(out, "%6s %10s\n", "cpu", "samples");
 	for (uint32_t c = 0; c < p.ncpus; c++)
 		fprintf(out, "%6u %10lu\n", c, p.cpu[c]);
 	fprintf(out, "%6s %10lu\n", "total", p.samples);
 
-	if (rows != PROFILE_ALL)
+	if (rows != PROFILE_ALL && d->flt && d->flt->sort != ETL_SORT_CPU)
+		snprintf(top, sizeof(top), "first %zu by %s", rows,
+			 d->flt->sort == ETL_SORT_PID ? "pid" : d->flt->sort == ETL_SORT_TID ? "tid" : "name");
+	else if (rows != PROFILE_ALL)
 		snprintf(top, sizeof(top), "top %zu", rows);
 	fprintf(out, "\nProcesses by samples (%s):\n%8s %10s %7s  %s\n", top,
 		"pid", "samples", "%", "name");
@@ -622,9 +635,13 @@ static void print_profile(struct dump *d)
 	}
 	fprintf(out, "\nThreads by samples (%s):\n%8s %8s %10s %7s  %s\n", top,
 		"tid", "pid", "samples", "%", "name");
-	for (i = 0; i < p.nthreads && i < rows && p.threads[i].samples; i++) {
+	shown = 0;
+	for (i = 0; i < p.nthreads && shown < rows; i++) {
 		const struct etl_profile_thread *t = &p.threads[i];
 
+		if (!t->samples)
+			continue;
+		shown++;
 		fprintf(out, "%8u ", t->tid);
 		if (t->pid == UINT32_MAX)
 			fprintf(out, "%8s", "?");
@@ -808,11 +825,11 @@ static void dump_switches(struct dump *d)
 	etl_switches_free(&s);
 }
 
-static int dump_file(const struct etl_file *f, unsigned int flags, FILE *out,
-		     FILE *err, const char *prefix)
+static int dump_file(const struct etl_file *f, unsigned int flags, const struct etl_filter *flt,
+		     FILE *out, FILE *err, const char *prefix)
 {
 	struct dump d = {
-		.f = f, .flags = flags, .out = out, .err = err, .prefix = prefix,
+		.f = f, .flags = flags, .out = out, .err = err, .prefix = prefix, .flt = flt,
 	};
 
 	table_init(&d.types);
@@ -872,13 +889,19 @@ int etl_dump_memory(const char *name, const void *data, uint64_t size,
 		fprintf(err, "%s%s\n", err_prefix, e.msg);
 		return 1;
 	}
-	ret = dump_file(&f, flags, out, err, err_prefix);
+	ret = dump_file(&f, flags, NULL, out, err, err_prefix);
 	etl_close(&f);
 	return ret;
 }
 
 int etl_dump_path(const char *path, unsigned int flags, FILE *out, FILE *err,
 		  const char *err_prefix)
+{
+	return etl_dump_path_filtered(path, flags, NULL, out, err, err_prefix);
+}
+
+int etl_dump_path_filtered(const char *path, unsigned int flags, const struct etl_filter *flt,
+			   FILE *out, FILE *err, const char *err_prefix)
 {
 	struct etl_file f;
 	struct etl_error e;
@@ -888,7 +911,7 @@ int etl_dump_path(const char *path, unsigned int flags, FILE *out, FILE *err,
 		fprintf(err, "%s%s\n", err_prefix, e.msg);
 		return 1;
 	}
-	ret = dump_file(&f, flags, out, err, err_prefix);
+	ret = dump_file(&f, flags, flt, out, err, err_prefix);
 	etl_close(&f);
 	return ret;
 }

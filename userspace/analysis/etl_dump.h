@@ -38,6 +38,14 @@ enum etl_dump_flags {
 int etl_dump_path(const char *path, unsigned int flags, FILE *out, FILE *err,
 		  const char *err_prefix);
 
+/*
+ * The same with flt (etl_filter.h; NULL: all) for ETL_DUMP_STATS: the
+ * sampled tables and the rate of what it selects, its rows and order.
+ */
+struct etl_filter;
+int etl_dump_path_filtered(const char *path, unsigned int flags, const struct etl_filter *flt,
+			   FILE *out, FILE *err, const char *err_prefix);
+
 /* Same for a file already in memory. */
 int etl_dump_memory(const char *name, const void *data, uint64_t size,
 		    unsigned int flags, FILE *out, FILE *err,

@@ -9,22 +9,28 @@
 #include "etl/etl_events.h"
 #include "etl/etl_model.h"
 #include "etl_profile.h"
+#include "etl_report.h"
 
 #define NO_PID		UINT32_MAX
 
 /* A sample's thread, IP and time, kept until the threads and images are known. */
 struct sample {
 	uint32_t tid;
+	uint32_t cpu;
 	uint64_t ip;
 	int64_t time;
 };
 
 struct reader {
+	const struct etl_filter *flt;	/* NULL: every sample */
 	struct etl_profile *p;
 	struct etl_error *err;
 	struct etl_model m;		/* threads, processes, images */
 	struct sample *samples;
 	size_t nsamples, samples_cap;
+	uint32_t set_interval;		/* the first timer SetInterval's */
+	int64_t first, last;		/* the data records' times */
+	int64_t act_first, act_last;	/* the activity records' */
 };
 
 static int oom(struct reader *rd)
@@ -41,15 +47,8 @@ static int add_sample(struct reader *rd, const struct etl_record *r)
 		return etl_error_set(rd->err, "buffer %u, record at +0x%x: SampledProfile of %u bytes, not %zu",
 				     r->buffer_index, r->buffer_offset, r->payload_len,
 				     sizeof(struct perfinfo_sampled_profile));
-	if (r->processor >= p->ncpus) {
-		unsigned long *cpu = realloc(p->cpu, (r->processor + 1u) * sizeof(*cpu));
-
-		if (!cpu)
-			return oom(rd);
-		memset(cpu + p->ncpus, 0, (r->processor + 1u - p->ncpus) * sizeof(*cpu));
-		p->cpu = cpu;
+	if (r->processor >= p->ncpus)
 		p->ncpus = r->processor + 1u;
-	}
 	ip = etl_le64(r->payload + offsetof(struct perfinfo_sampled_profile, instruction_pointer));
 	if (rd->nsamples == rd->samples_cap) {
 		size_t cap = rd->samples_cap ? 2 * rd->samples_cap : 1024;
@@ -61,18 +60,15 @@ static int add_sample(struct reader *rd, const struct etl_record *r)
 		rd->samples_cap = cap;
 	}
 	rd->samples[rd->nsamples++] = (struct sample){
-		etl_le32(r->payload + offsetof(struct perfinfo_sampled_profile, thread_id)), ip,
-		r->timestamp,
+		etl_le32(r->payload + offsetof(struct perfinfo_sampled_profile, thread_id)),
+		r->processor, ip, r->timestamp,
 	};
-	p->cpu[r->processor]++;
-	p->samples++;
-	if (!(ip >> 63))
-		p->user_samples++;
 	return 0;
 }
 
-static void add_interval(struct etl_profile *p, const struct etl_record *r)
+static void add_interval(struct reader *rd, const struct etl_record *r)
 {
+	struct etl_profile *p = rd->p;
 	uint32_t source, interval;
 
 	if (r->payload_len < sizeof(struct etw_sampled_profile_interval))
@@ -91,6 +87,8 @@ static void add_interval(struct etl_profile *p, const struct etl_record *r)
 		break;
 	default:
 		p->set_intervals++;
+		if (source == ETW_PROFILE_SOURCE_TIMER && !rd->set_interval)
+			rd->set_interval = interval;
 		break;
 	}
 }
@@ -100,7 +98,18 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 {
 	struct reader *rd = ctx;
 
-	(void)b;
+	if (b->index) {
+		if (r->timestamp < rd->first)
+			rd->first = r->timestamp;
+		if (r->timestamp > rd->last)
+			rd->last = r->timestamp;
+		if (etl_record_is_activity(r)) {
+			if (r->timestamp < rd->act_first)
+				rd->act_first = r->timestamp;
+			if (r->timestamp > rd->act_last)
+				rd->act_last = r->timestamp;
+		}
+	}
 	if (r->kind != ETL_KIND_KERNEL || !etl_event_layout(r->hook_id, (uint8_t)r->version))
 		return 0;
 	switch (r->hook_id) {
@@ -109,7 +118,7 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 	case ETW_EVENT_PROFILE_SET_INTERVAL_HOOK:
 	case ETW_EVENT_PROFILE_COLLECTION_START_HOOK:
 	case ETW_EVENT_PROFILE_COLLECTION_END_HOOK:
-		add_interval(rd->p, r);
+		add_interval(rd, r);
 		return 0;
 	}
 	return 0;
@@ -268,14 +277,131 @@ out:
 	return ret;
 }
 
+/*
+ * The collection's span (--time: the window of it), the samples in it
+ * counted per CPU, those of the threads the filter selects kept for the
+ * tables; the requested and the achieved rate per CPU.
+ */
+static int select_samples(const struct etl_file *f, struct reader *rd)
+{
+	struct etl_profile *p = rd->p;
+	const struct etl_filter *flt = rd->flt;
+	double freq = f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7;
+	int64_t a = rd->act_first <= rd->act_last ? rd->act_first : rd->first;
+	int64_t b = rd->act_first <= rd->act_last ? rd->act_last : rd->last;
+	size_t kept = 0;
+
+	if (flt && flt->has_time && b >= a) {
+		int64_t w0 = a + (int64_t)(flt->start_s * freq), w1 = a + (int64_t)(flt->end_s * freq);
+
+		if (w0 > b)
+			w0 = b;
+		a = w0;
+		b = w1 < b ? w1 : b;
+	}
+	p->cpu = calloc(p->ncpus + 1, sizeof(*p->cpu));
+	p->cpu_idle = calloc(p->ncpus + 1, sizeof(*p->cpu_idle));
+	if (!p->cpu || !p->cpu_idle)
+		return oom(rd);
+	for (size_t i = 0; i < rd->nsamples; i++) {
+		const struct sample *sm = &rd->samples[i];
+
+		if (flt && flt->has_time && (sm->time < a || sm->time > b))
+			continue;
+		p->cpu[sm->cpu]++;
+		if (!sm->tid)
+			p->cpu_idle[sm->cpu]++;
+		p->samples++;
+		if (!(sm->ip >> 63))
+			p->user_samples++;
+		if (etl_filter_by_thread(flt)) {
+			const struct etl_model_thread *t = etl_model_thread(&rd->m, sm->tid);
+			uint32_t pid = t ? t->pid : NO_PID;
+
+			if (!etl_filter_thread(flt, sm->tid, pid, t ? t->name : NULL,
+					       etl_model_process_name(&rd->m, pid)))
+				continue;
+		}
+		rd->samples[kept++] = *sm;
+	}
+	rd->nsamples = kept;
+	if (!p->interval)
+		p->interval = rd->set_interval;
+	p->cpus = f->header.number_of_processors > p->ncpus ? f->header.number_of_processors
+							    : p->ncpus;
+	if (b > a)
+		p->duration_s = (double)((uint64_t)b - (uint64_t)a) / freq;
+	if (p->duration_s > 0 && p->cpus)
+		p->achieved_hz = (double)p->samples / p->cpus / p->duration_s;
+	if (p->interval)
+		p->requested_hz = 1e7 / p->interval;
+	return 0;
+}
+
+static int thread_by_tid(const void *a, const void *b)
+{
+	const struct etl_profile_thread *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int thread_by_pid(const void *a, const void *b)
+{
+	const struct etl_profile_thread *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return thread_by_tid(a, b);
+}
+
+static int thread_by_name(const void *a, const void *b)
+{
+	const struct etl_profile_thread *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : thread_by_tid(a, b);
+}
+
+static int proc_by_pid(const void *a, const void *b)
+{
+	const struct etl_profile_process *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int proc_by_name(const void *a, const void *b)
+{
+	const struct etl_profile_process *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : proc_by_pid(a, b);
+}
+
+static int module_by_name(const void *a, const void *b)
+{
+	const struct etl_profile_module *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
 int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl_error *err)
 {
-	struct reader rd = { .p = p, .err = err };
+	return etl_profile_read_filtered(f, p, NULL, err);
+}
+
+int etl_profile_read_filtered(const struct etl_file *f, struct etl_profile *p,
+			      const struct etl_filter *flt, struct etl_error *err)
+{
+	struct reader rd = { .p = p, .err = err, .flt = flt };
 	struct etl_walker also = { .record = on_record, .ctx = &rd };
 	int ret;
 
 	memset(p, 0, sizeof(*p));
+	rd.first = rd.act_first = INT64_MAX;
+	rd.last = rd.act_last = INT64_MIN;
 	ret = etl_model_read(f, &rd.m, &also, err);
+	if (!ret)
+		ret = select_samples(f, &rd);
 	if (!ret)
 		ret = make_threads(&rd);
 	if (!ret)
@@ -289,13 +415,22 @@ int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl
 		return -1;
 	}
 	if (p->nthreads)
-		qsort(p->threads, p->nthreads, sizeof(*p->threads), by_samples);
+		qsort(p->threads, p->nthreads, sizeof(*p->threads),
+		      !flt || flt->sort == ETL_SORT_CPU ? by_samples :
+		      flt->sort == ETL_SORT_NAME ? thread_by_name :
+		      flt->sort == ETL_SORT_PID ? thread_by_pid : thread_by_tid);
+	if (flt && flt->sort != ETL_SORT_CPU && p->nprocs)
+		qsort(p->procs, p->nprocs, sizeof(*p->procs),
+		      flt->sort == ETL_SORT_NAME ? proc_by_name : proc_by_pid);
+	if (flt && flt->sort == ETL_SORT_NAME && p->nmodules)
+		qsort(p->modules, p->nmodules, sizeof(*p->modules), module_by_name);
 	return 0;
 }
 
 void etl_profile_free(struct etl_profile *p)
 {
 	free(p->cpu);
+	free(p->cpu_idle);
 	free(p->threads);
 	free(p->procs);
 	free(p->modules);

@@ -12,6 +12,11 @@
  * thread's process's; samples are counted per image name, and how many
  * resolved.
  *
+ * The achieved sample rate is the samples per CPU (the header's
+ * NumberOfProcessors) per second of the collection (the span of
+ * etl_record_is_activity()'s records, as ntkl report's duration): beside
+ * the requested one (1 / interval) it shows samples the timer missed.
+ *
  * Only records whose layout applies (version 2 for SampledProfile, 3 for
  * the interval events, the Thread events' version 3) are read; a short
  * one is an error naming it.
@@ -24,6 +29,7 @@
 
 #include "etl/etl_images.h"
 #include "etl/etl_reader.h"
+#include "etl_filter.h"
 
 struct etl_profile_thread {
 	uint32_t tid;
@@ -45,11 +51,21 @@ struct etl_profile_module {
 };
 
 struct etl_profile {
-	unsigned long samples;		/* SampledProfile events */
+	unsigned long samples;		/* SampledProfile events (in the filter's window) */
 	unsigned long user_samples;	/* whose IP is a user address */
 	uint32_t ncpus;			/* 1 + the highest CPU with a sample */
 	unsigned long *cpu;		/* samples per CPU (its buffers' ProcessorIndex) */
-	uint32_t interval;		/* 100 ns, the first timer CollectionStart's; 0 if none */
+	unsigned long *cpu_idle;	/* of which in the idle thread (ThreadId 0) */
+	/* 100 ns: the first timer CollectionStart's, else SetInterval's; 0 if none */
+	uint32_t interval;
+	uint32_t cpus;			/* the header's NumberOfProcessors, or ncpus if more */
+	/*
+	 * The collection (etl_record_is_activity(): first to last record of
+	 * activity, else of any data record), in seconds; the achieved rate
+	 * is samples / cpus / duration_s, the requested 1e7 / interval.
+	 */
+	double duration_s;
+	double achieved_hz, requested_hz;	/* per CPU; requested 0 without an interval */
 	unsigned long collection_starts, collection_ends, set_intervals;
 	/* every thread seen, sampled or named; sorted by samples, most first */
 	struct etl_profile_thread *threads;
@@ -65,6 +81,14 @@ struct etl_profile {
 
 /* Read f's samples into p. 0, or -1 with err set; etl_profile_free() either way. */
 int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl_error *err);
+
+/*
+ * The same with flt (etl_filter.h; NULL: all): samples in its window
+ * only, per CPU and in the rate; the tables of the threads it selects,
+ * in its order. cpu[] may then count samples the tables leave out.
+ */
+int etl_profile_read_filtered(const struct etl_file *f, struct etl_profile *p,
+			      const struct etl_filter *flt, struct etl_error *err);
 
 void etl_profile_free(struct etl_profile *p);
 

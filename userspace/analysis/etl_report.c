@@ -18,7 +18,15 @@ struct tid_time {
 	int64_t time;
 };
 
+/* A switch out in state Waiting: the thread, when, why. */
+struct wait_out {
+	uint32_t tid;
+	uint8_t reason;
+	int64_t time;
+};
+
 struct work {
+	const struct etl_filter *flt;	/* NULL: everything */
 	const struct etl_file *f;
 	struct etl_report *r;
 	struct etl_error *err;
@@ -28,6 +36,10 @@ struct work {
 	struct etl_model m;		/* processes and threads: their names */
 	struct sym_trace_addrs addrs;	/* sampled IPs and frames, for the functions */
 	int64_t first, last;		/* the records' times (not the header buffer's) */
+	int64_t act_first, act_last;	/* the activity records' (is_activity()) */
+	int64_t win_first, win_last;	/* the window the times are counted over */
+	struct wait_out *outs;		/* switches out Waiting */
+	size_t nouts, outs_cap;
 };
 
 /* b - a for b >= a, in unsigned arithmetic: a corrupt time cannot overflow. */
@@ -74,6 +86,35 @@ static int on_buffer(void *ctx, const struct etl_buffer *b)
 	return 0;
 }
 
+/*
+ * A kernel record of what the system did while the trace was collected,
+ * not one a logger writes around the collection: the header's group
+ * (Header, HeaderExtension, GroupMasksEnd, RundownComplete), SystemConfig
+ * (Windows and ntkl write it at stop), the rundowns (Process, Thread and
+ * Image DCStart and DCEnd, KernelBase, StackWalk KeyRundown), image
+ * identities (classic records) and other sessions' provider events (the
+ * CLR rundown PerfView merges in after the kernel session stopped).
+ */
+bool etl_record_is_activity(const struct etl_record *rec)
+{
+	uint8_t group = (uint8_t)(rec->hook_id >> 8), type = (uint8_t)rec->hook_id;
+
+	if (rec->kind != ETL_KIND_KERNEL)
+		return false;
+	switch (group) {
+	case ETW_GROUP_HEADER:
+	case ETW_GROUP_CONFIG:
+		return false;
+	case ETW_GROUP_PROCESS:
+	case ETW_GROUP_THREAD:
+	case ETW_GROUP_IMAGE:
+		return type != 3 && type != 4 && rec->hook_id != ETW_EVENT_IMAGE_KERNEL_BASE_HOOK;
+	case ETW_GROUP_STACKWALK:
+		return rec->hook_id != ETW_EVENT_STACK_KEY_RUNDOWN_HOOK;
+	}
+	return true;
+}
+
 /* Counts, span, ReadyThread events, Process/Thread starts and ends. */
 static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_record *rec)
 {
@@ -85,13 +126,18 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 		w->first = rec->timestamp;
 	if (b->index && rec->timestamp > w->last)
 		w->last = rec->timestamp;
+	if (b->index && etl_record_is_activity(rec)) {
+		if (rec->timestamp < w->act_first)
+			w->act_first = rec->timestamp;
+		if (rec->timestamp > w->act_last)
+			w->act_last = rec->timestamp;
+	}
 	if (rec->kind != ETL_KIND_KERNEL)
 		return 0;
 	if (sym_trace_gather(&w->addrs, rec))
 		return oom(w);
 	switch (rec->hook_id) {
 	case ETW_EVENT_READY_THREAD_HOOK:
-		r->ready_events++;
 		if (rec->payload_len >= sizeof(struct etw_ready_thread) &&
 		    push(&w->ready, &w->nready, &w->ready_cap, etl_le32(rec->payload),
 			 rec->timestamp))
@@ -119,17 +165,84 @@ static int walk_records(struct work *w)
 	struct etl_report *r = w->r;
 	struct etl_walker also = { .buffer = on_buffer, .record = on_record, .ctx = w };
 
-	w->first = INT64_MAX;
-	w->last = INT64_MIN;
+	w->first = w->act_first = INT64_MAX;
+	w->last = w->act_last = INT64_MIN;
 	if (etl_model_read(w->f, &w->m, &also, w->err))
 		return -1;
 	if (sym_trace_from_model(&r->trace, &w->m, &w->addrs))
 		return oom(w);
-	if (w->last > w->first)
-		r->duration_s = (double)elapsed(w->first, w->last) / w->freq;
 	r->events_lost = w->f->header.events_lost;
 	r->buffers_lost = w->f->header.buffers_lost;
 	return 0;
+}
+
+/*
+ * The window busy %, CPU time and rates are of: the collection, from the
+ * first to the last activity record (etl_record_is_activity(); all records in a file
+ * without one), or switch (a CompCS packet can be older than its batch's
+ * record). The file's span, all records', is trace_s.
+ */
+static bool in_window(const struct work *w, int64_t t)
+{
+	return t >= w->win_first && t <= w->win_last;
+}
+
+/* Whether the filter selects thread tid (its process and names from the model). */
+static bool selected(const struct work *w, uint32_t tid)
+{
+	const struct etl_model_thread *t;
+	uint32_t pid;
+
+	if (!etl_filter_by_thread(w->flt))
+		return true;
+	t = etl_model_thread(&w->m, tid);
+	pid = t ? t->pid : UINT32_MAX;
+	return etl_filter_thread(w->flt, tid, pid, t ? t->name : NULL,
+				 etl_model_process_name(&w->m, pid));
+}
+
+static void window(struct work *w, const struct etl_switches *s)
+{
+	struct etl_report *r = w->r;
+
+	if (w->act_first <= w->act_last) {
+		w->win_first = w->act_first;
+		w->win_last = w->act_last;
+	} else {
+		w->win_first = w->first;
+		w->win_last = w->last;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->v[i].time < w->win_first)
+			w->win_first = s->v[i].time;
+		if (s->v[i].time > w->win_last)
+			w->win_last = s->v[i].time;
+	}
+	if (w->win_last > w->win_first)
+		r->collection_s = (double)elapsed(w->win_first, w->win_last) / w->freq;
+	if (w->flt && w->flt->has_time) {
+		/* from the collection's start: the activity's, as the profile's */
+		int64_t origin = w->act_first <= w->act_last ? w->act_first : w->first;
+		int64_t a = origin + (int64_t)(w->flt->start_s * w->freq);
+		int64_t b = origin + (int64_t)(w->flt->end_s * w->freq);
+
+		if (a > w->win_last)
+			a = w->win_last;
+		if (a > w->win_first)
+			w->win_first = a;
+		if (b < w->win_last)
+			w->win_last = b;
+		r->windowed = true;
+		r->from_s = (double)(w->win_first - origin) / w->freq;
+		r->to_s = (double)(w->win_last - origin) / w->freq;
+	}
+	if (w->win_last > w->win_first)
+		r->duration_s = (double)elapsed(w->win_first, w->win_last) / w->freq;
+	r->clock_first = w->win_first;
+	r->clock_last = w->win_last;
+	if (w->last > w->first)
+		r->trace_s = (double)elapsed(w->first < w->win_first ? w->first : w->win_first,
+					     w->last > w->win_last ? w->last : w->win_last) / w->freq;
 }
 
 static int thread_by_cpu(const void *a, const void *b)
@@ -150,6 +263,45 @@ static int proc_by_cpu(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+static int thread_by_tid(const void *a, const void *b)
+{
+	const struct etl_report_thread *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int thread_by_pid(const void *a, const void *b)
+{
+	const struct etl_report_thread *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return thread_by_tid(a, b);
+}
+
+static int thread_by_name(const void *a, const void *b)
+{
+	const struct etl_report_thread *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : thread_by_tid(a, b);
+}
+
+static int proc_by_pid(const void *a, const void *b)
+{
+	const struct etl_report_process *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int proc_by_name(const void *a, const void *b)
+{
+	const struct etl_report_process *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : proc_by_pid(a, b);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -157,44 +309,96 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Threads' running time and switches in, CPUs' busy time, wait reasons. */
+static int push_out(struct work *w, const struct etl_switch *sw)
+{
+	if (w->nouts == w->outs_cap) {
+		size_t c = w->outs_cap ? 2 * w->outs_cap : 1024;
+		struct wait_out *p = realloc(w->outs, c * sizeof(*p));
+
+		if (!p)
+			return -1;
+		w->outs = p;
+		w->outs_cap = c;
+	}
+	w->outs[w->nouts++] = (struct wait_out){ sw->old_tid, sw->old_wait_reason, sw->time };
+	return 0;
+}
+
+/* Per CPU: the ticks of the window counted (a known thread ran) and busy. */
+struct cpu_time {
+	uint64_t span, busy;
+};
+
+/*
+ * tid ran on cpu over [a, b]: the part inside the window counts towards
+ * the CPU's span, its busy time (not the idle thread) and the thread's
+ * CPU time.
+ */
+static int add_run(struct work *w, struct cpu_time *ct, struct tid_time **run, size_t *nrun,
+		   size_t *cap, uint32_t tid, int64_t a, int64_t b)
+{
+	uint64_t d;
+
+	if (a < w->win_first)
+		a = w->win_first;
+	if (b > w->win_last)
+		b = w->win_last;
+	if (b <= a)
+		return 0;
+	d = elapsed(a, b);
+	ct->span += d;
+	if (tid)
+		ct->busy += d;
+	return push(run, nrun, cap, tid, (int64_t)d);
+}
+
+/*
+ * Threads' running time and switches in, CPUs' busy time, wait reasons.
+ * Over the window: the time before a CPU's first switch is its old
+ * thread's, the time after its last switch its new thread's (unknown for
+ * a CPU's last compact switch: that time is not counted).
+ */
 static int from_switches(struct work *w, const struct etl_switches *s,
 			 struct tid_time **ins, size_t *nins)
 {
 	struct etl_report *r = w->r;
 	struct tid_time *run = NULL;	/* (thread, ticks run) per interval */
 	size_t nrun = 0, run_cap = 0, ins_cap = 0, i, j;
-	uint64_t *busy, *span;
+	struct cpu_time *ct;
 
 	r->ncpus = s->ncpus;
 	r->busy_pct = calloc(s->ncpus ? s->ncpus : 1, sizeof(*r->busy_pct));
-	busy = calloc(s->ncpus ? s->ncpus : 1, sizeof(*busy));
-	span = calloc(s->ncpus ? s->ncpus : 1, sizeof(*span));
-	if (!r->busy_pct || !busy || !span)
+	ct = calloc(s->ncpus ? s->ncpus : 1, sizeof(*ct));
+	if (!r->busy_pct || !ct)
 		goto nomem;
-	r->switches = s->n;
 	for (i = 0; i < s->n; i++) {
 		const struct etl_switch *sw = &s->v[i], *prev = i ? sw - 1 : NULL;
+		const struct etl_switch *next = i + 1 < s->n ? sw + 1 : NULL;
+		struct cpu_time *c = &ct[sw->cpu];
 
 		r->compact |= sw->source == ETL_SWITCH_COMPACT;
+		r->switches += in_window(w, sw->time);
 		if (sw->old_tid && sw->old_state == ETW_KTHREAD_WAITING &&
-		    (sw->known & ETL_SWITCH_HAS_STATE))
+		    (sw->known & ETL_SWITCH_HAS_STATE) && in_window(w, sw->time) &&
+		    selected(w, sw->old_tid)) {
 			r->waits[sw->old_wait_reason]++;
+			if (push_out(w, sw))
+				goto nomem;
+		}
 		if ((sw->known & ETL_SWITCH_HAS_NEW) &&
 		    push(ins, nins, &ins_cap, sw->new_tid, sw->time))
 			goto nomem;
-		if (!prev || prev->cpu != sw->cpu)
-			continue;
-		/* the old thread ran since the CPU's previous switch */
-		span[sw->cpu] += elapsed(prev->time, sw->time);
-		if (sw->old_tid)
-			busy[sw->cpu] += elapsed(prev->time, sw->time);
-		if (push(&run, &nrun, &run_cap, sw->old_tid,
-			 (int64_t)elapsed(prev->time, sw->time)))
+		/* the old thread ran since the CPU's previous switch, or the window's start */
+		if (add_run(w, c, &run, &nrun, &run_cap, sw->old_tid,
+			    prev && prev->cpu == sw->cpu ? prev->time : w->win_first, sw->time))
+			goto nomem;
+		/* the CPU's last switch: its new thread runs to the window's end */
+		if ((!next || next->cpu != sw->cpu) && (sw->known & ETL_SWITCH_HAS_NEW) &&
+		    add_run(w, c, &run, &nrun, &run_cap, sw->new_tid, sw->time, w->win_last))
 			goto nomem;
 	}
 	for (uint32_t c = 0; c < s->ncpus; c++)
-		r->busy_pct[c] = span[c] ? 100.0 * (double)busy[c] / (double)span[c] : -1;
+		r->busy_pct[c] = ct[c].span ? 100.0 * (double)ct[c].busy / (double)ct[c].span : -1;
 	if (r->duration_s > 0)
 		r->switches_per_s = (double)r->switches / r->duration_s;
 
@@ -213,7 +417,7 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 
 		for (j = i; j < nrun && run[j].tid == run[i].tid; j++)
 			ticks += (uint64_t)run[j].time;
-		if (!run[i].tid)
+		if (!run[i].tid || !ticks || !selected(w, run[i].tid))
 			continue;
 		t = &r->threads[r->nthreads++];
 		t->tid = run[i].tid;
@@ -224,19 +428,19 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 			memcpy(t->name, n->name, sizeof(t->name));
 	}
 	for (i = 0; i < *nins; i++) {
+		if (!in_window(w, (*ins)[i].time))
+			continue;
 		for (j = 0; j < r->nthreads && r->threads[j].tid != (*ins)[i].tid; j++)
 			;
 		if (j < r->nthreads)
 			r->threads[j].switches_in++;
 	}
 	free(run);
-	free(busy);
-	free(span);
+	free(ct);
 	return 0;
 nomem:
 	free(run);
-	free(busy);
-	free(span);
+	free(ct);
 	return oom(w);
 }
 
@@ -264,8 +468,15 @@ static int make_procs(struct work *w)
 		r->procs[j].cpu_s += t->cpu_s;
 		r->procs[j].threads++;
 	}
-	qsort(r->procs, r->nprocs ? r->nprocs : 1, sizeof(*r->procs), proc_by_cpu);
-	qsort(r->threads, r->nthreads ? r->nthreads : 1, sizeof(*r->threads), thread_by_cpu);
+	{
+		enum etl_sort k = w->flt ? w->flt->sort : ETL_SORT_CPU;
+
+		qsort(r->procs, r->nprocs ? r->nprocs : 1, sizeof(*r->procs),
+		      k == ETL_SORT_CPU ? proc_by_cpu : k == ETL_SORT_NAME ? proc_by_name : proc_by_pid);
+		qsort(r->threads, r->nthreads ? r->nthreads : 1, sizeof(*r->threads),
+		      k == ETL_SORT_CPU ? thread_by_cpu : k == ETL_SORT_NAME ? thread_by_name :
+		      k == ETL_SORT_PID ? thread_by_pid : thread_by_tid);
+	}
 	return 0;
 }
 
@@ -282,6 +493,9 @@ static int ready_latency(struct work *w, const struct tid_time *ins, size_t nins
 		struct tid_time key = w->ready[i];
 		size_t lo = 0, hi = nins;
 
+		if (!in_window(w, key.time) || !selected(w, key.tid))
+			continue;
+		r->ready_events++;
 		/* the first switch in of the thread at or after the event */
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
@@ -306,25 +520,87 @@ static int ready_latency(struct work *w, const struct tid_time *ins, size_t nins
 	return 0;
 }
 
+/* The first of v[0..n) (sorted by thread, time) at or after (tid, time). */
+static size_t lower_bound(const struct tid_time *v, size_t n, uint32_t tid, int64_t time)
+{
+	struct tid_time key = { tid, time };
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (by_tid_time(&v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Each switch out Waiting to the end of the wait, as WPA's Waits: the
+ * thread's first ReadyThread at or after it, if that comes before its
+ * next switch in; else that switch in. A wait with neither is counted
+ * but not timed. ins and w->ready sorted by thread, time.
+ */
+static void wait_times(struct work *w, const struct tid_time *ins, size_t nins)
+{
+	struct etl_report *r = w->r;
+
+	for (size_t i = 0; i < w->nouts; i++) {
+		const struct wait_out *o = &w->outs[i];
+		size_t in = o->time < INT64_MAX ? lower_bound(ins, nins, o->tid, o->time + 1) : nins;
+		size_t rd = lower_bound(w->ready, w->nready, o->tid, o->time);
+		bool has_in = in < nins && ins[in].tid == o->tid;
+		bool has_rd = rd < w->nready && w->ready[rd].tid == o->tid;
+		int64_t end;
+
+		if (has_rd && (!has_in || w->ready[rd].time <= ins[in].time))
+			end = w->ready[rd].time;
+		else if (has_in)
+			end = ins[in].time;
+		else
+			continue;
+		r->waits_timed[o->reason]++;
+		r->wait_s[o->reason] += (double)elapsed(o->time, end) / w->freq;
+	}
+}
+
 int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_error *err)
 {
-	struct work w = { .f = f, .r = r, .err = err };
+	return etl_report_read_filtered(f, r, NULL, err);
+}
+
+int etl_report_read_filtered(const struct etl_file *f, struct etl_report *r,
+			     const struct etl_filter *flt, struct etl_error *err)
+{
+	struct work w = { .f = f, .r = r, .err = err, .flt = flt };
 	struct etl_switches s = { 0 };
 	struct tid_time *ins = NULL;
 	size_t nins = 0;
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
+	r->top = flt ? flt->top : 0;
+	r->sort = flt ? flt->sort : ETL_SORT_CPU;
 	w.freq = f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7;
 	if (walk_records(&w) || etl_switches_read(f, &s, err))
 		goto out;
+	window(&w, &s);
 	if (from_switches(&w, &s, &ins, &nins) || make_procs(&w) ||
-	    ready_latency(&w, ins, nins))
+	    ready_latency(&w, ins, nins) || etl_profile_read_filtered(f, &r->profile, flt, err))
 		goto out;
+	if (r->profile.cpus && r->duration_s > 0)
+		r->samples_hz = (double)r->profile.samples / r->profile.cpus / r->duration_s;
+	r->requested_hz = r->profile.requested_hz;
+	if (w.nready)
+		qsort(w.ready, w.nready, sizeof(*w.ready), by_tid_time);
+	wait_times(&w, ins, nins);
 	ret = 0;
 out:
 	free(ins);
 	free(w.ready);
+	free(w.outs);
 	etl_model_free(&w.m);
 	sym_trace_addrs_free(&w.addrs);
 	etl_switches_free(&s);
@@ -347,6 +623,7 @@ void etl_report_free(struct etl_report *r)
 {
 	sym_functions_free(&r->functions);
 	sym_trace_free(&r->trace);
+	etl_profile_free(&r->profile);
 	free(r->busy_pct);
 	free(r->procs);
 	free(r->threads);
@@ -361,59 +638,254 @@ static void print_pid(FILE *out, uint32_t pid)
 		fprintf(out, "%8u", pid);
 }
 
+/* The wait reasons with a switch out, most first (ties: by reason). */
+static size_t waits_by_count(const struct etl_report *r, uint8_t order[256])
+{
+	size_t n = 0;
+
+	for (int k = 0; k < 256; k++)
+		if (r->waits[k])
+			order[n++] = (uint8_t)k;
+	for (size_t i = 1; i < n; i++)	/* insertion sort: stable, and at most 256 */
+		for (size_t j = i; j > 0 && r->waits[order[j]] > r->waits[order[j - 1]]; j--) {
+			uint8_t t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	return n;
+}
+
+static void print_waits(FILE *out, const struct etl_report *r)
+{
+	uint8_t order[256];
+	size_t n = waits_by_count(r, order);
+
+	fprintf(out, "\nWait reasons (switches out Waiting, most first; wait: to the thread's ReadyThread, else its next switch in):\n");
+	if (!n) {
+		fprintf(out, "  none (no switch out in state Waiting)\n");
+		return;
+	}
+	fprintf(out, "%10s %12s %12s  %s\n", "count", "total ms", "mean us", "reason");
+	for (size_t i = 0; i < n; i++) {
+		uint8_t k = order[i];
+		const char *name = etl_kwait_reason_name(k);
+
+		fprintf(out, "%10lu %12.3f ", r->waits[k], r->wait_s[k] * 1e3);
+		if (r->waits_timed[k])
+			fprintf(out, "%12.1f", r->wait_s[k] / (double)r->waits_timed[k] * 1e6);
+		else
+			fprintf(out, "%12s", "none");
+		if (name)
+			fprintf(out, "  %s\n", name);
+		else
+			fprintf(out, "  %u\n", k);
+	}
+}
+
+static double pct(unsigned long part, unsigned long whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static size_t report_top(const struct etl_report *r)
+{
+	return r->top ? r->top : ETL_REPORT_TOP;
+}
+
+/* "top 10", "first 10 by pid", or "all" */
+static const char *top_str(const struct etl_report *r, char *buf, size_t size)
+{
+	static const char *const key[] = { "cpu", "pid", "tid", "name" };
+
+	if (report_top(r) == SIZE_MAX)
+		return "all";
+	if (r->sort == ETL_SORT_CPU)
+		snprintf(buf, size, "top %zu", report_top(r));
+	else
+		snprintf(buf, size, "first %zu by %s", report_top(r), key[r->sort]);
+	return buf;
+}
+
+/* A sampled row's weight: its samples times the interval, in ms (WPA's Weight). */
+static void print_weight(FILE *out, const struct etl_profile *p, unsigned long samples)
+{
+	if (p->interval)
+		fprintf(out, " %10.1f", (double)samples * p->interval / 1e4);
+	else
+		fprintf(out, " %10s", "?");
+}
+
+#define SAMPLED_TITLE	" (SampledProfile, as WPA's CPU Usage (Sampled); weight: samples x interval"
+
+static void print_sampled_procs(FILE *out, const struct etl_report *r, size_t top)
+{
+	const struct etl_profile *p = &r->profile;
+	char buf[32];
+
+	if (!p->samples)
+		return;
+	fprintf(out, "\nProcesses by samples" SAMPLED_TITLE "; %s):\n%8s %10s %7s %10s  %s\n",
+		top_str(r, buf, sizeof(buf)), "pid", "samples", "%", "weight ms", "name");
+	for (size_t i = 0; i < p->nprocs && i < top; i++) {
+		print_pid(out, p->procs[i].pid);
+		fprintf(out, " %10lu %6.2f%%", p->procs[i].samples, pct(p->procs[i].samples, p->samples));
+		print_weight(out, p, p->procs[i].samples);
+		fprintf(out, "  %s\n", p->procs[i].name);
+	}
+}
+
+static void print_sampled_threads(FILE *out, const struct etl_report *r, size_t top)
+{
+	const struct etl_profile *p = &r->profile;
+	char buf[32];
+
+	if (!p->samples)
+		return;
+	fprintf(out, "\nThreads by samples" SAMPLED_TITLE "; %s):\n%8s %8s %10s %7s %10s  %s\n",
+		top_str(r, buf, sizeof(buf)), "tid", "pid", "samples", "%", "weight ms", "name");
+	for (size_t i = 0, rows = 0; i < p->nthreads && rows < top; i++) {
+		const struct etl_profile_thread *t = &p->threads[i];
+
+		if (!t->samples)
+			continue;
+		rows++;
+		fprintf(out, "%8u ", t->tid);
+		print_pid(out, t->pid);
+		fprintf(out, " %10lu %6.2f%%", t->samples, pct(t->samples, p->samples));
+		print_weight(out, p, t->samples);
+		fprintf(out, "  %s\n", t->name);
+	}
+}
+
+static void print_sampled_images(FILE *out, const struct etl_report *r, size_t top)
+{
+	const struct etl_profile *p = &r->profile;
+	char buf[32];
+
+	if (!p->samples)
+		return;
+	fprintf(out, "\nImages by samples" SAMPLED_TITLE "; %s):\n%10s %7s %10s  %s\n",
+		top_str(r, buf, sizeof(buf)), "samples", "%", "weight ms", "image");
+	for (size_t i = 0; i < p->nmodules && i < top; i++) {
+		fprintf(out, "%10lu %6.2f%%", p->modules[i].samples,
+			pct(p->modules[i].samples, p->samples));
+		print_weight(out, p, p->modules[i].samples);
+		fprintf(out, "  %s\n", p->modules[i].name);
+	}
+}
+
+/* The samples, and the rate achieved per CPU beside the requested one. */
+static void print_samples_line(FILE *out, const struct etl_report *r)
+{
+	const struct etl_profile *p = &r->profile;
+
+	fprintf(out, "Samples:           ");
+	if (!p->samples) {
+		fprintf(out, "none (SampledProfile: record PROFILE)\n");
+		return;
+	}
+	fprintf(out, "%lu on %u CPUs: %.1f per CPU per second", p->samples, p->cpus, r->samples_hz);
+	if (r->requested_hz > 0)
+		fprintf(out, ", %.1f requested (interval %.4f ms): %.1f%%\n", r->requested_hz,
+			p->interval / 1e4, 100.0 * r->samples_hz / r->requested_hz);
+	else
+		fprintf(out, "; the interval requested is not in the file (no CollectionStart or SetInterval)\n");
+}
+
+/* A measure, or null when nothing was measured. */
+static void json_num(FILE *out, bool measured, double v)
+{
+	if (measured)
+		fprintf(out, "%.3f", v);
+	else
+		fprintf(out, "null");
+}
+
 void etl_report_print(FILE *out, const struct etl_report *r)
 {
-	fprintf(out, "Duration:          %.3f s\n", r->duration_s);
+	const struct etl_profile *p = &r->profile;
+	size_t top = report_top(r);
+	char buf[32];
+
+	if (r->windowed)
+		fprintf(out, "Duration:          %.3f s: --time %.6f,%.6f of the %.3f s collection (first to last event recorded)",
+			r->duration_s, r->from_s, r->to_s, r->collection_s);
+	else
+		fprintf(out, "Duration:          %.3f s of collection (first to last event recorded)",
+			r->duration_s);
+	if (r->trace_s > r->collection_s + 0.0005)
+		fprintf(out, "; the file spans %.3f s with the records written around it (rundowns, SystemConfig, other sessions merged in), not counted",
+			r->trace_s);
+	fprintf(out, "\n");
 	fprintf(out, "Events:            %lu in %lu buffers (%.1f MB)\n", r->events, r->buffers,
 		r->bytes / 1e6);
 	fprintf(out, "Events lost:       %u", r->events_lost);
 	if (r->events_lost || r->buffers_lost)
 		fprintf(out, " (buffers lost %u): the reader fell behind: record with a larger -buffersize or -maxbuffers",
 			r->buffers_lost);
-	fprintf(out, "\nCPUs busy:        ");
+	fprintf(out, "\nCPUs busy:         (context switches)");
 	for (uint32_t c = 0; c < r->ncpus; c++) {
 		if (r->busy_pct[c] < 0)
 			fprintf(out, " cpu%u -", c);
 		else
 			fprintf(out, " cpu%u %.1f%%", c, r->busy_pct[c]);
 	}
-	fprintf(out, "%s\n", r->ncpus ? "" : " no context switches recorded (CSWITCH)");
+	fprintf(out, "%s\n", r->ncpus ? "" : " none recorded (CSWITCH)");
+	if (p->samples) {
+		fprintf(out, "                   (samples not idle)");
+		for (uint32_t c = 0; c < p->ncpus; c++)
+			fprintf(out, " cpu%u %.1f%%", c,
+				pct(p->cpu[c] - p->cpu_idle[c], p->cpu[c]));
+		fprintf(out, "\n");
+	}
 	fprintf(out, "Context switches:  %lu (%.1f per second)%s\n", r->switches,
 		r->switches_per_s, r->compact ? ", from CompCS batches" : "");
+	print_samples_line(out, r);
 	fprintf(out, "Process starts:    %lu, ends %lu; thread starts %lu, ends %lu\n",
 		r->process_starts, r->process_ends, r->thread_starts, r->thread_ends);
 
-	fprintf(out, "\nProcesses by CPU time (top %d):\n%8s %10s %8s  %s\n", ETL_REPORT_TOP,
-		"pid", "cpu s", "threads", "name");
-	for (size_t i = 0; i < r->nprocs && i < ETL_REPORT_TOP; i++) {
+	fprintf(out, "\nProcesses by CPU time (context switches, %s):\n", top_str(r, buf, sizeof(buf)));
+	if (!r->nprocs)
+		fprintf(out, "  none: no context switches (record CSWITCH)%s\n",
+			p->samples ? "; by samples below" : "");
+	else
+		fprintf(out, "%8s %10s %8s  %s\n", "pid", "cpu s", "threads", "name");
+	for (size_t i = 0; i < r->nprocs && i < top; i++) {
 		print_pid(out, r->procs[i].pid);
 		fprintf(out, " %10.4f %8lu  %s\n", r->procs[i].cpu_s, r->procs[i].threads,
 			r->procs[i].name);
 	}
-	fprintf(out, "\nThreads by CPU time (top %d):\n%8s %8s %10s %10s  %s\n", ETL_REPORT_TOP,
-		"tid", "pid", "cpu s", "switch-in", "name");
-	for (size_t i = 0; i < r->nthreads && i < ETL_REPORT_TOP; i++) {
+	print_sampled_procs(out, r, top);
+	fprintf(out, "\nThreads by CPU time (context switches, %s):\n", top_str(r, buf, sizeof(buf)));
+	if (!r->nthreads)
+		fprintf(out, "  none: no context switches (record CSWITCH)%s\n",
+			p->samples ? "; by samples below" : "");
+	else
+		fprintf(out, "%8s %8s %10s %10s  %s\n", "tid", "pid", "cpu s", "switch-in", "name");
+	for (size_t i = 0; i < r->nthreads && i < top; i++) {
 		const struct etl_report_thread *t = &r->threads[i];
 
 		fprintf(out, "%8u ", t->tid);
 		print_pid(out, t->pid);
 		fprintf(out, " %10.4f %10lu  %s\n", t->cpu_s, t->switches_in, t->name);
 	}
-	fprintf(out, "\nWait reasons (switches out while Waiting):\n");
-	for (int k = 0; k < 256; k++) {
-		const char *name = etl_kwait_reason_name((uint8_t)k);
-
-		if (r->waits[k])
-			fprintf(out, "%10lu  %s\n", r->waits[k], name ? name : "?");
-	}
+	print_sampled_threads(out, r, top);
+	print_sampled_images(out, r, top);
+	print_waits(out, r);
 	fprintf(out, "\nReady latency (ReadyThread to switch in): ");
-	if (!r->ready_measured)
-		fprintf(out, "none measured (needs DISPATCHER and CSWITCH)\n");
+	if (!r->ready_events)
+		fprintf(out, "none (no ReadyThread events: record DISPATCHER and CSWITCH)\n");
+	else if (!r->ready_measured)
+		fprintf(out, "none (%lu ReadyThread events, none followed by a switch in)\n",
+			r->ready_events);
 	else
 		fprintf(out, "%lu of %lu events; p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us\n",
 			r->ready_measured, r->ready_events, r->ready_p50_us, r->ready_p90_us,
 			r->ready_p99_us, r->ready_max_us);
-	sym_functions_print(out, &r->functions, ETL_REPORT_TOP);
+	sym_functions_print(out, &r->functions, top);
+	if (!r->functions.n && p->samples)
+		fprintf(out, "\nFunctions by samples: none named here (ntkl names the functions of Linux images, from this machine's files and kernel: ntkl symbols); the images are above\n");
 }
 
 /*
@@ -446,10 +918,61 @@ static void print_functions_json(FILE *out, const struct sym_functions *fn)
 	fprintf(out, "]");
 }
 
+/* pid, or null when unknown */
+static void json_pid(FILE *out, uint32_t pid)
+{
+	if (pid == UINT32_MAX)
+		fprintf(out, "null");
+	else
+		fprintf(out, "%u", pid);
+}
+
+/*
+ * From the SampledProfile events: "busy_pct_sampled" (per CPU, the
+ * samples not in the idle thread), "processes_sampled",
+ * "threads_sampled", "images_sampled" (most samples first, every row).
+ */
+static void print_sampled_json(FILE *out, const struct etl_report *r)
+{
+	const struct etl_profile *p = &r->profile;
+
+	fprintf(out, " \"busy_pct_sampled\": [");
+	for (uint32_t c = 0; c < p->ncpus; c++)
+		fprintf(out, "%s%.3f", c ? ", " : "", pct(p->cpu[c] - p->cpu_idle[c], p->cpu[c]));
+	fprintf(out, "],\n \"processes_sampled\": [");
+	for (size_t i = 0; i < p->nprocs; i++) {
+		fprintf(out, "%s\n  {\"pid\": ", i ? "," : "");
+		json_pid(out, p->procs[i].pid);
+		fprintf(out, ", \"samples\": %lu, \"name\": ", p->procs[i].samples);
+		etl_json_str(out, p->procs[i].name);
+		fputc('}', out);
+	}
+	fprintf(out, "],\n \"threads_sampled\": [");
+	for (size_t i = 0, rows = 0; i < p->nthreads; i++) {
+		if (!p->threads[i].samples)
+			continue;
+		fprintf(out, "%s\n  {\"tid\": %u, \"pid\": ", rows++ ? "," : "", p->threads[i].tid);
+		json_pid(out, p->threads[i].pid);
+		fprintf(out, ", \"samples\": %lu, \"name\": ", p->threads[i].samples);
+		etl_json_str(out, p->threads[i].name);
+		fputc('}', out);
+	}
+	fprintf(out, "],\n \"images_sampled\": [");
+	for (size_t i = 0; i < p->nmodules; i++) {
+		fprintf(out, "%s\n  {\"image\": ", i ? "," : "");
+		etl_json_str(out, p->modules[i].name);
+		fprintf(out, ", \"samples\": %lu}", p->modules[i].samples);
+	}
+	fprintf(out, "],\n");
+}
+
 void etl_report_print_json(FILE *out, const struct etl_report *r)
 {
-	fprintf(out, "{\"duration_s\": %.6f, \"events\": %lu, \"buffers\": %lu, \"bytes\": %llu,\n",
-		r->duration_s, r->events, r->buffers, (unsigned long long)r->bytes);
+	fprintf(out, "{\"duration_s\": %.6f, \"clock_first\": %lld, \"clock_last\": %lld, \"trace_s\": %.6f, \"collection_s\": %.6f,\n",
+		r->duration_s, (long long)r->clock_first, (long long)r->clock_last, r->trace_s,
+		r->collection_s);
+	fprintf(out, " \"events\": %lu, \"buffers\": %lu, \"bytes\": %llu,\n",
+		r->events, r->buffers, (unsigned long long)r->bytes);
 	fprintf(out, " \"events_lost\": %u, \"buffers_lost\": %u,\n \"busy_pct\": [",
 		r->events_lost, r->buffers_lost);
 	for (uint32_t c = 0; c < r->ncpus; c++) {
@@ -460,6 +983,16 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 	}
 	fprintf(out, "],\n \"switches\": %lu, \"switches_per_s\": %.3f, \"compact\": %s,\n",
 		r->switches, r->switches_per_s, r->compact ? "true" : "false");
+	fprintf(out, " \"samples\": %lu, \"sample_cpus\": %u, \"samples_per_cpu_s\": ",
+		r->profile.samples, r->profile.cpus);
+	json_num(out, r->profile.samples, r->samples_hz);
+	fprintf(out, ", \"requested_per_cpu_s\": ");
+	json_num(out, r->requested_hz > 0, r->requested_hz);
+	fprintf(out, ", \"sample_interval_100ns\": ");
+	if (r->profile.interval)
+		fprintf(out, "%u,\n", r->profile.interval);
+	else
+		fprintf(out, "null,\n");
 	fprintf(out, " \"process_starts\": %lu, \"process_ends\": %lu, \"thread_starts\": %lu, \"thread_ends\": %lu,\n",
 		r->process_starts, r->process_ends, r->thread_starts, r->thread_ends);
 	fprintf(out, " \"processes\": [");
@@ -501,9 +1034,37 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 		fprintf(out, ": %lu", r->waits[k]);
 		first = 0;
 	}
-	fprintf(out, "},\n \"ready_events\": %lu, \"ready_measured\": %lu, \"ready_p50_us\": %.3f, \"ready_p90_us\": %.3f, \"ready_p99_us\": %.3f, \"ready_max_us\": %.3f,\n",
-		r->ready_events, r->ready_measured, r->ready_p50_us, r->ready_p90_us,
-		r->ready_p99_us, r->ready_max_us);
+	fprintf(out, "},\n \"wait_reasons\": [");
+	{
+		uint8_t order[256];
+		size_t n = waits_by_count(r, order);
+
+		for (size_t i = 0; i < n; i++) {
+			uint8_t k = order[i];
+			const char *name = etl_kwait_reason_name(k);
+			char num[8];
+
+			snprintf(num, sizeof(num), "%u", k);
+			fprintf(out, "%s\n  {\"reason\": ", i ? "," : "");
+			etl_json_str(out, name ? name : num);
+			fprintf(out, ", \"count\": %lu, \"timed\": %lu, \"total_s\": %.9f, \"mean_us\": ",
+				r->waits[k], r->waits_timed[k], r->wait_s[k]);
+			json_num(out, r->waits_timed[k], r->waits_timed[k] ?
+				 r->wait_s[k] / (double)r->waits_timed[k] * 1e6 : 0);
+			fputc('}', out);
+		}
+	}
+	fprintf(out, "],\n \"ready_events\": %lu, \"ready_measured\": %lu, \"ready_p50_us\": ",
+		r->ready_events, r->ready_measured);
+	json_num(out, r->ready_measured, r->ready_p50_us);
+	fprintf(out, ", \"ready_p90_us\": ");
+	json_num(out, r->ready_measured, r->ready_p90_us);
+	fprintf(out, ", \"ready_p99_us\": ");
+	json_num(out, r->ready_measured, r->ready_p99_us);
+	fprintf(out, ", \"ready_max_us\": ");
+	json_num(out, r->ready_measured, r->ready_max_us);
+	fprintf(out, ",\n");
+	print_sampled_json(out, r);
 	print_functions_json(out, &r->functions);
 	fprintf(out, "}\n");
 }

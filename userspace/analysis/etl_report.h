@@ -6,22 +6,39 @@
  * threads ran most, why threads waited, how long a thread made ready
  * waited for a CPU, and how many processes and threads came and went.
  *
+ * The duration is of the collection: from the first to the last record
+ * of what the system did, leaving out the records a logger writes around
+ * it (the header's, the rundowns' DCStart and DCEnd, SystemConfig at stop,
+ * image identities, other sessions' provider events merged in after it,
+ * as PerfView's CLR rundown); a file with none but those is its records'
+ * span. Rates (switches per second, samples per second) and busy % are
+ * of it.
+ *
  * Everything comes from the context switches (etl_switches.h: CSwitch
  * events and CompCS batches alike), the ReadyThread events and the
  * Process/Thread events, with these rules:
  *
  *   - the thread running on a CPU between two of its switches is the old
- *     thread of the second (both forms carry it); time before a CPU's
- *     first switch and after its last is not counted;
+ *     thread of the second (both forms carry it); before a CPU's first
+ *     switch, from the trace's start, the old thread of that switch;
+ *     after its last switch, to the trace's end, the new thread of that
+ *     switch (unknown for a CPU's last CompCS packet: that time is left
+ *     out of the CPU's span); the trace's start and end: the collection's;
  *   - a CPU's busy time is the time a thread other than the idle thread
- *     (0) ran; busy % is of the span from its first to its last switch;
+ *     (0) ran; busy % is of the trace (less any time left out above), so
+ *     a CPU idle but for a few late switches reads nearly 0 %;
  *   - a thread's CPU time is the sum of its running intervals; a
  *     process's, the sum of its threads' (the process from the thread's
  *     Thread events, its name the one of etl/etl_model.h, as WPA's);
- *   - a wait reason counts each switch out in state Waiting;
+ *   - a wait reason counts each switch out in state Waiting, and its
+ *     wait time, as WPA's Waits: from the switch out to the thread's
+ *     first ReadyThread at or after it if that comes before its next
+ *     switch in, else to that switch in (a wait with neither is counted,
+ *     not timed); printed most first, with the total and the mean;
  *   - ready latency: from a ReadyThread event of a thread to its next
  *     switch in on any CPU (a ReadyThread with no later switch in is not
- *     counted);
+ *     counted; with none measured the percentiles are "none" in the
+ *     text and null in the JSON);
  *   - functions by samples (kernel and user): the SampledProfile IPs
  *     named as ntkl symbols names them for WPA, the very code and table
  *     of dump --stats (symbols/sym_profile.h), named by
@@ -38,6 +55,8 @@
 #include <stdio.h>
 
 #include "etl/etl.h"
+#include "etl_filter.h"
+#include "etl_profile.h"
 #include "symbols/symbols.h"
 
 #define ETL_REPORT_TOP	10
@@ -57,12 +76,14 @@ struct etl_report_process {
 };
 
 struct etl_report {
-	double duration_s;		/* first to last record */
+	double duration_s;		/* the collection: clock_first to clock_last */
+	double trace_s;			/* the file: first to last record, all of them */
+	int64_t clock_first, clock_last;	/* the window, in the file's clock */
 	unsigned long events, buffers;
 	uint64_t bytes;			/* the file */
 	uint32_t events_lost, buffers_lost;
 	uint32_t ncpus;
-	double *busy_pct;		/* per CPU; -1 for a CPU without switches */
+	double *busy_pct;		/* per CPU, of the trace; -1 for a CPU without switches */
 	unsigned long switches;
 	double switches_per_s;
 	bool compact;			/* any switch came from CompCS */
@@ -71,15 +92,39 @@ struct etl_report {
 	struct etl_report_thread *threads;	/* by CPU time, most first */
 	size_t nthreads;
 	unsigned long waits[256];	/* switches out Waiting, by KWAIT_REASON */
+	unsigned long waits_timed[256];	/* of which the end was seen */
+	double wait_s[256];		/* their wait time, seconds */
 	unsigned long ready_events, ready_measured;
 	double ready_p50_us, ready_p90_us, ready_p99_us, ready_max_us;
 	unsigned long process_starts, process_ends, thread_starts, thread_ends;
+	/* the SampledProfile events (etl_profile.h); the rates per CPU over duration_s */
+	struct etl_profile profile;
+	double samples_hz, requested_hz;	/* requested 0: no interval in the file */
 	struct sym_functions functions;	/* empty unless etl_report_functions() */
+	size_t top;			/* rows per table printed: 0 ETL_REPORT_TOP, SIZE_MAX all */
+	enum etl_sort sort;		/* the tables' order */
+	bool windowed;			/* --time: duration_s is of [from_s, to_s] */
+	double from_s, to_s;		/* of the collection, from its start */
+	double collection_s;		/* the whole collection's */
 	struct sym_trace trace;		/* the images and sampled addresses, for it */
 };
 
+/*
+ * Whether rec is of the collection's activity, not one of the records a
+ * logger writes around it (the rule above); the duration's records.
+ */
+bool etl_record_is_activity(const struct etl_record *rec);
+
 /* Work out r from f. 0, or -1 with err set; etl_report_free() either way. */
 int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_error *err);
+
+/*
+ * The same, of what flt selects (etl_filter.h; NULL: all): its window for
+ * every count and rate, its threads for the process and thread tables,
+ * the waits and the ready latency, its order and rows.
+ */
+int etl_report_read_filtered(const struct etl_file *f, struct etl_report *r,
+			     const struct etl_filter *flt, struct etl_error *err);
 
 /*
  * r's functions by samples, named with ld from this machine's files and

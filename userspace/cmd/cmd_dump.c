@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ntkl dump [--events] [--check] FILE
- * ntkl dump --stats [--all] FILE
+ * ntkl dump --stats [--all] [--pid|--tid|--comm|--time|--top|--sort ...] FILE
  * ntkl dump --switches FILE
  * ntkl dump --repair FILE
  */
@@ -18,7 +18,8 @@ void cmd_dump_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ntkl dump [--events] [--check] FILE\n"
-		"       ntkl dump --stats [--all] FILE\n"
+		"       ntkl dump --stats [--all] [--pid PIDS] [--tid TIDS] [--comm NAME]\n"
+		"                 [--time START,END] [--top N] [--sort KEY] FILE\n"
 		"       ntkl dump --switches FILE\n"
 		"       ntkl dump --repair FILE\n"
 		"\n"
@@ -43,8 +44,12 @@ void cmd_dump_usage(FILE *out)
 		"                apart, the switches, records, bytes (headers and\n"
 		"                padding included) and bytes per switch; ReadyThread\n"
 		"                events per CPU; if the file has SampledProfile\n"
-		"                events, samples per CPU and the 10 processes,\n"
-		"                threads and images with the most; then the number\n"
+		"                events, samples per CPU, the samples per CPU per\n"
+		"                second achieved over the collection (as ntkl\n"
+		"                report's duration) beside the rate the file\n"
+		"                requested (its CollectionStart or SetInterval), and\n"
+		"                the 10 processes, threads and images with the most;\n"
+		"                then the number\n"
 		"                of events of each name (hook, class type or\n"
 		"                provider event id), most first, for any file; last,\n"
 		"                the 10 functions with the most samples, named as\n"
@@ -52,6 +57,18 @@ void cmd_dump_usage(FILE *out)
 		"                machine's files and kernel (where it was recorded)\n"
 		"  -a, --all     with --stats: every process, thread, image and\n"
 		"                function that has samples, not only the 10 with the most\n"
+		"      --pid PIDS, --tid TIDS, --comm NAME, --time START,END\n"
+		"                with --stats: the sampled processes, threads and\n"
+		"                images of only these processes or threads (decimal,\n"
+		"                comma-separated), or of that thread or process name;\n"
+		"                only the samples in that window (seconds from the\n"
+		"                collection's start, e.g. 1.5,3), per CPU and in the\n"
+		"                rate too (the switch, DPC and event counts stay the\n"
+		"                file's), as ntkl report's options\n"
+		"      --top N   with --stats: N rows a table (default 10)\n"
+		"      --sort KEY\n"
+		"                with --stats: the sampled tables' order: cpu\n"
+		"                (samples, most first; the default), pid, tid or name\n"
 		"      --switches\n"
 		"                instead of the summary, every context switch, for\n"
 		"                scripts: a line \"# cpu time old new clock=CLOCKTYPE\n"
@@ -70,6 +87,7 @@ void cmd_dump_usage(FILE *out)
 		"                is refused and left as it is\n"
 		"  -h, --help    this text\n"
 		"\n"
+		"A bad value is one line naming the option, exit 2.\n"
 		"Exit status: 0 OK, 1 unreadable file or failed check, 2 usage error.\n"
 		"Compressed ETL files (BufferFlag 0x40, as WPR and PerfView save them)\n"
 		"are decompressed as they are read; a corrupt compressed buffer is an\n"
@@ -80,11 +98,11 @@ void cmd_dump_usage(FILE *out)
  * --stats's last table: the functions with the most samples, named as
  * ntkl symbols names them for WPA (userspace/symbols/).
  */
-static int stats_functions(const char *path, bool all)
+static int stats_functions(const char *path, size_t rows)
 {
 	struct sym_loader ld = { 0 };
 	char err[512];
-	int ret = sym_profile_print(stdout, path, all ? SIZE_MAX : 10, &ld, err, sizeof(err));
+	int ret = sym_profile_print(stdout, path, rows, &ld, err, sizeof(err));
 
 	sym_loader_free(&ld);
 	if (ret)
@@ -102,8 +120,17 @@ int cmd_dump(int argc, char **argv)
 		{ "switches", no_argument, NULL, 'S' },
 		{ "repair", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "comm", required_argument, NULL, 'C' },
+		{ "time", required_argument, NULL, 'T' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "sort", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct etl_filter flt = { 0 };
+	bool filtered = false;
+	char why[256];
 	unsigned int flags = 0;
 	bool repair = false, all = false;
 	char prefix[4096];
@@ -111,7 +138,7 @@ int cmd_dump(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;	/* our own message, with the command's name */
-	while ((opt = getopt_long(argc, argv, "echsa", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":echsa", options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			flags |= ETL_DUMP_EVENTS;
@@ -134,6 +161,22 @@ int cmd_dump(int argc, char **argv)
 		case 'h':
 			cmd_dump_usage(stdout);
 			return 0;
+		case 'p':
+		case 't':
+		case 'C':
+		case 'T':
+		case 'n':
+		case 'o':
+			if (etl_filter_option(&flt, opt == 'C' ? 'c' : opt == 'o' ? 's' : opt, optarg,
+					      why, sizeof(why))) {
+				fprintf(stderr, "ntkl dump: %s\n", why);
+				return EXIT_USAGE;
+			}
+			filtered = true;
+			break;
+		case ':':
+			return cmd_usage_error("dump", cmd_dump_usage, "%s needs a value",
+					       argv[optind - 1]);
 		default:
 			return cmd_usage_error("dump", cmd_dump_usage, "unknown option '%s'",
 					       argv[optind - 1]);
@@ -147,6 +190,11 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (all && flags != ETL_DUMP_STATS)
 		return cmd_usage_error("dump", cmd_dump_usage, "--all goes with --stats only");
+	if (filtered && !(flags & ETL_DUMP_STATS))
+		return cmd_usage_error("dump", cmd_dump_usage,
+				       "--pid, --tid, --comm, --time, --top and --sort go with --stats");
+	if (all && flt.top)
+		return cmd_usage_error("dump", cmd_dump_usage, "--all or --top, not both");
 	if (all)
 		flags |= ETL_DUMP_ALL_ROWS;
 	if (repair && flags) {
@@ -159,8 +207,8 @@ int cmd_dump(int argc, char **argv)
 	if (repair)
 		return cmd_dump_repair(argv[optind]);
 	snprintf(prefix, sizeof(prefix), "ntkl dump: %s: ", argv[optind]);
-	rc = etl_dump_path(argv[optind], flags, stdout, stderr, prefix);
+	rc = etl_dump_path_filtered(argv[optind], flags, &flt, stdout, stderr, prefix);
 	if (!rc && (flags & ETL_DUMP_STATS))
-		rc = stats_functions(argv[optind], all);
+		rc = stats_functions(argv[optind], all ? SIZE_MAX : flt.top ? flt.top : 10);
 	return rc;
 }
