@@ -15,6 +15,7 @@
 
 #include "test.h"
 #include "etl/etl_check.h"
+#include "etl/etl_names.h"
 #include "analysis/etl_dump.h"
 #include "etl/etl_reader.h"
 #include "etl/etl_events.h"
@@ -203,6 +204,12 @@ static void test_one_file(const char *dir, const char *name)
 	CHECK_MSG(!c.error[0], "reader error: %s", c.error);
 	CHECK_EQ(c.buffers, f.header.buffers_written);
 	CHECK(c.events > 0);
+	/* the process group's records all have names (report names processes by them) */
+	for (unsigned int h = ETW_HOOK(ETW_GROUP_PROCESS, 0); h <= ETW_HOOK(ETW_GROUP_PROCESS, 0xff); h++)
+		if (c.by_hook[h])
+			CHECK_MSG(etl_hook_name((uint16_t)h) != NULL,
+				  "Process/0x%02x (%lu records) has no name", h & 0xff,
+				  (unsigned long)c.by_hook[h]);
 	counts_free(&c);
 	test_end();
 
