@@ -201,17 +201,18 @@ TEST_F_TIMEOUT(libntkl, units_inside_kernel_capture, 300)
 	EXPECT_EQ(0, match_units(_metadata, "/tmp/m.etl", "/tmp/m.etl"));
 
 	/*
-	 * Perfetto's view of the merged file: a slice per unit ("B" to "E"),
-	 * each on a thread track where the thread's runs are too.
+	 * Perfetto's view of the merged file: a slice per unit (an "X", its
+	 * UnitBegin paired with its UnitEnd), each on a thread track where the
+	 * thread's runs are too.
 	 */
 	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl convert --to chrome-json /tmp/m.etl -o /tmp/m.json"))
 		TH_LOG("%s", out);
-	ASSERT_EQ(0, sh(out, sizeof(out), "grep -c '\"ph\":\"B\",\"cat\":\"event\"' /tmp/m.json"));
+	ASSERT_EQ(0, sh(out, sizeof(out), "grep -c '\"ph\":\"X\",\"cat\":\"event\"' /tmp/m.json"));
 	EXPECT_EQ(THREADS * UNITS, atoi(out));
 	ASSERT_EQ(0, sh(out, sizeof(out),
 			"t() { grep \"\\\"ph\\\":\\\"$1\\\",\\\"cat\\\":\\\"$2\\\"\" /tmp/m.json |"
 			" sed 's/.*\"pid\":\\([0-9]*\\),\"tid\":\\([0-9]*\\),.*/\\1 \\2/' | sort -u; };"
-			" t X thread > /tmp/ran; t B event > /tmp/units;"
+			" t X thread > /tmp/ran; t X event > /tmp/units;"
 			" echo $(wc -l < /tmp/units) $(awk 'NR==FNR { ran[$0]; next } !($0 in ran)' /tmp/ran /tmp/units | wc -l)"));
 	snprintf(want, sizeof(want), "%d 0\n", THREADS);
 	EXPECT_STREQ(want, out) TH_LOG("unit tracks, of them without runs: %s", out);
