@@ -2,7 +2,7 @@
 /*
  * What the transport and the logger table ask of the producers of events,
  * without knowing any event kind: each producer is one struct
- * ntkl_producer, listed in producers.c, and control calls
+ * ntkl_producer, listed in producers/list.h, and control calls
  * every producer's hooks through producers.c, never one by name.
  *
  *   init, exit  at load (in list order; a failure unloads what is loaded)
@@ -98,19 +98,15 @@ static __always_inline void *ntkl_set_state(const struct ntkl_active_set *set, s
 }
 
 /*
- * Every producer; producers.c lists them in the order control calls their
- * hooks. A new producer is one line here and one there.
+ * Every producer, ntkl_<name>_producer for each line of producers/list.h,
+ * declared in one list (a macro of the list cannot end a declaration);
+ * the last name only ends it and is never defined.
  */
-extern const struct ntkl_producer ntkl_ntsched_producer;
-extern const struct ntkl_producer ntkl_stack_producer;
-extern const struct ntkl_producer ntkl_process_producer;
-extern const struct ntkl_producer ntkl_image_producer;
-extern const struct ntkl_producer ntkl_cswitch_producer;
-extern const struct ntkl_producer ntkl_ready_thread_producer;
-extern const struct ntkl_producer ntkl_spinlock_producer;
-extern const struct ntkl_producer ntkl_sysconfig_producer;
-extern const struct ntkl_producer ntkl_dpc_producer;
-extern const struct ntkl_producer ntkl_profile_producer;
+extern const struct ntkl_producer
+#define NTKL_PRODUCER(name) ntkl_##name##_producer,
+#include "producers/list.h"
+#undef NTKL_PRODUCER
+	ntkl_producer_list_end;
 
 /* producers.c: for control, which calls no producer by name */
 int ntkl_producers_init(void);

@@ -12,23 +12,19 @@
 #include "producers/producer.h"
 #include "producers/tracepoints.h"
 
-/*
- * In the order control calls their hooks; init in this order at load,
- * exit in reverse at unload. Last, those whose publish may fail (then
- * nothing after it has run): DPC's failure changes nothing, the
- * profile's is the last step.
- */
-static const struct ntkl_producer *const producers[] = {
-	&ntkl_ntsched_producer,
-	&ntkl_stack_producer,
-	&ntkl_process_producer,
-	&ntkl_image_producer,
-	&ntkl_cswitch_producer,
-	&ntkl_ready_thread_producer,
-	&ntkl_spinlock_producer,
-	&ntkl_sysconfig_producer,
-	&ntkl_dpc_producer,
-	&ntkl_profile_producer,
+/* In the order of producers/list.h, which says why it is that order. */
+enum {
+#define NTKL_PRODUCER(name) PRODUCER_##name,
+#include "producers/list.h"
+#undef NTKL_PRODUCER
+	NR_PRODUCERS
+};
+
+static const struct ntkl_producer *const producers[NR_PRODUCERS] = {
+#define NTKL_PRODUCER(name) \
+	[PRODUCER_##name] = &ntkl_##name##_producer,
+#include "producers/list.h"
+#undef NTKL_PRODUCER
 };
 
 /* The bytes of every producer's state after a set's loggers. */

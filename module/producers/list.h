@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every producer of events, one NTKL_PRODUCER(name) line each: its file
+ * is module/producers/<name>.c and it defines
+ * `const struct ntkl_producer ntkl_<name>_producer` (producer.h). This
+ * line is all a new producer adds outside its own file: producer.h
+ * declares each, producers.c lists them in this order, and Kbuild
+ * builds module/producers/<name>.o for each.
+ *
+ * The order is the one in which control calls their hooks: init in this
+ * order at load, exit in reverse at unload. Last, those whose publish
+ * may fail (then nothing after it has run): DPC's failure changes
+ * nothing, the profile's is the last step.
+ */
+NTKL_PRODUCER(ntsched)
+NTKL_PRODUCER(stack)
+NTKL_PRODUCER(process)
+NTKL_PRODUCER(image)
+NTKL_PRODUCER(cswitch)
+NTKL_PRODUCER(ready_thread)
+NTKL_PRODUCER(spinlock)
+NTKL_PRODUCER(sysconfig)
+NTKL_PRODUCER(dpc)
+NTKL_PRODUCER(profile)
