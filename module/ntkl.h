@@ -59,7 +59,7 @@ struct ntkl_logger {
 	const struct file *owner_file;
 	/* who started it (control/access.c): a reference, put at release */
 	const struct cred *owner;
-	u32 stack_hooks;		/* NTKL_STACK_*: hooks whose stacks it walks */
+	u32 stack_walks;		/* BIT(NTKL_WALK_*): events whose stacks it walks */
 
 	/* state */
 	int accept;			/* AcceptNewEvents */

@@ -44,6 +44,10 @@
  *   an -on name of the ntkl command (userspace/ctl/ntkl_flags.c), at the
  *   end of the list
  *
+ * NTKL_STACKWALK(id, name)
+ *   an event whose stack ntkl can walk (-stackwalk name, xperf's name for
+ *   it), at the very end
+ *
  * Adding an event: its hook and NTKL_EVENT line here (and its layout and
  * fields if the payload is new, its NTKL_KEYWORD line if no -on name
  * turns it on yet), its producer in module/producers/, a test
@@ -54,6 +58,11 @@
 #ifndef NTKL_KEYWORD
 #define NTKL_KEYWORD(...)
 #define NTKL_KEYWORD_UNUSED
+#endif
+/* likewise the events whose stacks are walked */
+#ifndef NTKL_STACKWALK
+#define NTKL_STACKWALK(...)
+#define NTKL_STACKWALK_UNUSED
 #endif
 
 /* ---------------------------------------------------------------------- */
@@ -603,7 +612,28 @@ NTKL_KEYWORD(PROFILE, EVENT_TRACE_FLAG_PROFILE, 0, "CPU samples every -setprofin
 NTKL_KEYWORD(DPC, EVENT_TRACE_FLAG_DPC, 0, "softirqs, tasklets, timer callbacks (DPC, TimerDPC)")
 NTKL_KEYWORD(INTERRUPT, EVENT_TRACE_FLAG_INTERRUPT, 0, "interrupt handlers (ISR)")
 
+/* ---------------------------------------------------------------------- */
+/* The events whose stacks ntkl walks                                      */
+/* ---------------------------------------------------------------------- */
+/*
+ * NTKL_STACKWALK(id, name): ETW_EVENT_<id> may be followed by its stack
+ * (StackWalk/Stack) in a logger that asks for its hook
+ * (NTKL_IOC_SET_STACK_TRACING; `-stackwalk name`, xperf's name). Its
+ * place in this list is its bit in a logger's set of walked events
+ * (NTKL_WALK_<id>); its producer walks the stack where it writes the
+ * event (module/producers/stack.h). A pass that wants none leaves
+ * NTKL_STACKWALK undefined.
+ */
+NTKL_STACKWALK(CSWITCH, "CSwitch")
+NTKL_STACKWALK(SPINLOCK, "SpinLock")
+NTKL_STACKWALK(READY_THREAD, "ReadyThread")
+NTKL_STACKWALK(SAMPLED_PROFILE, "Profile")
+
 #ifdef NTKL_KEYWORD_UNUSED
 #undef NTKL_KEYWORD
 #undef NTKL_KEYWORD_UNUSED
+#endif
+#ifdef NTKL_STACKWALK_UNUSED
+#undef NTKL_STACKWALK
+#undef NTKL_STACKWALK_UNUSED
 #endif

@@ -2,7 +2,8 @@
 /*
  * The tables the event list (ntkl_event_list.h) expands into: etw_events[]
  * by event id (in hook order), etw_layouts[] by layout id, and
- * etw_field_list[], every layout's row followed by its fields.
+ * etw_field_list[], every layout's row followed by its fields, and
+ * ntkl_stackwalks[], the events whose stacks ntkl walks, by NTKL_WALK_*.
  *
  * The includer chooses their storage: NTKL_TABLE_STORAGE (default static,
  * so that a writer reading etw_events[ETW_EVENT_CSWITCH] folds to
@@ -81,6 +82,21 @@ NTKL_TABLE_STORAGE const struct etw_layout etw_layouts[ETW_LAYOUT_COUNT] NTKL_TA
 #undef NTKL_LAYOUT
 #undef NTKL_FIELD
 
+#define NTKL_EVENT(...)
+#define NTKL_LAYOUT(...)
+#define NTKL_FIELD(...)
+#define NTKL_STACKWALK(ev, walk_name) \
+	[NTKL_WALK_##ev] = { .name = walk_name, .event = ETW_EVENT_##ev },
+NTKL_TABLE_STORAGE const struct ntkl_stackwalk_desc ntkl_stackwalks[NTKL_WALK_COUNT]
+	NTKL_TABLE_ATTR = {
+#include "ntkl_event_list.h"
+};
+
+#undef NTKL_EVENT
+#undef NTKL_LAYOUT
+#undef NTKL_FIELD
+#undef NTKL_STACKWALK
+
 /* The event of a hook id (a search of etw_events[]), or ETW_EVENT_COUNT. */
 static inline enum etw_event_id etw_event_by_hook(__u16 hook_id)
 {
@@ -97,6 +113,17 @@ static inline enum etw_event_id etw_event_by_hook(__u16 hook_id)
 			hi = mid;
 	}
 	return ETW_EVENT_COUNT;
+}
+
+/* The walked event of a hook id, NTKL_WALK_COUNT if ntkl walks none. */
+static inline enum ntkl_walk ntkl_walk_by_hook(__u16 hook_id)
+{
+	unsigned int i;
+
+	for (i = 0; i < NTKL_WALK_COUNT; i++)
+		if (etw_events[ntkl_stackwalks[i].event].hook_id == hook_id)
+			return (enum ntkl_walk)i;
+	return NTKL_WALK_COUNT;
 }
 
 #endif /* _UAPI_NTKL_EVENT_TABLE_H */

@@ -104,6 +104,25 @@ enum etw_field_position {
 #undef NTKL_LAYOUT
 #undef NTKL_FIELD
 
+/*
+ * Pass: the events whose stacks ntkl walks, by their place in the list's
+ * NTKL_STACKWALK lines: a logger's walked events are a set of
+ * BIT(NTKL_WALK_<id>).
+ */
+#define NTKL_EVENT(...)
+#define NTKL_LAYOUT(...)
+#define NTKL_FIELD(...)
+#define NTKL_STACKWALK(id, ...)	NTKL_WALK_##id,
+enum ntkl_walk {
+#include "ntkl_event_list.h"
+	NTKL_WALK_COUNT
+};
+
+#undef NTKL_EVENT
+#undef NTKL_LAYOUT
+#undef NTKL_FIELD
+#undef NTKL_STACKWALK
+
 /* One fixed field of a layout, or (kind LAYOUT) the row that starts one. */
 struct etw_field {
 	__u16 offset;
@@ -130,6 +149,12 @@ struct etw_event_desc {
 	__u8 versions;			/* ETW_VERSIONS_* */
 	__u8 layout;			/* enum etw_layout_id */
 	__u32 mask;			/* PERF_* group mask, 0 if none */
+};
+
+/* An event whose stack ntkl walks (ntkl_stackwalks[]). */
+struct ntkl_stackwalk_desc {
+	const char *name;		/* "CSwitch", as xperf -stackwalk */
+	__u8 event;			/* enum etw_event_id */
 };
 
 /* A layout's fields: for (f = l->fields; etw_field_in_layout(f); f++) */

@@ -20,8 +20,8 @@
 #include "uapi/ntkl_bounds.h"
 #include "control/active_set.h"
 #include "format/header.h"
+#include "format/events.h"
 #include "producers/producer.h"
-#include "producers/stack.h"
 
 static DEFINE_MUTEX(table_lock);
 static struct ntkl_logger *table[NTKL_MAX_LOGGERS];
@@ -478,26 +478,28 @@ static struct ntkl_logger *find_named_locked(const char *name, u32 id)
 
 /*
  * SET_STACK_TRACING: the hooks (st->count of them, checked by the caller)
- * whose events lg follows with their stacks, replacing its list. Probes
- * read the set of bits where they write the event, without a lock.
+ * whose events lg follows with their stacks, replacing its list: each one
+ * of an event the list walks (NTKL_STACKWALK), kept as BIT(NTKL_WALK_*).
+ * Probes read the set of bits where they write the event, without a lock.
  */
 int ntkl_logger_set_stack_tracing(const struct ntkl_stack_tracing *st, const u16 *hooks)
 {
 	struct ntkl_logger *lg;
-	u32 i, bits = 0, bit;
+	enum ntkl_walk walk;
+	u32 i, bits = 0;
 	int ret;
 
 	for (i = 0; i < st->count; i++) {
-		bit = ntkl_stack_hook_bit(hooks[i]);
-		if (!bit)
+		walk = ntkl_walk_by_hook(hooks[i]);
+		if (walk >= NTKL_WALK_COUNT)
 			return -EINVAL;
-		bits |= bit;
+		bits |= BIT(walk);
 	}
 	mutex_lock(&table_lock);
 	lg = find_named_locked(st->logger_name, st->logger_id);
 	ret = lg ? ntkl_may_manage(lg) : -ENOENT;
 	if (!ret)
-		WRITE_ONCE(lg->stack_hooks, bits);
+		WRITE_ONCE(lg->stack_walks, bits);
 	mutex_unlock(&table_lock);
 	return ret;
 }
@@ -516,10 +518,10 @@ int ntkl_logger_get_stack_tracing(struct ntkl_stack_tracing *st, u16 *hooks, u32
 	mutex_lock(&table_lock);
 	lg = find_named_locked(st->logger_name, st->logger_id);
 	if (lg) {
-		bits = READ_ONCE(lg->stack_hooks);
-		for_each_set_bit(bit, &bits, BITS_PER_TYPE(u32)) {
+		bits = READ_ONCE(lg->stack_walks);
+		for_each_set_bit(bit, &bits, NTKL_WALK_COUNT) {
 			if (n < room)
-				hooks[n] = ntkl_stack_bit_hook(bit);
+				hooks[n] = etw_events[ntkl_stackwalks[bit].event].hook_id;
 			n++;
 		}
 		st->count = n;

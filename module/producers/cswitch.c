@@ -107,7 +107,7 @@ static void write_cswitch(struct ntkl_logger *lg, const struct wmi_contextswap *
 	memcpy(p, cs, sizeof(*cs));
 	time = ntkl_record_perfinfo_time(p);
 	ntkl_record_end(&rec);
-	if (likely(!ntkl_stack_on(lg, NTKL_STACK_CSWITCH)))
+	if (likely(!ntkl_stack_on(lg, NTKL_WALK_CSWITCH)))
 		return;
 	if (!*st)
 		*st = ntkl_stack_task(next);
@@ -238,7 +238,7 @@ static __always_inline void write_one_cswitch(struct ntkl_logger *lg, u64 clock,
 	fill_cswitch(cs, prev, next, &si);
 	time = ntkl_record_perfinfo_time((u8 *)cs);
 	ntkl_record_end(&rec);
-	if (likely(!ntkl_stack_on(lg, NTKL_STACK_CSWITCH)))
+	if (likely(!ntkl_stack_on(lg, NTKL_WALK_CSWITCH)))
 		return;
 	st = ntkl_stack_task(next);
 	if (st)

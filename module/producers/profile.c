@@ -93,7 +93,7 @@ static void profile_overflow(struct perf_event *event, struct perf_sample_data *
 	s.rank = 0;
 	/* with the interrupted context's stack for loggers that walk Profile */
 	ntkl_record_each_walked(loggers, n, ETW_EVENT_SAMPLED_PROFILE, &s, sizeof(s),
-				NTKL_STACK_PROFILE, regs);
+				NTKL_WALK_SAMPLED_PROFILE, regs);
 }
 
 static struct perf_event_attr profile_attr(u32 interval)

@@ -44,7 +44,7 @@ static void probe_sched_waking(void *data, struct task_struct *p)
 		time = ntkl_record_perfinfo_time((u8 *)rt);
 		ntkl_record_end(&rec);
 		/* the readying context's stack, for loggers that walk ReadyThread */
-		if (likely(!ntkl_stack_on(loggers[i], NTKL_STACK_READY_THREAD)))
+		if (likely(!ntkl_stack_on(loggers[i], NTKL_WALK_READY_THREAD)))
 			continue;
 		if (!st)
 			st = ntkl_stack_current(NULL);

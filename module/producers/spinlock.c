@@ -366,7 +366,7 @@ static __always_inline void write_record(struct spin_cpu *sc, const struct spin_
 	};
 
 	ntkl_record_each_walked(loggers, n, ETW_EVENT_SPINLOCK, &rec, sizeof(rec),
-				NTKL_STACK_SPINLOCK, NULL);
+				NTKL_WALK_SPINLOCK, NULL);
 }
 
 /*

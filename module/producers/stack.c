@@ -30,7 +30,6 @@
  * walks uses its own.
  */
 #include <linux/interrupt.h>
-#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -54,33 +53,9 @@ struct stack_scratch {
 
 static struct stack_scratch __percpu *scratch;
 
-static const u16 walked_hooks[] = {
-	[0] = NTKL_STACK_HOOK_CSWITCH,		/* NTKL_STACK_CSWITCH */
-	[1] = NTKL_STACK_HOOK_SPINLOCK,		/* NTKL_STACK_SPINLOCK */
-	[2] = NTKL_STACK_HOOK_READY_THREAD,	/* NTKL_STACK_READY_THREAD */
-	[3] = NTKL_STACK_HOOK_PROFILE,		/* NTKL_STACK_PROFILE */
-};
-
-/* The bit of a hook ntkl can walk; 0 for any other hook. */
-u32 ntkl_stack_hook_bit(u16 hook)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(walked_hooks); i++)
-		if (walked_hooks[i] == hook)
-			return BIT(i);
-	return 0;
-}
-
-/* The hook of bit number bit; 0 past the last. */
-u16 ntkl_stack_bit_hook(unsigned int bit)
-{
-	return bit < ARRAY_SIZE(walked_hooks) ? walked_hooks[bit] : 0;
-}
-
 static int stack_init(void)
 {
-	BUILD_BUG_ON(ARRAY_SIZE(walked_hooks) != ilog2(NTKL_STACK_PROFILE) + 1);
+	BUILD_BUG_ON(NTKL_WALK_COUNT > 32);	/* the bits of ntkl_logger.stack_walks */
 	scratch = alloc_percpu(struct stack_scratch);
 	return scratch ? 0 : -ENOMEM;
 }

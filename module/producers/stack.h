@@ -26,19 +26,13 @@ struct ntkl_stack {
 	u64 frames[ETW_STACK_MAX_FRAMES];
 };
 
-/* The hooks ntkl walks, as bits of ntkl_logger.stack_hooks. */
-#define NTKL_STACK_CSWITCH	BIT(0)
-#define NTKL_STACK_SPINLOCK	BIT(1)
-#define NTKL_STACK_READY_THREAD	BIT(2)
-#define NTKL_STACK_PROFILE	BIT(3)
-
-u32 ntkl_stack_hook_bit(u16 hook);
-u16 ntkl_stack_bit_hook(unsigned int bit);
-
-/* Does lg walk the stacks of this event? Read where the event is written. */
-static __always_inline bool ntkl_stack_on(const struct ntkl_logger *lg, u32 bit)
+/*
+ * Does lg walk the stacks of this event (NTKL_WALK_<id>: the event list's
+ * NTKL_STACKWALK lines)? Read where the event is written.
+ */
+static __always_inline bool ntkl_stack_on(const struct ntkl_logger *lg, enum ntkl_walk walk)
 {
-	return READ_ONCE(lg->stack_hooks) & bit;
+	return READ_ONCE(lg->stack_walks) & BIT(walk);
 }
 
 /*
@@ -67,7 +61,8 @@ static __always_inline u64 ntkl_record_perfinfo_time(const u8 *payload)
  */
 static __always_inline void ntkl_record_each_walked(struct ntkl_logger **loggers, unsigned int n,
 						    enum etw_event_id id, const void *payload,
-						    size_t size, u32 bit, struct pt_regs *regs)
+						    size_t size, enum ntkl_walk walk,
+						    struct pt_regs *regs)
 {
 	struct ntkl_stack *st = NULL;
 	struct ntkl_record rec;
@@ -84,7 +79,7 @@ static __always_inline void ntkl_record_each_walked(struct ntkl_logger **loggers
 		memcpy(p, payload, size);
 		time = ntkl_record_perfinfo_time(p);
 		ntkl_record_end(&rec);
-		if (!ntkl_stack_on(loggers[i], bit))
+		if (!ntkl_stack_on(loggers[i], walk))
 			continue;
 		if (!st)
 			st = ntkl_stack_current(regs);

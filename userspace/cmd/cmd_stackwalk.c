@@ -32,16 +32,16 @@ static void not_owner(int fd, const char *cmd, const char *logger, uint32_t id)
 int stackwalk_apply(int fd, const char *cmd, const char *logger, uint32_t id,
 		    const struct ntkl_stackwalk *sw)
 {
-	char hooks[512];
+	char hooks[512], names[512];
 	int ret = ntkl_set_stack_tracing(fd, logger, id, sw);
 
 	if (!ret)
 		return 0;
 	ntkl_stackwalk_format(sw->hooks, sw->count, hooks, sizeof(hooks));
+	ntkl_stackwalk_names(names, sizeof(names), true);
 	if (ret == -EINVAL)
-		fprintf(stderr, "ntkl %s: cannot walk the stacks of %s: ntkl walks Profile, CSwitch, ReadyThread and SpinLock (0x%04x, 0x%04x, 0x%04x, 0x%04x)\n",
-			cmd, hooks, NTKL_STACK_HOOK_PROFILE, NTKL_STACK_HOOK_CSWITCH,
-			NTKL_STACK_HOOK_READY_THREAD, NTKL_STACK_HOOK_SPINLOCK);
+		fprintf(stderr, "ntkl %s: cannot walk the stacks of %s: ntkl walks %s\n", cmd, hooks,
+			names);
 	else if (ret == -EACCES)
 		not_owner(fd, cmd, logger, id);
 	else if (ret == -ENOTTY)

@@ -10,27 +10,39 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 
+#include "etl/etl_events.h"
 #include "ntkl_stackwalk.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-/* xperf -stackwalk's names of the hooks ntkl can walk */
-static const struct {
-	const char *name;
-	uint16_t hook;
-} names[] = {
-	{ "CSwitch", NTKL_STACK_HOOK_CSWITCH },
-	{ "SpinLock", NTKL_STACK_HOOK_SPINLOCK },
-	{ "ReadyThread", NTKL_STACK_HOOK_READY_THREAD },
-	{ "Profile", NTKL_STACK_HOOK_PROFILE },
-};
+/* The hook of a walked event (the event list's NTKL_STACKWALK lines). */
+static uint16_t walk_hook(unsigned int walk)
+{
+	return etw_events[ntkl_stackwalks[walk].event].hook_id;
+}
 
 const char *ntkl_stackwalk_name(uint16_t hook)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (names[i].hook == hook)
-			return names[i].name;
+	for (unsigned int i = 0; i < NTKL_WALK_COUNT; i++)
+		if (walk_hook(i) == hook)
+			return ntkl_stackwalks[i].name;
 	return NULL;
+}
+
+void ntkl_stackwalk_names(char *out, size_t size, bool hooks)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (unsigned int i = 0; i < NTKL_WALK_COUNT && used < size; i++) {
+		const char *sep = !i ? "" : i + 1 == NTKL_WALK_COUNT ? " and " : ", ";
+		int n = hooks ? snprintf(out + used, size - used, "%s%s (0x%04x)", sep,
+					 ntkl_stackwalks[i].name, walk_hook(i)) :
+				snprintf(out + used, size - used, "%s%s", sep,
+					 ntkl_stackwalks[i].name);
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
 }
 
 static int add_hook(struct ntkl_stackwalk *sw, uint16_t hook, char *err, size_t err_size)
@@ -49,7 +61,7 @@ static int add_hook(struct ntkl_stackwalk *sw, uint16_t hook, char *err, size_t 
 static int parse_one(const char *tok, size_t len, struct ntkl_stackwalk *sw, char *err,
 		     size_t err_size)
 {
-	char buf[64], *end;
+	char buf[64], names[256], *end;
 	unsigned long v;
 
 	if (!len || len >= sizeof(buf)) {
@@ -60,16 +72,16 @@ static int parse_one(const char *tok, size_t len, struct ntkl_stackwalk *sw, cha
 	buf[len] = '\0';
 	if (!strcasecmp(buf, "none"))
 		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (!strcasecmp(buf, names[i].name))
-			return add_hook(sw, names[i].hook, err, err_size);
+	for (unsigned int i = 0; i < NTKL_WALK_COUNT; i++)
+		if (!strcasecmp(buf, ntkl_stackwalks[i].name))
+			return add_hook(sw, walk_hook(i), err, err_size);
 	errno = 0;
 	v = strtoul(buf, &end, 0);
 	if (buf[0] >= '0' && buf[0] <= '9' && !*end && !errno && v <= UINT16_MAX)
 		return add_hook(sw, (uint16_t)v, err, err_size);
-	snprintf(err, err_size,
-		 "unknown stack walk event '%s': Profile, CSwitch, ReadyThread, SpinLock, none or a hook id such as 0x0524",
-		 buf);
+	ntkl_stackwalk_names(names, sizeof(names), false);
+	snprintf(err, err_size, "unknown stack walk event '%s': %s, none or a hook id such as 0x0524",
+		 buf, names);
 	return -1;
 }
 

@@ -2,13 +2,14 @@
 /*
  * -stackwalk HOOKS: the events whose stacks a logger records (xperf's
  * -stackwalk, TraceSetInformation's TraceStackTracingInfo), as names
- * joined with '+' (xperf's: Profile, CSwitch, ReadyThread, SpinLock;
- * case-insensitive) or hook ids (0x0524), none for no stacks, and the ioctls that set and get
- * a logger's list (uapi/ntkl.h, NTKL_IOC_SET_STACK_TRACING).
+ * joined with '+' (xperf's, from the event list's NTKL_STACKWALK lines;
+ * case-insensitive) or hook ids (0x0524), none for no stacks, and the
+ * ioctls that set and get a logger's list (uapi/ntkl.h, NTKL_IOC_SET_STACK_TRACING).
  */
 #ifndef NTKL_STACKWALK_H
 #define NTKL_STACKWALK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,9 @@ int ntkl_stackwalk_parse(const char *s, struct ntkl_stackwalk *sw, char *err, si
 
 /* xperf's name of a hook ntkl walks; NULL for any other. */
 const char *ntkl_stackwalk_name(uint16_t hook);
+
+/* "CSwitch, ..., and Profile" (with their hooks if hooks): the names of -stackwalk */
+void ntkl_stackwalk_names(char *out, size_t size, bool hooks);
 
 /* "Profile+CSwitch" (hex for hooks without a name), "none" if empty. */
 void ntkl_stackwalk_format(const uint16_t *hooks, uint32_t count, char *out, size_t size);

@@ -15,6 +15,7 @@
 extern const struct etw_event_desc etw_events[ETW_EVENT_COUNT];
 extern const struct etw_layout etw_layouts[ETW_LAYOUT_COUNT];
 extern const struct etw_field etw_field_list[ETW_FIELDPOS_END + 1];
+extern const struct ntkl_stackwalk_desc ntkl_stackwalks[NTKL_WALK_COUNT];
 
 /* The event of a hook id; NULL if the table lacks it. */
 const struct etw_event_desc *etl_event_find(uint16_t hook_id);

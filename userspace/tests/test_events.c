@@ -16,6 +16,7 @@
 #include "etl/etl_events.h"
 #include "etl/etl_names.h"
 #include "test.h"
+#include "uapi/ntkl.h"
 
 static bool written_by_ntkl(const struct etw_event_desc *ev)
 {
@@ -249,9 +250,49 @@ static void test_decoder_follows_table(void)
 	}
 }
 
+/*
+ * The events whose stacks ntkl walks (NTKL_STACKWALK lines): each is an
+ * event ntkl writes, with its own name, and the four of uapi/ntkl.h's
+ * NTKL_STACK_HOOK_* (the ABI) are among them under xperf's names.
+ */
+static void test_stackwalks(void)
+{
+	static const struct {
+		const char *name;
+		uint16_t hook;
+	} abi[] = {
+		{ "CSwitch", NTKL_STACK_HOOK_CSWITCH },
+		{ "SpinLock", NTKL_STACK_HOOK_SPINLOCK },
+		{ "ReadyThread", NTKL_STACK_HOOK_READY_THREAD },
+		{ "Profile", NTKL_STACK_HOOK_PROFILE },
+	};
+
+	test_begin("stackwalks_from_list");
+	CHECK(NTKL_WALK_COUNT <= 32);
+	for (unsigned int i = 0; i < NTKL_WALK_COUNT; i++) {
+		const struct etw_event_desc *ev = &etw_events[ntkl_stackwalks[i].event];
+
+		CHECK_MSG(written_by_ntkl(ev), "%s: not an event ntkl writes", ev->id);
+		for (unsigned int j = 0; j < i; j++)
+			CHECK_MSG(strcmp(ntkl_stackwalks[i].name, ntkl_stackwalks[j].name),
+				  "%s: two walked events of this name", ntkl_stackwalks[i].name);
+	}
+	for (size_t i = 0; i < sizeof(abi) / sizeof(abi[0]); i++) {
+		unsigned int w = 0;
+
+		while (w < NTKL_WALK_COUNT &&
+		       etw_events[ntkl_stackwalks[w].event].hook_id != abi[i].hook)
+			w++;
+		CHECK_MSG(w < NTKL_WALK_COUNT && !strcmp(ntkl_stackwalks[w].name, abi[i].name),
+			  "0x%04x is not walked as %s", abi[i].hook, abi[i].name);
+	}
+	test_end();
+}
+
 int main(void)
 {
 	test_hooks_unique();
+	test_stackwalks();
 	test_written_events();
 	test_layouts();
 	test_names();
