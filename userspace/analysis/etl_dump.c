@@ -15,6 +15,8 @@
 #include "etl/etl_index.h"
 #include "etl/etl_names.h"
 #include "etl_profile.h"
+#include "etl/etl_model.h"
+#include "symbols/symbols.h"
 #include "etl/etl_providers.h"
 
 /* ---------------------------------------------------------------------- */
@@ -142,6 +144,7 @@ struct buffer_summary {
 struct dump {
 	const struct etl_file *f;
 	const struct etl_filter *flt;	/* --stats' tables: NULL all */
+	struct sym_loader *ld;		/* --stats' functions: NULL none */
 	unsigned int flags;
 	FILE *out, *err;
 	const char *prefix;
@@ -580,26 +583,25 @@ static double percent(unsigned long part, unsigned long whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* Samples per CPU, then the busiest processes and threads; nothing without samples. */
-static void print_profile(struct dump *d)
+/* The rows of --stats' tables: --top's, --all's, or PROFILE_TOP. */
+static size_t stats_rows(const struct dump *d)
 {
-	size_t rows = d->flags & ETL_DUMP_ALL_ROWS ? PROFILE_ALL : PROFILE_TOP;
-	struct etl_profile p;
-	struct etl_error e;
+	if (d->flt && d->flt->top)
+		return d->flt->top;
+	return d->flags & ETL_DUMP_ALL_ROWS ? PROFILE_ALL : PROFILE_TOP;
+}
+
+/* Samples per CPU, then the busiest processes and threads; nothing without samples. */
+static void print_profile(struct dump *d, const struct etl_profile *pp)
+{
+	const struct etl_profile p = *pp;
+	size_t rows = stats_rows(d);
 	FILE *out = d->out;
 	char top[48] = "all";
 	size_t i, shown;
 
-	if (d->flt && d->flt->top)
-		rows = d->flt->top;
-	if (etl_profile_read_filtered(d->f, &p, d->flt, &e)) {
-		report(d, e.msg);
+	if (!p.samples)
 		return;
-	}
-	if (!p.samples) {
-		etl_profile_free(&p);
-		return;
-	}
 	fprintf(out, "\nSampledProfile (0x0F2E): %lu samples (%lu in user space)", p.samples,
 		p.user_samples);
 	if (p.interval)
@@ -657,7 +659,6 @@ static void print_profile(struct dump *d)
 	for (i = 0; i < p.nmodules && i < rows; i++)
 		fprintf(out, "%10lu %6.2f%%  %s\n", p.modules[i].samples,
 			percent(p.modules[i].samples, p.samples), p.modules[i].name);
-	etl_profile_free(&p);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -682,70 +683,67 @@ static int dpc_by_time(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
+/* ISR, DPC and TimerDPC records per event and Routine, in the stats pass. */
+struct dpc_table {
+	struct dpc_routine *v;		/* DPC_ROUTINES of them */
+	size_t n, other;
+};
+
+static int dpc_record(void *ctx, const struct etl_buffer *b, const struct etl_record *r)
+{
+	struct dpc_table *t = ctx;
+	uint64_t start, routine, ticks;
+	size_t i;
+
+	(void)b;
+	if (r->kind != ETL_KIND_KERNEL || r->version != 2 ||
+	    (r->hook_id != ETW_EVENT_ISR_HOOK && r->hook_id != ETW_EVENT_DPC_HOOK &&
+	     r->hook_id != ETW_EVENT_TIMER_DPC_HOOK) || r->payload_len < 16)
+		return 0;
+	memcpy(&start, r->payload, 8);
+	memcpy(&routine, r->payload + 8, 8);
+	ticks = (uint64_t)r->timestamp > start ? (uint64_t)r->timestamp - start : 0;
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].hook == r->hook_id && t->v[i].routine == routine)
+			break;
+	if (i == t->n) {
+		if (t->n == DPC_ROUTINES) {
+			t->other++;
+			return 0;
+		}
+		t->v[t->n].hook = r->hook_id;
+		t->v[t->n++].routine = routine;
+	}
+	t->v[i].count++;
+	t->v[i].ticks += ticks;
+	if (ticks > t->v[i].max_ticks)
+		t->v[i].max_ticks = ticks;
+	return 0;
+}
+
 /*
  * Count and time (record time less InitialTime) per event and Routine,
  * most time first; nothing without such events.
  */
-static void print_dpc(struct dump *d)
+static void print_dpc(struct dump *d, struct dpc_table *t)
 {
 	double us_per_tick = d->f->header.perf_freq > 0 ? 1e6 / (double)d->f->header.perf_freq : 0;
-	struct dpc_routine *v = calloc(DPC_ROUTINES, sizeof(*v));
-	size_t n = 0, i, other = 0;
-	struct etl_cursor bc;
-	struct etl_buffer b;
-	struct etl_error e;
+	struct dpc_routine *v = t->v;
+	size_t i;
 
-	if (!v) {
-		report(d, "out of memory");
+	if (!t->n)
 		return;
-	}
-	etl_buffers_begin(d->f, &bc);
-	while (etl_next_buffer(d->f, &bc, &b, &e) > 0) {
-		struct etl_record_cursor rc;
-		struct etl_record r;
-
-		etl_records_begin(&b, &rc);
-		while (etl_next_record(&b, &rc, &r, &e) > 0) {
-			uint64_t start, routine, ticks;
-
-			if (r.kind != ETL_KIND_KERNEL || r.version != 2 ||
-			    (r.hook_id != ETW_EVENT_ISR_HOOK && r.hook_id != ETW_EVENT_DPC_HOOK &&
-			     r.hook_id != ETW_EVENT_TIMER_DPC_HOOK) || r.payload_len < 16)
-				continue;
-			memcpy(&start, r.payload, 8);
-			memcpy(&routine, r.payload + 8, 8);
-			ticks = (uint64_t)r.timestamp > start ? (uint64_t)r.timestamp - start : 0;
-			for (i = 0; i < n; i++)
-				if (v[i].hook == r.hook_id && v[i].routine == routine)
-					break;
-			if (i == n) {
-				if (n == DPC_ROUTINES) {
-					other++;
-					continue;
-				}
-				v[n].hook = r.hook_id;
-				v[n++].routine = routine;
-			}
-			v[i].count++;
-			v[i].ticks += ticks;
-			if (ticks > v[i].max_ticks)
-				v[i].max_ticks = ticks;
-		}
-	}
-	if (n) {
-		qsort(v, n, sizeof(*v), dpc_by_time);
-		fprintf(d->out, "\nISR, DPC and TimerDPC by Routine (time from InitialTime to the record):\n"
-			"%-8s %18s %10s %12s %10s\n", "event", "routine", "count", "total us",
-			"max us");
-		for (i = 0; i < n; i++)
-			fprintf(d->out, "%-8s %#18" PRIx64 " %10lu %12.1f %10.1f\n",
-				etl_event_find(v[i].hook)->label,
-				v[i].routine, v[i].count, (double)v[i].ticks * us_per_tick,
-				(double)v[i].max_ticks * us_per_tick);
-		if (other)
-			fprintf(d->out, "(%zu records of further routines not listed)\n", other);
-	}
-	free(v);
+	qsort(v, t->n, sizeof(*v), dpc_by_time);
+	fprintf(d->out, "\nISR, DPC and TimerDPC by Routine (time from InitialTime to the record):\n"
+		"%-8s %18s %10s %12s %10s\n", "event", "routine", "count", "total us",
+		"max us");
+	for (i = 0; i < t->n; i++)
+		fprintf(d->out, "%-8s %#18" PRIx64 " %10lu %12.1f %10.1f\n",
+			etl_event_find(v[i].hook)->label,
+			v[i].routine, v[i].count, (double)v[i].ticks * us_per_tick,
+			(double)v[i].max_ticks * us_per_tick);
+	if (t->other)
+		fprintf(d->out, "(%zu records of further routines not listed)\n", t->other);
 }
 
 static void print_switch_list(struct dump *d, const struct etl_switches *s)
@@ -804,6 +802,82 @@ static void print_names(struct dump *d)
 	table_free(&names);
 }
 
+static int addrs_record(void *ctx, const struct etl_buffer *b, const struct etl_record *r)
+{
+	(void)b;
+	return sym_trace_gather(ctx, r);
+}
+
+/*
+ * --stats: the switches, the samples, the ISR/DPC routines and the sampled
+ * addresses in one pass with one model (etl_model_read_all()); then the
+ * walk that counts every record by event (it goes on past a bad buffer,
+ * as the summary's does); the functions last, named with d->ld.
+ */
+static void dump_stats(struct dump *d)
+{
+	struct dpc_table dpc = { .v = calloc(DPC_ROUTINES, sizeof(*dpc.v)) };
+	struct sym_trace_addrs addrs = { 0 };
+	struct sym_functions fn = { 0 };
+	struct etl_switches_reader *sr;
+	struct etl_profile_reader *pr;
+	struct etl_walker also[4];
+	struct sym_trace trace = { 0 };
+	struct etl_switches s;
+	struct etl_profile p;
+	struct etl_model m;
+	struct etl_error e;
+	bool walked, p_ok;
+	char msg[512];
+
+	sr = etl_switches_begin(&s, &e);
+	pr = etl_profile_begin(&p, d->flt, &e);
+	if (!dpc.v || !sr || !pr) {
+		report(d, "out of memory");
+		if (sr)
+			etl_switches_end(sr, false);
+		if (pr)
+			etl_profile_end(pr, d->f, NULL);
+		free(dpc.v);
+		return;
+	}
+	also[0] = etl_switches_walker(sr);
+	also[1] = etl_profile_walker(pr);
+	also[2] = (struct etl_walker){ .record = dpc_record, .ctx = &dpc };
+	also[3] = (struct etl_walker){ .record = addrs_record, .ctx = &addrs };
+	walked = !etl_model_read_all(d->f, &m, also, 4, &e);
+	if (etl_switches_end(sr, walked) || !walked) {
+		report(d, e.msg);
+		etl_profile_end(pr, d->f, NULL);
+		goto out;
+	}
+	p_ok = !etl_profile_end(pr, d->f, &m);
+	print_stats(d, &s);
+	if (p_ok)
+		print_profile(d, &p);
+	else
+		report(d, e.msg);
+	print_dpc(d, &dpc);
+	walk(d);
+	print_names(d);
+	if (d->ld && !d->status) {
+		if (sym_trace_from_model(&trace, &m, &addrs))
+			report(d, "out of memory");
+		else if (sym_functions_of(&trace, d->ld, &fn, msg, sizeof(msg)))
+			report(d, msg);
+		else
+			sym_functions_print(d->out, &fn, stats_rows(d));
+	}
+	etl_profile_free(&p);
+out:
+	sym_functions_free(&fn);
+	sym_trace_free(&trace);
+	sym_trace_addrs_free(&addrs);
+	etl_model_free(&m);
+	etl_switches_free(&s);
+	free(dpc.v);
+}
+
 static void dump_switches(struct dump *d)
 {
 	struct etl_switches s;
@@ -813,27 +887,24 @@ static void dump_switches(struct dump *d)
 		report(d, e.msg);
 		return;
 	}
-	if (d->flags & ETL_DUMP_SWITCHES) {
-		print_switch_list(d, &s);
-	} else {
-		print_stats(d, &s);
-		print_profile(d);
-		print_dpc(d);
-		walk(d);
-		print_names(d);
-	}
+	print_switch_list(d, &s);
 	etl_switches_free(&s);
 }
 
 static int dump_file(const struct etl_file *f, unsigned int flags, const struct etl_filter *flt,
-		     FILE *out, FILE *err, const char *prefix)
+		     struct sym_loader *ld, FILE *out, FILE *err, const char *prefix)
 {
 	struct dump d = {
 		.f = f, .flags = flags, .out = out, .err = err, .prefix = prefix, .flt = flt,
+		.ld = ld,
 	};
 
 	table_init(&d.types);
-	if (flags & (ETL_DUMP_STATS | ETL_DUMP_SWITCHES)) {
+	if (flags & ETL_DUMP_STATS) {
+		dump_stats(&d);
+		goto out;
+	}
+	if (flags & ETL_DUMP_SWITCHES) {
 		dump_switches(&d);
 		goto out;
 	}
@@ -889,7 +960,7 @@ int etl_dump_memory(const char *name, const void *data, uint64_t size,
 		fprintf(err, "%s%s\n", err_prefix, e.msg);
 		return 1;
 	}
-	ret = dump_file(&f, flags, NULL, out, err, err_prefix);
+	ret = dump_file(&f, flags, NULL, NULL, out, err, err_prefix);
 	etl_close(&f);
 	return ret;
 }
@@ -903,6 +974,12 @@ int etl_dump_path(const char *path, unsigned int flags, FILE *out, FILE *err,
 int etl_dump_path_filtered(const char *path, unsigned int flags, const struct etl_filter *flt,
 			   FILE *out, FILE *err, const char *err_prefix)
 {
+	return etl_dump_path_named(path, flags, flt, NULL, out, err, err_prefix);
+}
+
+int etl_dump_path_named(const char *path, unsigned int flags, const struct etl_filter *flt,
+			struct sym_loader *ld, FILE *out, FILE *err, const char *err_prefix)
+{
 	struct etl_file f;
 	struct etl_error e;
 	int ret;
@@ -911,7 +988,7 @@ int etl_dump_path_filtered(const char *path, unsigned int flags, const struct et
 		fprintf(err, "%s%s\n", err_prefix, e.msg);
 		return 1;
 	}
-	ret = dump_file(&f, flags, flt, out, err, err_prefix);
+	ret = dump_file(&f, flags, flt, ld, out, err, err_prefix);
 	etl_close(&f);
 	return ret;
 }

@@ -46,6 +46,15 @@ struct etl_filter;
 int etl_dump_path_filtered(const char *path, unsigned int flags, const struct etl_filter *flt,
 			   FILE *out, FILE *err, const char *err_prefix);
 
+/*
+ * The same, and with ETL_DUMP_STATS the functions with the most samples
+ * last, named with ld as ntkl symbols names them for WPA (NULL: none),
+ * from the same pass.
+ */
+struct sym_loader;
+int etl_dump_path_named(const char *path, unsigned int flags, const struct etl_filter *flt,
+			struct sym_loader *ld, FILE *out, FILE *err, const char *err_prefix);
+
 /* Same for a file already in memory. */
 int etl_dump_memory(const char *name, const void *data, uint64_t size,
 		    unsigned int flags, FILE *out, FILE *err,

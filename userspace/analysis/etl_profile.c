@@ -21,11 +21,11 @@ struct sample {
 	int64_t time;
 };
 
-struct reader {
+struct etl_profile_reader {
 	const struct etl_filter *flt;	/* NULL: every sample */
 	struct etl_profile *p;
 	struct etl_error *err;
-	struct etl_model m;		/* threads, processes, images */
+	const struct etl_model *m;	/* threads, processes, images: the pass's */
 	struct sample *samples;
 	size_t nsamples, samples_cap;
 	uint32_t set_interval;		/* the first timer SetInterval's */
@@ -33,12 +33,12 @@ struct reader {
 	int64_t act_first, act_last;	/* the activity records' */
 };
 
-static int oom(struct reader *rd)
+static int oom(struct etl_profile_reader *rd)
 {
 	return etl_error_set(rd->err, "out of memory reading the sampled profile");
 }
 
-static int add_sample(struct reader *rd, const struct etl_record *r)
+static int add_sample(struct etl_profile_reader *rd, const struct etl_record *r)
 {
 	struct etl_profile *p = rd->p;
 	uint64_t ip;
@@ -66,7 +66,7 @@ static int add_sample(struct reader *rd, const struct etl_record *r)
 	return 0;
 }
 
-static void add_interval(struct reader *rd, const struct etl_record *r)
+static void add_interval(struct etl_profile_reader *rd, const struct etl_record *r)
 {
 	struct etl_profile *p = rd->p;
 	uint32_t source, interval;
@@ -96,7 +96,7 @@ static void add_interval(struct reader *rd, const struct etl_record *r)
 /* Samples and the interval events, in the model's pass over the records. */
 static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_record *r)
 {
-	struct reader *rd = ctx;
+	struct etl_profile_reader *rd = ctx;
 
 	if (b->index) {
 		if (r->timestamp < rd->first)
@@ -135,10 +135,10 @@ static int sample_by_tid(const void *a, const void *b)
  * Every thread seen, named (the model's) or sampled, by tid, with its
  * samples: both lists are sorted by tid, so one merge.
  */
-static int make_threads(struct reader *rd)
+static int make_threads(struct etl_profile_reader *rd)
 {
 	struct etl_profile *p = rd->p;
-	const struct etl_model *m = &rd->m;
+	const struct etl_model *m = rd->m;
 	size_t i = 0, j = 0;
 
 	if (rd->nsamples)
@@ -186,7 +186,7 @@ static int proc_by_samples(const void *a, const void *b)
 }
 
 /* Processes with samples, with their one name (etl_model.h). */
-static int make_procs(struct reader *rd)
+static int make_procs(struct etl_profile_reader *rd)
 {
 	struct etl_profile *p = rd->p;
 
@@ -202,7 +202,7 @@ static int make_procs(struct reader *rd)
 		for (i = 0; i < p->nprocs && p->procs[i].pid != th->pid; i++)
 			;
 		if (i == p->nprocs) {
-			const char *name = etl_model_process_name(&rd->m, th->pid);
+			const char *name = etl_model_process_name(rd->m, th->pid);
 
 			p->procs[i].pid = th->pid;
 			if (name)
@@ -226,10 +226,10 @@ static int module_by_samples(const void *a, const void *b)
 }
 
 /* Each sample's image at its time, counted by image name ("?": none). */
-static int make_modules(struct reader *rd)
+static int make_modules(struct etl_profile_reader *rd)
 {
 	struct etl_profile *p = rd->p;
-	const struct etl_images *m = &rd->m.images;
+	const struct etl_images *m = &rd->m->images;
 	unsigned long *count = NULL, unresolved = 0;
 	int ret = -1;
 
@@ -241,7 +241,7 @@ static int make_modules(struct reader *rd)
 	}
 	for (size_t i = 0; i < rd->nsamples; i++) {
 		const struct sample *sm = &rd->samples[i];
-		const struct etl_image *img = etl_images_find(m, etl_model_pid(&rd->m, sm->tid),
+		const struct etl_image *img = etl_images_find(m, etl_model_pid(rd->m, sm->tid),
 							      sm->ip, sm->time);
 
 		if (!img) {
@@ -282,7 +282,7 @@ out:
  * counted per CPU, those of the threads the filter selects kept for the
  * tables; the requested and the achieved rate per CPU.
  */
-static int select_samples(const struct etl_file *f, struct reader *rd)
+static int select_samples(const struct etl_file *f, struct etl_profile_reader *rd)
 {
 	struct etl_profile *p = rd->p;
 	const struct etl_filter *flt = rd->flt;
@@ -315,11 +315,11 @@ static int select_samples(const struct etl_file *f, struct reader *rd)
 		if (!(sm->ip >> 63))
 			p->user_samples++;
 		if (etl_filter_by_thread(flt)) {
-			const struct etl_model_thread *t = etl_model_thread(&rd->m, sm->tid);
+			const struct etl_model_thread *t = etl_model_thread(rd->m, sm->tid);
 			uint32_t pid = t ? t->pid : NO_PID;
 
 			if (!etl_filter_thread(flt, sm->tid, pid, t ? t->name : NULL,
-					       etl_model_process_name(&rd->m, pid)))
+					       etl_model_process_name(rd->m, pid)))
 				continue;
 		}
 		rd->samples[kept++] = *sm;
@@ -389,27 +389,47 @@ int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl
 	return etl_profile_read_filtered(f, p, NULL, err);
 }
 
-int etl_profile_read_filtered(const struct etl_file *f, struct etl_profile *p,
-			      const struct etl_filter *flt, struct etl_error *err)
+struct etl_profile_reader *etl_profile_begin(struct etl_profile *p, const struct etl_filter *flt,
+					     struct etl_error *err)
 {
-	struct reader rd = { .p = p, .err = err, .flt = flt };
-	struct etl_walker also = { .record = on_record, .ctx = &rd };
-	int ret;
+	struct etl_profile_reader *rd = calloc(1, sizeof(*rd));
 
 	memset(p, 0, sizeof(*p));
-	rd.first = rd.act_first = INT64_MAX;
-	rd.last = rd.act_last = INT64_MIN;
-	ret = etl_model_read(f, &rd.m, &also, err);
+	if (!rd) {
+		etl_error_set(err, "out of memory reading the sampled profile");
+		return NULL;
+	}
+	rd->p = p;
+	rd->flt = flt;
+	rd->err = err;
+	rd->first = rd->act_first = INT64_MAX;
+	rd->last = rd->act_last = INT64_MIN;
+	return rd;
+}
+
+struct etl_walker etl_profile_walker(struct etl_profile_reader *rd)
+{
+	return (struct etl_walker){ .record = on_record, .ctx = rd };
+}
+
+int etl_profile_end(struct etl_profile_reader *rd, const struct etl_file *f,
+		    const struct etl_model *m)
+{
+	const struct etl_filter *flt = rd->flt;
+	struct etl_profile *p = rd->p;
+	int ret = -1;
+
+	rd->m = m;
+	if (m)
+		ret = select_samples(f, rd);
 	if (!ret)
-		ret = select_samples(f, &rd);
+		ret = make_threads(rd);
 	if (!ret)
-		ret = make_threads(&rd);
-	if (!ret)
-		ret = make_procs(&rd);
-	if (!ret && rd.nsamples)
-		ret = make_modules(&rd);
-	etl_model_free(&rd.m);
-	free(rd.samples);
+		ret = make_procs(rd);
+	if (!ret && rd->nsamples)
+		ret = make_modules(rd);
+	free(rd->samples);
+	free(rd);
 	if (ret) {
 		etl_profile_free(p);
 		return -1;
@@ -425,6 +445,23 @@ int etl_profile_read_filtered(const struct etl_file *f, struct etl_profile *p,
 	if (flt && flt->sort == ETL_SORT_NAME && p->nmodules)
 		qsort(p->modules, p->nmodules, sizeof(*p->modules), module_by_name);
 	return 0;
+}
+
+int etl_profile_read_filtered(const struct etl_file *f, struct etl_profile *p,
+			      const struct etl_filter *flt, struct etl_error *err)
+{
+	struct etl_profile_reader *rd = etl_profile_begin(p, flt, err);
+	struct etl_walker also;
+	struct etl_model m;
+	int ret;
+
+	if (!rd)
+		return -1;
+	also = etl_profile_walker(rd);
+	ret = etl_model_read(f, &m, &also, err);
+	ret = (etl_profile_end(rd, f, ret ? NULL : &m) || ret) ? -1 : 0;
+	etl_model_free(&m);
+	return ret;
 }
 
 void etl_profile_free(struct etl_profile *p)

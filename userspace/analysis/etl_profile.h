@@ -31,6 +31,8 @@
 #include "etl/etl_reader.h"
 #include "etl_filter.h"
 
+struct etl_model;
+
 struct etl_profile_thread {
 	uint32_t tid;
 	uint32_t pid;			/* UINT32_MAX: no Thread event named it */
@@ -89,6 +91,18 @@ int etl_profile_read(const struct etl_file *f, struct etl_profile *p, struct etl
  */
 int etl_profile_read_filtered(const struct etl_file *f, struct etl_profile *p,
 			      const struct etl_filter *flt, struct etl_error *err);
+
+/*
+ * The same inside another pass with its model (etl_model_read_all()):
+ * begin (NULL, err set, out of memory), the walker to add to the pass,
+ * then end with the pass's model, or NULL if the walk failed: 0, or -1
+ * with err set. end frees the reader.
+ */
+struct etl_profile_reader *etl_profile_begin(struct etl_profile *p, const struct etl_filter *flt,
+					     struct etl_error *err);
+struct etl_walker etl_profile_walker(struct etl_profile_reader *rd);
+int etl_profile_end(struct etl_profile_reader *rd, const struct etl_file *f,
+		    const struct etl_model *m);
 
 void etl_profile_free(struct etl_profile *p);
 

@@ -159,15 +159,33 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 	return 0;
 }
 
-/* The records' pass, with the model's: then the span and the losses. */
-static int walk_records(struct work *w)
+/*
+ * The one pass over the records: the model's, report's own counts, the
+ * switches' and the profile's (each finished after it, with the model);
+ * then the span and the losses.
+ */
+static int walk_records(struct work *w, struct etl_switches *s)
 {
 	struct etl_report *r = w->r;
-	struct etl_walker also = { .buffer = on_buffer, .record = on_record, .ctx = w };
+	struct etl_switches_reader *sr = etl_switches_begin(s, w->err);
+	struct etl_profile_reader *pr = etl_profile_begin(&r->profile, w->flt, w->err);
+	struct etl_walker also[3] = { { .buffer = on_buffer, .record = on_record, .ctx = w } };
+	int walked;
 
+	if (!sr || !pr) {
+		if (sr)
+			etl_switches_end(sr, false);
+		if (pr)
+			etl_profile_end(pr, w->f, NULL);
+		return -1;
+	}
+	also[1] = etl_switches_walker(sr);
+	also[2] = etl_profile_walker(pr);
 	w->first = w->act_first = INT64_MAX;
 	w->last = w->act_last = INT64_MIN;
-	if (etl_model_read(w->f, &w->m, &also, w->err))
+	walked = !etl_model_read_all(w->f, &w->m, also, 3, w->err);
+	if ((etl_switches_end(sr, walked) | etl_profile_end(pr, w->f, walked ? &w->m : NULL)) ||
+	    !walked)
 		return -1;
 	if (sym_trace_from_model(&r->trace, &w->m, &w->addrs))
 		return oom(w);
@@ -584,11 +602,10 @@ int etl_report_read_filtered(const struct etl_file *f, struct etl_report *r,
 	r->top = flt ? flt->top : 0;
 	r->sort = flt ? flt->sort : ETL_SORT_CPU;
 	w.freq = f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7;
-	if (walk_records(&w) || etl_switches_read(f, &s, err))
+	if (walk_records(&w, &s))
 		goto out;
 	window(&w, &s);
-	if (from_switches(&w, &s, &ins, &nins) || make_procs(&w) ||
-	    ready_latency(&w, ins, nins) || etl_profile_read_filtered(f, &r->profile, flt, err))
+	if (from_switches(&w, &s, &ins, &nins) || make_procs(&w) || ready_latency(&w, ins, nins))
 		goto out;
 	if (r->profile.cpus && r->duration_s > 0)
 		r->samples_hz = (double)r->profile.samples / r->profile.cpus / r->duration_s;

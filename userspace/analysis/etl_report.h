@@ -43,9 +43,9 @@
  *     named as ntkl symbols names them for WPA, the very code and table
  *     of dump --stats (symbols/sym_profile.h), named by
  *     etl_report_functions() from the addresses and images of the same
- *     pass (one pass over the records gives the model, the counts, the
- *     ReadyThread events and the sampled addresses; the switches are
- *     etl_switches_read()'s).
+ *     pass (one pass over the records, etl_model_read_all(), gives the
+ *     model, the counts, the ReadyThread events, the switches, the
+ *     samples and the sampled addresses).
  */
 #ifndef NTKL_ETL_REPORT_H
 #define NTKL_ETL_REPORT_H

@@ -94,21 +94,6 @@ void cmd_dump_usage(FILE *out)
 		"error naming the buffer and its file offset.\n");
 }
 
-/*
- * --stats's last table: the functions with the most samples, named as
- * ntkl symbols names them for WPA (userspace/symbols/).
- */
-static int stats_functions(const char *path, size_t rows)
-{
-	struct sym_loader ld = { 0 };
-	char err[512];
-	int ret = sym_profile_print(stdout, path, rows, &ld, err, sizeof(err));
-
-	sym_loader_free(&ld);
-	if (ret)
-		fprintf(stderr, "ntkl dump: %s: %s\n", path, err);
-	return ret ? 1 : 0;
-}
 
 int cmd_dump(int argc, char **argv)
 {
@@ -134,6 +119,7 @@ int cmd_dump(int argc, char **argv)
 	unsigned int flags = 0;
 	bool repair = false, all = false;
 	char prefix[4096];
+	struct sym_loader ld = { 0 };
 	int opt, rc;
 
 	optind = 1;
@@ -207,8 +193,9 @@ int cmd_dump(int argc, char **argv)
 	if (repair)
 		return cmd_dump_repair(argv[optind]);
 	snprintf(prefix, sizeof(prefix), "ntkl dump: %s: ", argv[optind]);
-	rc = etl_dump_path_filtered(argv[optind], flags, &flt, stdout, stderr, prefix);
-	if (!rc && (flags & ETL_DUMP_STATS))
-		rc = stats_functions(argv[optind], all ? SIZE_MAX : flt.top ? flt.top : 10);
+	/* --stats' last table: the functions, named as ntkl symbols names them for WPA */
+	rc = etl_dump_path_named(argv[optind], flags, &flt, flags & ETL_DUMP_STATS ? &ld : NULL,
+				 stdout, stderr, prefix);
+	sym_loader_free(&ld);
 	return rc;
 }

@@ -14,7 +14,8 @@ static const struct etl_model_thread idle_thread = { .tid = 0, .pid = 0, .name =
 
 struct pass {
 	struct etl_model *m;
-	const struct etl_walker *also;
+	const struct etl_walker *also;	/* nalso walkers of the same pass */
+	size_t nalso;
 	struct etl_error *err;
 };
 
@@ -103,8 +104,18 @@ static int add_record(struct etl_model *m, const struct etl_record *r)
 static int on_buffer(void *ctx, const struct etl_buffer *b)
 {
 	struct pass *p = ctx;
+	int skip = 0;
 
-	return p->also && p->also->buffer ? p->also->buffer(p->also->ctx, b) : 0;
+	/* a walker that skips a buffer's records skips them for every one */
+	for (size_t i = 0; i < p->nalso; i++) {
+		int take = p->also[i].buffer ? p->also[i].buffer(p->also[i].ctx, b) : 0;
+
+		if (take < 0)
+			return -1;
+		if (take > 0)
+			skip = take;
+	}
+	return skip;
 }
 
 static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_record *r)
@@ -113,7 +124,10 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 
 	if (add_record(p->m, r))
 		return etl_error_set(p->err, "out of memory reading the processes and threads");
-	return p->also && p->also->record ? p->also->record(p->also->ctx, b, r) : 0;
+	for (size_t i = 0; i < p->nalso; i++)
+		if (p->also[i].record && p->also[i].record(p->also[i].ctx, b, r))
+			return -1;
+	return 0;
 }
 
 /* By id, then time; equal times in file order (the sort key's last part). */
@@ -173,7 +187,13 @@ static int latest_of_each(void *v, size_t *np, size_t size, size_t id_off, size_
 int etl_model_read(const struct etl_file *f, struct etl_model *m, const struct etl_walker *also,
 		   struct etl_error *err)
 {
-	struct pass p = { .m = m, .also = also, .err = err };
+	return etl_model_read_all(f, m, also, also ? 1 : 0, err);
+}
+
+int etl_model_read_all(const struct etl_file *f, struct etl_model *m,
+		       const struct etl_walker *also, size_t nalso, struct etl_error *err)
+{
+	struct pass p = { .m = m, .also = also, .nalso = nalso, .err = err };
 	struct etl_walker w = { .buffer = on_buffer, .record = on_record, .ctx = &p };
 
 	memset(m, 0, sizeof(*m));

@@ -65,6 +65,15 @@ struct etl_model {
 int etl_model_read(const struct etl_file *f, struct etl_model *m, const struct etl_walker *also,
 		   struct etl_error *err);
 
+/*
+ * The same with several analyses' walkers in the one pass: also[0..nalso),
+ * each callback called in turn (ntkl report: its counts, the switches,
+ * the profile and the storage records, with one model); a buffer one of
+ * them skips is skipped for all.
+ */
+int etl_model_read_all(const struct etl_file *f, struct etl_model *m,
+		       const struct etl_walker *also, size_t nalso, struct etl_error *err);
+
 /* The thread tid, or NULL if no Thread event names it (tid 0: "Idle"). */
 const struct etl_model_thread *etl_model_thread(const struct etl_model *m, uint32_t tid);
 

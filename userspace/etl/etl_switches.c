@@ -26,7 +26,7 @@ struct batch {
 	uint64_t file_offset;
 };
 
-struct reader {
+struct etl_switches_reader {
 	struct etl_switches *s;
 	struct batch *batches;
 	size_t nbatches, batches_cap;
@@ -58,7 +58,7 @@ static bool grow(void **v, size_t *cap, size_t n, size_t elem)
 	return true;
 }
 
-static struct etl_switch_cpu *cpu_stats(struct reader *rd, uint32_t cpu)
+static struct etl_switch_cpu *cpu_stats(struct etl_switches_reader *rd, uint32_t cpu)
 {
 	struct etl_switches *s = rd->s;
 
@@ -74,7 +74,7 @@ static struct etl_switch_cpu *cpu_stats(struct reader *rd, uint32_t cpu)
 	return &s->cpu[cpu];
 }
 
-static struct etl_switch *new_switch(struct reader *rd)
+static struct etl_switch *new_switch(struct etl_switches_reader *rd)
 {
 	struct etl_switches *s = rd->s;
 	struct etl_switch *sw;
@@ -87,12 +87,12 @@ static struct etl_switch *new_switch(struct reader *rd)
 	return sw;
 }
 
-static int oom(struct reader *rd)
+static int oom(struct etl_switches_reader *rd)
 {
 	return etl_error_set(rd->err, "out of memory");
 }
 
-static int add_cswitch(struct reader *rd, const struct etl_record *r,
+static int add_cswitch(struct etl_switches_reader *rd, const struct etl_record *r,
 		       const struct etl_buffer *b)
 {
 	struct etl_switch_cpu *c = cpu_stats(rd, r->processor);
@@ -127,7 +127,7 @@ static int add_cswitch(struct reader *rd, const struct etl_record *r,
 	return 0;
 }
 
-static int add_batch(struct reader *rd, const struct etl_record *r,
+static int add_batch(struct etl_switches_reader *rd, const struct etl_record *r,
 		     const struct etl_buffer *b)
 {
 	struct etl_switch_cpu *c = cpu_stats(rd, r->processor);
@@ -166,7 +166,7 @@ static int add_batch(struct reader *rd, const struct etl_record *r,
 }
 
 /* One record: 0, or -1 (rd->err set). */
-static int add_record(struct reader *rd, const struct etl_record *r,
+static int add_record(struct etl_switches_reader *rd, const struct etl_record *r,
 		      const struct etl_buffer *b)
 {
 	struct etl_switch_cpu *c;
@@ -188,32 +188,28 @@ static int add_record(struct reader *rd, const struct etl_record *r,
 	return 0;
 }
 
-/* Walk the file once: CSwitch events become switches, batches wait. */
-static int collect(const struct etl_file *f, struct reader *rd)
+static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_record *r)
 {
-	struct etl_cursor bc;
-	struct etl_buffer b;
-	int rc;
+	return add_record(ctx, r, b);
+}
 
-	etl_buffers_begin(f, &bc);
-	while ((rc = etl_next_buffer(f, &bc, &b, rd->err)) > 0) {
-		struct etl_record_cursor rcur;
-		struct etl_record r;
-		int rr;
+struct etl_switches_reader *etl_switches_begin(struct etl_switches *s, struct etl_error *err)
+{
+	struct etl_switches_reader *rd = calloc(1, sizeof(*rd));
 
-		etl_records_begin(&b, &rcur);
-		while ((rr = etl_next_record(&b, &rcur, &r, rd->err)) > 0) {
-			if (add_record(rd, &r, &b)) {
-				rr = -1;
-				break;
-			}
-		}
-		if (rr < 0) {
-			etl_buffers_end(&bc);
-			return -1;
-		}
+	memset(s, 0, sizeof(*s));
+	if (!rd) {
+		etl_error_set(err, "out of memory");
+		return NULL;
 	}
-	return rc;
+	rd->s = s;
+	rd->err = err;
+	return rd;
+}
+
+struct etl_walker etl_switches_walker(struct etl_switches_reader *rd)
+{
+	return (struct etl_walker){ .record = on_record, .ctx = rd };
 }
 
 /* A CPU's batches in the order they were filled; the file order breaks ties. */
@@ -228,7 +224,7 @@ static int batch_cmp(const void *a, const void *b)
 	return x->file_offset < y->file_offset ? -1 : x->file_offset > y->file_offset;
 }
 
-static int packet_error(struct reader *rd, const struct batch *bt, uint32_t n,
+static int packet_error(struct etl_switches_reader *rd, const struct batch *bt, uint32_t n,
 			uint32_t pos, const char *what)
 {
 	return etl_error_set(rd->err,
@@ -238,7 +234,7 @@ static int packet_error(struct reader *rd, const struct batch *bt, uint32_t n,
 }
 
 /* One batch's packets to switches; *last is the time of its last switch. */
-static int decode_batch(struct reader *rd, const struct batch *bt, int64_t *last)
+static int decode_batch(struct etl_switches_reader *rd, const struct batch *bt, int64_t *last)
 {
 	typedef struct perfinfo_ccswap_buffer B;
 	struct etl_switch_cpu *c = &rd->s->cpu[bt->cpu];
@@ -317,7 +313,7 @@ static int decode_batch(struct reader *rd, const struct batch *bt, int64_t *last
 	return 0;
 }
 
-static int decode_batches(struct reader *rd)
+static int decode_batches(struct etl_switches_reader *rd)
 {
 	int64_t last = 0;
 
@@ -370,14 +366,12 @@ static void add_count(struct etl_switch_count *t, const struct etl_switch_count 
 	t->bytes += c->bytes;
 }
 
-int etl_switches_read(const struct etl_file *f, struct etl_switches *s,
-		      struct etl_error *err)
+int etl_switches_end(struct etl_switches_reader *rd, bool walked)
 {
-	struct reader rd = { .s = s, .err = err };
+	struct etl_switches *s = rd->s;
 	int ret = -1;
 
-	memset(s, 0, sizeof(*s));
-	if (collect(f, &rd) || decode_batches(&rd))
+	if (!walked || decode_batches(rd))
 		goto out;
 	if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), switch_cmp);
@@ -393,12 +387,25 @@ int etl_switches_read(const struct etl_file *f, struct etl_switches *s,
 	}
 	ret = 0;
 out:
-	for (size_t i = 0; i < rd.nbatches; i++)
-		free(rd.batches[i].copy);
-	free(rd.batches);
+	for (size_t i = 0; i < rd->nbatches; i++)
+		free(rd->batches[i].copy);
+	free(rd->batches);
+	free(rd);
 	if (ret)
 		etl_switches_free(s);
 	return ret;
+}
+
+int etl_switches_read(const struct etl_file *f, struct etl_switches *s,
+		      struct etl_error *err)
+{
+	struct etl_switches_reader *rd = etl_switches_begin(s, err);
+	struct etl_walker w;
+
+	if (!rd)
+		return -1;
+	w = etl_switches_walker(rd);
+	return etl_switches_end(rd, !etl_walk(f, &w, err));
 }
 
 void etl_switches_free(struct etl_switches *s)

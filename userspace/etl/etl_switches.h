@@ -99,6 +99,15 @@ struct etl_switches {
 int etl_switches_read(const struct etl_file *f, struct etl_switches *s,
 		      struct etl_error *err);
 
+/*
+ * The same inside another pass (etl_model_read_all()): begin (NULL, err
+ * set, out of memory), the walker to add to the pass, then end with
+ * whether the walk succeeded: 0, or -1 with err set. end frees the reader.
+ */
+struct etl_switches_reader *etl_switches_begin(struct etl_switches *s, struct etl_error *err);
+struct etl_walker etl_switches_walker(struct etl_switches_reader *rd);
+int etl_switches_end(struct etl_switches_reader *rd, bool walked);
+
 void etl_switches_free(struct etl_switches *s);
 
 /*
