@@ -111,6 +111,7 @@ extern const struct ntkl_producer ntkl_spinlock_producer;
 extern const struct ntkl_producer ntkl_sysconfig_producer;
 extern const struct ntkl_producer ntkl_dpc_producer;
 extern const struct ntkl_producer ntkl_profile_producer;
+extern const struct ntkl_producer ntkl_fileio_producer;
 
 /* producers.c: for control, which calls no producer by name */
 int ntkl_producers_init(void);

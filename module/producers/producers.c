@@ -27,6 +27,7 @@ static const struct ntkl_producer *const producers[] = {
 	&ntkl_ready_thread_producer,
 	&ntkl_spinlock_producer,
 	&ntkl_sysconfig_producer,
+	&ntkl_fileio_producer,
 	&ntkl_dpc_producer,
 	&ntkl_profile_producer,
 };
