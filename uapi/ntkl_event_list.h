@@ -712,11 +712,10 @@ NTKL_KEYWORD(PROFILE, EVENT_TRACE_FLAG_PROFILE, 0, "CPU samples every -setprofin
 NTKL_KEYWORD(DPC, EVENT_TRACE_FLAG_DPC, 0, "softirqs, tasklets, timer callbacks (DPC, TimerDPC)")
 NTKL_KEYWORD(INTERRUPT, EVENT_TRACE_FLAG_INTERRUPT, 0, "interrupt handlers (ISR)")
 NTKL_KEYWORD(FILENAME, EVENT_TRACE_FLAG_DISK_FILE_IO, 0,
-	     "file names: at open, rename, unlink and rundown (FileIo Name, FileRundown)")
-NTKL_KEYWORD(FILE_IO, EVENT_TRACE_FLAG_FILE_IO, 0,
-	     "file operations' completions: status, bytes moved (FileIo OperationEnd)")
+	     "file names at open, rename, unlink, rundown (FileIo)")
+NTKL_KEYWORD(FILE_IO, EVENT_TRACE_FLAG_FILE_IO, 0, "file operations' ends (FileIo OperationEnd)")
 NTKL_KEYWORD(FILE_IO_INIT, EVENT_TRACE_FLAG_FILE_IO_INIT, 0,
-	     "file operations as they begin: open, read, write, close... (FileIo)")
+	     "file operations: open, read, write, close... (FileIo)")
 
 #ifdef NTKL_KEYWORD_UNUSED
 #undef NTKL_KEYWORD

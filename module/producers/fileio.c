@@ -209,8 +209,16 @@ static const char *fio_dentry_path(struct dentry *dentry, char *buf, size_t len)
 	return IS_ERR(s) ? (const char *)dentry->d_name.name : s;
 }
 
-/* Each handler's path buffer: a kprobe handler never nests on its CPU. */
-static DEFINE_PER_CPU(char[PATH_MAX], fio_path_buf);
+/*
+ * Each handler's path buffer: a kprobe handler never nests on its CPU.
+ * Allocated at load (a module's static per-CPU space is a few KiB).
+ */
+static char __percpu *fio_path_buf;
+
+static __always_inline char *fio_buf(void)
+{
+	return this_cpu_ptr(fio_path_buf);
+}
 
 /* A name to every logger of the set that takes names. */
 static void names_each(struct ntkl_logger **loggers, unsigned int n, enum etw_event_id id,
@@ -498,7 +506,7 @@ static int set_info_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 1;
 	if (!file)
 		names_each(loggers, n, ETW_EVENT_FILEIO_NAME, fio_key(inode),
-			   fio_dentry_path(dentry, *this_cpu_ptr(&fio_path_buf), PATH_MAX));
+			   fio_dentry_path(dentry, fio_buf(), PATH_MAX));
 	if (attr->ia_valid & ATTR_SIZE)
 		info_each(loggers, n, ETW_EVENT_FILEIO_SET_INFO, ri, file, inode,
 			  (u64)attr->ia_size, ETW_FILE_END_OF_FILE_INFORMATION);
@@ -528,7 +536,7 @@ static int delete_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (!n)
 		return 1;
 	names_each(loggers, n, ETW_EVENT_FILEIO_FILE_DELETE, fio_key(inode),
-		   fio_dentry_path(dentry, *this_cpu_ptr(&fio_path_buf), PATH_MAX));
+		   fio_dentry_path(dentry, fio_buf(), PATH_MAX));
 	info_each(loggers, n, ETW_EVENT_FILEIO_DELETE, ri, NULL, inode, 1,
 		  ETW_FILE_DISPOSITION_INFORMATION);
 	return end ? 0 : 1;
@@ -553,7 +561,7 @@ static int rename_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (!n)
 		return 1;
 	names_each(loggers, n, ETW_EVENT_FILEIO_NAME, fio_key(inode),
-		   fio_dentry_path(rd->old_dentry, *this_cpu_ptr(&fio_path_buf), PATH_MAX));
+		   fio_dentry_path(rd->old_dentry, fio_buf(), PATH_MAX));
 	info_each(loggers, n, ETW_EVENT_FILEIO_RENAME, ri, NULL, inode, 0,
 		  ETW_FILE_RENAME_INFORMATION);
 	d->dentry = rd->old_dentry;
@@ -569,7 +577,7 @@ static int rename_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	if (!regs_return_value(regs))
 		names_each(loggers, n, ETW_EVENT_FILEIO_NAME, d->file_key,
-			   fio_dentry_path(d->dentry, *this_cpu_ptr(&fio_path_buf), PATH_MAX));
+			   fio_dentry_path(d->dentry, fio_buf(), PATH_MAX));
 	return op_end(ri, regs);
 }
 
@@ -627,7 +635,7 @@ static int open_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	n = ntkl_active_loggers(&loggers);
 	if (!n)
 		return 0;
-	path = fio_path(&file->f_path, *this_cpu_ptr(&fio_path_buf), PATH_MAX);
+	path = fio_path(&file->f_path, fio_buf(), PATH_MAX);
 	units = ntkl_utf16_len(path, PATH_MAX);
 	for (i = 0; i < n; i++) {
 		struct ntkl_logger *lg = loggers[i];
@@ -811,6 +819,12 @@ static void fio_flush(void)
 	mutex_unlock(&fio_lock);
 }
 
+static int fio_init(void)
+{
+	fio_path_buf = __alloc_percpu(PATH_MAX, SMP_CACHE_BYTES);
+	return fio_path_buf ? 0 : -ENOMEM;
+}
+
 static void fio_exit(void)
 {
 	mutex_lock(&fio_lock);
@@ -818,6 +832,7 @@ static void fio_exit(void)
 		fio_unregister();
 	fio_on = false;
 	mutex_unlock(&fio_lock);
+	free_percpu(fio_path_buf);
 }
 
 #else /* !CONFIG_KRETPROBES */
@@ -841,6 +856,11 @@ static void fio_published(const struct ntkl_active_set *set)
 
 static void fio_flush(void)
 {
+}
+
+static int fio_init(void)
+{
+	return 0;
 }
 
 static void fio_exit(void)
@@ -990,6 +1010,7 @@ static void fio_rundown(struct ntkl_logger *lg, bool end)
 
 const struct ntkl_producer ntkl_fileio_producer = {
 	.name = "fileio",
+	.init = fio_init,
 	.exit = fio_exit,
 	.publish = fio_publish,
 	.published = fio_published,
