@@ -505,6 +505,54 @@ TEST_F_TIMEOUT(fileio, workload_as_it_was, 300)
 	rmdir(w.dir);
 }
 
+/*
+ * The rundown alone (FILENAME, nothing done meanwhile), on every kernel,
+ * kretprobes or not: a file open before the start and a file only mapped
+ * are named at start and at stop, by FileObject and by FileKey.
+ */
+TEST_F(fileio, rundown_names_open_and_mapped_files)
+{
+	char dir[PATH_MAX], pre[PATH_MAX + 16], premap[PATH_MAX + 16];
+	unsigned int i, pre_names = 0, map_names = 0;
+	struct view v;
+	void *map;
+	int fd, map_fd;
+
+	snprintf(dir, sizeof(dir), "/tmp/ntkl-fileio-rundown.%d", getpid());
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	snprintf(pre, sizeof(pre), "%s/pre-open", dir);
+	snprintf(premap, sizeof(premap), "%s/pre-map", dir);
+	fd = make_file(pre, 4096);
+	ASSERT_GE(fd, 0);
+	map_fd = make_file(premap, 8192);
+	ASSERT_GE(map_fd, 0);
+	map = mmap(NULL, 8192, PROT_READ, MAP_SHARED, map_fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	close(map_fd);
+
+	ASSERT_EQ(0, record(_metadata, self->ctl, self->reader, EVENT_TRACE_FLAG_DISK_FILE_IO,
+			    NULL, NULL, &v));
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.lost);
+	for (i = 0; i < v.nnames; i++) {
+		if (v.names[i].hook != ETW_EVENT_FILEIO_FILE_RUNDOWN_HOOK)
+			continue;
+		pre_names += !strcmp(v.names[i].path, pre);
+		map_names += !strcmp(v.names[i].path, premap);
+	}
+	/* its FileObject and its FileKey, at start and at stop */
+	EXPECT_EQ(4, pre_names);
+	EXPECT_EQ(4, map_names);
+	/* no operation without FILE_IO_INIT and FILE_IO */
+	EXPECT_EQ(0, v.nops);
+	view_free(&v);
+	munmap(map, 8192);
+	close(fd);
+	unlink(pre);
+	unlink(premap);
+	rmdir(dir);
+}
+
 /* Without FILE_IO, FILE_IO_INIT and FILENAME: no FileIo record at all. */
 TEST_F(fileio, none_without_its_flags)
 {
