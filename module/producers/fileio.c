@@ -26,7 +26,8 @@
  * __fput (the last reference to a struct file gone), vfs_fsync_range,
  * notify_change, vfs_unlink, vfs_rename, iterate_dir. They are registered
  * while a running logger takes FileIo events (publish, process context)
- * and unregistered when none does (published), never per event; a call
+ * and unregistered when none does (published), never per event; those of
+ * the reads, writes and the rest only for FILE_IO_INIT or FILE_IO; a call
  * the kprobes machinery misses (an instance pool empty, a probe hit
  * inside another) is counted as a lost event (nmissed) for each logger
  * that takes FileIo. docs/linux-to-nt.md ("File I/O") says what is not
@@ -588,8 +589,16 @@ static int rename_return(struct kretprobe_instance *ri, struct pt_regs *regs)
  */
 static int open_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
+	const struct path *path = (void *)regs_get_kernel_argument(regs, 0);
 	struct fio_data *d = fio_data(ri);
 
+	/*
+	 * Not a file FileIo reports (a FIFO's open may wait for its writer):
+	 * no instance held through the open.
+	 */
+	if (!path || !path->mnt || (path->mnt->mnt_flags & MNT_INTERNAL) ||
+	    !fio_inode_ok(d_inode(path->dentry)))
+		return 1;
 	d->file = (void *)regs_get_kernel_argument(regs, 1);
 	return d->file ? 0 : 1;
 }
@@ -668,9 +677,19 @@ static int open_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 /* The probes, registered while a logger takes FileIo                     */
 /* ---------------------------------------------------------------------- */
 
+/*
+ * Two groups: what names need (opens, renames, unlinks, changes by path),
+ * wanted by any FileIo logger; the other operations, wanted only by a
+ * logger that takes FILE_IO_INIT or FILE_IO (a FILENAME logger alone does
+ * not pay for a probe on every read).
+ */
+#define FIO_NAMES	BIT(0)
+#define FIO_OPS		BIT(1)
+
 struct fio_probe {
 	const char *symbol[2];		/* the function, or the one before it */
 	kretprobe_handler_t entry, ret;
+	unsigned int group;
 	const char *lost;		/* what is missing without it */
 	struct kretprobe krp;
 	unsigned long missed;		/* nmissed already counted lost */
@@ -678,28 +697,31 @@ struct fio_probe {
 };
 
 static struct fio_probe fio_probes[] = {
-	{ { "vfs_open" }, open_entry, open_return, "no Create nor names at open" },
-	{ { "vfs_read" }, read_entry, op_end, "no Read of read(2), pread64" },
-	{ { "vfs_write" }, write_entry, op_end, "no Write of write(2), pwrite64" },
-	{ { "vfs_readv" }, readv_entry, op_end, "no Read of readv, preadv" },
-	{ { "vfs_writev" }, writev_entry, op_end, "no Write of writev, pwritev" },
+	{ { "vfs_open" }, open_entry, open_return, FIO_NAMES, "no Create nor names at open" },
+	{ { "notify_change" }, set_info_entry, op_end, FIO_NAMES, "no SetInfo" },
+	{ { "vfs_unlink" }, delete_entry, op_end, FIO_NAMES, "no Delete" },
+	{ { "vfs_rename" }, rename_entry, rename_return, FIO_NAMES, "no Rename" },
+	{ { "vfs_read" }, read_entry, op_end, FIO_OPS, "no Read of read(2), pread64" },
+	{ { "vfs_write" }, write_entry, op_end, FIO_OPS, "no Write of write(2), pwrite64" },
+	{ { "vfs_readv" }, readv_entry, op_end, FIO_OPS, "no Read of readv, preadv" },
+	{ { "vfs_writev" }, writev_entry, op_end, FIO_OPS, "no Write of writev, pwritev" },
 	/* 6.12's close(2) flushes with filp_flush, 6.1's with filp_close */
-	{ { "filp_flush", "filp_close" }, cleanup_entry, op_end, "no Cleanup" },
-	{ { "__fput" }, close_entry, op_end, "no Close" },
-	{ { "vfs_fsync_range" }, flush_entry, op_end, "no Flush" },
-	{ { "notify_change" }, set_info_entry, op_end, "no SetInfo" },
-	{ { "vfs_unlink" }, delete_entry, op_end, "no Delete" },
-	{ { "vfs_rename" }, rename_entry, rename_return, "no Rename" },
-	{ { "iterate_dir" }, dir_enum_entry, op_end, "no DirEnum" },
+	{ { "filp_flush", "filp_close" }, cleanup_entry, op_end, FIO_OPS, "no Cleanup" },
+	{ { "__fput" }, close_entry, op_end, FIO_OPS, "no Close" },
+	{ { "vfs_fsync_range" }, flush_entry, op_end, FIO_OPS, "no Flush" },
+	{ { "iterate_dir" }, dir_enum_entry, op_end, FIO_OPS, "no DirEnum" },
 };
 
 static DEFINE_MUTEX(fio_lock);		/* the probes' registration */
-static bool fio_on;
+static unsigned int fio_groups;		/* FIO_* registered */
 
-/* Instances in flight per probe: a read may wait on the disk a while. */
+/*
+ * Instances in flight per probe: a read may wait on the disk a while,
+ * and an instance returns to its pool only some time after its call.
+ */
 static int fio_maxactive(void)
 {
-	return max_t(int, 128, 8 * num_possible_cpus());
+	return max_t(int, 256, 16 * num_possible_cpus());
 }
 
 static int register_one(struct fio_probe *fp)
@@ -754,66 +776,76 @@ static void count_missed(void)
 	preempt_enable();
 }
 
-static void fio_register(void)
+static void fio_register(unsigned int groups)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(fio_probes); i++)
-		register_one(&fio_probes[i]);
+		if (fio_probes[i].group & groups)
+			register_one(&fio_probes[i]);
+	fio_groups |= groups;
 }
 
-static void fio_unregister(void)
+static void fio_unregister(unsigned int groups)
 {
 	unsigned int i;
 
 	count_missed();
 	for (i = 0; i < ARRAY_SIZE(fio_probes); i++) {
-		if (!fio_probes[i].registered)
+		if (!(fio_probes[i].group & groups) || !fio_probes[i].registered)
 			continue;
 		unregister_kretprobe(&fio_probes[i].krp);
 		fio_probes[i].registered = false;
 	}
+	fio_groups &= ~groups;
 }
 
-static bool set_wants(const struct ntkl_active_set *set)
+/* The groups a set of loggers wants. */
+static unsigned int set_wants(const struct ntkl_active_set *set)
 {
-	unsigned int i;
+	unsigned int i, groups = 0;
 
-	for (i = 0; i < set->n; i++)
-		if (fio_any_on(set->loggers[i]))
-			return true;
-	return false;
+	for (i = 0; i < set->n; i++) {
+		const struct ntkl_logger *lg = set->loggers[i];
+
+		if (fio_any_on(lg))
+			groups |= FIO_NAMES;
+		if (ntkl_event_on(lg, ETW_EVENT_FILEIO_CREATE) ||
+		    ntkl_event_on(lg, ETW_EVENT_FILEIO_OP_END))
+			groups |= FIO_OPS;
+	}
+	return groups;
 }
 
 /* Attach before the set that wants them is seen: they find no logger in the old one. */
 static int fio_publish(struct ntkl_active_set *set)
 {
+	unsigned int want = set_wants(set);
+
 	mutex_lock(&fio_lock);
-	if (set_wants(set) && !fio_on) {
-		fio_register();
-		fio_on = true;
-	}
+	if (want & ~fio_groups)
+		fio_register(want & ~fio_groups);
 	mutex_unlock(&fio_lock);
 	return 0;
 }
 
-/* Detach once no logger of the set now seen takes FileIo. */
+/* Detach what no logger of the set now seen wants. */
 static void fio_published(const struct ntkl_active_set *set)
 {
+	unsigned int want = set_wants(set);
+
 	mutex_lock(&fio_lock);
-	if (!set_wants(set) && fio_on) {
-		fio_unregister();
-		fio_on = false;
-	} else if (fio_on) {
+	if (fio_groups & ~want)
+		fio_unregister(fio_groups & ~want);
+	else if (fio_groups)
 		count_missed();
-	}
 	mutex_unlock(&fio_lock);
 }
 
 static void fio_flush(void)
 {
 	mutex_lock(&fio_lock);
-	if (fio_on)
+	if (fio_groups)
 		count_missed();
 	mutex_unlock(&fio_lock);
 }
@@ -827,9 +859,8 @@ static int fio_init(void)
 static void fio_exit(void)
 {
 	mutex_lock(&fio_lock);
-	if (fio_on)
-		fio_unregister();
-	fio_on = false;
+	if (fio_groups)
+		fio_unregister(fio_groups);
 	mutex_unlock(&fio_lock);
 	free_percpu(fio_path_buf);
 }
@@ -971,7 +1002,7 @@ static void fio_rundown(struct ntkl_logger *lg, bool end)
 #ifdef CONFIG_KRETPROBES
 	if (end && fio_any_on(lg)) {
 		mutex_lock(&fio_lock);
-		if (fio_on)
+		if (fio_groups)
 			count_missed();
 		mutex_unlock(&fio_lock);
 	}
