@@ -17,8 +17,11 @@
  * IoSize bytes with STATUS_SUCCESS; every FileObject and FileKey of every
  * FileIo record in the trace has a name record, and the workload's have
  * the right paths; Flush, Cleanup, Close, Rename, Delete, DirEnum are
- * there; the checker accepts the file; nothing is lost. Without the three
- * flags, no FileIo record.
+ * there; the checker accepts the file; nothing is lost; the thread's
+ * Write and Read records as many as its write, pread64 and preadv calls
+ * the syscall tracepoints count (tracefs, when the kernel has them).
+ * The rundown alone, on every kernel. Without the three flags, no FileIo
+ * record.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -345,6 +348,60 @@ static bool kernel_has_kprobes(void)
 	return !system("grep -qw register_kretprobe /proc/kallsyms");
 }
 
+/*
+ * The independent count: the kernel's own syscall tracepoints (tracefs),
+ * filtered to the workload's thread, for the calls that read or write
+ * (switched by a shell, whose writes are not this thread's).
+ */
+#define TRACEFS		"/sys/kernel/tracing"
+static const char *const syscall_events[] = {
+	"sys_enter_write", "sys_enter_pread64", "sys_enter_preadv", "sys_enter_preadv2",
+};
+
+static bool tracefs_syscalls(void)
+{
+	return !access(TRACEFS "/events/syscalls/sys_enter_pread64/enable", W_OK);
+}
+
+/* Filter each event to tid and switch them on (on) or off, from a shell. */
+static int tracefs_set(uint32_t tid, bool on)
+{
+	unsigned int i;
+	int ret = 0;
+
+	if (on)
+		ret |= sh(NULL, 0, "echo 0 > " TRACEFS "/tracing_on; echo > " TRACEFS "/trace");
+	for (i = 0; i < ARRAY_SIZE(syscall_events); i++) {
+		if (on)
+			ret |= sh(NULL, 0, "echo 'common_pid == %u' > " TRACEFS
+				  "/events/syscalls/%s/filter", tid, syscall_events[i]);
+		ret |= sh(NULL, 0, "echo %d > " TRACEFS "/events/syscalls/%s/enable", on,
+			  syscall_events[i]);
+	}
+	ret |= sh(NULL, 0, "echo %d > " TRACEFS "/tracing_on", on);
+	return ret;
+}
+
+/* The calls of each event in the trace: writes, and reads (pread64, preadv). */
+static int tracefs_count(unsigned int *writes, unsigned int *reads)
+{
+	FILE *f = fopen(TRACEFS "/trace", "r");
+	char line[512];
+
+	*writes = *reads = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		*writes += !!strstr(line, "sys_write(");
+		*reads += strstr(line, "sys_pread64(") || strstr(line, "sys_preadv(") ||
+			  strstr(line, "sys_preadv2(");
+	}
+	fclose(f);
+	return 0;
+}
+
 NTKL_READER_FIXTURE(fileio);
 
 TEST_F_TIMEOUT(fileio, workload_as_it_was, 300)
@@ -357,7 +414,8 @@ TEST_F_TIMEOUT(fileio, workload_as_it_was, 300)
 	uint64_t offsets_w = 0, pre_fobj = 0;
 	int64_t t_open = 0, t_close = INT64_MAX;
 	struct workload w = { 0 };
-	bool mapped = false;
+	unsigned int tc_writes = 0, tc_reads = 0, tid_writes = 0, tid_reads = 0;
+	bool mapped = false, use_tracefs;
 	struct view v;
 	int map_fd;
 
@@ -380,7 +438,14 @@ TEST_F_TIMEOUT(fileio, workload_as_it_was, 300)
 	close(map_fd);
 	w.tid = (uint32_t)syscall(SYS_gettid);
 
+	use_tracefs = tracefs_syscalls();
+	if (use_tracefs)
+		ASSERT_EQ(0, tracefs_set(w.tid, true));
 	ASSERT_EQ(0, record(_metadata, self->ctl, self->reader, FILEIO_FLAGS, workload, &w, &v));
+	if (use_tracefs) {
+		EXPECT_EQ(0, tracefs_set(w.tid, false));
+		EXPECT_EQ(0, tracefs_count(&tc_writes, &tc_reads));
+	}
 	EXPECT_EQ(0, w.errors);
 	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
 	EXPECT_EQ(0, v.lost);
@@ -480,6 +545,22 @@ TEST_F_TIMEOUT(fileio, workload_as_it_was, 300)
 	EXPECT_TRUE(has_name(&v, ETW_EVENT_FILEIO_FILE_DELETE_HOOK, fkey, data2));
 	EXPECT_GE(dirs, 1);
 	EXPECT_TRUE(has_name(&v, ETW_EVENT_FILEIO_NAME_HOOK, dir_fobj, w.dir));
+
+	/* this thread's reads and writes, as the syscall tracepoints saw them */
+	for (i = 0; i < v.nops; i++) {
+		tid_writes += v.ops[i].hook == ETW_EVENT_FILEIO_WRITE_HOOK && v.ops[i].ttid == w.tid;
+		tid_reads += v.ops[i].hook == ETW_EVENT_FILEIO_READ_HOOK && v.ops[i].ttid == w.tid;
+	}
+	EXPECT_EQ(NCHUNK, tid_writes);
+	EXPECT_EQ(2 * NCHUNK + 2, tid_reads);
+	if (use_tracefs) {
+		EXPECT_EQ(tc_writes, tid_writes);
+		EXPECT_EQ(tc_reads, tid_reads);
+		TH_LOG("syscall tracepoints: %u writes, %u reads; ntkl: %u Write, %u Read",
+		       tc_writes, tc_reads, tid_writes, tid_reads);
+	} else {
+		TH_LOG("no syscall tracepoints: the workload's own counts only");
+	}
 
 	/* the file opened before the start: named by the rundown alone */
 	for (i = 0; i < v.nops; i++)
