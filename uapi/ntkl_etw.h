@@ -380,6 +380,9 @@ struct perfinfo_groupmask {
 #define PERF_PROCESS			0x00000001u
 #define PERF_THREAD			0x00000002u
 #define PERF_LOADER			0x00000004u
+#define PERF_FILENAME			0x00000200u	/* EVENT_TRACE_FLAG_DISK_FILE_IO */
+#define PERF_FILE_IO			0x02000000u
+#define PERF_FILE_IO_INIT		0x04000000u
 /* Masks[1] */
 #define PERF_PROFILE			0x20000002u
 #define PERF_CONTEXT_SWITCH		0x20000004u
@@ -1094,6 +1097,122 @@ struct perfinfo_isr {
 #define ETW_ISR_SIZE			20
 
 /*
+ * FileIo (group 0x04), 64-bit, as TraceEvent's FileIO*TraceData read them
+ * and the MOF classes FileIo_Name, FileIo_Create, FileIo_SimpleOp,
+ * FileIo_ReadWrite, FileIo_Info, FileIo_DirEnum and FileIo_OpEnd give
+ * them; PERFINFO64 headers (no thread in the header: TTID says it).
+ * IrpPtr, FileObject and FileKey are kernel addresses (hashed for readers
+ * that may not see kernel addresses); names are UTF-16 after the fixed
+ * fields. docs/linux-to-nt.md ("File I/O") says what each holds on Linux.
+ */
+/* Name (0x0400), FileCreate (0x0420), FileDelete (0x0423), FileRundown (0x0424): v2 */
+struct etw_fileio_name {
+	__u64 file_object;		/* the key the name is for (TraceEvent: FileKey) */
+	/* then FileName (UTF-16, NUL) */
+};
+
+/* Create (0x0440) v3 */
+struct etw_fileio_create {
+	__u64 irp_ptr;
+	__u64 file_object;
+	__u32 ttid;
+	__u32 create_options;		/* low 24 bits options, top 8 the disposition */
+	__u32 file_attributes;
+	__u32 share_access;
+	/* then OpenPath (UTF-16, NUL) */
+};
+
+/* Cleanup (0x0441), Close (0x0442), Flush (0x0449) v3: 28 bytes */
+struct etw_fileio_simple_op {
+	__u64 irp_ptr;
+	__u64 file_object;
+	__u64 file_key;
+	__u32 ttid;
+	/* sizeof() rounds up to 32: write ETW_FILEIO_SIMPLE_OP_SIZE bytes */
+};
+
+#define ETW_FILEIO_SIMPLE_OP_SIZE	28
+
+/*
+ * Read (0x0443), Write (0x0444) v3: 44 bytes as the MOF class has it;
+ * Windows 10 writes 48 (TraceEvent's note), which readers accept too.
+ */
+struct etw_fileio_read_write {
+	__u64 offset;
+	__u64 irp_ptr;
+	__u64 file_object;
+	__u64 file_key;
+	__u32 ttid;
+	__u32 io_size;
+	__u32 io_flags;
+	/* sizeof() rounds up to 48: write ETW_FILEIO_READ_WRITE_SIZE bytes */
+};
+
+#define ETW_FILEIO_READ_WRITE_SIZE	44
+#define ETW_FILEIO_READ_WRITE_MAX	48
+
+/* SetInfo (0x0445), Delete (0x0446), Rename (0x0447) v3 */
+struct etw_fileio_info {
+	__u64 irp_ptr;
+	__u64 file_object;
+	__u64 file_key;
+	__u64 extra_info;
+	__u32 ttid;
+	__u32 info_class;		/* FILE_INFORMATION_CLASS */
+};
+
+/* DirEnum (0x0448) v3 */
+struct etw_fileio_dir_enum {
+	__u64 irp_ptr;
+	__u64 file_object;
+	__u64 file_key;
+	__u32 ttid;
+	__u32 length;
+	__u32 info_class;
+	__u32 file_index;
+	/* then FileName, the pattern (UTF-16, NUL) */
+};
+
+/* OperationEnd (0x044C) v2: 20 bytes */
+struct etw_fileio_op_end {
+	__u64 irp_ptr;
+	__u64 extra_info;		/* bytes moved by a read or write */
+	__u32 nt_status;
+	/* sizeof() rounds up to 24: write ETW_FILEIO_OP_END_SIZE bytes */
+};
+
+#define ETW_FILEIO_OP_END_SIZE		20
+
+/* FILE_INFORMATION_CLASS values ntkl writes (InfoClass) */
+#define ETW_FILE_DIRECTORY_INFORMATION		1
+#define ETW_FILE_BASIC_INFORMATION		4
+#define ETW_FILE_RENAME_INFORMATION		10
+#define ETW_FILE_DISPOSITION_INFORMATION	13
+#define ETW_FILE_END_OF_FILE_INFORMATION	20
+
+/* NTSTATUS values ntkl writes in OperationEnd (errno's nearest) */
+#define ETW_STATUS_SUCCESS			0x00000000u
+#define ETW_STATUS_UNSUCCESSFUL			0xC0000001u
+#define ETW_STATUS_ACCESS_VIOLATION		0xC0000005u
+#define ETW_STATUS_INVALID_HANDLE		0xC0000008u
+#define ETW_STATUS_INVALID_PARAMETER		0xC000000Du
+#define ETW_STATUS_NO_MEMORY			0xC0000017u
+#define ETW_STATUS_ACCESS_DENIED		0xC0000022u
+#define ETW_STATUS_OBJECT_NAME_NOT_FOUND	0xC0000034u
+#define ETW_STATUS_OBJECT_NAME_COLLISION	0xC0000035u
+#define ETW_STATUS_DISK_FULL			0xC000007Fu
+#define ETW_STATUS_MEDIA_WRITE_PROTECTED	0xC00000A2u
+#define ETW_STATUS_FILE_IS_A_DIRECTORY		0xC00000BAu
+#define ETW_STATUS_NOT_SUPPORTED		0xC00000BBu
+#define ETW_STATUS_NOT_SAME_DEVICE		0xC00000D4u
+#define ETW_STATUS_DIRECTORY_NOT_EMPTY		0xC0000101u
+#define ETW_STATUS_NOT_A_DIRECTORY		0xC0000103u
+#define ETW_STATUS_NAME_TOO_LONG		0xC0000106u
+#define ETW_STATUS_CANCELLED			0xC0000120u
+#define ETW_STATUS_IO_DEVICE_ERROR		0xC0000185u
+#define ETW_STATUS_FILE_TOO_LARGE		0xC0000904u
+
+/*
  * StackWalk/Stack (0x1820), PERFINFO64 version 2 as the PerfView sample
  * has it: the time of the event whose stack it is (its record's
  * TimeStamp), the process and thread whose stack it is, then the frames,
@@ -1552,6 +1671,52 @@ ETW_ASSERT_SIZE(struct perfinfo_ccswap_buffer, 0x58);
 ETW_ASSERT_OFFSET(struct perfinfo_ccswap_buffer, first_timestamp, 0x00);
 ETW_ASSERT_OFFSET(struct perfinfo_ccswap_buffer, tid_table, 0x08);
 ETW_ASSERT_OFFSET(struct perfinfo_ccswap_buffer, thread_base_priority, 0x48);
+
+ETW_ASSERT_SIZE(struct etw_fileio_name, 8);
+ETW_ASSERT_OFFSET(struct etw_fileio_name, file_object, 0);
+ETW_ASSERT_SIZE(struct etw_fileio_create, 32);
+ETW_ASSERT_OFFSET(struct etw_fileio_create, irp_ptr, 0);
+ETW_ASSERT_OFFSET(struct etw_fileio_create, file_object, 8);
+ETW_ASSERT_OFFSET(struct etw_fileio_create, ttid, 16);
+ETW_ASSERT_OFFSET(struct etw_fileio_create, create_options, 20);
+ETW_ASSERT_OFFSET(struct etw_fileio_create, file_attributes, 24);
+ETW_ASSERT_OFFSET(struct etw_fileio_create, share_access, 28);
+static_assert(offsetof(struct etw_fileio_simple_op, ttid) + 4 == ETW_FILEIO_SIMPLE_OP_SIZE,
+	      "FileIo_SimpleOp v3 size");
+ETW_ASSERT_OFFSET(struct etw_fileio_simple_op, irp_ptr, 0);
+ETW_ASSERT_OFFSET(struct etw_fileio_simple_op, file_object, 8);
+ETW_ASSERT_OFFSET(struct etw_fileio_simple_op, file_key, 16);
+ETW_ASSERT_OFFSET(struct etw_fileio_simple_op, ttid, 24);
+static_assert(offsetof(struct etw_fileio_read_write, io_flags) + 4 ==
+	      ETW_FILEIO_READ_WRITE_SIZE, "FileIo_ReadWrite v3 size");
+ETW_ASSERT_SIZE(struct etw_fileio_read_write, ETW_FILEIO_READ_WRITE_MAX);
+ETW_ASSERT_OFFSET(struct etw_fileio_read_write, offset, 0);
+ETW_ASSERT_OFFSET(struct etw_fileio_read_write, irp_ptr, 8);
+ETW_ASSERT_OFFSET(struct etw_fileio_read_write, file_object, 16);
+ETW_ASSERT_OFFSET(struct etw_fileio_read_write, file_key, 24);
+ETW_ASSERT_OFFSET(struct etw_fileio_read_write, ttid, 32);
+ETW_ASSERT_OFFSET(struct etw_fileio_read_write, io_size, 36);
+ETW_ASSERT_OFFSET(struct etw_fileio_read_write, io_flags, 40);
+ETW_ASSERT_SIZE(struct etw_fileio_info, 40);
+ETW_ASSERT_OFFSET(struct etw_fileio_info, irp_ptr, 0);
+ETW_ASSERT_OFFSET(struct etw_fileio_info, file_object, 8);
+ETW_ASSERT_OFFSET(struct etw_fileio_info, file_key, 16);
+ETW_ASSERT_OFFSET(struct etw_fileio_info, extra_info, 24);
+ETW_ASSERT_OFFSET(struct etw_fileio_info, ttid, 32);
+ETW_ASSERT_OFFSET(struct etw_fileio_info, info_class, 36);
+ETW_ASSERT_SIZE(struct etw_fileio_dir_enum, 40);
+ETW_ASSERT_OFFSET(struct etw_fileio_dir_enum, irp_ptr, 0);
+ETW_ASSERT_OFFSET(struct etw_fileio_dir_enum, file_object, 8);
+ETW_ASSERT_OFFSET(struct etw_fileio_dir_enum, file_key, 16);
+ETW_ASSERT_OFFSET(struct etw_fileio_dir_enum, ttid, 24);
+ETW_ASSERT_OFFSET(struct etw_fileio_dir_enum, length, 28);
+ETW_ASSERT_OFFSET(struct etw_fileio_dir_enum, info_class, 32);
+ETW_ASSERT_OFFSET(struct etw_fileio_dir_enum, file_index, 36);
+static_assert(offsetof(struct etw_fileio_op_end, nt_status) + 4 == ETW_FILEIO_OP_END_SIZE,
+	      "FileIo_OpEnd v2 size");
+ETW_ASSERT_OFFSET(struct etw_fileio_op_end, irp_ptr, 0);
+ETW_ASSERT_OFFSET(struct etw_fileio_op_end, extra_info, 8);
+ETW_ASSERT_OFFSET(struct etw_fileio_op_end, nt_status, 16);
 
 static_assert(ETW_MARKER_PERFINFO64(2) == 0xC0110002u, "PERFINFO64 marker");
 static_assert(ETW_MARKER_SYSTEM64(2) == 0xC0020002u, "SYSTEM64 marker");

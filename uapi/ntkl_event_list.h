@@ -106,6 +106,50 @@ NTKL_EVENT(PROCESS_PERFCTR_RUNDOWN, ANY, 0, ANY, 0, "PerfCtrRundown", NONE)
 #define ETW_EVENT_PROCESS_DEFUNCT_HOOK	ETW_HOOK(ETW_GROUP_PROCESS, 0x27)
 NTKL_EVENT(PROCESS_DEFUNCT, PERFINFO64, 4, EXACT, 0, "Defunct", PROCESS_V4)
 
+/*
+ * FileIo (module/producers/fileio.c): names with FILENAME
+ * (EVENT_TRACE_FLAG_DISK_FILE_IO), the operations as they begin with
+ * FILE_IO_INIT, their completions (OperationEnd) with FILE_IO. PERFINFO64
+ * headers as Windows' (TTID in the payload names the thread).
+ */
+#define ETW_EVENT_FILEIO_NAME_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x00)
+NTKL_EVENT(FILEIO_NAME, PERFINFO64, 2, ANY, PERF_FILENAME, "Name", FILEIO_NAME)
+#define ETW_EVENT_FILEIO_FILE_CREATE_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x20)
+NTKL_EVENT(FILEIO_FILE_CREATE, PERFINFO64, 2, ANY, PERF_FILENAME, "FileCreate", FILEIO_NAME)
+#define ETW_EVENT_FILEIO_FILE_DELETE_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x23)
+NTKL_EVENT(FILEIO_FILE_DELETE, PERFINFO64, 2, ANY, PERF_FILENAME, "FileDelete", FILEIO_NAME)
+#define ETW_EVENT_FILEIO_FILE_RUNDOWN_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x24)
+NTKL_EVENT(FILEIO_FILE_RUNDOWN, PERFINFO64, 2, ANY, PERF_FILENAME, "FileRundown", FILEIO_NAME)
+#define ETW_EVENT_FILEIO_CREATE_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x40)
+NTKL_EVENT(FILEIO_CREATE, PERFINFO64, 3, EXACT, PERF_FILE_IO_INIT, "Create", FILEIO_CREATE)
+#define ETW_EVENT_FILEIO_CLEANUP_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x41)
+NTKL_EVENT(FILEIO_CLEANUP, PERFINFO64, 3, EXACT, PERF_FILE_IO_INIT, "Cleanup", FILEIO_SIMPLE_OP)
+#define ETW_EVENT_FILEIO_CLOSE_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x42)
+NTKL_EVENT(FILEIO_CLOSE, PERFINFO64, 3, EXACT, PERF_FILE_IO_INIT, "Close", FILEIO_SIMPLE_OP)
+#define ETW_EVENT_FILEIO_READ_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x43)
+NTKL_EVENT(FILEIO_READ, PERFINFO64, 3, EXACT, PERF_FILE_IO_INIT, "Read", FILEIO_READ_WRITE)
+#define ETW_EVENT_FILEIO_WRITE_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x44)
+NTKL_EVENT(FILEIO_WRITE, PERFINFO64, 3, EXACT, PERF_FILE_IO_INIT, "Write", FILEIO_READ_WRITE)
+#define ETW_EVENT_FILEIO_SET_INFO_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x45)
+NTKL_EVENT(FILEIO_SET_INFO, PERFINFO64, 3, EXACT, PERF_FILE_IO_INIT, "SetInfo", FILEIO_INFO)
+#define ETW_EVENT_FILEIO_DELETE_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x46)
+NTKL_EVENT(FILEIO_DELETE, PERFINFO64, 3, EXACT, PERF_FILE_IO_INIT, "Delete", FILEIO_INFO)
+#define ETW_EVENT_FILEIO_RENAME_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x47)
+NTKL_EVENT(FILEIO_RENAME, PERFINFO64, 3, EXACT, PERF_FILE_IO_INIT, "Rename", FILEIO_INFO)
+#define ETW_EVENT_FILEIO_DIR_ENUM_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x48)
+NTKL_EVENT(FILEIO_DIR_ENUM, PERFINFO64, 3, EXACT, PERF_FILE_IO_INIT, "DirEnum", FILEIO_DIR_ENUM)
+#define ETW_EVENT_FILEIO_FLUSH_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x49)
+NTKL_EVENT(FILEIO_FLUSH, PERFINFO64, 3, EXACT, PERF_FILE_IO_INIT, "Flush", FILEIO_SIMPLE_OP)
+/* Windows' operations Linux has no hook of ntkl's for: named, not written */
+#define ETW_EVENT_FILEIO_QUERY_INFO_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x4A)
+NTKL_EVENT(FILEIO_QUERY_INFO, ANY, 3, EXACT, 0, "QueryInfo", FILEIO_INFO)
+#define ETW_EVENT_FILEIO_FS_CONTROL_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x4B)
+NTKL_EVENT(FILEIO_FS_CONTROL, ANY, 3, EXACT, 0, "FSControl", FILEIO_INFO)
+#define ETW_EVENT_FILEIO_OP_END_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x4C)
+NTKL_EVENT(FILEIO_OP_END, PERFINFO64, 2, EXACT, PERF_FILE_IO, "OperationEnd", FILEIO_OP_END)
+#define ETW_EVENT_FILEIO_DIR_NOTIFY_HOOK	ETW_HOOK(ETW_GROUP_FILE, 0x4D)
+NTKL_EVENT(FILEIO_DIR_NOTIFY, ANY, 3, EXACT, 0, "DirNotify", FILEIO_DIR_ENUM)
+
 /* Thread */
 #define ETW_EVENT_THREAD_START_HOOK	ETW_HOOK(ETW_GROUP_THREAD, 0x01)
 NTKL_EVENT(THREAD_START, SYSTEM64, 3, EXACT, PERF_THREAD, "Start", THREAD_V3)
@@ -378,6 +422,71 @@ NTKL_LAYOUT(IMAGE_KERNEL_BASE, etw_image_kernel_base, "KernelBase",
 	    sizeof(struct etw_image_kernel_base), NONE)
 NTKL_FIELD(IMAGE_KERNEL_BASE, struct etw_image_kernel_base, image_base, 8, "ImageBase", KADDR)
 
+/*
+ * FileIo names: the key the name is for (the MOF calls it FileObject,
+ * TraceEvent FileKey: Name is keyed by a FileObject, the others by a
+ * FileKey and a FileObject; module/producers/fileio.c), then the path.
+ */
+NTKL_LAYOUT(FILEIO_NAME, etw_fileio_name, "FileIoName", sizeof(struct etw_fileio_name),
+	    sizeof(struct etw_fileio_name) + 2, ETW_MAX_EVENT_SIZE, FILE_NAME)
+NTKL_FIELD(FILEIO_NAME, struct etw_fileio_name, file_object, 8, "FileObject", KADDR)
+
+/* FileIo_Create v3: OpenPath follows (decoded as FileName, as TraceEvent names it) */
+NTKL_LAYOUT(FILEIO_CREATE, etw_fileio_create, "FileIoCreate", sizeof(struct etw_fileio_create),
+	    sizeof(struct etw_fileio_create) + 2, ETW_MAX_EVENT_SIZE, FILE_NAME)
+NTKL_FIELD(FILEIO_CREATE, struct etw_fileio_create, irp_ptr, 8, "IrpPtr", KADDR)
+NTKL_FIELD(FILEIO_CREATE, struct etw_fileio_create, file_object, 8, "FileObject", KADDR)
+NTKL_FIELD(FILEIO_CREATE, struct etw_fileio_create, ttid, 4, "TTID", UINT)
+NTKL_FIELD(FILEIO_CREATE, struct etw_fileio_create, create_options, 4, "CreateOptions", HEX)
+NTKL_FIELD(FILEIO_CREATE, struct etw_fileio_create, file_attributes, 4, "FileAttributes", HEX)
+NTKL_FIELD(FILEIO_CREATE, struct etw_fileio_create, share_access, 4, "ShareAccess", HEX)
+
+NTKL_LAYOUT(FILEIO_SIMPLE_OP, etw_fileio_simple_op, "FileIoSimpleOp", ETW_FILEIO_SIMPLE_OP_SIZE,
+	    ETW_FILEIO_SIMPLE_OP_SIZE, ETW_FILEIO_SIMPLE_OP_SIZE, NONE)
+NTKL_FIELD(FILEIO_SIMPLE_OP, struct etw_fileio_simple_op, irp_ptr, 8, "IrpPtr", KADDR)
+NTKL_FIELD(FILEIO_SIMPLE_OP, struct etw_fileio_simple_op, file_object, 8, "FileObject", KADDR)
+NTKL_FIELD(FILEIO_SIMPLE_OP, struct etw_fileio_simple_op, file_key, 8, "FileKey", KADDR)
+NTKL_FIELD(FILEIO_SIMPLE_OP, struct etw_fileio_simple_op, ttid, 4, "TTID", UINT)
+
+/* FileIo_ReadWrite v3: 44 bytes (the MOF), 48 from Windows 10 */
+NTKL_LAYOUT(FILEIO_READ_WRITE, etw_fileio_read_write, "FileIoReadWrite",
+	    ETW_FILEIO_READ_WRITE_SIZE, ETW_FILEIO_READ_WRITE_SIZE, ETW_FILEIO_READ_WRITE_MAX,
+	    NONE)
+NTKL_FIELD(FILEIO_READ_WRITE, struct etw_fileio_read_write, offset, 8, "Offset", UINT)
+NTKL_FIELD(FILEIO_READ_WRITE, struct etw_fileio_read_write, irp_ptr, 8, "IrpPtr", KADDR)
+NTKL_FIELD(FILEIO_READ_WRITE, struct etw_fileio_read_write, file_object, 8, "FileObject", KADDR)
+NTKL_FIELD(FILEIO_READ_WRITE, struct etw_fileio_read_write, file_key, 8, "FileKey", KADDR)
+NTKL_FIELD(FILEIO_READ_WRITE, struct etw_fileio_read_write, ttid, 4, "TTID", UINT)
+NTKL_FIELD(FILEIO_READ_WRITE, struct etw_fileio_read_write, io_size, 4, "IoSize", UINT)
+NTKL_FIELD(FILEIO_READ_WRITE, struct etw_fileio_read_write, io_flags, 4, "IoFlags", HEX)
+
+NTKL_LAYOUT(FILEIO_INFO, etw_fileio_info, "FileIoInfo", sizeof(struct etw_fileio_info),
+	    sizeof(struct etw_fileio_info), sizeof(struct etw_fileio_info), NONE)
+NTKL_FIELD(FILEIO_INFO, struct etw_fileio_info, irp_ptr, 8, "IrpPtr", KADDR)
+NTKL_FIELD(FILEIO_INFO, struct etw_fileio_info, file_object, 8, "FileObject", KADDR)
+NTKL_FIELD(FILEIO_INFO, struct etw_fileio_info, file_key, 8, "FileKey", KADDR)
+NTKL_FIELD(FILEIO_INFO, struct etw_fileio_info, extra_info, 8, "ExtraInfo", HEX)
+NTKL_FIELD(FILEIO_INFO, struct etw_fileio_info, ttid, 4, "TTID", UINT)
+NTKL_FIELD(FILEIO_INFO, struct etw_fileio_info, info_class, 4, "InfoClass", UINT)
+
+/* FileIo_DirEnum v3: FileName, the pattern, follows (empty: Linux has none) */
+NTKL_LAYOUT(FILEIO_DIR_ENUM, etw_fileio_dir_enum, "FileIoDirEnum",
+	    sizeof(struct etw_fileio_dir_enum), sizeof(struct etw_fileio_dir_enum) + 2,
+	    ETW_MAX_EVENT_SIZE, FILE_NAME)
+NTKL_FIELD(FILEIO_DIR_ENUM, struct etw_fileio_dir_enum, irp_ptr, 8, "IrpPtr", KADDR)
+NTKL_FIELD(FILEIO_DIR_ENUM, struct etw_fileio_dir_enum, file_object, 8, "FileObject", KADDR)
+NTKL_FIELD(FILEIO_DIR_ENUM, struct etw_fileio_dir_enum, file_key, 8, "FileKey", KADDR)
+NTKL_FIELD(FILEIO_DIR_ENUM, struct etw_fileio_dir_enum, ttid, 4, "TTID", UINT)
+NTKL_FIELD(FILEIO_DIR_ENUM, struct etw_fileio_dir_enum, length, 4, "Length", UINT)
+NTKL_FIELD(FILEIO_DIR_ENUM, struct etw_fileio_dir_enum, info_class, 4, "InfoClass", UINT)
+NTKL_FIELD(FILEIO_DIR_ENUM, struct etw_fileio_dir_enum, file_index, 4, "FileIndex", UINT)
+
+NTKL_LAYOUT(FILEIO_OP_END, etw_fileio_op_end, "FileIoOpEnd", ETW_FILEIO_OP_END_SIZE,
+	    ETW_FILEIO_OP_END_SIZE, ETW_FILEIO_OP_END_SIZE, NONE)
+NTKL_FIELD(FILEIO_OP_END, struct etw_fileio_op_end, irp_ptr, 8, "IrpPtr", KADDR)
+NTKL_FIELD(FILEIO_OP_END, struct etw_fileio_op_end, extra_info, 8, "ExtraInfo", UINT)
+NTKL_FIELD(FILEIO_OP_END, struct etw_fileio_op_end, nt_status, 4, "NtStatus", HEX)
+
 /* The 0x400 batch limit may or may not count the 0x58 header. */
 /*
  * The last field: OldThreadRemainingQuantum in the seed (WMI_CONTEXTSWAP,
@@ -611,6 +720,11 @@ NTKL_KEYWORD(LOADER, EVENT_TRACE_FLAG_IMAGE_LOAD, 0,
 NTKL_KEYWORD(PROFILE, EVENT_TRACE_FLAG_PROFILE, 0, "CPU samples every -setprofint (SampledProfile)")
 NTKL_KEYWORD(DPC, EVENT_TRACE_FLAG_DPC, 0, "softirqs, tasklets, timer callbacks (DPC, TimerDPC)")
 NTKL_KEYWORD(INTERRUPT, EVENT_TRACE_FLAG_INTERRUPT, 0, "interrupt handlers (ISR)")
+NTKL_KEYWORD(FILENAME, EVENT_TRACE_FLAG_DISK_FILE_IO, 0,
+	     "file names at open, rename, unlink, rundown (FileIo)")
+NTKL_KEYWORD(FILE_IO, EVENT_TRACE_FLAG_FILE_IO, 0, "file operations' ends (FileIo OperationEnd)")
+NTKL_KEYWORD(FILE_IO_INIT, EVENT_TRACE_FLAG_FILE_IO_INIT, 0,
+	     "file operations: open, read, write, close... (FileIo)")
 
 /* ---------------------------------------------------------------------- */
 /* The events whose stacks ntkl walks                                      */

@@ -9,8 +9,8 @@
  *
  * The order is the one in which control calls their hooks: init in this
  * order at load, exit in reverse at unload. Last, those whose publish
- * may fail (then nothing after it has run): DPC's failure changes
- * nothing, the profile's is the last step.
+ * may fail (then nothing after it has run): FileIo's (its kprobes) and
+ * DPC's leave what they attached harmless, the profile's is the last step.
  */
 NTKL_PRODUCER(ntsched)
 NTKL_PRODUCER(stack)
@@ -20,5 +20,6 @@ NTKL_PRODUCER(cswitch)
 NTKL_PRODUCER(ready_thread)
 NTKL_PRODUCER(spinlock)
 NTKL_PRODUCER(sysconfig)
+NTKL_PRODUCER(fileio)
 NTKL_PRODUCER(dpc)
 NTKL_PRODUCER(profile)

@@ -153,7 +153,7 @@ static void test_errors(void)
 
 	test_begin("names_list");
 	CHECK_STR(ntkl_flag_names_list(names, sizeof(names)),
-		  "PROC_THREAD, PROCESS, THREAD, COMPACT_CSWITCH, CSWITCH, DISPATCHER, SPINLOCK, LOADER, PROFILE, DPC, INTERRUPT");
+		  "PROC_THREAD, PROCESS, THREAD, COMPACT_CSWITCH, CSWITCH, DISPATCHER, SPINLOCK, LOADER, PROFILE, DPC, INTERRUPT, FILENAME, FILE_IO, FILE_IO_INIT");
 	test_end();
 
 	test_begin("empty_items");

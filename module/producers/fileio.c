@@ -1,0 +1,1049 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FileIo events (group 0x04): what each process does to which file, the
+ * reads and writes the page cache serves too, for WPA's File I/O view.
+ *
+ *   FILENAME (EVENT_TRACE_FLAG_DISK_FILE_IO)  the names: Name keyed by a
+ *             FileObject and FileCreate keyed by its FileKey at each open;
+ *             Name of a FileKey renamed, FileDelete of one unlinked;
+ *             FileRundown of every file open (an fd or a mapping) in every
+ *             process, keyed by FileObject and by FileKey, at start and stop
+ *   FILE_IO_INIT  the operations as they begin: Create, Read, Write,
+ *             Cleanup, Close, Flush, SetInfo, Delete, Rename, DirEnum
+ *   FILE_IO   their completions: OperationEnd, the status and (read,
+ *             write) the bytes moved
+ *
+ * FileObject is the struct file (one per open), FileKey its inode (one per
+ * file), IrpPtr the kretprobe instance of the call (one per operation in
+ * flight); all three hashed for readers that may not see kernel addresses.
+ *
+ * Linux has no tracepoint in the VFS's read and write paths, and the
+ * syscalls' tracepoints see no file. So the VFS functions are probed with
+ * kretprobes (an entry handler writes the operation, the return handler
+ * its OperationEnd): vfs_read, vfs_write, vfs_readv, vfs_writev (read(2),
+ * pread64, readv, preadv and their writes, served by the page cache or
+ * not), vfs_open, filp_flush (6.12; filp_close before: close(2) of an fd),
+ * __fput (the last reference to a struct file gone), vfs_fsync_range,
+ * notify_change, vfs_unlink, vfs_rename, iterate_dir. They are registered
+ * while a running logger takes FileIo events (publish, process context)
+ * and unregistered when none does (published), never per event; those of
+ * the reads, writes and the rest only for FILE_IO_INIT or FILE_IO; a call
+ * the kprobes machinery misses (an instance pool empty, a probe hit
+ * inside another) is counted as a lost event (nmissed) for each logger
+ * that takes FileIo. docs/linux-to-nt.md ("File I/O") says what is not
+ * seen: io_uring and AIO, splice and sendfile, kernel-internal reads.
+ *
+ * Only files a user reaches by a path are reported: regular files,
+ * directories and block devices on a mount that is not the kernel's own
+ * (pipes, sockets, anonymous inodes, memfds are not FileIo).
+ *
+ * Handlers run with preemption off and never sleep: a path is formed with
+ * d_path() into one buffer per CPU (a kprobe handler never runs inside
+ * another on its CPU), nothing is allocated, no lock is taken.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dcache.h>
+#include <linux/fcntl.h>
+#include <linux/fs.h>
+#include <linux/fs_struct.h>
+#include <linux/fdtable.h>
+#include <linux/hash.h>
+#include <linux/kprobes.h>
+#include <linux/limits.h>
+#include <linux/mm.h>
+#include <linux/mount.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <linux/vmalloc.h>
+
+#include "ntkl.h"
+#include "format/record.h"
+#include "format/utf16.h"
+#include "producers/producer.h"
+
+/* Does any logger of the set take a FileIo event? */
+static bool fio_any_on(const struct ntkl_logger *lg)
+{
+	return ntkl_event_on(lg, ETW_EVENT_FILEIO_NAME) ||
+	       ntkl_event_on(lg, ETW_EVENT_FILEIO_CREATE) ||
+	       ntkl_event_on(lg, ETW_EVENT_FILEIO_OP_END);
+}
+
+/* A file FileIo reports: one a user reaches by a path (see the top). */
+static bool fio_inode_ok(const struct inode *inode)
+{
+	return inode && (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode) ||
+			 S_ISBLK(inode->i_mode));
+}
+
+static bool fio_file_ok(const struct file *file)
+{
+	return file && (file->f_mode & FMODE_OPENED) && file->f_path.mnt &&
+	       !(file->f_path.mnt->mnt_flags & MNT_INTERNAL) && fio_inode_ok(file_inode(file));
+}
+
+static __always_inline u64 fio_key(const void *p)
+{
+	return (u64)(unsigned long)p;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Names                                                                   */
+/* ---------------------------------------------------------------------- */
+
+/* One name record: key, then the path as UTF-16 (units without the NUL). */
+static void write_name(struct ntkl_logger *lg, enum etw_event_id id, u64 key, const char *path,
+		       size_t units)
+{
+	struct etw_fileio_name *p;
+	struct ntkl_record rec;
+
+	p = ntkl_begin_FILEIO_NAME(lg, &rec, id, sizeof(*p) + (units + 1) * 2);
+	if (!p)
+		return;
+	p->file_object = key;
+	ntkl_put_utf16((u8 *)(p + 1), path, PATH_MAX);
+	ntkl_record_end(&rec);
+}
+
+/* A path's text: d_path(), or the last part of the name if that fails. */
+static const char *fio_path(const struct path *path, char *buf, size_t len)
+{
+	const char *s = d_path(path, buf, len);
+
+	return IS_ERR(s) ? (const char *)path->dentry->d_name.name : s;
+}
+
+#ifdef CONFIG_KRETPROBES
+
+static __always_inline u32 fio_ttid(void)
+{
+	return in_task() ? task_pid_nr(current) : 0;
+}
+
+/* errno as the NTSTATUS Windows would give the operation */
+static u32 fio_status(long ret)
+{
+	if (ret >= 0)
+		return ETW_STATUS_SUCCESS;
+	switch (-ret) {
+	case ENOENT:
+		return ETW_STATUS_OBJECT_NAME_NOT_FOUND;
+	case EACCES:
+	case EPERM:
+		return ETW_STATUS_ACCESS_DENIED;
+	case EEXIST:
+		return ETW_STATUS_OBJECT_NAME_COLLISION;
+	case ENOSPC:
+	case EDQUOT:
+		return ETW_STATUS_DISK_FULL;
+	case EROFS:
+		return ETW_STATUS_MEDIA_WRITE_PROTECTED;
+	case EISDIR:
+		return ETW_STATUS_FILE_IS_A_DIRECTORY;
+	case ENOTDIR:
+		return ETW_STATUS_NOT_A_DIRECTORY;
+	case ENOTEMPTY:
+		return ETW_STATUS_DIRECTORY_NOT_EMPTY;
+	case ENAMETOOLONG:
+		return ETW_STATUS_NAME_TOO_LONG;
+	case EXDEV:
+		return ETW_STATUS_NOT_SAME_DEVICE;
+	case EBADF:
+		return ETW_STATUS_INVALID_HANDLE;
+	case EINVAL:
+		return ETW_STATUS_INVALID_PARAMETER;
+	case EFAULT:
+		return ETW_STATUS_ACCESS_VIOLATION;
+	case ENOMEM:
+		return ETW_STATUS_NO_MEMORY;
+	case EIO:
+		return ETW_STATUS_IO_DEVICE_ERROR;
+	case EFBIG:
+		return ETW_STATUS_FILE_TOO_LARGE;
+	case EOPNOTSUPP:
+		return ETW_STATUS_NOT_SUPPORTED;
+	case EINTR:
+	case ERESTARTSYS:
+	case ERESTARTNOINTR:
+	case ERESTARTNOHAND:
+		return ETW_STATUS_CANCELLED;
+	default:
+		return ETW_STATUS_UNSUCCESSFUL;
+	}
+}
+
+/*
+ * The path of a dentry met without its mount (unlink, rename, a change of
+ * attributes by path): through the caller's working directory's or root's
+ * mount if the dentry's file system is theirs, else from its file
+ * system's root (docs/linux-to-nt.md).
+ */
+static const char *fio_dentry_path(struct dentry *dentry, char *buf, size_t len)
+{
+	struct fs_struct *fs = current->fs;
+	struct vfsmount *mnt = NULL;
+	const char *s;
+
+	if (fs && in_task() && !(current->flags & PF_KTHREAD)) {
+		struct vfsmount *pwd = READ_ONCE(fs->pwd.mnt), *root = READ_ONCE(fs->root.mnt);
+
+		if (pwd && pwd->mnt_sb == dentry->d_sb)
+			mnt = pwd;
+		else if (root && root->mnt_sb == dentry->d_sb)
+			mnt = root;
+	}
+	if (mnt) {
+		struct path p = { .mnt = mnt, .dentry = dentry };
+
+		s = d_path(&p, buf, len);
+	} else {
+		s = dentry_path_raw(dentry, buf, len);
+	}
+	return IS_ERR(s) ? (const char *)dentry->d_name.name : s;
+}
+
+/*
+ * Each handler's path buffer: a kprobe handler never nests on its CPU.
+ * Allocated at load (a module's static per-CPU space is a few KiB).
+ */
+static char __percpu *fio_path_buf;
+
+static __always_inline char *fio_buf(void)
+{
+	return this_cpu_ptr(fio_path_buf);
+}
+
+/* A name to every logger of the set that takes names. */
+static void names_each(struct ntkl_logger **loggers, unsigned int n, enum etw_event_id id,
+		       u64 key, const char *path)
+{
+	size_t units = 0;
+	unsigned int i;
+	bool measured = false;
+
+	for (i = 0; i < n; i++) {
+		if (!ntkl_event_on(loggers[i], id))
+			continue;
+		if (!measured) {
+			units = ntkl_utf16_len(path, PATH_MAX);
+			measured = true;
+		}
+		write_name(loggers[i], id, key, path, units);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* The operations                                                          */
+/* ---------------------------------------------------------------------- */
+
+/* What an entry handler leaves its return handler. */
+struct fio_data {
+	union {
+		struct file *file;
+		struct dentry *dentry;
+	};
+	u64 file_key;
+	bool read_bytes;	/* ExtraInfo: the bytes moved */
+};
+
+static __always_inline u64 fio_irp(struct kretprobe_instance *ri)
+{
+	return fio_key(ri);
+}
+
+/* An instance's data is not zeroed: each entry handler begins with this. */
+static __always_inline struct fio_data *fio_data(struct kretprobe_instance *ri)
+{
+	struct fio_data *d = (void *)ri->data;
+
+	d->read_bytes = false;
+	return d;
+}
+
+/*
+ * The loggers of the operation's records: 0 if none. *end: does one take
+ * its OperationEnd (else the return handler is skipped)?
+ */
+static __always_inline unsigned int fio_loggers(struct ntkl_logger ***loggers, bool *end)
+{
+	unsigned int i, n = ntkl_active_loggers(loggers);
+
+	*end = false;
+	for (i = 0; i < n; i++)
+		if (ntkl_event_on((*loggers)[i], ETW_EVENT_FILEIO_OP_END))
+			*end = true;
+	return n;
+}
+
+/* The return handler of every operation: OperationEnd. */
+static int op_end(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct fio_data *d = (void *)ri->data;
+	long ret = (long)regs_return_value(regs);
+	struct etw_fileio_op_end e = {
+		.irp_ptr = fio_irp(ri),
+		.extra_info = d->read_bytes && ret > 0 ? ret : 0,
+		.nt_status = fio_status(ret),
+	};
+	struct ntkl_logger **loggers;
+	unsigned int n = ntkl_active_loggers(&loggers);
+
+	ntkl_record_each(loggers, n, ETW_EVENT_FILEIO_OP_END, &e, ETW_FILEIO_OP_END_SIZE);
+	return 0;
+}
+
+/* Read or Write at entry: file, count and the position the call names. */
+static int rw_begin(struct kretprobe_instance *ri, enum etw_event_id id, struct file *file,
+		    size_t count, const loff_t *pos)
+{
+	struct fio_data *d = fio_data(ri);
+	struct etw_fileio_read_write p = { };
+	struct ntkl_logger **loggers;
+	unsigned int n;
+	bool end;
+
+	if (!fio_file_ok(file))
+		return 1;
+	n = fio_loggers(&loggers, &end);
+	if (!n)
+		return 1;
+	p.offset = pos ? (u64)*pos : 0;
+	p.irp_ptr = fio_irp(ri);
+	p.file_object = fio_key(file);
+	p.file_key = fio_key(file_inode(file));
+	p.ttid = fio_ttid();
+	p.io_size = (u32)min_t(size_t, count, U32_MAX);
+	p.io_flags = file->f_flags & O_DIRECT ? 0x1 : 0;	/* IRP_NOCACHE */
+	ntkl_record_each(loggers, n, id, &p, ETW_FILEIO_READ_WRITE_SIZE);
+	d->read_bytes = true;
+	return end ? 0 : 1;
+}
+
+/* vfs_read(file, buf, count, pos), vfs_write(file, buf, count, pos) */
+static int read_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return rw_begin(ri, ETW_EVENT_FILEIO_READ, (void *)regs_get_kernel_argument(regs, 0),
+			regs_get_kernel_argument(regs, 2),
+			(void *)regs_get_kernel_argument(regs, 3));
+}
+
+static int write_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return rw_begin(ri, ETW_EVENT_FILEIO_WRITE, (void *)regs_get_kernel_argument(regs, 0),
+			regs_get_kernel_argument(regs, 2),
+			(void *)regs_get_kernel_argument(regs, 3));
+}
+
+/*
+ * vfs_readv(file, vec, vlen, pos, flags), vfs_writev(...): the size is
+ * the sum of the user's iovecs, read without faulting (a page not present
+ * leaves the rest uncounted).
+ */
+static size_t iov_sum(const struct iovec __user *vec, unsigned long vlen)
+{
+	struct iovec iov[8];
+	size_t sum = 0;
+	unsigned long i, k, chunk;
+
+	vlen = min_t(unsigned long, vlen, UIO_MAXIOV);
+	for (i = 0; i < vlen; i += chunk) {
+		chunk = min_t(unsigned long, vlen - i, ARRAY_SIZE(iov));
+		if (copy_from_user_nofault(iov, vec + i, chunk * sizeof(*iov)))
+			break;
+		for (k = 0; k < chunk; k++)
+			sum += iov[k].iov_len;
+	}
+	return sum;
+}
+
+static int readv_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct file *file = (void *)regs_get_kernel_argument(regs, 0);
+
+	if (!fio_file_ok(file))
+		return 1;
+	return rw_begin(ri, ETW_EVENT_FILEIO_READ, file,
+			iov_sum((void __user *)regs_get_kernel_argument(regs, 1),
+				regs_get_kernel_argument(regs, 2)),
+			(void *)regs_get_kernel_argument(regs, 3));
+}
+
+static int writev_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct file *file = (void *)regs_get_kernel_argument(regs, 0);
+
+	if (!fio_file_ok(file))
+		return 1;
+	return rw_begin(ri, ETW_EVENT_FILEIO_WRITE, file,
+			iov_sum((void __user *)regs_get_kernel_argument(regs, 1),
+				regs_get_kernel_argument(regs, 2)),
+			(void *)regs_get_kernel_argument(regs, 3));
+}
+
+/* Cleanup, Close, Flush: a struct file, first argument. */
+static int simple_begin(struct kretprobe_instance *ri, struct pt_regs *regs, enum etw_event_id id)
+{
+	struct file *file = (void *)regs_get_kernel_argument(regs, 0);
+	struct etw_fileio_simple_op p = { };
+	struct ntkl_logger **loggers;
+	unsigned int n;
+	bool end;
+
+	fio_data(ri);
+
+	if (!fio_file_ok(file))
+		return 1;
+	n = fio_loggers(&loggers, &end);
+	if (!n)
+		return 1;
+	p.irp_ptr = fio_irp(ri);
+	p.file_object = fio_key(file);
+	p.file_key = fio_key(file_inode(file));
+	p.ttid = fio_ttid();
+	ntkl_record_each(loggers, n, id, &p, ETW_FILEIO_SIMPLE_OP_SIZE);
+	return end ? 0 : 1;
+}
+
+static int cleanup_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return simple_begin(ri, regs, ETW_EVENT_FILEIO_CLEANUP);
+}
+
+static int close_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return simple_begin(ri, regs, ETW_EVENT_FILEIO_CLOSE);
+}
+
+static int flush_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return simple_begin(ri, regs, ETW_EVENT_FILEIO_FLUSH);
+}
+
+/* iterate_dir(file, ctx): DirEnum, at the directory's position (FileIndex) */
+static int dir_enum_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct file *file = (void *)regs_get_kernel_argument(regs, 0);
+	struct dir_context *ctx = (void *)regs_get_kernel_argument(regs, 1);
+	struct etw_fileio_dir_enum *p;
+	struct ntkl_logger **loggers;
+	struct ntkl_record rec;
+	unsigned int i, n;
+	bool end;
+
+	fio_data(ri);
+
+	if (!fio_file_ok(file))
+		return 1;
+	n = fio_loggers(&loggers, &end);
+	for (i = 0; i < n; i++) {
+		if (!ntkl_event_on(loggers[i], ETW_EVENT_FILEIO_DIR_ENUM))
+			continue;
+		/* the pattern: none on Linux, an empty string */
+		p = ntkl_begin_FILEIO_DIR_ENUM(loggers[i], &rec, ETW_EVENT_FILEIO_DIR_ENUM,
+					       sizeof(*p) + 2);
+		if (!p)
+			continue;
+		p->irp_ptr = fio_irp(ri);
+		p->file_object = fio_key(file);
+		p->file_key = fio_key(file_inode(file));
+		p->ttid = fio_ttid();
+		p->length = 0;
+		p->info_class = ETW_FILE_DIRECTORY_INFORMATION;
+		p->file_index = ctx ? (u32)ctx->pos : 0;
+		*(u16 *)(p + 1) = 0;
+		ntkl_record_end(&rec);
+	}
+	return n && end ? 0 : 1;
+}
+
+/* SetInfo, Delete, Rename: one Info record to each logger that takes id. */
+static void info_each(struct ntkl_logger **loggers, unsigned int n, enum etw_event_id id,
+		      struct kretprobe_instance *ri, const struct file *file,
+		      const struct inode *inode, u64 extra, u32 info_class)
+{
+	struct etw_fileio_info p = {
+		.irp_ptr = fio_irp(ri),
+		.file_object = fio_key(file),
+		.file_key = fio_key(inode),
+		.extra_info = extra,
+		.ttid = fio_ttid(),
+		.info_class = info_class,
+	};
+
+	ntkl_record_each(loggers, n, id, &p, sizeof(p));
+}
+
+/*
+ * notify_change(idmap, dentry, attr, delegated): SetInfo; a new size is
+ * FileEndOfFileInformation (ExtraInfo the size), any other change
+ * FileBasicInformation (ExtraInfo the ATTR_* bits). By a path (no file),
+ * the FileKey is named first.
+ */
+static int set_info_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct dentry *dentry = (void *)regs_get_kernel_argument(regs, 1);
+	struct iattr *attr = (void *)regs_get_kernel_argument(regs, 2);
+	struct inode *inode = dentry ? d_inode(dentry) : NULL;
+	struct file *file = attr && (attr->ia_valid & ATTR_FILE) ? attr->ia_file : NULL;
+	struct ntkl_logger **loggers;
+	unsigned int n;
+	bool end;
+
+	fio_data(ri);
+
+	if (!attr || !fio_inode_ok(inode) || (file && !fio_file_ok(file)))
+		return 1;
+	n = fio_loggers(&loggers, &end);
+	if (!n)
+		return 1;
+	if (!file)
+		names_each(loggers, n, ETW_EVENT_FILEIO_NAME, fio_key(inode),
+			   fio_dentry_path(dentry, fio_buf(), PATH_MAX));
+	if (attr->ia_valid & ATTR_SIZE)
+		info_each(loggers, n, ETW_EVENT_FILEIO_SET_INFO, ri, file, inode,
+			  (u64)attr->ia_size, ETW_FILE_END_OF_FILE_INFORMATION);
+	else
+		info_each(loggers, n, ETW_EVENT_FILEIO_SET_INFO, ri, file, inode,
+			  attr->ia_valid, ETW_FILE_BASIC_INFORMATION);
+	return end ? 0 : 1;
+}
+
+/*
+ * vfs_unlink(idmap, dir, dentry, delegated): FileDelete names the FileKey
+ * (its name goes), then Delete (FileDispositionInformation).
+ */
+static int delete_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct dentry *dentry = (void *)regs_get_kernel_argument(regs, 2);
+	struct inode *inode = dentry ? d_inode(dentry) : NULL;
+	struct ntkl_logger **loggers;
+	unsigned int n;
+	bool end;
+
+	fio_data(ri);
+
+	if (!fio_inode_ok(inode))
+		return 1;
+	n = fio_loggers(&loggers, &end);
+	if (!n)
+		return 1;
+	names_each(loggers, n, ETW_EVENT_FILEIO_FILE_DELETE, fio_key(inode),
+		   fio_dentry_path(dentry, fio_buf(), PATH_MAX));
+	info_each(loggers, n, ETW_EVENT_FILEIO_DELETE, ri, NULL, inode, 1,
+		  ETW_FILE_DISPOSITION_INFORMATION);
+	return end ? 0 : 1;
+}
+
+/*
+ * vfs_rename(rd): Name of the FileKey by its old path, Rename; at return,
+ * a Name by its new path (the dentry has moved to it).
+ */
+static int rename_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct renamedata *rd = (void *)regs_get_kernel_argument(regs, 0);
+	struct fio_data *d = fio_data(ri);
+	struct inode *inode = rd && rd->old_dentry ? d_inode(rd->old_dentry) : NULL;
+	struct ntkl_logger **loggers;
+	unsigned int n;
+	bool end;
+
+	if (!fio_inode_ok(inode))
+		return 1;
+	n = fio_loggers(&loggers, &end);
+	if (!n)
+		return 1;
+	names_each(loggers, n, ETW_EVENT_FILEIO_NAME, fio_key(inode),
+		   fio_dentry_path(rd->old_dentry, fio_buf(), PATH_MAX));
+	info_each(loggers, n, ETW_EVENT_FILEIO_RENAME, ri, NULL, inode, 0,
+		  ETW_FILE_RENAME_INFORMATION);
+	d->dentry = rd->old_dentry;
+	d->file_key = fio_key(inode);
+	return 0;
+}
+
+static int rename_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct fio_data *d = (void *)ri->data;
+	struct ntkl_logger **loggers;
+	unsigned int n = ntkl_active_loggers(&loggers);
+
+	if (!regs_return_value(regs))
+		names_each(loggers, n, ETW_EVENT_FILEIO_NAME, d->file_key,
+			   fio_dentry_path(d->dentry, fio_buf(), PATH_MAX));
+	return op_end(ri, regs);
+}
+
+/*
+ * vfs_open(path, file): at return, the file is open. Its names (Name of
+ * the FileObject, FileCreate of the FileKey), then Create with the same
+ * path, then OperationEnd. An open that fails writes nothing: the file
+ * object never existed for anyone.
+ */
+static int open_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	const struct path *path = (void *)regs_get_kernel_argument(regs, 0);
+	struct fio_data *d = fio_data(ri);
+
+	/*
+	 * Not a file FileIo reports (a FIFO's open may wait for its writer):
+	 * no instance held through the open.
+	 */
+	if (!path || !path->mnt || (path->mnt->mnt_flags & MNT_INTERNAL) ||
+	    !fio_inode_ok(d_inode(path->dentry)))
+		return 1;
+	d->file = (void *)regs_get_kernel_argument(regs, 1);
+	return d->file ? 0 : 1;
+}
+
+/* O_* flags as CreateOptions: disposition in the top byte, options below */
+static u32 fio_create_options(unsigned int flags)
+{
+	u32 disposition, options = 0;
+
+	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+		disposition = 2;	/* FILE_CREATE */
+	else if ((flags & (O_CREAT | O_TRUNC)) == (O_CREAT | O_TRUNC))
+		disposition = 5;	/* FILE_OVERWRITE_IF */
+	else if (flags & O_CREAT)
+		disposition = 3;	/* FILE_OPEN_IF */
+	else if (flags & O_TRUNC)
+		disposition = 4;	/* FILE_OVERWRITE */
+	else
+		disposition = 1;	/* FILE_OPEN */
+	if (flags & O_DIRECTORY)
+		options |= 0x1;		/* FILE_DIRECTORY_FILE */
+	if (flags & (O_SYNC | O_DSYNC))
+		options |= 0x2;		/* FILE_WRITE_THROUGH */
+	if (flags & O_DIRECT)
+		options |= 0x8;		/* FILE_NO_INTERMEDIATE_BUFFERING */
+	return disposition << 24 | options;
+}
+
+static int open_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct fio_data *d = (void *)ri->data;
+	struct file *file = d->file;
+	struct etw_fileio_create *p;
+	struct ntkl_logger **loggers;
+	struct ntkl_record rec;
+	unsigned int i, n;
+	const char *path;
+	size_t units;
+
+	if (regs_return_value(regs) || !fio_file_ok(file))
+		return 0;
+	n = ntkl_active_loggers(&loggers);
+	if (!n)
+		return 0;
+	path = fio_path(&file->f_path, fio_buf(), PATH_MAX);
+	units = ntkl_utf16_len(path, PATH_MAX);
+	for (i = 0; i < n; i++) {
+		struct ntkl_logger *lg = loggers[i];
+
+		if (ntkl_event_on(lg, ETW_EVENT_FILEIO_NAME)) {
+			write_name(lg, ETW_EVENT_FILEIO_NAME, fio_key(file), path, units);
+			write_name(lg, ETW_EVENT_FILEIO_FILE_CREATE, fio_key(file_inode(file)),
+				   path, units);
+		}
+		if (!ntkl_event_on(lg, ETW_EVENT_FILEIO_CREATE))
+			continue;
+		p = ntkl_begin_FILEIO_CREATE(lg, &rec, ETW_EVENT_FILEIO_CREATE,
+					     sizeof(*p) + (units + 1) * 2);
+		if (!p)
+			continue;
+		p->irp_ptr = fio_irp(ri);
+		p->file_object = fio_key(file);
+		p->ttid = fio_ttid();
+		p->create_options = fio_create_options(file->f_flags);
+		/* FILE_ATTRIBUTE_DIRECTORY or _NORMAL */
+		p->file_attributes = S_ISDIR(file_inode(file)->i_mode) ? 0x10 : 0x80;
+		/* Linux has no share modes: everything is shared */
+		p->share_access = 0x7;
+		ntkl_put_utf16((u8 *)(p + 1), path, PATH_MAX);
+		ntkl_record_end(&rec);
+	}
+	return op_end(ri, regs);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The probes, registered while a logger takes FileIo                     */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Two groups: what names need (opens, renames, unlinks, changes by path),
+ * wanted by any FileIo logger; the other operations, wanted only by a
+ * logger that takes FILE_IO_INIT or FILE_IO (a FILENAME logger alone does
+ * not pay for a probe on every read).
+ */
+#define FIO_NAMES	BIT(0)
+#define FIO_OPS		BIT(1)
+
+struct fio_probe {
+	const char *symbol[2];		/* the function, or the one before it */
+	kretprobe_handler_t entry, ret;
+	unsigned int group;
+	const char *lost;		/* what is missing without it */
+	struct kretprobe krp;
+	unsigned long missed;		/* nmissed already counted lost */
+	bool registered, warned;
+};
+
+static struct fio_probe fio_probes[] = {
+	{ { "vfs_open" }, open_entry, open_return, FIO_NAMES, "no Create nor names at open" },
+	{ { "notify_change" }, set_info_entry, op_end, FIO_NAMES, "no SetInfo" },
+	{ { "vfs_unlink" }, delete_entry, op_end, FIO_NAMES, "no Delete" },
+	{ { "vfs_rename" }, rename_entry, rename_return, FIO_NAMES, "no Rename" },
+	{ { "vfs_read" }, read_entry, op_end, FIO_OPS, "no Read of read(2), pread64" },
+	{ { "vfs_write" }, write_entry, op_end, FIO_OPS, "no Write of write(2), pwrite64" },
+	{ { "vfs_readv" }, readv_entry, op_end, FIO_OPS, "no Read of readv, preadv" },
+	{ { "vfs_writev" }, writev_entry, op_end, FIO_OPS, "no Write of writev, pwritev" },
+	/* 6.12's close(2) flushes with filp_flush, 6.1's with filp_close */
+	{ { "filp_flush", "filp_close" }, cleanup_entry, op_end, FIO_OPS, "no Cleanup" },
+	{ { "__fput" }, close_entry, op_end, FIO_OPS, "no Close" },
+	{ { "vfs_fsync_range" }, flush_entry, op_end, FIO_OPS, "no Flush" },
+	{ { "iterate_dir" }, dir_enum_entry, op_end, FIO_OPS, "no DirEnum" },
+};
+
+static DEFINE_MUTEX(fio_lock);		/* the probes' registration */
+static unsigned int fio_groups;		/* FIO_* registered */
+
+/*
+ * Instances in flight per probe: a read may wait on the disk a while,
+ * and an instance returns to its pool only some time after its call.
+ */
+static int fio_maxactive(void)
+{
+	return max_t(int, 256, 16 * num_possible_cpus());
+}
+
+static int register_one(struct fio_probe *fp)
+{
+	int ret = -ENOENT;
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(fp->symbol) && fp->symbol[k]; k++) {
+		memset(&fp->krp, 0, sizeof(fp->krp));
+		fp->krp.kp.symbol_name = fp->symbol[k];
+		fp->krp.entry_handler = fp->entry;
+		fp->krp.handler = fp->ret;
+		fp->krp.data_size = sizeof(struct fio_data);
+		fp->krp.maxactive = fio_maxactive();
+		ret = register_kretprobe(&fp->krp);
+		if (!ret)
+			break;
+	}
+	if (ret && !fp->warned) {
+		pr_info("FileIo: %s not probed (%d): %s\n", fp->symbol[0], ret, fp->lost);
+		fp->warned = true;
+	}
+	fp->registered = !ret;
+	fp->missed = 0;
+	return ret;
+}
+
+/* The calls the probes missed since last asked: lost for every FileIo logger. */
+static void count_missed(void)
+{
+	struct ntkl_logger **loggers;
+	unsigned long missed = 0;
+	unsigned int i, n;
+
+	for (i = 0; i < ARRAY_SIZE(fio_probes); i++) {
+		struct fio_probe *fp = &fio_probes[i];
+		unsigned long now;
+
+		if (!fp->registered)
+			continue;
+		now = (unsigned long)READ_ONCE(fp->krp.nmissed) + READ_ONCE(fp->krp.kp.nmissed);
+		missed += now - fp->missed;
+		fp->missed = now;
+	}
+	if (!missed)
+		return;
+	preempt_disable();
+	n = ntkl_active_loggers(&loggers);
+	for (i = 0; i < n; i++)
+		if (fio_any_on(loggers[i]))
+			atomic64_add(missed, &loggers[i]->events_lost_extra);
+	preempt_enable();
+}
+
+static void fio_register(unsigned int groups)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fio_probes); i++)
+		if (fio_probes[i].group & groups)
+			register_one(&fio_probes[i]);
+	fio_groups |= groups;
+}
+
+static void fio_unregister(unsigned int groups)
+{
+	unsigned int i;
+
+	count_missed();
+	for (i = 0; i < ARRAY_SIZE(fio_probes); i++) {
+		if (!(fio_probes[i].group & groups) || !fio_probes[i].registered)
+			continue;
+		unregister_kretprobe(&fio_probes[i].krp);
+		fio_probes[i].registered = false;
+	}
+	fio_groups &= ~groups;
+}
+
+/* The groups a set of loggers wants. */
+static unsigned int set_wants(const struct ntkl_active_set *set)
+{
+	unsigned int i, groups = 0;
+
+	for (i = 0; i < set->n; i++) {
+		const struct ntkl_logger *lg = set->loggers[i];
+
+		if (fio_any_on(lg))
+			groups |= FIO_NAMES;
+		if (ntkl_event_on(lg, ETW_EVENT_FILEIO_CREATE) ||
+		    ntkl_event_on(lg, ETW_EVENT_FILEIO_OP_END))
+			groups |= FIO_OPS;
+	}
+	return groups;
+}
+
+/* Attach before the set that wants them is seen: they find no logger in the old one. */
+static int fio_publish(struct ntkl_active_set *set)
+{
+	unsigned int want = set_wants(set);
+
+	mutex_lock(&fio_lock);
+	if (want & ~fio_groups)
+		fio_register(want & ~fio_groups);
+	mutex_unlock(&fio_lock);
+	return 0;
+}
+
+/* Detach what no logger of the set now seen wants. */
+static void fio_published(const struct ntkl_active_set *set)
+{
+	unsigned int want = set_wants(set);
+
+	mutex_lock(&fio_lock);
+	if (fio_groups & ~want)
+		fio_unregister(fio_groups & ~want);
+	else if (fio_groups)
+		count_missed();
+	mutex_unlock(&fio_lock);
+}
+
+static void fio_flush(void)
+{
+	mutex_lock(&fio_lock);
+	if (fio_groups)
+		count_missed();
+	mutex_unlock(&fio_lock);
+}
+
+static int fio_init(void)
+{
+	fio_path_buf = __alloc_percpu(PATH_MAX, SMP_CACHE_BYTES);
+	return fio_path_buf ? 0 : -ENOMEM;
+}
+
+static void fio_exit(void)
+{
+	mutex_lock(&fio_lock);
+	if (fio_groups)
+		fio_unregister(fio_groups);
+	mutex_unlock(&fio_lock);
+	free_percpu(fio_path_buf);
+}
+
+#else /* !CONFIG_KRETPROBES */
+
+static int fio_publish(struct ntkl_active_set *set)
+{
+	static bool warned;
+	unsigned int i;
+
+	for (i = 0; i < set->n && !warned; i++)
+		if (fio_any_on(set->loggers[i])) {
+			pr_info("FileIo: this kernel has no kretprobes: only the rundown's names\n");
+			warned = true;
+		}
+	return 0;
+}
+
+static void fio_published(const struct ntkl_active_set *set)
+{
+}
+
+static void fio_flush(void)
+{
+}
+
+static int fio_init(void)
+{
+	return 0;
+}
+
+static void fio_exit(void)
+{
+}
+
+#endif /* CONFIG_KRETPROBES */
+
+/* ---------------------------------------------------------------------- */
+/* The rundown: every file open in every process                           */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * The struct files already named in this rundown (each once, though many
+ * fds and mappings share one): an open-addressing set, allocated for the
+ * rundown; when full, files are named again rather than missed.
+ */
+#define FIO_SEEN_BITS	14
+
+struct fio_rundown {
+	struct ntkl_logger *lg;
+	enum etw_event_id id;
+	char *buf;
+	u64 *seen;
+	unsigned int nseen;
+};
+
+static bool seen_before(struct fio_rundown *r, u64 key)
+{
+	unsigned int mask = (1u << FIO_SEEN_BITS) - 1, i;
+
+	if (!r->seen)
+		return false;
+	for (i = hash_64(key, FIO_SEEN_BITS); r->seen[i]; i = (i + 1) & mask)
+		if (r->seen[i] == key)
+			return true;
+	if (r->nseen >= mask - mask / 4)
+		return false;		/* full enough: name it again */
+	r->seen[i] = key;
+	r->nseen++;
+	return false;
+}
+
+/* FileRundown of a file: by its FileObject and by its FileKey. */
+static void rundown_file(struct fio_rundown *r, struct file *file)
+{
+	const char *path;
+	size_t units;
+
+	if (!fio_file_ok(file) || seen_before(r, fio_key(file)))
+		return;
+	path = fio_path(&file->f_path, r->buf, PATH_MAX);
+	units = ntkl_utf16_len(path, PATH_MAX);
+	preempt_disable();
+	write_name(r->lg, r->id, fio_key(file), path, units);
+	if (!seen_before(r, fio_key(file_inode(file))))
+		write_name(r->lg, r->id, fio_key(file_inode(file)), path, units);
+	preempt_enable();
+}
+
+/* Under the fd table's lock: no sleeping. */
+static int rundown_fd(const void *arg, struct file *file, unsigned int fd)
+{
+	rundown_file((struct fio_rundown *)arg, file);
+	return 0;
+}
+
+static void rundown_task(struct fio_rundown *r, struct task_struct *t)
+{
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
+
+	/* its fds, with the task's lock holding its table */
+	task_lock(t);
+	if (t->files)
+		iterate_fd(t->files, 0, rundown_fd, r);
+	task_unlock(t);
+
+	/* its mappings of files (a HardFault names the mapping's file) */
+	mm = get_task_mm(t);
+	if (!mm)
+		return;
+	mmap_read_lock(mm);
+	{
+		struct file *last = NULL;
+
+		VMA_ITERATOR(vmi, mm, 0);
+		for_each_vma(vmi, vma) {
+			if (!vma->vm_file || vma->vm_file == last)
+				continue;
+			last = vma->vm_file;
+			rundown_file(r, vma->vm_file);
+		}
+	}
+	mmap_read_unlock(mm);
+	mmput(mm);
+}
+
+static void fio_rundown(struct ntkl_logger *lg, bool end)
+{
+	struct fio_rundown r = {
+		.lg = lg,
+		.id = ETW_EVENT_FILEIO_FILE_RUNDOWN,
+	};
+	struct task_struct *t;
+	struct pid *pid;
+	int nr = 1;
+
+#ifdef CONFIG_KRETPROBES
+	if (end && fio_any_on(lg)) {
+		mutex_lock(&fio_lock);
+		if (fio_groups)
+			count_missed();
+		mutex_unlock(&fio_lock);
+	}
+#endif
+	if (!ntkl_event_on(lg, ETW_EVENT_FILEIO_FILE_RUNDOWN))
+		return;
+	r.buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!r.buf) {
+		atomic64_inc(&lg->events_lost_extra);
+		return;
+	}
+	r.seen = kvcalloc(1u << FIO_SEEN_BITS, sizeof(*r.seen), GFP_KERNEL);
+
+	for (;;) {
+		rcu_read_lock();
+		pid = find_ge_pid(nr, &init_pid_ns);
+		if (!pid) {
+			rcu_read_unlock();
+			break;
+		}
+		nr = pid_nr(pid) + 1;
+		t = pid_task(pid, PIDTYPE_TGID);
+		if (t)
+			get_task_struct(t);
+		rcu_read_unlock();
+		if (!t)
+			continue;
+		rundown_task(&r, t);
+		put_task_struct(t);
+		cond_resched();
+	}
+	kvfree(r.seen);
+	kfree(r.buf);
+}
+
+const struct ntkl_producer ntkl_fileio_producer = {
+	.name = "fileio",
+	.init = fio_init,
+	.exit = fio_exit,
+	.publish = fio_publish,
+	.published = fio_published,
+	.flush = fio_flush,
+	.rundown = fio_rundown,
+};

@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntkl_fileio_test: FileIo events (FILE_IO, FILE_IO_INIT, FILENAME) of a
+ * workload of known size, checked against what the workload itself did
+ * (its own count of calls and bytes: it is the strace of itself):
+ *
+ *   create "data", write NCHUNK chunks of CHUNK bytes, fsync, drop its
+ *   pages (the first read pass goes to the disk), read it back twice
+ *   with pread (the second pass from the page cache), once with preadv,
+ *   close, rename to "data2", unlink, list the directory; and read 100
+ *   bytes of "pre-open", a file opened before the logger started, whose
+ *   name only the start rundown gives. "pre-map" is mapped (its fd
+ *   closed) before the start: the rundown names mapped files too.
+ *
+ * Checked: the Write and Read records of "data" (count, IoSize sum,
+ * offsets); each pairs with the OperationEnd of its IrpPtr, which moved
+ * IoSize bytes with STATUS_SUCCESS; every FileObject and FileKey of every
+ * FileIo record in the trace has a name record, and the workload's have
+ * the right paths; Flush, Cleanup, Close, Rename, Delete, DirEnum are
+ * there; the checker accepts the file; nothing is lost; the thread's
+ * Write and Read records as many as its write, pread64 and preadv calls
+ * the syscall tracepoints count (tracefs, when the kernel has them).
+ * The rundown alone, on every kernel. Without the three flags, no FileIo
+ * record.
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "kselftest_harness.h"
+#include "ntkl_reader.h"
+
+#define LOGGER		"selftest fileio"
+#define CHUNK		4096
+#define NCHUNK		16
+#define PRE_READ	100
+#define MAX_RECS	65536
+#define MAX_NAMES	65536
+
+#define FILEIO_FLAGS	(EVENT_TRACE_FLAG_FILE_IO | EVENT_TRACE_FLAG_FILE_IO_INIT | \
+			 EVENT_TRACE_FLAG_DISK_FILE_IO)
+
+struct op {
+	uint16_t hook;
+	int64_t time;
+	uint64_t irp, file_object, file_key, offset, extra;
+	uint32_t ttid, size, status;
+	char name[PATH_MAX];		/* Create's OpenPath */
+	int paired;			/* OperationEnds seen for it */
+	uint64_t moved;
+	uint32_t end_status;
+};
+
+struct name {
+	uint16_t hook;
+	int64_t time;
+	uint64_t key;
+	char path[PATH_MAX];
+};
+
+struct view {
+	struct op *ops;
+	struct name *names;
+	unsigned int nops, nnames, fileio_records;
+	struct capture_verdict verdict;
+	uint64_t lost;
+};
+
+static void utf16_to_ascii(const uint8_t *p, size_t len, char *out, size_t out_len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len / 2 + 1 && i < out_len - 1 && 2 * i + 1 < len && p[2 * i]; i++)
+		out[i] = (char)p[2 * i];
+	out[i] = 0;
+}
+
+static void view_record(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			const struct etl_record *r)
+{
+	struct view *v = ctx;
+	const uint8_t *p;
+	struct op *o;
+
+	if (!r || r->kind != ETL_KIND_KERNEL || ETW_HOOK_GROUP(r->hook_id) != ETW_GROUP_FILE)
+		return;
+	v->fileio_records++;
+	p = r->payload;
+	switch (r->hook_id) {
+	case ETW_EVENT_FILEIO_NAME_HOOK:
+	case ETW_EVENT_FILEIO_FILE_CREATE_HOOK:
+	case ETW_EVENT_FILEIO_FILE_DELETE_HOOK:
+	case ETW_EVENT_FILEIO_FILE_RUNDOWN_HOOK: {
+		struct name *n;
+
+		if (v->nnames == MAX_NAMES || r->payload_len < sizeof(struct etw_fileio_name) + 2)
+			return;
+		n = &v->names[v->nnames++];
+		n->hook = r->hook_id;
+		n->time = r->timestamp;
+		memcpy(&n->key, p, 8);
+		utf16_to_ascii(p + 8, r->payload_len - 8, n->path, sizeof(n->path));
+		return;
+	}
+	}
+	if (v->nops == MAX_RECS)
+		return;
+	o = &v->ops[v->nops++];
+	memset(o, 0, sizeof(*o));
+	o->hook = r->hook_id;
+	o->time = r->timestamp;
+	switch (r->hook_id) {
+	case ETW_EVENT_FILEIO_CREATE_HOOK: {
+		const struct etw_fileio_create *c = (const void *)p;
+
+		o->irp = c->irp_ptr;
+		o->file_object = c->file_object;
+		o->ttid = c->ttid;
+		utf16_to_ascii(p + sizeof(*c), r->payload_len - sizeof(*c), o->name,
+			       sizeof(o->name));
+		break;
+	}
+	case ETW_EVENT_FILEIO_CLEANUP_HOOK:
+	case ETW_EVENT_FILEIO_CLOSE_HOOK:
+	case ETW_EVENT_FILEIO_FLUSH_HOOK: {
+		const struct etw_fileio_simple_op *s = (const void *)p;
+
+		o->irp = s->irp_ptr;
+		o->file_object = s->file_object;
+		o->file_key = s->file_key;
+		o->ttid = s->ttid;
+		break;
+	}
+	case ETW_EVENT_FILEIO_READ_HOOK:
+	case ETW_EVENT_FILEIO_WRITE_HOOK: {
+		struct etw_fileio_read_write rw;
+
+		memcpy(&rw, p, ETW_FILEIO_READ_WRITE_SIZE);
+		o->irp = rw.irp_ptr;
+		o->file_object = rw.file_object;
+		o->file_key = rw.file_key;
+		o->ttid = rw.ttid;
+		o->offset = rw.offset;
+		o->size = rw.io_size;
+		break;
+	}
+	case ETW_EVENT_FILEIO_SET_INFO_HOOK:
+	case ETW_EVENT_FILEIO_DELETE_HOOK:
+	case ETW_EVENT_FILEIO_RENAME_HOOK: {
+		const struct etw_fileio_info *in = (const void *)p;
+
+		o->irp = in->irp_ptr;
+		o->file_object = in->file_object;
+		o->file_key = in->file_key;
+		o->ttid = in->ttid;
+		o->extra = in->extra_info;
+		break;
+	}
+	case ETW_EVENT_FILEIO_DIR_ENUM_HOOK: {
+		const struct etw_fileio_dir_enum *d = (const void *)p;
+
+		o->irp = d->irp_ptr;
+		o->file_object = d->file_object;
+		o->file_key = d->file_key;
+		o->ttid = d->ttid;
+		break;
+	}
+	case ETW_EVENT_FILEIO_OP_END_HOOK: {
+		struct etw_fileio_op_end e;
+
+		memcpy(&e, p, ETW_FILEIO_OP_END_SIZE);
+		o->irp = e.irp_ptr;
+		o->extra = e.extra_info;
+		o->status = e.nt_status;
+		break;
+	}
+	}
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct op *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/*
+ * Pair each operation with the OperationEnd of its IrpPtr that follows it
+ * (an IrpPtr is a kretprobe instance: reused once its call returned).
+ */
+static void pair_ends(struct view *v)
+{
+	unsigned int i, j;
+
+	qsort(v->ops, v->nops, sizeof(*v->ops), by_time);
+	for (i = 0; i < v->nops; i++) {
+		struct op *e = &v->ops[i];
+
+		if (e->hook != ETW_EVENT_FILEIO_OP_END_HOOK)
+			continue;
+		for (j = i; j-- > 0;) {
+			struct op *o = &v->ops[j];
+
+			if (o->irp != e->irp || o->hook == ETW_EVENT_FILEIO_OP_END_HOOK)
+				continue;
+			if (!o->paired) {
+				o->paired++;
+				o->moved = e->extra;
+				o->end_status = e->status;
+			}
+			break;
+		}
+	}
+}
+
+/* The last name of key at or before time t (a rundown's name counts at any time). */
+static const struct name *name_of(const struct view *v, uint64_t key, int64_t t)
+{
+	const struct name *best = NULL;
+	unsigned int i;
+
+	for (i = 0; i < v->nnames; i++) {
+		const struct name *n = &v->names[i];
+
+		if (n->key != key)
+			continue;
+		if (n->hook == ETW_EVENT_FILEIO_FILE_RUNDOWN_HOOK && !best)
+			best = n;
+		if (n->time <= t && (!best || best->time <= n->time))
+			best = n;
+	}
+	if (!best)
+		for (i = 0; i < v->nnames; i++)
+			if (v->names[i].key == key)
+				return &v->names[i];
+	return best;
+}
+
+static bool has_name(const struct view *v, uint16_t hook, uint64_t key, const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->nnames; i++)
+		if (v->names[i].hook == hook && v->names[i].key == key &&
+		    (!path || !strcmp(v->names[i].path, path)))
+			return true;
+	return false;
+}
+
+struct workload {
+	char dir[PATH_MAX];
+	int pre_fd;
+	void *pre_map;
+	uint32_t tid;
+	int errors;
+	unsigned int listed;
+};
+
+static void workload(void *arg)
+{
+	struct workload *w = arg;
+	char buf[CHUNK * 2], pre[PRE_READ];
+	struct iovec iov[2] = { { buf, CHUNK }, { buf + CHUNK, CHUNK } };
+	struct dirent *de;
+	unsigned int i, pass;
+	DIR *d;
+	int fd;
+
+	memset(buf, 'x', sizeof(buf));
+	fd = open("data", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	w->errors += fd < 0;
+	for (i = 0; i < NCHUNK; i++)
+		w->errors += write(fd, buf, CHUNK) != CHUNK;
+	w->errors += fsync(fd) != 0;
+	/* the first pass from the disk, the second from the page cache */
+	w->errors += posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < NCHUNK; i++)
+			w->errors += pread(fd, buf, CHUNK, (off_t)i * CHUNK) != CHUNK;
+	w->errors += preadv(fd, iov, 2, 0) != 2 * CHUNK;
+	w->errors += close(fd) != 0;
+	w->errors += rename("data", "data2") != 0;
+	w->errors += unlink("data2") != 0;
+	d = opendir(".");
+	w->errors += !d;
+	while (d && (de = readdir(d)))
+		w->listed++;
+	if (d)
+		closedir(d);
+	w->errors += pread(w->pre_fd, pre, PRE_READ, 0) != PRE_READ;
+}
+
+static int make_file(const char *path, size_t size)
+{
+	char buf[4096];
+	int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+	size_t done;
+
+	if (fd < 0)
+		return -1;
+	memset(buf, 'p', sizeof(buf));
+	for (done = 0; done < size; done += sizeof(buf))
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
+			return close(fd), -1;
+	return fd;
+}
+
+static int record(struct __test_metadata *_metadata, int ctl, int reader, uint32_t flags,
+		  void (*body)(void *), void *arg, struct view *v)
+{
+	struct ntkl_properties p, final = { .size = sizeof(final) };
+	struct capture c = { 0 };
+	int ret;
+
+	props_init(&p, LOGGER, flags);
+	p.buffer_size_kb = 1024;
+	if (ntkl_ctl(ctl, NTKL_IOC_START, &p) || ntkl_bind_id(reader, p.logger_id))
+		return -1;
+	if (body)
+		body(arg);
+	if (ntkl_stop_name(ctl, LOGGER) ||
+	    capture_drain(reader, p.buffer_size_kb * 1024, &c, 0) ||
+	    ntkl_ctl(reader, NTKL_IOC_QUERY, &final))
+		return -1;
+	capture_patch(&c, &final);
+	memset(v, 0, sizeof(*v));
+	v->ops = calloc(MAX_RECS, sizeof(*v->ops));
+	v->names = calloc(MAX_NAMES, sizeof(*v->names));
+	if (!v->ops || !v->names)
+		return -1;
+	v->lost = final.events_lost;
+	ret = capture_walk(&c, view_record, v, &v->verdict);
+	capture_free(&c);
+	pair_ends(v);
+	return ret;
+}
+
+static void view_free(struct view *v)
+{
+	free(v->ops);
+	free(v->names);
+}
+
+/* Does this kernel let ntkl probe the VFS? (The debug kernel has no kprobes.) */
+static bool kernel_has_kprobes(void)
+{
+	return !system("grep -qw register_kretprobe /proc/kallsyms");
+}
+
+/*
+ * The independent count: the kernel's own syscall tracepoints (tracefs),
+ * filtered to the workload's thread, for the calls that read or write
+ * (switched by a shell, whose writes are not this thread's).
+ */
+#define TRACEFS		"/sys/kernel/tracing"
+static const char *const syscall_events[] = {
+	"sys_enter_write", "sys_enter_pread64", "sys_enter_preadv", "sys_enter_preadv2",
+};
+
+static bool tracefs_syscalls(void)
+{
+	return !access(TRACEFS "/events/syscalls/sys_enter_pread64/enable", W_OK);
+}
+
+/* Filter each event to tid and switch them on (on) or off, from a shell. */
+static int tracefs_set(uint32_t tid, bool on)
+{
+	unsigned int i;
+	int ret = 0;
+
+	if (on)
+		ret |= sh(NULL, 0, "echo 0 > " TRACEFS "/tracing_on; echo > " TRACEFS "/trace");
+	for (i = 0; i < ARRAY_SIZE(syscall_events); i++) {
+		if (on)
+			ret |= sh(NULL, 0, "echo 'common_pid == %u' > " TRACEFS
+				  "/events/syscalls/%s/filter", tid, syscall_events[i]);
+		ret |= sh(NULL, 0, "echo %d > " TRACEFS "/events/syscalls/%s/enable", on,
+			  syscall_events[i]);
+	}
+	ret |= sh(NULL, 0, "echo %d > " TRACEFS "/tracing_on", on);
+	return ret;
+}
+
+/* The calls of each event in the trace: writes, and reads (pread64, preadv). */
+static int tracefs_count(unsigned int *writes, unsigned int *reads)
+{
+	FILE *f = fopen(TRACEFS "/trace", "r");
+	char line[512];
+
+	*writes = *reads = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		*writes += !!strstr(line, "sys_write(");
+		*reads += strstr(line, "sys_pread64(") || strstr(line, "sys_preadv(") ||
+			  strstr(line, "sys_preadv2(");
+	}
+	fclose(f);
+	return 0;
+}
+
+NTKL_READER_FIXTURE(fileio);
+
+TEST_F_TIMEOUT(fileio, workload_as_it_was, 300)
+{
+	char data[PATH_MAX + 8], data2[PATH_MAX + 8], pre[PATH_MAX + 16], premap[PATH_MAX + 16];
+	const char *base = getenv("NTKL_SCRATCH");
+	uint64_t fobj = 0, fkey = 0, dir_fobj = 0, wbytes = 0, rbytes = 0;
+	unsigned int i, writes = 0, reads = 0, unpaired = 0, unnamed = 0, cache_pass = 0;
+	unsigned int flushes = 0, cleanups = 0, closes = 0, renames = 0, deletes = 0, dirs = 0;
+	uint64_t offsets_w = 0, pre_fobj = 0;
+	int64_t t_open = 0, t_close = INT64_MAX;
+	struct workload w = { 0 };
+	unsigned int tc_writes = 0, tc_reads = 0, tid_writes = 0, tid_reads = 0;
+	bool mapped = false, use_tracefs;
+	struct view v;
+	int map_fd;
+
+	if (!kernel_has_kprobes())
+		SKIP(return, "this kernel has no kretprobes: ntkl cannot see the VFS");
+	snprintf(w.dir, sizeof(w.dir), "%s/ntkl-fileio.%d", base && *base ? base : "/tmp",
+		 getpid());
+	ASSERT_EQ(0, mkdir(w.dir, 0755));
+	ASSERT_EQ(0, chdir(w.dir));
+	snprintf(data, sizeof(data), "%s/data", w.dir);
+	snprintf(data2, sizeof(data2), "%s/data2", w.dir);
+	snprintf(pre, sizeof(pre), "%s/pre-open", w.dir);
+	snprintf(premap, sizeof(premap), "%s/pre-map", w.dir);
+	w.pre_fd = make_file(pre, 4096);
+	ASSERT_GE(w.pre_fd, 0);
+	map_fd = make_file(premap, 8192);
+	ASSERT_GE(map_fd, 0);
+	w.pre_map = mmap(NULL, 8192, PROT_READ, MAP_SHARED, map_fd, 0);
+	ASSERT_NE(MAP_FAILED, w.pre_map);
+	close(map_fd);
+	w.tid = (uint32_t)syscall(SYS_gettid);
+
+	use_tracefs = tracefs_syscalls();
+	if (use_tracefs)
+		ASSERT_EQ(0, tracefs_set(w.tid, true));
+	ASSERT_EQ(0, record(_metadata, self->ctl, self->reader, FILEIO_FLAGS, workload, &w, &v));
+	if (use_tracefs) {
+		EXPECT_EQ(0, tracefs_set(w.tid, false));
+		EXPECT_EQ(0, tracefs_count(&tc_writes, &tc_reads));
+	}
+	EXPECT_EQ(0, w.errors);
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.lost);
+
+	/* "data": its Create by this thread, the FileObject and its FileKey */
+	for (i = 0; i < v.nops; i++)
+		if (v.ops[i].hook == ETW_EVENT_FILEIO_CREATE_HOOK && v.ops[i].ttid == w.tid &&
+		    !strcmp(v.ops[i].name, data)) {
+			fobj = v.ops[i].file_object;
+			t_open = v.ops[i].time;
+		}
+	ASSERT_NE(0, fobj) TH_LOG("no Create of %s", data);
+	/* its life: a struct file freed may come back at the same address */
+	for (i = 0; i < v.nops; i++)
+		if (v.ops[i].hook == ETW_EVENT_FILEIO_CLOSE_HOOK && v.ops[i].file_object == fobj &&
+		    v.ops[i].time >= t_open && v.ops[i].time < t_close)
+			t_close = v.ops[i].time;
+	EXPECT_TRUE(has_name(&v, ETW_EVENT_FILEIO_NAME_HOOK, fobj, data));
+
+	for (i = 0; i < v.nops; i++) {
+		const struct op *o = &v.ops[i];
+
+		if (o->hook == ETW_EVENT_FILEIO_OP_END_HOOK)
+			continue;
+		/* every operation of the trace, whoever did it */
+		if (!o->paired && o->ttid == w.tid)
+			unpaired += o->hook == ETW_EVENT_FILEIO_READ_HOOK ||
+				    o->hook == ETW_EVENT_FILEIO_WRITE_HOOK;
+		if (o->file_object && !name_of(&v, o->file_object, o->time)) {
+			if (!unnamed++)
+				TH_LOG("FileObject 0x%llx of hook 0x%x (thread %u) has no name",
+				       (unsigned long long)o->file_object, o->hook, o->ttid);
+		}
+		if (o->file_key && !name_of(&v, o->file_key, o->time)) {
+			if (!unnamed++)
+				TH_LOG("FileKey 0x%llx of hook 0x%x (thread %u) has no name",
+				       (unsigned long long)o->file_key, o->hook, o->ttid);
+		}
+		if (o->hook == ETW_EVENT_FILEIO_DIR_ENUM_HOOK && o->ttid == w.tid) {
+			dirs++;
+			dir_fobj = o->file_object;
+		}
+		if (o->file_object != fobj || o->time < t_open || o->time > t_close)
+			continue;
+		fkey = o->file_key ? o->file_key : fkey;
+		switch (o->hook) {
+		case ETW_EVENT_FILEIO_WRITE_HOOK:
+			writes++;
+			wbytes += o->size;
+			offsets_w |= 1ull << (o->offset / CHUNK);
+			EXPECT_EQ(o->size, o->moved);
+			EXPECT_EQ(ETW_STATUS_SUCCESS, o->end_status);
+			break;
+		case ETW_EVENT_FILEIO_READ_HOOK:
+			reads++;
+			rbytes += o->size;
+			/* the second pass of pread: served by the page cache */
+			cache_pass += reads > NCHUNK && reads <= 2 * NCHUNK;
+			EXPECT_EQ(o->size, o->moved);
+			EXPECT_EQ(ETW_STATUS_SUCCESS, o->end_status);
+			break;
+		case ETW_EVENT_FILEIO_FLUSH_HOOK:
+			flushes++;
+			EXPECT_EQ(1, o->paired);
+			break;
+		case ETW_EVENT_FILEIO_CLEANUP_HOOK:
+			cleanups++;
+			break;
+		case ETW_EVENT_FILEIO_CLOSE_HOOK:
+			closes++;
+			break;
+		}
+	}
+	/* the rename and unlink of its FileKey */
+	for (i = 0; i < v.nops; i++) {
+		renames += v.ops[i].hook == ETW_EVENT_FILEIO_RENAME_HOOK && v.ops[i].file_key == fkey;
+		deletes += v.ops[i].hook == ETW_EVENT_FILEIO_DELETE_HOOK && v.ops[i].file_key == fkey;
+	}
+
+	EXPECT_EQ(NCHUNK, writes);
+	EXPECT_EQ((uint64_t)NCHUNK * CHUNK, wbytes);
+	EXPECT_EQ((1ull << NCHUNK) - 1, offsets_w);
+	EXPECT_EQ(2 * NCHUNK + 1, reads);
+	EXPECT_EQ((uint64_t)2 * NCHUNK * CHUNK + 2 * CHUNK, rbytes);
+	EXPECT_EQ(NCHUNK, cache_pass);
+	EXPECT_EQ(0, unpaired);
+	EXPECT_EQ(0, unnamed);
+	EXPECT_EQ(1, flushes);
+	EXPECT_EQ(1, cleanups);
+	EXPECT_EQ(1, closes);
+	EXPECT_NE(0, fkey);
+	EXPECT_TRUE(has_name(&v, ETW_EVENT_FILEIO_FILE_CREATE_HOOK, fkey, data));
+	EXPECT_EQ(1, renames);
+	EXPECT_EQ(1, deletes);
+	EXPECT_TRUE(has_name(&v, ETW_EVENT_FILEIO_NAME_HOOK, fkey, data2))
+		TH_LOG("no Name of the FileKey by its new path %s", data2);
+	EXPECT_TRUE(has_name(&v, ETW_EVENT_FILEIO_FILE_DELETE_HOOK, fkey, data2));
+	EXPECT_GE(dirs, 1);
+	EXPECT_TRUE(has_name(&v, ETW_EVENT_FILEIO_NAME_HOOK, dir_fobj, w.dir));
+
+	/* this thread's reads and writes, as the syscall tracepoints saw them */
+	for (i = 0; i < v.nops; i++) {
+		tid_writes += v.ops[i].hook == ETW_EVENT_FILEIO_WRITE_HOOK && v.ops[i].ttid == w.tid;
+		tid_reads += v.ops[i].hook == ETW_EVENT_FILEIO_READ_HOOK && v.ops[i].ttid == w.tid;
+	}
+	EXPECT_EQ(NCHUNK, tid_writes);
+	EXPECT_EQ(2 * NCHUNK + 2, tid_reads);
+	if (use_tracefs) {
+		EXPECT_EQ(tc_writes, tid_writes);
+		EXPECT_EQ(tc_reads, tid_reads);
+		TH_LOG("syscall tracepoints: %u writes, %u reads; ntkl: %u Write, %u Read",
+		       tc_writes, tc_reads, tid_writes, tid_reads);
+	} else {
+		TH_LOG("no syscall tracepoints: the workload's own counts only");
+	}
+
+	/* the file opened before the start: named by the rundown alone */
+	for (i = 0; i < v.nops; i++)
+		if (v.ops[i].hook == ETW_EVENT_FILEIO_READ_HOOK && v.ops[i].ttid == w.tid &&
+		    v.ops[i].size == PRE_READ)
+			pre_fobj = v.ops[i].file_object;
+	EXPECT_NE(0, pre_fobj);
+	EXPECT_TRUE(has_name(&v, ETW_EVENT_FILEIO_FILE_RUNDOWN_HOOK, pre_fobj, pre));
+	EXPECT_FALSE(has_name(&v, ETW_EVENT_FILEIO_NAME_HOOK, pre_fobj, NULL));
+	/* the file only mapped: in the rundown too */
+	for (i = 0; i < v.nnames; i++)
+		mapped |= v.names[i].hook == ETW_EVENT_FILEIO_FILE_RUNDOWN_HOOK &&
+			  !strcmp(v.names[i].path, premap);
+	EXPECT_TRUE(mapped) TH_LOG("no FileRundown of %s", premap);
+	TH_LOG("%u FileIo records: %u operations and ends, %u names", v.fileio_records, v.nops,
+	       v.nnames);
+	view_free(&v);
+	munmap(w.pre_map, 8192);
+	close(w.pre_fd);
+	unlink(pre);
+	unlink(premap);
+	EXPECT_EQ(0, chdir("/"));
+	rmdir(w.dir);
+}
+
+/*
+ * The rundown alone (FILENAME, nothing done meanwhile), on every kernel,
+ * kretprobes or not: a file open before the start and a file only mapped
+ * are named at start and at stop, by FileObject and by FileKey.
+ */
+TEST_F(fileio, rundown_names_open_and_mapped_files)
+{
+	char dir[PATH_MAX], pre[PATH_MAX + 16], premap[PATH_MAX + 16];
+	unsigned int i, pre_names = 0, map_names = 0;
+	struct view v;
+	void *map;
+	int fd, map_fd;
+
+	snprintf(dir, sizeof(dir), "/tmp/ntkl-fileio-rundown.%d", getpid());
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	snprintf(pre, sizeof(pre), "%s/pre-open", dir);
+	snprintf(premap, sizeof(premap), "%s/pre-map", dir);
+	fd = make_file(pre, 4096);
+	ASSERT_GE(fd, 0);
+	map_fd = make_file(premap, 8192);
+	ASSERT_GE(map_fd, 0);
+	map = mmap(NULL, 8192, PROT_READ, MAP_SHARED, map_fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	close(map_fd);
+
+	ASSERT_EQ(0, record(_metadata, self->ctl, self->reader, EVENT_TRACE_FLAG_DISK_FILE_IO,
+			    NULL, NULL, &v));
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.lost);
+	for (i = 0; i < v.nnames; i++) {
+		if (v.names[i].hook != ETW_EVENT_FILEIO_FILE_RUNDOWN_HOOK)
+			continue;
+		pre_names += !strcmp(v.names[i].path, pre);
+		map_names += !strcmp(v.names[i].path, premap);
+	}
+	/* its FileObject and its FileKey, at start and at stop */
+	EXPECT_EQ(4, pre_names);
+	EXPECT_EQ(4, map_names);
+	/* no operation without FILE_IO_INIT and FILE_IO */
+	EXPECT_EQ(0, v.nops);
+	view_free(&v);
+	munmap(map, 8192);
+	close(fd);
+	unlink(pre);
+	unlink(premap);
+	rmdir(dir);
+}
+
+/* Without FILE_IO, FILE_IO_INIT and FILENAME: no FileIo record at all. */
+TEST_F(fileio, none_without_its_flags)
+{
+	struct workload w = { 0 };
+	struct view v;
+
+	snprintf(w.dir, sizeof(w.dir), "/tmp/ntkl-fileio-none.%d", getpid());
+	ASSERT_EQ(0, mkdir(w.dir, 0755));
+	ASSERT_EQ(0, chdir(w.dir));
+	w.pre_fd = make_file("pre-open", 4096);
+	ASSERT_GE(w.pre_fd, 0);
+	ASSERT_EQ(0, record(_metadata, self->ctl, self->reader,
+			    EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD, workload, &w, &v));
+	EXPECT_EQ(0, v.fileio_records);
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	view_free(&v);
+	close(w.pre_fd);
+	unlink("pre-open");
+	EXPECT_EQ(0, chdir("/"));
+	rmdir(w.dir);
+}
+
+TEST_HARNESS_MAIN
