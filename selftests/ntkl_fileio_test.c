@@ -265,7 +265,7 @@ static void workload(void *arg)
 	struct dirent *de;
 	unsigned int i, pass;
 	DIR *d;
-	int fd;
+	int fd, err;
 
 	memset(buf, 'x', sizeof(buf));
 	fd = open("data", O_CREAT | O_RDWR | O_TRUNC, 0644);
@@ -273,8 +273,12 @@ static void workload(void *arg)
 	for (i = 0; i < NCHUNK; i++)
 		w->errors += write(fd, buf, CHUNK) != CHUNK;
 	w->errors += fsync(fd) != 0;
-	/* the first pass from the disk, the second from the page cache */
-	w->errors += posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0;
+	/*
+	 * the first pass from the disk, the second from the page cache (a
+	 * kernel without fadvise, the debug one, reads both from the cache)
+	 */
+	err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	w->errors += err && err != ENOSYS;
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < NCHUNK; i++)
 			w->errors += pread(fd, buf, CHUNK, (off_t)i * CHUNK) != CHUNK;
