@@ -28,6 +28,7 @@ static const struct ntkl_producer *const producers[] = {
 	&ntkl_spinlock_producer,
 	&ntkl_sysconfig_producer,
 	&ntkl_dpc_producer,
+	&ntkl_disk_producer,
 	&ntkl_profile_producer,
 };
 
