@@ -412,21 +412,26 @@ CLI_TEST(report_matches_switches)
 
 /*
  * SystemConfig PhyDisk, which the writer adds: the VM's virtio disk with
- * the size /sys/block gives (Cylinders of 255 x 63 x 512 bytes).
+ * the size /sys/block gives (Cylinders of 255 x 63 x 512 bytes) and its
+ * diskseq as DiskNumber.
  */
 CLI_TEST(phydisk_from_sys_block)
 {
-	char out[8192], want[128];
+	char out[8192], want[128], number[64];
 	unsigned long long sectors;
 
 	ASSERT_EQ(0, sh(out, sizeof(out), "cat /sys/block/vda/size"));
 	sectors = strtoull(out, NULL, 10);
 	ASSERT_GT(sectors, 0);
+	/* DiskNumber is the disk's diskseq, as in the module's DiskIo records */
+	ASSERT_EQ(0, sh(out, sizeof(out), "cat /sys/block/vda/diskseq"));
+	snprintf(number, sizeof(number), "DiskNumber=%llu BytesPerSector=512",
+		 strtoull(out, NULL, 10));
 	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl record -on PROC_THREAD -o /tmp/pd.etl -- true"))
 		TH_LOG("%s", out);
 	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --events /tmp/pd.etl | grep 'PhyDisk:'"));
 	snprintf(want, sizeof(want), "Cylinders=%llu ", sectors / (63 * 255));
-	EXPECT_NE(NULL, strstr(out, "DiskNumber=0 BytesPerSector=512")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, number)) TH_LOG("want %s in %s", number, out);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("want %s in %s", want, out);
 	EXPECT_NE(NULL, strstr(out, "Manufacturer=\"virtio_blk\"")) TH_LOG("%s", out);
 	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump --check /tmp/pd.etl")) TH_LOG("%s", out);
