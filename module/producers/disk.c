@@ -105,8 +105,9 @@ static struct disk_entry *find(unsigned long key)
 
 /*
  * The entry of key: its own if it has one (the key is a bio or request
- * reused since), else a free slot claimed; NULL if the window is full.
- * Only one context at a time adds a given key: its submitter or issuer.
+ * reused since), else a free slot claimed and emptied of its last key's
+ * fields; NULL if the window is full. Only one context at a time adds a
+ * given key: its submitter or issuer.
  */
 static struct disk_entry *find_or_claim(unsigned long key)
 {
@@ -117,8 +118,12 @@ static struct disk_entry *find_or_claim(unsigned long key)
 		return e;
 	for (i = 0; i < DISK_WINDOW; i++) {
 		e = slot(key, i);
-		if (!READ_ONCE(e->key) && !cmpxchg(&e->key, 0, key))
+		if (!READ_ONCE(e->key) && !cmpxchg(&e->key, 0, key)) {
+			e->tid = 0;
+			e->flags = 0;
+			e->issue_qpc = 0;
 			return e;
+		}
 	}
 	return NULL;
 }
