@@ -412,21 +412,26 @@ CLI_TEST(report_matches_switches)
 
 /*
  * SystemConfig PhyDisk, which the writer adds: the VM's virtio disk with
- * the size /sys/block gives (Cylinders of 255 x 63 x 512 bytes).
+ * the size /sys/block gives (Cylinders of 255 x 63 x 512 bytes) and its
+ * diskseq as DiskNumber.
  */
 CLI_TEST(phydisk_from_sys_block)
 {
-	char out[8192], want[128];
+	char out[8192], want[128], number[64];
 	unsigned long long sectors;
 
 	ASSERT_EQ(0, sh(out, sizeof(out), "cat /sys/block/vda/size"));
 	sectors = strtoull(out, NULL, 10);
 	ASSERT_GT(sectors, 0);
+	/* DiskNumber is the disk's diskseq, as in the module's DiskIo records */
+	ASSERT_EQ(0, sh(out, sizeof(out), "cat /sys/block/vda/diskseq"));
+	snprintf(number, sizeof(number), "DiskNumber=%llu BytesPerSector=512",
+		 strtoull(out, NULL, 10));
 	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl record -on PROC_THREAD -o /tmp/pd.etl -- true"))
 		TH_LOG("%s", out);
 	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl dump --events /tmp/pd.etl | grep 'PhyDisk:'"));
 	snprintf(want, sizeof(want), "Cylinders=%llu ", sectors / (63 * 255));
-	EXPECT_NE(NULL, strstr(out, "DiskNumber=0 BytesPerSector=512")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, number)) TH_LOG("want %s in %s", number, out);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("want %s in %s", want, out);
 	EXPECT_NE(NULL, strstr(out, "Manufacturer=\"virtio_blk\"")) TH_LOG("%s", out);
 	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl dump --check /tmp/pd.etl")) TH_LOG("%s", out);
@@ -501,8 +506,10 @@ CLI_TEST(kernel_group_dpc_isr)
 	ASSERT_EQ(0, sh(out, sizeof(out),
 			"ntkl record -on latency -o /tmp/l.etl -- sh -c 'dd if=/dev/vda of=/dev/null bs=4k count=64 iflag=direct 2>/dev/null || head -c 262144 /dev/vda >/dev/null; sleep 0.2'"))
 		TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "ntkl: Latency: DISK_IO, HARD_FAULTS not recorded by ntkl (recording PROC_THREAD+LOADER+DPC+INTERRUPT+CSWITCH+PROFILE)\n"))
+	EXPECT_NE(NULL, strstr(out, "ntkl: Latency: HARD_FAULTS not recorded by ntkl (recording PROC_THREAD+LOADER+DISK_IO+DPC+INTERRUPT+CSWITCH+PROFILE)\n"))
 		TH_LOG("%s", out);
+	/* Latency's DISK_IO: dd's direct reads of vda */
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/l.etl | grep -q 'DiskIo/Read '"));
 	EXPECT_TRUE(file_ok("/tmp/l.etl", why, sizeof(why))) TH_LOG("%s", why);
 	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/l.etl | grep -q 'PerfInfo/TimerDPC'"));
 	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/l.etl | grep -q 'DPC: InitialTime=[0-9]* Routine=0x'"));

@@ -380,6 +380,8 @@ struct perfinfo_groupmask {
 #define PERF_PROCESS			0x00000001u
 #define PERF_THREAD			0x00000002u
 #define PERF_LOADER			0x00000004u
+#define PERF_DISK_IO			0x00000100u	/* EVENT_TRACE_FLAG_DISK_IO */
+#define PERF_DISK_IO_INIT		0x00000400u	/* EVENT_TRACE_FLAG_DISK_IO_INIT */
 #define PERF_FILENAME			0x00000200u	/* EVENT_TRACE_FLAG_DISK_FILE_IO */
 #define PERF_FILE_IO			0x02000000u
 #define PERF_FILE_IO_INIT		0x04000000u
@@ -881,6 +883,64 @@ struct etw_sid {
 	__u8 identifier_authority[6];	/* big-endian */
 	__u32 sub_authority[];
 };
+
+/* ---------------------------------------------------------------------- */
+/* DiskIo (0x010A-0x010F), version 3                                      */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * As Windows writes them (the PerfView sample's records: completions with
+ * a PERFINFO64 header, Init records with a SYSTEM64 one), TraceEvent reads
+ * them (DiskIOTraceData, DiskIOInitTraceData, DiskIOFlushBuffersTraceData)
+ * and the MOF classes DiskIo_TypeGroup1/2/3 give them. A completion's
+ * header has no thread: consumers take it from IssuingThreadId.
+ * HighResResponseTime is in the trace's clock units (PerfFreq ticks).
+ * Each payload ends at IssuingThreadId: sizeof() rounds up past it.
+ */
+
+/* Read (0x010A) and Write (0x010B): a request completed, 52 bytes */
+struct etw_diskio_rw {
+	__u32 disk_number;
+	__u32 irp_flags;		/* ETW_IRP_* and the I/O priority (bits 17-19) */
+	__u32 transfer_size;		/* bytes */
+	__u32 reserved;
+	__u64 byte_offset;		/* from the start of the whole disk */
+	__u64 file_object;
+	__u64 irp;
+	__u64 high_res_response_time;	/* completion less issue */
+	__u32 issuing_thread_id;
+};
+
+#define ETW_DISKIO_RW_SIZE		52
+
+/* ReadInit (0x010C), WriteInit (0x010D), FlushInit (0x010F): issued, 12 bytes */
+struct etw_diskio_init {
+	__u64 irp;
+	__u32 issuing_thread_id;
+};
+
+#define ETW_DISKIO_INIT_SIZE		12
+
+/* FlushBuffers (0x010E): a cache flush completed, 28 bytes */
+struct etw_diskio_flush {
+	__u32 disk_number;
+	__u32 irp_flags;
+	__u64 high_res_response_time;
+	__u64 irp;
+	__u32 issuing_thread_id;
+};
+
+#define ETW_DISKIO_FLUSH_SIZE		28
+
+/* IRP flags (wdm.h) that DiskIo records carry; TraceEvent's IrpFlags */
+#define ETW_IRP_NOCACHE			0x00000001u
+#define ETW_IRP_PAGING_IO		0x00000002u
+#define ETW_IRP_SYNCHRONOUS_API		0x00000004u
+#define ETW_IRP_READ_OPERATION		0x00000100u
+#define ETW_IRP_WRITE_OPERATION		0x00000200u
+/* the I/O priority (IO_PRIORITY_HINT + 1: 1 very low .. 5 critical) */
+#define ETW_IRP_PRIORITY_SHIFT		17
+#define ETW_IRP_PRIORITY_MASK		0x000E0000u
 
 /* ---------------------------------------------------------------------- */
 /* SystemConfig CPU (0x0B0A), version 3, SYSTEM64 header, 828 bytes        */
@@ -1588,6 +1648,27 @@ static_assert(offsetof(struct etw_process_v4, flags) + 4 == ETW_PROCESS_V4_FIXED
 	      "Process v4 fixed part");
 ETW_ASSERT_SIZE(struct etw_sid_header, 16);
 ETW_ASSERT_SIZE(struct etw_sid, 8);
+
+static_assert(offsetof(struct etw_diskio_rw, issuing_thread_id) + 4 == ETW_DISKIO_RW_SIZE,
+	      "DiskIo Read/Write v3 size");
+ETW_ASSERT_OFFSET(struct etw_diskio_rw, irp_flags, 0x04);
+ETW_ASSERT_OFFSET(struct etw_diskio_rw, transfer_size, 0x08);
+ETW_ASSERT_OFFSET(struct etw_diskio_rw, reserved, 0x0C);
+ETW_ASSERT_OFFSET(struct etw_diskio_rw, byte_offset, 0x10);
+ETW_ASSERT_OFFSET(struct etw_diskio_rw, file_object, 0x18);
+ETW_ASSERT_OFFSET(struct etw_diskio_rw, irp, 0x20);
+ETW_ASSERT_OFFSET(struct etw_diskio_rw, high_res_response_time, 0x28);
+ETW_ASSERT_OFFSET(struct etw_diskio_rw, issuing_thread_id, 0x30);
+static_assert(offsetof(struct etw_diskio_init, issuing_thread_id) + 4 == ETW_DISKIO_INIT_SIZE,
+	      "DiskIo Init v3 size");
+ETW_ASSERT_OFFSET(struct etw_diskio_init, irp, 0x00);
+ETW_ASSERT_OFFSET(struct etw_diskio_init, issuing_thread_id, 0x08);
+static_assert(offsetof(struct etw_diskio_flush, issuing_thread_id) + 4 ==
+	      ETW_DISKIO_FLUSH_SIZE, "DiskIo FlushBuffers v3 size");
+ETW_ASSERT_OFFSET(struct etw_diskio_flush, irp_flags, 0x04);
+ETW_ASSERT_OFFSET(struct etw_diskio_flush, high_res_response_time, 0x08);
+ETW_ASSERT_OFFSET(struct etw_diskio_flush, irp, 0x10);
+ETW_ASSERT_OFFSET(struct etw_diskio_flush, issuing_thread_id, 0x18);
 
 ETW_ASSERT_OFFSET(struct etw_config_cpu, computer_name, 20);
 ETW_ASSERT_OFFSET(struct etw_config_cpu, domain_name, 532);

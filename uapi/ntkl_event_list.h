@@ -85,6 +85,25 @@ NTKL_EVENT(PARTITION_INFO, ANY, 0, ANY, 0, "PartitionInfo", NONE)
 #define ETW_EVENT_LAST_DROPPED_TIMES_HOOK	ETW_HOOK(ETW_GROUP_HEADER, 0x52)
 NTKL_EVENT(LAST_DROPPED_TIMES, ANY, 0, ANY, 0, "LastDroppedTimes", LAST_DROPPED_TIMES)
 
+/*
+ * DiskIo (EVENT_TRACE_GROUP_IO): the block layer's requests
+ * (module/producers/disk.c); completions and flushes with DISK_IO, the
+ * Init records at issue with DISK_IO_INIT
+ */
+#define ETW_EVENT_DISKIO_READ_HOOK	ETW_HOOK(ETW_GROUP_IO, 0x0A)
+NTKL_EVENT(DISKIO_READ, PERFINFO64, 3, EXACT, PERF_DISK_IO, "Read", DISKIO_RW)
+#define ETW_EVENT_DISKIO_WRITE_HOOK	ETW_HOOK(ETW_GROUP_IO, 0x0B)
+NTKL_EVENT(DISKIO_WRITE, PERFINFO64, 3, EXACT, PERF_DISK_IO, "Write", DISKIO_RW)
+#define ETW_EVENT_DISKIO_READ_INIT_HOOK	ETW_HOOK(ETW_GROUP_IO, 0x0C)
+NTKL_EVENT(DISKIO_READ_INIT, SYSTEM64, 3, EXACT, PERF_DISK_IO_INIT, "ReadInit", DISKIO_INIT)
+#define ETW_EVENT_DISKIO_WRITE_INIT_HOOK	ETW_HOOK(ETW_GROUP_IO, 0x0D)
+NTKL_EVENT(DISKIO_WRITE_INIT, SYSTEM64, 3, EXACT, PERF_DISK_IO_INIT, "WriteInit", DISKIO_INIT)
+#define ETW_EVENT_DISKIO_FLUSH_BUFFERS_HOOK	ETW_HOOK(ETW_GROUP_IO, 0x0E)
+NTKL_EVENT(DISKIO_FLUSH_BUFFERS, PERFINFO64, 3, EXACT, PERF_DISK_IO, "FlushBuffers",
+	   DISKIO_FLUSH)
+#define ETW_EVENT_DISKIO_FLUSH_INIT_HOOK	ETW_HOOK(ETW_GROUP_IO, 0x0F)
+NTKL_EVENT(DISKIO_FLUSH_INIT, SYSTEM64, 3, EXACT, PERF_DISK_IO_INIT, "FlushInit", DISKIO_INIT)
+
 /* Process */
 #define ETW_EVENT_PROCESS_START_HOOK	ETW_HOOK(ETW_GROUP_PROCESS, 0x01)
 NTKL_EVENT(PROCESS_START, SYSTEM64, 4, EXACT, PERF_PROCESS, "Start", PROCESS_V4)
@@ -423,6 +442,38 @@ NTKL_LAYOUT(IMAGE_KERNEL_BASE, etw_image_kernel_base, "KernelBase",
 NTKL_FIELD(IMAGE_KERNEL_BASE, struct etw_image_kernel_base, image_base, 8, "ImageBase", KADDR)
 
 /*
+ * DiskIo v3 (uapi/ntkl_etw.h), sized as the PerfView sample's records: Irp
+ * is the request, FileObject 0 (the block layer does not know the file);
+ * both kernel addresses.
+ */
+NTKL_LAYOUT(DISKIO_RW, etw_diskio_rw, "DiskIo", ETW_DISKIO_RW_SIZE, ETW_DISKIO_RW_SIZE,
+	    ETW_DISKIO_RW_SIZE, NONE)
+NTKL_FIELD(DISKIO_RW, struct etw_diskio_rw, disk_number, 4, "DiskNumber", UINT)
+NTKL_FIELD(DISKIO_RW, struct etw_diskio_rw, irp_flags, 4, "IrpFlags", HEX)
+NTKL_FIELD(DISKIO_RW, struct etw_diskio_rw, transfer_size, 4, "TransferSize", UINT)
+NTKL_FIELD(DISKIO_RW, struct etw_diskio_rw, reserved, 4, "Reserved", RESERVED)
+NTKL_FIELD(DISKIO_RW, struct etw_diskio_rw, byte_offset, 8, "ByteOffset", INT)
+NTKL_FIELD(DISKIO_RW, struct etw_diskio_rw, file_object, 8, "FileObject", KADDR)
+NTKL_FIELD(DISKIO_RW, struct etw_diskio_rw, irp, 8, "Irp", KADDR)
+NTKL_FIELD(DISKIO_RW, struct etw_diskio_rw, high_res_response_time, 8,
+	   "HighResResponseTime", UINT)
+NTKL_FIELD(DISKIO_RW, struct etw_diskio_rw, issuing_thread_id, 4, "IssuingThreadId", UINT)
+
+NTKL_LAYOUT(DISKIO_INIT, etw_diskio_init, "DiskIoInit", ETW_DISKIO_INIT_SIZE,
+	    ETW_DISKIO_INIT_SIZE, ETW_DISKIO_INIT_SIZE, NONE)
+NTKL_FIELD(DISKIO_INIT, struct etw_diskio_init, irp, 8, "Irp", KADDR)
+NTKL_FIELD(DISKIO_INIT, struct etw_diskio_init, issuing_thread_id, 4, "IssuingThreadId", UINT)
+
+NTKL_LAYOUT(DISKIO_FLUSH, etw_diskio_flush, "DiskIoFlush", ETW_DISKIO_FLUSH_SIZE,
+	    ETW_DISKIO_FLUSH_SIZE, ETW_DISKIO_FLUSH_SIZE, NONE)
+NTKL_FIELD(DISKIO_FLUSH, struct etw_diskio_flush, disk_number, 4, "DiskNumber", UINT)
+NTKL_FIELD(DISKIO_FLUSH, struct etw_diskio_flush, irp_flags, 4, "IrpFlags", HEX)
+NTKL_FIELD(DISKIO_FLUSH, struct etw_diskio_flush, high_res_response_time, 8,
+	   "HighResResponseTime", UINT)
+NTKL_FIELD(DISKIO_FLUSH, struct etw_diskio_flush, irp, 8, "Irp", KADDR)
+NTKL_FIELD(DISKIO_FLUSH, struct etw_diskio_flush, issuing_thread_id, 4, "IssuingThreadId", UINT)
+
+/*
  * FileIo names: the key the name is for (the MOF calls it FileObject,
  * TraceEvent FileKey: Name is keyed by a FileObject, the others by a
  * FileKey and a FileObject; module/producers/fileio.c), then the path.
@@ -720,6 +771,10 @@ NTKL_KEYWORD(LOADER, EVENT_TRACE_FLAG_IMAGE_LOAD, 0,
 NTKL_KEYWORD(PROFILE, EVENT_TRACE_FLAG_PROFILE, 0, "CPU samples every -setprofint (SampledProfile)")
 NTKL_KEYWORD(DPC, EVENT_TRACE_FLAG_DPC, 0, "softirqs, tasklets, timer callbacks (DPC, TimerDPC)")
 NTKL_KEYWORD(INTERRUPT, EVENT_TRACE_FLAG_INTERRUPT, 0, "interrupt handlers (ISR)")
+NTKL_KEYWORD(DISK_IO, EVENT_TRACE_FLAG_DISK_IO, 0,
+	     "disk reads, writes, flushes completed (DiskIo)")
+NTKL_KEYWORD(DISK_IO_INIT, EVENT_TRACE_FLAG_DISK_IO_INIT, 0,
+	     "disk reads, writes, flushes issued (DiskIo ...Init)")
 NTKL_KEYWORD(FILENAME, EVENT_TRACE_FLAG_DISK_FILE_IO, 0,
 	     "file names at open, rename, unlink, rundown (FileIo)")
 NTKL_KEYWORD(FILE_IO, EVENT_TRACE_FLAG_FILE_IO, 0, "file operations' ends (FileIo OperationEnd)")

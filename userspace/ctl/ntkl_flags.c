@@ -144,8 +144,24 @@ void ntkl_flags_help(FILE *out, const char *indent)
 	for (size_t g = 0; g < N_KERNEL_GROUPS; g++) {
 		char recording[256];
 
+		const char *rest = recording;
+		size_t room, width = strlen(indent) + 15;
+
 		expand_group((int)g, NULL, NULL, 0, recording, sizeof(recording));
-		fprintf(out, "%s  %-12s %s\n", indent, kernel_groups[g].name, recording);
+		fprintf(out, "%s  %-12s ", indent, kernel_groups[g].name);
+		/* a long list goes on in lines of its own, cut after a '+' */
+		room = width < 79 ? 79 - width : 1;
+		while (strlen(rest) > room) {
+			size_t cut = room;
+
+			while (cut > 1 && rest[cut - 1] != '+')
+				cut--;
+			if (cut <= 1)
+				break;
+			fprintf(out, "%.*s\n%*s", (int)cut, rest, (int)width, "");
+			rest += cut;
+		}
+		fprintf(out, "%s\n", rest);
 	}
 	fprintf(out, "%sor numbers: a group mask constant such as 0x20010000 (the mask\n"
 		"%sindex in the top 3 bits), or EnableFlags below 0x20000000\n",

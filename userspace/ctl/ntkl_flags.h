@@ -61,8 +61,8 @@ bool ntkl_flags_record_any(const struct ntkl_flags *f);
 /*
  * What the user should hear about FLAGS, parsed into *f: one line (each
  * ending in '\n') per xperf kernel group in it that has flags ntkl does
- * not record ("ntkl: Latency: DISK_IO, HARD_FAULTS not recorded by ntkl
- * (recording PROC_THREAD+LOADER+DPC+INTERRUPT+CSWITCH+PROFILE)"), and one
+ * not record ("ntkl: Latency: HARD_FAULTS not recorded by ntkl (recording
+ * PROC_THREAD+LOADER+DISK_IO+DPC+INTERRUPT+CSWITCH+PROFILE)"), and one
  * if the flags select no event ntkl records. Returns the number of lines.
  */
 size_t ntkl_flags_warnings(const char *spec, const struct ntkl_flags *f, char *buf,

@@ -21,6 +21,7 @@
 struct part {
 	char dev[16];			/* "major:minor" */
 	int disk;			/* index in disks[] */
+	uint32_t disk_number;		/* the disk's DiskNumber: its diskseq */
 	uint32_t number;		/* 0: the whole disk */
 	uint64_t start, bytes;
 };
@@ -126,6 +127,11 @@ static void find_disks(struct sysconfig *sc)
 		disk = &sc->parts[sc->nparts++];
 		memset(disk, 0, sizeof(*disk));
 		disk->disk = (int)sc->ndisks++;
+		/* the module's DiskIo records name a disk by its diskseq too */
+		snprintf(path, sizeof(path), "/sys/block/%s/diskseq", de->d_name);
+		disk->disk_number = (uint32_t)read_u64(sc, path);
+		if (!disk->disk_number)
+			disk->disk_number = (uint32_t)disk->disk;
 		snprintf(path, sizeof(path), "/sys/block/%s/dev", de->d_name);
 		read_line(sc, path, disk->dev, sizeof(disk->dev));
 		snprintf(path, sizeof(path), "/sys/block/%s/size", de->d_name);
@@ -143,6 +149,7 @@ static void find_disks(struct sysconfig *sc)
 				continue;
 			memset(p, 0, sizeof(*p));
 			p->disk = disk->disk;
+			p->disk_number = disk->disk_number;
 			p->number = (uint32_t)read_u64(sc, path);
 			snprintf(path, sizeof(path), "%s/dev", base);
 			read_line(sc, path, p->dev, sizeof(p->dev));
@@ -208,7 +215,7 @@ static void write_phydisk(struct sysconfig *sc, const struct part *disk)
 
 	if (!disk_name(sc, disk, name, sizeof(name)))
 		return;
-	pd.disk_number = (uint32_t)disk->disk;
+	pd.disk_number = disk->disk_number;
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/logical_block_size", name);
 	pd.bytes_per_sector = (uint32_t)read_u64(sc, path);
 	if (!pd.bytes_per_sector)
@@ -319,7 +326,7 @@ static void write_logdisks(struct sysconfig *sc)
 			continue;
 		ld.start_offset = part->start;
 		ld.partition_size = part->bytes;
-		ld.disk_number = (uint32_t)part->disk;
+		ld.disk_number = part->disk_number;
 		ld.size = sizeof(ld);
 		ld.drive_type = 1;
 		put_wstr(ld.drive_letter_string, 4, strcmp(mnt, "/") ? "" : "/");

@@ -7,7 +7,9 @@
  * SystemConfig at the end of a trace (docs/linux-to-nt.md, "SystemConfig"):
  *
  *   PhyDisk   one per whole disk of /sys/block that has a device (not
- *             loop, ram or zram devices): its number in that order,
+ *             loop, ram or zram devices): its diskseq as DiskNumber
+ *             (the number the module's DiskIo records give it; its
+ *             index in that order where sysfs has no diskseq),
  *             logical block size, the conventional 255 heads x 63 sectors
  *             geometry with Cylinders from its size (as Windows reports a
  *             disk without a real geometry), the SCSI address from its
@@ -17,7 +19,7 @@
  *             for the disk of the root filesystem;
  *   LogDisk   one per mounted filesystem on such a disk or one of its
  *             partitions (/proc/self/mountinfo): offset and size of the
- *             partition, the disk's number, DriveType 1 as Windows' fixed
+ *             partition, the disk's DiskNumber, DriveType 1 as Windows' fixed
  *             disks, DriveLetterString "/" for the root filesystem and
  *             empty otherwise (a mount point does not fit its 3
  *             characters), partition number, cluster size and the free
