@@ -21,6 +21,11 @@
  *  - with Profile walked alone, only samples have stacks;
  *  - SpinLock stacks (threads contending for the file table and a pipe)
  *    follow their SpinLock with its ThreadId, kernel frames in an Image;
+ *  - FileIo Read and Write and DiskIo ReadInit and WriteInit, walked
+ *    (-stackwalk FileRead+FileWrite+DiskReadInit+DiskWriteInit) while
+ *    this thread writes and reads a file on the scratch disk directly
+ *    and through the page cache: each gets its stack, FileIo's this
+ *    thread's, and this program's user frames lie in its text;
  *  - a stack deeper than the cap (a recursion 300 deep, built with frame
  *    pointers) is cut at 192 frames and counted by GET_STACK_TRACING;
  *  - SET and GET take and give the list; a hook ntkl cannot walk, too
@@ -63,7 +68,7 @@ struct stack_view {
 	struct image img[MAX_IMAGES];
 	unsigned int n_img;
 	unsigned long stacks, bad_shape, unmatched, wrong_thread, max_frames;
-	unsigned long by_hook[4];	/* Profile, CSwitch, ReadyThread, SpinLock */
+	unsigned long by_hook[6];	/* Profile, CSwitch, ReadyThread, SpinLock, FileIo, DiskIo */
 	/* frames, checked after the walk against every Image */
 	uint64_t *frames;		/* pid << 32 in the upper slot: pairs */
 	size_t n_frames, cap_frames;
@@ -88,6 +93,12 @@ static int hook_index(uint16_t hook)
 		return 2;
 	case ETW_EVENT_SPINLOCK_HOOK:
 		return 3;
+	case ETW_EVENT_FILEIO_READ_HOOK:
+	case ETW_EVENT_FILEIO_WRITE_HOOK:
+		return 4;
+	case ETW_EVENT_DISKIO_READ_INIT_HOOK:
+	case ETW_EVENT_DISKIO_WRITE_INIT_HOOK:
+		return 5;
 	}
 	return -1;
 }
@@ -204,6 +215,14 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 		tid = ((const struct wmi_spinlock *)r->payload)->thread_id;
 		break;
 	case ETW_EVENT_READY_THREAD_HOOK:
+		break;
+	case ETW_EVENT_FILEIO_READ_HOOK:
+	case ETW_EVENT_FILEIO_WRITE_HOOK:
+		tid = ((const struct etw_fileio_read_write *)r->payload)->ttid;
+		break;
+	case ETW_EVENT_DISKIO_READ_INIT_HOOK:
+	case ETW_EVENT_DISKIO_WRITE_INIT_HOOK:
+		/* the issuing context's stack: the submitter's, or a kworker's */
 		break;
 	default:
 		return;
@@ -511,6 +530,90 @@ TEST_F_TIMEOUT(stack, deep_stack_truncated_and_counted, 180)
 	EXPECT_EQ(ETW_STACK_MAX_FRAMES, v->max_frames);
 	EXPECT_GT(truncated, 10);
 	EXPECT_LE(truncated, v->stacks);
+	view_free(v);
+	capture_free(&job.c);
+}
+
+/*
+ * The storage workload: FILE_CHUNKS chunks written and read back with
+ * O_DIRECT (each a block request this thread issues), then read through
+ * the page cache, in a file on the scratch disk.
+ */
+#define FILE_CHUNK	65536
+#define FILE_CHUNKS	16
+
+static int file_work(const char *dir)
+{
+	char path[4096];
+	void *buf;
+	int fd, i, bad = 0;
+
+	snprintf(path, sizeof(path), "%s/ntkl-stack.%d", dir, getpid());
+	if (posix_memalign(&buf, 4096, FILE_CHUNK))
+		return -1;
+	memset(buf, 'x', FILE_CHUNK);
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC | O_DIRECT, 0644);
+	if (fd < 0) {
+		free(buf);
+		return -1;
+	}
+	for (i = 0; i < FILE_CHUNKS; i++)
+		bad += pwrite(fd, buf, FILE_CHUNK, (off_t)i * FILE_CHUNK) != FILE_CHUNK;
+	for (i = 0; i < FILE_CHUNKS; i++)
+		bad += pread(fd, buf, FILE_CHUNK, (off_t)i * FILE_CHUNK) != FILE_CHUNK;
+	close(fd);
+	fd = open(path, O_RDONLY);
+	for (i = 0; fd >= 0 && i < FILE_CHUNKS; i++)
+		bad += pread(fd, buf, FILE_CHUNK, (off_t)i * FILE_CHUNK) != FILE_CHUNK;
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	free(buf);
+	return fd < 0 || bad ? -1 : 0;
+}
+
+TEST_F_TIMEOUT(stack, file_and_disk_io, 180)
+{
+	static const uint16_t hooks[] = { ETW_EVENT_FILEIO_READ_HOOK, ETW_EVENT_FILEIO_WRITE_HOOK,
+					  ETW_EVENT_DISKIO_READ_INIT_HOOK,
+					  ETW_EVENT_DISKIO_WRITE_INIT_HOOK };
+	const char *scratch = getenv("NTKL_SCRATCH");
+	struct stack_view *v;
+	struct resolved res;
+	struct drain_job job;
+	uint64_t truncated;
+	pthread_t th;
+	uint32_t id;
+
+	if (!scratch || !*scratch)
+		SKIP(return, "no scratch disk (NTKL_SCRATCH): scripts/vm-run makes one");
+	start_logger(_metadata, self->ctl, self->reader, "selftest stack",
+		     EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD |
+		     EVENT_TRACE_FLAG_IMAGE_LOAD | EVENT_TRACE_FLAG_CSWITCH |
+		     EVENT_TRACE_FLAG_FILE_IO_INIT | EVENT_TRACE_FLAG_DISK_IO_INIT,
+		     hooks, 4, &job, &th, &id);
+	EXPECT_EQ(0, file_work(scratch));
+	stop_logger(_metadata, self->ctl, "selftest stack", &job, th, &truncated);
+
+	v = view_capture(&job.c, 0);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(0, v->verdict.violations) TH_LOG("first: %s", v->verdict.first_violation);
+	resolve_frames(v, &res);
+	TH_LOG("%lu stacks (FileIo %lu, DiskIo %lu), up to %lu frames; kernel frames %lu/%lu in an Image, this program's user frames %lu/%lu in its text",
+	       v->stacks, v->by_hook[4], v->by_hook[5], v->max_frames, res.kernel_ok, res.kernel,
+	       v->own_user_in_text, v->own_user);
+	EXPECT_EQ(0, v->bad_shape);
+	EXPECT_EQ(0, v->unmatched);
+	EXPECT_EQ(0, v->wrong_thread);
+	/* every read and write of the workload: 3 x FILE_CHUNKS calls */
+	EXPECT_GE(v->by_hook[4], 3 * FILE_CHUNKS);
+	/* each O_DIRECT chunk is at least one request issued */
+	EXPECT_GE(v->by_hook[5], 2 * FILE_CHUNKS);
+	EXPECT_EQ(0, v->by_hook[0] + v->by_hook[1] + v->by_hook[2] + v->by_hook[3]);
+	ASSERT_GT(res.kernel, 0);
+	EXPECT_GE(res.kernel_ok * 100, res.kernel * 99);
+	ASSERT_GT(v->own_user, 0);
+	EXPECT_GE(v->own_user_in_text * 100, v->own_user * 95);
 	view_free(v);
 	capture_free(&job.c);
 }

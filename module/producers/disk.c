@@ -4,7 +4,11 @@
  * disk I/O records, from its tracepoints.
  *
  *   ReadInit, WriteInit, FlushInit (DISK_IO_INIT)   block:block_rq_issue,
- *             when the request goes to the driver: Irp, IssuingThreadId
+ *             when the request goes to the driver: Irp, IssuingThreadId;
+ *             followed by the stack of the context that issues it
+ *             (-stackwalk DiskReadInit, DiskWriteInit, DiskFlushInit): the
+ *             submitter's when it issues its own request, as a direct
+ *             read or write does, else the kworker's or the flusher's
  *   Read, Write, FlushBuffers (DISK_IO)             block:block_rq_complete,
  *             its first completion: DiskNumber, IrpFlags, TransferSize,
  *             ByteOffset, Irp, HighResResponseTime (completion less
@@ -52,6 +56,7 @@
 
 #include "format/record.h"
 #include "producers/producer.h"
+#include "producers/stack.h"
 #include "producers/tracepoints.h"
 
 #define DISK_TP		1		/* the group of every probe here */
@@ -163,6 +168,14 @@ static __always_inline u16 completion_event(const struct request *rq)
 	default:
 		return 0;
 	}
+}
+
+/* Its Init event's place among the walked events (-stackwalk DiskReadInit ...). */
+static __always_inline enum ntkl_walk init_walk(u16 completion)
+{
+	return completion == ETW_EVENT_DISKIO_READ ? NTKL_WALK_DISKIO_READ_INIT :
+	       completion == ETW_EVENT_DISKIO_WRITE ? NTKL_WALK_DISKIO_WRITE_INIT :
+						      NTKL_WALK_DISKIO_FLUSH_INIT;
 }
 
 static __always_inline u16 init_event(u16 completion)
@@ -290,7 +303,8 @@ static void probe_block_rq_issue(void *data, struct request *rq)
 	n = ntkl_active_loggers(&loggers);
 	init.irp = (unsigned long)rq;
 	init.issuing_thread_id = tid;
-	ntkl_record_each(loggers, n, init_event(completion), &init, ETW_DISKIO_INIT_SIZE);
+	ntkl_record_each_walked(loggers, n, init_event(completion), &init, ETW_DISKIO_INIT_SIZE,
+				init_walk(completion), NULL);
 }
 
 static void write_completion(struct request *rq, u16 event, const struct disk_entry *e,

@@ -67,6 +67,7 @@
 #include "format/record.h"
 #include "format/utf16.h"
 #include "producers/producer.h"
+#include "producers/stack.h"
 
 /* Does any logger of the set take a FileIo event? */
 static bool fio_any_on(const struct ntkl_logger *lg)
@@ -301,8 +302,8 @@ static int op_end(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 /* Read or Write at entry: file, count and the position the call names. */
-static int rw_begin(struct kretprobe_instance *ri, enum etw_event_id id, struct file *file,
-		    size_t count, const loff_t *pos)
+static int rw_begin(struct kretprobe_instance *ri, struct pt_regs *regs, enum etw_event_id id,
+		    struct file *file, size_t count, const loff_t *pos)
 {
 	struct fio_data *d = fio_data(ri);
 	struct etw_fileio_read_write p = { };
@@ -322,7 +323,14 @@ static int rw_begin(struct kretprobe_instance *ri, enum etw_event_id id, struct 
 	p.ttid = fio_ttid();
 	p.io_size = (u32)min_t(size_t, count, U32_MAX);
 	p.io_flags = file->f_flags & O_DIRECT ? 0x1 : 0;	/* IRP_NOCACHE */
-	ntkl_record_each(loggers, n, id, &p, ETW_FILEIO_READ_WRITE_SIZE);
+	/*
+	 * with the stack for -stackwalk FileRead, FileWrite: from the probed
+	 * function's entry registers, so it begins at vfs_read() and its
+	 * caller, not in the kprobe machinery that called this handler
+	 */
+	ntkl_record_each_walked(loggers, n, id, &p, ETW_FILEIO_READ_WRITE_SIZE,
+				id == ETW_EVENT_FILEIO_READ ? NTKL_WALK_FILEIO_READ :
+							      NTKL_WALK_FILEIO_WRITE, regs);
 	d->read_bytes = true;
 	return end ? 0 : 1;
 }
@@ -330,14 +338,14 @@ static int rw_begin(struct kretprobe_instance *ri, enum etw_event_id id, struct 
 /* vfs_read(file, buf, count, pos), vfs_write(file, buf, count, pos) */
 static int read_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	return rw_begin(ri, ETW_EVENT_FILEIO_READ, (void *)regs_get_kernel_argument(regs, 0),
+	return rw_begin(ri, regs, ETW_EVENT_FILEIO_READ, (void *)regs_get_kernel_argument(regs, 0),
 			regs_get_kernel_argument(regs, 2),
 			(void *)regs_get_kernel_argument(regs, 3));
 }
 
 static int write_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	return rw_begin(ri, ETW_EVENT_FILEIO_WRITE, (void *)regs_get_kernel_argument(regs, 0),
+	return rw_begin(ri, regs, ETW_EVENT_FILEIO_WRITE, (void *)regs_get_kernel_argument(regs, 0),
 			regs_get_kernel_argument(regs, 2),
 			(void *)regs_get_kernel_argument(regs, 3));
 }
@@ -370,7 +378,7 @@ static int readv_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	if (!fio_file_ok(file))
 		return 1;
-	return rw_begin(ri, ETW_EVENT_FILEIO_READ, file,
+	return rw_begin(ri, regs, ETW_EVENT_FILEIO_READ, file,
 			iov_sum((void __user *)regs_get_kernel_argument(regs, 1),
 				regs_get_kernel_argument(regs, 2)),
 			(void *)regs_get_kernel_argument(regs, 3));
@@ -382,7 +390,7 @@ static int writev_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	if (!fio_file_ok(file))
 		return 1;
-	return rw_begin(ri, ETW_EVENT_FILEIO_WRITE, file,
+	return rw_begin(ri, regs, ETW_EVENT_FILEIO_WRITE, file,
 			iov_sum((void __user *)regs_get_kernel_argument(regs, 1),
 				regs_get_kernel_argument(regs, 2)),
 			(void *)regs_get_kernel_argument(regs, 3));

@@ -53,6 +53,14 @@ static __always_inline u64 ntkl_record_perfinfo_time(const u8 *payload)
 	return ((const struct perfinfo_trace_header *)payload - 1)->timestamp;
 }
 
+/* The time of a record of event id whose payload begins at payload. */
+static __always_inline u64 ntkl_record_time(enum etw_event_id id, const u8 *payload)
+{
+	if (etw_events[id].header_type == ETW_HEADER_TYPE_SYSTEM64)
+		return ((const struct system_trace_header *)payload - 1)->system_time;
+	return ntkl_record_perfinfo_time(payload);
+}
+
 /*
  * ntkl_record_each() for an event whose stack may be walked: the stack
  * (of the current context, regs as for ntkl_stack_current()) is walked
@@ -77,7 +85,7 @@ static __always_inline void ntkl_record_each_walked(struct ntkl_logger **loggers
 		if (!p)
 			continue;
 		memcpy(p, payload, size);
-		time = ntkl_record_perfinfo_time(p);
+		time = ntkl_record_time(id, p);
 		ntkl_record_end(&rec);
 		if (!ntkl_stack_on(loggers[i], walk))
 			continue;
