@@ -8,16 +8,17 @@
 #include "ntkl_profiles.h"
 
 /*
- * What WPR's profiles of the same name turn on, as far as ntkl records it
- * (disk, file and memory events are not recorded on Linux): general is
- * WPR's GeneralProfile without its I/O, cpu its CPU profile (sampling,
- * switches with stacks, and DPC/ISR time that CPU usage views count),
- * latency the ready-to-run question without sampling's cost, dpcisr
- * xperf's DPC/ISR view, spinlock the contentions with their stacks.
+ * What WPR's profiles of the same name turn on, as far as ntkl records it:
+ * general is WPR's GeneralProfile (CPU, disk and file I/O with names),
+ * cpu its CPU profile (sampling, switches with stacks, and DPC/ISR time
+ * that CPU usage views count), diskio and fileio its DiskIO and FileIO
+ * profiles (the I/O with the stacks that issued it), latency the
+ * ready-to-run question without sampling's cost, dpcisr xperf's DPC/ISR
+ * view, spinlock the contentions with their stacks.
  */
 const struct ntkl_profile ntkl_profiles[] = {
-	{ "general", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+PROFILE",
-	  "Profile+CSwitch+ReadyThread", "where CPU time goes and why threads wait" },
+	{ "general", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+PROFILE+DISK_IO+DISK_IO_INIT+FILENAME+FILE_IO+FILE_IO_INIT",
+	  "Profile+CSwitch+ReadyThread", "where CPU time goes, why threads wait, what the disks did" },
 	{ "cpu", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+PROFILE+DPC+INTERRUPT",
 	  "Profile+CSwitch+ReadyThread", "CPU usage, sampled and precise, with DPC and ISR time" },
 	{ "latency", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+DPC+INTERRUPT",
@@ -26,6 +27,10 @@ const struct ntkl_profile ntkl_profiles[] = {
 	  "none", "time in interrupt handlers and DPCs" },
 	{ "spinlock", "PROC_THREAD+LOADER+CSWITCH+SPINLOCK",
 	  "SpinLock", "contended spin locks and where they were taken" },
+	{ "diskio", "PROC_THREAD+LOADER+CSWITCH+DISK_IO+DISK_IO_INIT+FILENAME",
+	  "DiskReadInit+DiskWriteInit+DiskFlushInit", "what the disks did, for whom, how long each took" },
+	{ "fileio", "PROC_THREAD+LOADER+CSWITCH+DISK_IO+DISK_IO_INIT+FILENAME+FILE_IO+FILE_IO_INIT",
+	  "FileRead+FileWrite+DiskReadInit+DiskWriteInit", "which files each process read and wrote, cached or not" },
 	{ NULL, NULL, NULL, NULL },
 };
 
