@@ -136,6 +136,30 @@ const char *ntkl_flag_names_list(char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * "  NAME         A+B+C" under indent, cut after a '+' into lines of
+ * fewer than 80 columns, the rest aligned under the first flag.
+ */
+static void print_wrapped(FILE *out, const char *indent, const char *name, const char *flags)
+{
+	size_t room, col = strlen(indent) + 2 + 12 + 1, len = strlen(flags);
+
+	room = col < 79 ? 79 - col : 1;
+	fprintf(out, "%s  %-12s ", indent, name);
+	while (len > room) {
+		size_t cut = room;
+
+		while (cut && flags[cut - 1] != '+')
+			cut--;
+		if (!cut)
+			break;		/* one flag longer than the room: as it is */
+		fprintf(out, "%.*s\n%*s", (int)cut, flags, (int)col, "");
+		flags += cut;
+		len -= cut;
+	}
+	fprintf(out, "%s\n", flags);
+}
+
 void ntkl_flags_help(FILE *out, const char *indent)
 {
 	for (const struct ntkl_flag_keyword *k = ntkl_flag_keywords; k->name; k++)
@@ -145,7 +169,7 @@ void ntkl_flags_help(FILE *out, const char *indent)
 		char recording[256];
 
 		expand_group((int)g, NULL, NULL, 0, recording, sizeof(recording));
-		fprintf(out, "%s  %-12s %s\n", indent, kernel_groups[g].name, recording);
+		print_wrapped(out, indent, kernel_groups[g].name, recording);
 	}
 	fprintf(out, "%sor numbers: a group mask constant such as 0x20010000 (the mask\n"
 		"%sindex in the top 3 bits), or EnableFlags below 0x20000000\n",
