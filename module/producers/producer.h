@@ -110,6 +110,7 @@ extern const struct ntkl_producer ntkl_ready_thread_producer;
 extern const struct ntkl_producer ntkl_spinlock_producer;
 extern const struct ntkl_producer ntkl_sysconfig_producer;
 extern const struct ntkl_producer ntkl_dpc_producer;
+extern const struct ntkl_producer ntkl_hardfault_producer;
 extern const struct ntkl_producer ntkl_profile_producer;
 
 /* producers.c: for control, which calls no producer by name */

@@ -15,8 +15,8 @@
 /*
  * In the order control calls their hooks; init in this order at load,
  * exit in reverse at unload. Last, those whose publish may fail (then
- * nothing after it has run): DPC's failure changes nothing, the
- * profile's is the last step.
+ * nothing after it has run): the failure of DPC's or the hard faults'
+ * changes nothing, the profile's is the last step.
  */
 static const struct ntkl_producer *const producers[] = {
 	&ntkl_ntsched_producer,
@@ -28,6 +28,7 @@ static const struct ntkl_producer *const producers[] = {
 	&ntkl_spinlock_producer,
 	&ntkl_sysconfig_producer,
 	&ntkl_dpc_producer,
+	&ntkl_hardfault_producer,
 	&ntkl_profile_producer,
 };
 
