@@ -8,14 +8,18 @@
  * HARD_FAULTS logger runs; then:
  *
  *  - that thread's HardFaults number what getrusage(RUSAGE_THREAD) says
- *    its major faults were (ru_majflt), NPAGES of them;
+ *    its major faults were (ru_majflt), nearly NPAGES of them;
  *  - each has the toucher's TThreadId, a VirtualAddress inside the
  *    mapping, ReadOffset = that page's offset in the file (the mapping
  *    starts at 0), one nonzero FileObject for all, ByteCount a page,
  *    InitialTime before the record's own time (the fault waited for the
  *    disk), PERFINFO64 version 2 and 40 bytes, as Windows writes it;
  *  - with the file in the cache (no drop) the same touching makes none;
- *  - a logger without HARD_FAULTS beside gets none;
+ *  - a logger without HARD_FAULTS beside gets none; loggers of each clock
+ *    type at once each get every fault, InitialTime in their clock;
+ *  - FileObject is hashed for a reader that may not see kernel addresses;
+ *  - another thread mapping and unmapping all the while (the mmap lock
+ *    taken for writing) costs at most FileObjects (0), never a record;
  *  - the capture passes the strict checker.
  * The kernel log must stay clean (vm-run fails the run otherwise).
  */
@@ -31,6 +35,7 @@
 #define NPAGES		256
 #define PAGE		4096
 #define DROP_CACHES	"/proc/sys/vm/drop_caches"
+#define KPTR_RESTRICT	"/proc/sys/kernel/kptr_restrict"
 #define MAX_FAULTS	100000
 
 struct fault {
@@ -98,12 +103,22 @@ static int make_file(const char *path)
 	return close(fd);
 }
 
-/* Every clean page out of the cache: the next touch reads the disk. */
+/*
+ * Every clean page out of the cache: the next touch reads the disk. A page
+ * still held by a CPU's batch of pages on their way to the LRU stays (a
+ * few on the debug kernel): twice, a moment apart, leaves fewer.
+ */
 static int drop_caches(void)
 {
 	sync();
+	if (write_file(DROP_CACHES, "3"))
+		return -1;
+	usleep(100 * 1000);
 	return write_file(DROP_CACHES, "3");
 }
+
+/* Nearly every page read from the disk: all but a CPU batch's worth. */
+#define MOST_PAGES	(NPAGES - 16)
 
 /* What the toucher did: its thread, the mapping, its major faults. */
 struct toucher {
@@ -255,13 +270,14 @@ static void __attribute__((destructor)) restore_readahead(void)
 	} while (0)
 
 /* The toucher's HardFaults in v: checked one by one; how many. */
-static size_t check_faults(struct __test_metadata *_metadata, const struct fault_view *v,
-			   const struct toucher *t, size_t *waited)
+static size_t check_faults_of(struct __test_metadata *_metadata, const struct fault_view *v,
+			      const struct toucher *t, size_t *waited, size_t *no_file)
 {
 	uint64_t file = 0;
 	size_t i, n = 0;
 
 	*waited = 0;
+	*no_file = 0;
 	for (i = 0; i < v->n; i++) {
 		const struct fault *f = &v->f[i];
 		const struct perfinfo_hard_fault *p = &f->p;
@@ -274,17 +290,43 @@ static size_t check_faults(struct __test_metadata *_metadata, const struct fault
 		EXPECT_EQ(sizeof(*p), f->payload_len);
 		EXPECT_GE(p->virtual_address, t->start);
 		EXPECT_LT(p->virtual_address, t->start + (uint64_t)NPAGES * PAGE);
+		EXPECT_EQ(PAGE, p->byte_count);
+		EXPECT_LE((int64_t)p->initial_time, f->time);
+		*waited += (int64_t)p->initial_time < f->time;
+		if (!p->file_object) {
+			/* its VMA not looked up: the mmap lock was not free; no offset either */
+			++*no_file;
+			EXPECT_EQ(0, p->read_offset);
+			continue;
+		}
 		EXPECT_EQ((p->virtual_address & ~(uint64_t)(PAGE - 1)) - t->start, p->read_offset);
 		EXPECT_EQ(0, p->read_offset % PAGE);
-		EXPECT_EQ(PAGE, p->byte_count);
-		EXPECT_NE(0, p->file_object);
 		if (!file)
 			file = p->file_object;
 		EXPECT_EQ(file, p->file_object);
-		EXPECT_LE((int64_t)p->initial_time, f->time);
-		*waited += (int64_t)p->initial_time < f->time;
 	}
 	return n;
+}
+
+/* The same, every one with its FileObject. */
+static size_t check_faults(struct __test_metadata *_metadata, const struct fault_view *v,
+			   const struct toucher *t, size_t *waited)
+{
+	size_t no_file, n = check_faults_of(_metadata, v, t, waited, &no_file);
+
+	EXPECT_EQ(0, no_file);
+	return n;
+}
+
+/* The FileObject of the toucher's first HardFault (0 if none). */
+static uint64_t first_file(const struct fault_view *v, const struct toucher *t)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (v->f[i].p.thread_id == (uint32_t)t->tid)
+			return v->f[i].p.file_object;
+	return 0;
 }
 
 /* Cold pages: one HardFault per page, as many as the kernel's major faults. */
@@ -308,10 +350,13 @@ TEST_F(hardfault, cold_file_faults)
 
 	ASSERT_EQ(0, view_capture(&job.c, &v)) TH_LOG("%s", v.verdict.first_violation);
 	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	/* for a look with ntkl dump --events on the host (vm-run brings /out back) */
+	if (!access("/out", W_OK))
+		capture_write(&job.c, "/out/ntkl_hardfault_test.etl");
 	n = check_faults(_metadata, &v, &t, &waited);
 	TH_LOG("toucher %d: %zu HardFaults (%zu with InitialTime before their time), %ld major faults by getrusage, %zu HardFaults in all",
 	       t.tid, n, waited, t.majflt, v.n);
-	EXPECT_EQ(NPAGES, t.majflt);
+	EXPECT_LE(MOST_PAGES, t.majflt);
 	EXPECT_EQ((size_t)t.majflt, n);
 	/* each waited for the disk: its start is before its end */
 	EXPECT_GE(waited * 10, n * 9);
@@ -378,13 +423,196 @@ TEST_F(hardfault, only_hard_fault_loggers)
 	ASSERT_EQ(0, view_capture(&job.c, &v));
 	n = check_faults(_metadata, &v, &t, &waited);
 	EXPECT_EQ((size_t)t.majflt, n);
-	EXPECT_EQ(NPAGES, n);
+	EXPECT_LE(MOST_PAGES, n);
 	free(v.f);
 	ASSERT_EQ(0, view_capture(&other.c, &v)) TH_LOG("%s", v.verdict.first_violation);
 	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
 	EXPECT_EQ(0, v.n);
 	free(v.f);
 	capture_free(&other.c);
+	capture_free(&job.c);
+}
+
+/* A logger per clock type at once: each gets every fault, its start in its own clock. */
+TEST_F(hardfault, every_clock)
+{
+	static const uint32_t clocks[] = { NTKL_CLOCK_QPC, NTKL_CLOCK_SYSTEM, NTKL_CLOCK_CYCLE };
+	struct drain_job job[3];
+	struct ntkl_properties p;
+	struct fault_view v;
+	struct toucher t;
+	char path[256], name[64];
+	int readers[3];
+	size_t n, waited;
+	pthread_t th[3];
+	unsigned int i;
+
+	SCRATCH_FILE(path);
+	ASSERT_EQ(0, make_file(path));
+	ASSERT_EQ(0, drop_caches());
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "selftest hardfault %u", clocks[i]);
+		readers[i] = ntkl_open();
+		ASSERT_GE(readers[i], 0);
+		props_init(&p, name, FAULT_FLAGS);
+		p.clock_type = clocks[i];
+		ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
+		ASSERT_EQ(0, ntkl_bind_id(readers[i], p.logger_id));
+		memset(&job[i], 0, sizeof(job[i]));
+		job[i].fd = readers[i];
+		job[i].size = p.buffer_size_kb * 1024;
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, drain_thread, &job[i]));
+	}
+	ASSERT_EQ(0, run_toucher(&t, path));
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "selftest hardfault %u", clocks[i]);
+		stop_logger(_metadata, self->ctl, name, &job[i], th[i]);
+		close(readers[i]);
+	}
+	unlink(path);
+
+	EXPECT_LE(MOST_PAGES, t.majflt);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, view_capture(&job[i].c, &v)) TH_LOG("%s", v.verdict.first_violation);
+		EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+		n = check_faults(_metadata, &v, &t, &waited);
+		TH_LOG("clock %u: %zu HardFaults, %zu with InitialTime before their time",
+		       clocks[i], n, waited);
+		EXPECT_EQ((size_t)t.majflt, n);
+		EXPECT_GE(waited * 10, n * 9);
+		free(v.f);
+		capture_free(&job[i].c);
+	}
+}
+
+/* The toucher's HardFaults of a hashing reader: user addresses raw, FileObject hashed. */
+static size_t hashed_faults(struct __test_metadata *_metadata, const struct fault_view *v,
+			    const struct toucher *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < v->n; i++) {
+		const struct perfinfo_hard_fault *p = &v->f[i].p;
+
+		if (p->thread_id != (uint32_t)t->tid)
+			continue;
+		n++;
+		EXPECT_EQ(0, p->file_object >> 32);
+		EXPECT_GE(p->virtual_address, t->start);
+		EXPECT_LT(p->virtual_address, t->start + (uint64_t)NPAGES * PAGE);
+		EXPECT_EQ((p->virtual_address & ~(uint64_t)(PAGE - 1)) - t->start, p->read_offset);
+	}
+	return n;
+}
+
+/*
+ * FileObject is a kernel address: raw for a reader that may see kernel
+ * addresses (root, kptr_restrict 1), hashed (as %p hashes: 32 bits) for
+ * one that may not (kptr_restrict 2); VirtualAddress, a user address, is
+ * raw for both (check_faults() finds it in the mapping).
+ */
+TEST_F(hardfault, file_object_hashed)
+{
+	struct drain_job job;
+	struct fault_view v;
+	struct toucher t;
+	char path[256];
+	size_t n, waited;
+	uint64_t file;
+	pthread_t th;
+	int round;
+
+	SCRATCH_FILE(path);
+	for (round = 0; round < 2; round++) {
+		close(self->reader);
+		self->reader = ntkl_open();
+		ASSERT_GE(self->reader, 0);
+		ASSERT_EQ(0, make_file(path));
+		ASSERT_EQ(0, drop_caches());
+		ASSERT_EQ(0, write_file(KPTR_RESTRICT, round ? "2" : "1"));
+		start_logger(_metadata, self->ctl, self->reader, "selftest hardfault",
+			     FAULT_FLAGS, &job, &th);
+		ASSERT_EQ(0, run_toucher(&t, path));
+		stop_logger(_metadata, self->ctl, "selftest hardfault", &job, th);
+		write_file(KPTR_RESTRICT, "1");
+		unlink(path);
+		ASSERT_EQ(0, view_capture(&job.c, &v));
+		file = first_file(&v, &t);
+		TH_LOG("kptr_restrict %d: FileObject 0x%llx", round ? 2 : 1,
+		       (unsigned long long)file);
+		if (round) {
+			/*
+			 * 32 bits of hash; 0 where %p has no key yet
+			 * (early after boot, the debug kernel)
+			 */
+			n = hashed_faults(_metadata, &v, &t);
+		} else {
+			n = check_faults(_metadata, &v, &t, &waited);
+			EXPECT_EQ(1, file >> 63);
+		}
+		EXPECT_EQ((size_t)t.majflt, n);
+		EXPECT_LE(MOST_PAGES, n);
+		free(v.f);
+		capture_free(&job.c);
+	}
+}
+
+/* A thread that maps and unmaps all the time: the mmap lock taken for writing. */
+struct churn {
+	volatile bool stop;
+	unsigned long rounds;
+};
+
+static void *churn_mappings(void *arg)
+{
+	struct churn *c = arg;
+	void *m;
+
+	while (!c->stop) {
+		m = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED)
+			munmap(m, 1 << 16);
+		c->rounds++;
+	}
+	return NULL;
+}
+
+/*
+ * Faults while another thread of the process takes the mmap lock for
+ * writing over and over: still one HardFault per major fault, each with
+ * the file or, when the lock was not free, FileObject 0 (never a wrong
+ * one), and no lockdep report (the debug kernel).
+ */
+TEST_F(hardfault, mmap_lock_contended)
+{
+	struct drain_job job;
+	struct fault_view v;
+	struct churn c = { 0 };
+	struct toucher t;
+	char path[256];
+	size_t n, waited, no_file;
+	pthread_t th, churner;
+
+	SCRATCH_FILE(path);
+	ASSERT_EQ(0, make_file(path));
+	ASSERT_EQ(0, drop_caches());
+	start_logger(_metadata, self->ctl, self->reader, "selftest hardfault", FAULT_FLAGS,
+		     &job, &th);
+	ASSERT_EQ(0, pthread_create(&churner, NULL, churn_mappings, &c));
+	ASSERT_EQ(0, run_toucher(&t, path));
+	c.stop = true;
+	pthread_join(churner, NULL);
+	stop_logger(_metadata, self->ctl, "selftest hardfault", &job, th);
+	unlink(path);
+
+	ASSERT_EQ(0, view_capture(&job.c, &v)) TH_LOG("%s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	n = check_faults_of(_metadata, &v, &t, &waited, &no_file);
+	TH_LOG("%zu HardFaults beside %lu mmap/munmap rounds: %zu without FileObject, %ld major faults",
+	       n, c.rounds, no_file, t.majflt);
+	EXPECT_LE(MOST_PAGES, t.majflt);
+	EXPECT_EQ((size_t)t.majflt, n);
+	free(v.f);
 	capture_free(&job.c);
 }
 
