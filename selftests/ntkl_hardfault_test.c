@@ -20,11 +20,15 @@
  *  - FileObject is hashed for a reader that may not see kernel addresses;
  *  - another thread mapping and unmapping all the while (the mmap lock
  *    taken for writing) costs at most FileObjects (0), never a record;
+ *  - a CPU taken offline and back records again; UPDATE turns it on and
+ *    off, and the perf events exist only while a logger takes HardFault;
+ *    unloading with one running releases them;
  *  - the capture passes the strict checker.
  * The kernel log must stay clean (vm-run fails the run otherwise).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/sysmacros.h>
@@ -36,6 +40,9 @@
 #define PAGE		4096
 #define DROP_CACHES	"/proc/sys/vm/drop_caches"
 #define KPTR_RESTRICT	"/proc/sys/kernel/kptr_restrict"
+#define HOTPLUG_STATES	"/sys/devices/system/cpu/hotplug/states"
+#define HOTPLUG_NAME	"ntkl/hardfault:online"
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 #define MAX_FAULTS	100000
 
 struct fault {
@@ -123,6 +130,7 @@ static int drop_caches(void)
 /* What the toucher did: its thread, the mapping, its major faults. */
 struct toucher {
 	const char *path;
+	int cpu;		/* pinned there, if >= 0 */
 	pid_t tid;
 	uint64_t start;
 	long majflt;
@@ -139,6 +147,16 @@ static void *touch_pages(void *arg)
 	int fd, i;
 
 	t->tid = gettid();
+	if (t->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(t->cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			t->err = errno;
+			return NULL;
+		}
+	}
 	fd = open(t->path, O_RDONLY);
 	if (fd < 0) {
 		t->err = errno;
@@ -167,19 +185,39 @@ static void *touch_pages(void *arg)
 	return NULL;
 }
 
-/* Touch the file's pages in a thread of its own; 0 or an errno. */
-static int run_toucher(struct toucher *t, const char *path)
+/* Touch the file's pages in a thread of its own (on cpu if >= 0); 0 or an errno. */
+static int run_toucher_on(struct toucher *t, const char *path, int cpu)
 {
 	pthread_t th;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
 	t->path = path;
+	t->cpu = cpu;
 	ret = pthread_create(&th, NULL, touch_pages, t);
 	if (ret)
 		return ret;
 	pthread_join(th, NULL);
 	return t->err;
+}
+
+static int run_toucher(struct toucher *t, const char *path)
+{
+	return run_toucher_on(t, path, -1);
+}
+
+static bool hotplug_state_present(void)
+{
+	char line[256];
+	FILE *f = fopen(HOTPLUG_STATES, "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		found |= strstr(line, HOTPLUG_NAME) != NULL;
+	fclose(f);
+	return found;
 }
 
 NTKL_READER_FIXTURE(hardfault);
@@ -614,6 +652,135 @@ TEST_F(hardfault, mmap_lock_contended)
 	EXPECT_EQ((size_t)t.majflt, n);
 	free(v.f);
 	capture_free(&job.c);
+}
+
+/* A CPU that goes offline and comes back: its faults are recorded again. */
+TEST_F(hardfault, cpu_hotplug)
+{
+	struct drain_job job;
+	struct fault_view v;
+	struct toucher t;
+	char path[256];
+	size_t n, waited;
+	pthread_t th;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || access(CPU1_ONLINE, W_OK))
+		SKIP(return, "CPU 1 cannot go offline here");
+	SCRATCH_FILE(path);
+	ASSERT_EQ(0, make_file(path));
+	ASSERT_EQ(0, drop_caches());
+	start_logger(_metadata, self->ctl, self->reader, "selftest hardfault", FAULT_FLAGS,
+		     &job, &th);
+	ASSERT_EQ(0, write_file(CPU1_ONLINE, "0"));
+	usleep(50 * 1000);
+	ASSERT_EQ(0, write_file(CPU1_ONLINE, "1"));
+	/* its events come from a work item, a moment after it is up */
+	usleep(100 * 1000);
+	ASSERT_EQ(0, run_toucher_on(&t, path, 1));
+	stop_logger(_metadata, self->ctl, "selftest hardfault", &job, th);
+	unlink(path);
+
+	ASSERT_EQ(0, view_capture(&job.c, &v)) TH_LOG("%s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	n = check_faults(_metadata, &v, &t, &waited);
+	TH_LOG("on CPU 1 after its hotplug: %zu HardFaults, %ld major faults", n, t.majflt);
+	EXPECT_LE(MOST_PAGES, t.majflt);
+	EXPECT_EQ((size_t)t.majflt, n);
+	free(v.f);
+	capture_free(&job.c);
+}
+
+/*
+ * UPDATE turns HARD_FAULTS on and off: faults are recorded only between,
+ * and the events (their hotplug state) exist only while a logger takes
+ * HardFault.
+ */
+TEST_F(hardfault, update_turns_it_on_and_off)
+{
+	struct ntkl_properties p;
+	struct drain_job job;
+	struct fault_view v;
+	struct toucher before, during, after;
+	char path[256];
+	size_t n, waited;
+	pthread_t th;
+
+	SCRATCH_FILE(path);
+	ASSERT_EQ(0, make_file(path));
+	start_logger(_metadata, self->ctl, self->reader, "selftest hardfault",
+		     EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD, &job, &th);
+	EXPECT_FALSE(hotplug_state_present());
+	ASSERT_EQ(0, drop_caches());
+	ASSERT_EQ(0, run_toucher(&before, path));
+	props_select(&p, "selftest hardfault");
+	p.enable_flags = FAULT_FLAGS;
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_UPDATE, &p));
+	if (!access(HOTPLUG_STATES, R_OK))
+		EXPECT_TRUE(hotplug_state_present());
+	ASSERT_EQ(0, drop_caches());
+	ASSERT_EQ(0, run_toucher(&during, path));
+	props_select(&p, "selftest hardfault");
+	p.enable_flags = EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD;
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_UPDATE, &p));
+	EXPECT_FALSE(hotplug_state_present());
+	ASSERT_EQ(0, drop_caches());
+	ASSERT_EQ(0, run_toucher(&after, path));
+	stop_logger(_metadata, self->ctl, "selftest hardfault", &job, th);
+	unlink(path);
+
+	ASSERT_EQ(0, view_capture(&job.c, &v)) TH_LOG("%s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	TH_LOG("major faults before, during, after: %ld, %ld, %ld; HardFaults %zu",
+	       before.majflt, during.majflt, after.majflt, v.n);
+	EXPECT_LE(MOST_PAGES, before.majflt);
+	EXPECT_LE(MOST_PAGES, after.majflt);
+	EXPECT_EQ(0, check_faults(_metadata, &v, &before, &waited));
+	EXPECT_EQ(0, check_faults(_metadata, &v, &after, &waited));
+	n = check_faults(_metadata, &v, &during, &waited);
+	EXPECT_EQ((size_t)during.majflt, n);
+	EXPECT_LE(MOST_PAGES, n);
+	free(v.f);
+	capture_free(&job.c);
+}
+
+/*
+ * Unloading with a HardFault logger running releases the perf events and
+ * their hotplug state; the module loads again and records again.
+ */
+TEST_F(hardfault, unload_while_recording)
+{
+	const char *ko = getenv("NTKL_KO");
+	struct ntkl_properties p;
+	struct toucher t;
+	char path[256];
+
+	ASSERT_NE(NULL, ko);
+	SCRATCH_FILE(path);
+	ASSERT_EQ(0, make_file(path));
+	EXPECT_FALSE(hotplug_state_present());
+	props_init(&p, "selftest hardfault", FAULT_FLAGS);
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
+	if (!access(HOTPLUG_STATES, R_OK))
+		EXPECT_TRUE(hotplug_state_present());
+	ASSERT_EQ(0, drop_caches());
+	ASSERT_EQ(0, run_toucher(&t, path));	/* records into a logger no one reads */
+	close(self->reader);
+	close(self->ctl);
+	self->reader = self->ctl = -1;
+
+	ASSERT_EQ(0, delete_module("ntkl"));
+	EXPECT_FALSE(hotplug_state_present());
+	ASSERT_EQ(0, drop_caches());
+	ASSERT_EQ(0, run_toucher(&t, path));	/* a handler left behind would run now */
+	ASSERT_EQ(0, load_module_wait(ko));
+	self->ctl = ntkl_open();
+	ASSERT_GE(self->ctl, 0);
+	self->reader = ntkl_open();
+	props_init(&p, "selftest hardfault", FAULT_FLAGS);
+	EXPECT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
+	EXPECT_EQ(0, ntkl_stop_name(self->ctl, "selftest hardfault"));
+	EXPECT_FALSE(hotplug_state_present());
+	unlink(path);
 }
 
 TEST_HARNESS_MAIN

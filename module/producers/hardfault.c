@@ -22,8 +22,9 @@
  * record's own time (counted).
  *
  * Both events exist only while a logger takes HardFault: the publish hook
- * creates them (through a CPU hotplug state, as the profile's) and
- * releases them when the last such logger stops or drops it.
+ * creates them for every online CPU and releases them when the last such
+ * logger stops or drops it; a CPU hotplug state has a work item follow
+ * CPUs that come and go (hf_sync_events()).
  */
 #include <linux/atomic.h>
 #include <linux/cpuhotplug.h>
@@ -34,6 +35,7 @@
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
+#include <linux/workqueue.h>
 
 #include "format/record.h"
 #include "producers/ntsched.h"
@@ -80,8 +82,7 @@ static atomic64_t hf_faults, hf_no_vma, hf_no_start;
 static DEFINE_MUTEX(hf_lock);
 static DEFINE_PER_CPU(struct perf_event *, hf_major_event);
 static DEFINE_PER_CPU(struct perf_event *, hf_entry_event);
-static int hf_state;
-static bool hf_setting_up;	/* a failure fails the setup, not a CPU */
+static int hf_state;		/* the hotplug state while the events exist */
 
 static __always_inline unsigned long hf_address(const struct perf_sample_data *data)
 {
@@ -219,7 +220,22 @@ static struct perf_event *hf_event(unsigned int cpu, u64 config, perf_overflow_h
 	return perf_event_create_kernel_counter(&attr, cpu, NULL, fn, NULL);
 }
 
-static int hf_cpu_offline(unsigned int cpu)
+/*
+ * The events of every online CPU, kept in step with CPU hotplug by a work
+ * item, never by the hotplug callbacks themselves: creating or releasing
+ * a software event moves a static key (perf_swevent_enabled[]), which
+ * takes the CPU hotplug lock for reading, and in a hotplug callback the
+ * CPU being plugged holds it for writing (a deadlock; the profile's
+ * cpu-clock events have no such key). A CPU going offline loses its
+ * events from perf's own context at once (they no longer fire), and the
+ * work releases them after; a CPU coming online gets its events when the
+ * work runs, a moment after it is up.
+ */
+static DEFINE_MUTEX(hf_events_lock);	/* the per-CPU events; inside hf_lock */
+static bool hf_wanted;			/* events for online CPUs: under hf_events_lock */
+static DEFINE_PER_CPU(bool, hf_stale);	/* its events may be from before it went offline */
+
+static void hf_release_cpu(unsigned int cpu)
 {
 	struct perf_event *major = per_cpu(hf_major_event, cpu);
 	struct perf_event *entry = per_cpu(hf_entry_event, cpu);
@@ -230,30 +246,85 @@ static int hf_cpu_offline(unsigned int cpu)
 		perf_event_release_kernel(major);
 	if (entry)
 		perf_event_release_kernel(entry);
-	return 0;
 }
 
-/* Hotplug: a CPU coming online gets both events (also at setup, for each CPU). */
-static int hf_cpu_online(unsigned int cpu)
+static int hf_create_cpu(unsigned int cpu)
 {
 	struct perf_event *ev;
 
 	ev = hf_event(cpu, PERF_COUNT_SW_PAGE_FAULTS, hf_entry);
-	if (!IS_ERR(ev)) {
-		per_cpu(hf_entry_event, cpu) = ev;
-		ev = hf_event(cpu, PERF_COUNT_SW_PAGE_FAULTS_MAJ, hf_major);
-	}
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	per_cpu(hf_entry_event, cpu) = ev;
+	ev = hf_event(cpu, PERF_COUNT_SW_PAGE_FAULTS_MAJ, hf_major);
 	if (IS_ERR(ev)) {
-		hf_cpu_offline(cpu);
-		pr_warn_ratelimited("ntkl: no page fault events on CPU %u (%ld): no HardFault from it\n",
-				    cpu, PTR_ERR(ev));
-		/* at setup the logger fails to start; later, the CPU still comes up */
-		return READ_ONCE(hf_setting_up) ? PTR_ERR(ev) : 0;
+		hf_release_cpu(cpu);
+		return PTR_ERR(ev);
 	}
 	per_cpu(hf_major_event, cpu) = ev;
 	return 0;
 }
 
+/*
+ * Every CPU's events as hf_wanted and its being online say: the first
+ * error of a CPU that stayed online (one that went offline meanwhile
+ * gets -ENODEV, and its events later). hf_events_lock held.
+ */
+static int hf_sync_events(void)
+{
+	unsigned int cpu;
+	int ret = 0, r;
+
+	for_each_possible_cpu(cpu) {
+		bool want = hf_wanted && cpu_online(cpu);
+
+		if (per_cpu(hf_major_event, cpu) &&
+		    (!want || xchg(per_cpu_ptr(&hf_stale, cpu), false)))
+			hf_release_cpu(cpu);
+		if (!want || per_cpu(hf_major_event, cpu))
+			continue;
+		WRITE_ONCE(per_cpu(hf_stale, cpu), false);
+		r = hf_create_cpu(cpu);
+		if (r && r != -ENODEV && !ret) {
+			ret = r;
+			pr_warn_ratelimited("ntkl: no page fault events on CPU %u (%d): no HardFault from it\n",
+					    cpu, r);
+		}
+	}
+	return ret;
+}
+
+static void hf_sync_work_fn(struct work_struct *work)
+{
+	mutex_lock(&hf_events_lock);
+	hf_sync_events();
+	mutex_unlock(&hf_events_lock);
+}
+
+static DECLARE_WORK(hf_sync_work, hf_sync_work_fn);
+
+/*
+ * Hotplug: only ask the work to follow (it runs after the hotplug lock is
+ * let go). Either way the CPU's events are stale: the work may run while
+ * a CPU goes down but is still online, and make events that perf then
+ * takes off the CPU with the others; once the CPU is up again they are
+ * made anew.
+ */
+static int hf_cpu_online(unsigned int cpu)
+{
+	WRITE_ONCE(per_cpu(hf_stale, cpu), true);
+	queue_work(system_wq, &hf_sync_work);
+	return 0;
+}
+
+static int hf_cpu_offline(unsigned int cpu)
+{
+	WRITE_ONCE(per_cpu(hf_stale, cpu), true);
+	queue_work(system_wq, &hf_sync_work);
+	return 0;
+}
+
+/* Every online CPU's events, and the hotplug state that follows CPUs. hf_lock held. */
 static int hf_events_create(void)
 {
 	int ret;
@@ -261,21 +332,30 @@ static int hf_events_create(void)
 	atomic64_set(&hf_faults, 0);
 	atomic64_set(&hf_no_vma, 0);
 	atomic64_set(&hf_no_start, 0);
-	WRITE_ONCE(hf_setting_up, true);
-	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "ntkl/hardfault:online", hf_cpu_online,
-				hf_cpu_offline);
-	WRITE_ONCE(hf_setting_up, false);
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "ntkl/hardfault:online",
+					hf_cpu_online, hf_cpu_offline);
 	if (ret < 0)
 		return ret;
 	hf_state = ret;
-	return 0;
+	mutex_lock(&hf_events_lock);
+	hf_wanted = true;
+	ret = hf_sync_events();
+	mutex_unlock(&hf_events_lock);
+	return ret;
 }
 
 /* Release them all: returns once no handler runs. hf_lock held. */
 static void hf_events_release(void)
 {
-	cpuhp_remove_state(hf_state);
+	if (hf_state > 0)
+		cpuhp_remove_state_nocalls(hf_state);
 	hf_state = 0;
+	/* no work is queued after this: the callbacks are gone */
+	cancel_work_sync(&hf_sync_work);
+	mutex_lock(&hf_events_lock);
+	hf_wanted = false;
+	hf_sync_events();
+	mutex_unlock(&hf_events_lock);
 	if (atomic64_read(&hf_no_vma) || atomic64_read(&hf_no_start))
 		pr_info("ntkl: HardFault: of %lld, %lld without FileObject (mmap lock busy), %lld without InitialTime\n",
 			(long long)atomic64_read(&hf_faults), (long long)atomic64_read(&hf_no_vma),
@@ -301,6 +381,7 @@ static int hf_publish(struct ntkl_active_set *set)
 	if (state->clocks && !hf_state) {
 		ret = hf_events_create();
 		if (ret) {
+			hf_events_release();
 			pr_warn("ntkl: HARD_FAULTS: no page fault perf events: %d\n", ret);
 			if (ret != -ENOMEM)
 				ret = -EOPNOTSUPP;
