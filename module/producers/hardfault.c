@@ -301,7 +301,7 @@ static void hf_sync_work_fn(struct work_struct *work)
 	mutex_unlock(&hf_events_lock);
 }
 
-static DECLARE_WORK(hf_sync_work, hf_sync_work_fn);
+static struct work_struct hf_sync_work;
 
 /*
  * Hotplug: only ask the work to follow (it runs after the hotplug lock is
@@ -393,8 +393,15 @@ static int hf_publish(struct ntkl_active_set *set)
 	return ret;
 }
 
+static int hf_init(void)
+{
+	INIT_WORK(&hf_sync_work, hf_sync_work_fn);
+	return 0;
+}
+
 const struct ntkl_producer ntkl_hardfault_producer = {
 	.name = "hardfault",
+	.init = hf_init,
 	.set_size = sizeof(struct hf_set),
 	.set_offset = &hf_set_offset,
 	.publish = hf_publish,
