@@ -256,7 +256,7 @@ FAULT_TEST(kill_reader)
 /* Every event kind, as `ntkl start -on` names it (and stacks). */
 static const char *const kinds[] = {
 	"CSWITCH", "COMPACT_CSWITCH", "DISPATCHER", "SPINLOCK", "PROFILE",
-	"DPC+INTERRUPT", "PROC_THREAD", "LOADER", "CSWITCH -stackwalk CSwitch",
+	"DPC+INTERRUPT", "PROC_THREAD", "LOADER", "CSWITCH -stackwalk CSwitch", "HARD_FAULTS",
 };
 
 /*
@@ -435,7 +435,8 @@ FAULT_TEST(allocation_failures)
 			}
 			props_select(&u, "fault alloc");
 			u.enable_flags = EVENT_TRACE_FLAG_CSWITCH | EVENT_TRACE_FLAG_DISPATCHER |
-					 EVENT_TRACE_FLAG_PROFILE;
+					 EVENT_TRACE_FLAG_PROFILE |
+					 EVENT_TRACE_FLAG_MEMORY_HARD_FAULTS;
 			inject_one(dirs[d], k);
 			write_file("/proc/thread-self/make-it-fail", "1");
 			ret2 = ntkl_ctl(self->ctl, NTKL_IOC_UPDATE, &u);

@@ -21,11 +21,13 @@
  *  - with Profile walked alone, only samples have stacks;
  *  - SpinLock stacks (threads contending for the file table and a pipe)
  *    follow their SpinLock with its ThreadId, kernel frames in an Image;
- *  - FileIo Read and Write and DiskIo ReadInit and WriteInit, walked
- *    (-stackwalk FileRead+FileWrite+DiskReadInit+DiskWriteInit) while
- *    this thread writes and reads a file on the scratch disk directly
- *    and through the page cache: each gets its stack, FileIo's this
- *    thread's, and this program's user frames lie in its text;
+ *  - FileIo Read and Write, DiskIo ReadInit and WriteInit and HardFault,
+ *    walked (-stackwalk FileRead+FileWrite+DiskReadInit+DiskWriteInit+
+ *    HardFault) while this thread writes and reads a file on the scratch
+ *    disk directly, touches its pages mapped (not in the page cache after
+ *    direct I/O) and reads it through the page cache: each gets its
+ *    stack, FileIo's and HardFault's this thread's, and this program's
+ *    user frames lie in its text;
  *  - a stack deeper than the cap (a recursion 300 deep, built with frame
  *    pointers) is cut at 192 frames and counted by GET_STACK_TRACING;
  *  - SET and GET take and give the list; a hook ntkl cannot walk, too
@@ -68,7 +70,7 @@ struct stack_view {
 	struct image img[MAX_IMAGES];
 	unsigned int n_img;
 	unsigned long stacks, bad_shape, unmatched, wrong_thread, max_frames;
-	unsigned long by_hook[6];	/* Profile, CSwitch, ReadyThread, SpinLock, FileIo, DiskIo */
+	unsigned long by_hook[7];	/* Profile, CSwitch, ReadyThread, SpinLock, FileIo, DiskIo, HardFault */
 	/* frames, checked after the walk against every Image */
 	uint64_t *frames;		/* pid << 32 in the upper slot: pairs */
 	size_t n_frames, cap_frames;
@@ -99,6 +101,8 @@ static int hook_index(uint16_t hook)
 	case ETW_EVENT_DISKIO_READ_INIT_HOOK:
 	case ETW_EVENT_DISKIO_WRITE_INIT_HOOK:
 		return 5;
+	case ETW_EVENT_HARD_FAULT_HOOK:
+		return 6;
 	}
 	return -1;
 }
@@ -223,6 +227,9 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 	case ETW_EVENT_DISKIO_READ_INIT_HOOK:
 	case ETW_EVENT_DISKIO_WRITE_INIT_HOOK:
 		/* the issuing context's stack: the submitter's, or a kworker's */
+		break;
+	case ETW_EVENT_HARD_FAULT_HOOK:
+		tid = ((const struct perfinfo_hard_fault *)r->payload)->thread_id;
 		break;
 	default:
 		return;
@@ -391,10 +398,10 @@ static void stop_logger(struct __test_metadata *_metadata, int ctl, const char *
 {
 	struct ntkl_properties final = { .size = sizeof(final) };
 	struct ntkl_stack_tracing st = { .size = sizeof(st) };
-	uint16_t hooks[4];
+	uint16_t hooks[8];
 
 	snprintf(st.logger_name, sizeof(st.logger_name), "%s", name);
-	st.count = 4;
+	st.count = 8;
 	st.hooks = (uint64_t)(uintptr_t)hooks;
 	ASSERT_EQ(0, ntkl_ctl(ctl, NTKL_IOC_GET_STACK_TRACING, &st));
 	*truncated = st.stacks_truncated;
@@ -544,7 +551,9 @@ TEST_F_TIMEOUT(stack, deep_stack_truncated_and_counted, 180)
 
 static int file_work(const char *dir)
 {
+	volatile const char *map;
 	char path[4096];
+	unsigned long sum = 0;
 	void *buf;
 	int fd, i, bad = 0;
 
@@ -562,6 +571,19 @@ static int file_work(const char *dir)
 	for (i = 0; i < FILE_CHUNKS; i++)
 		bad += pread(fd, buf, FILE_CHUNK, (off_t)i * FILE_CHUNK) != FILE_CHUNK;
 	close(fd);
+	/* its pages mapped and touched: direct I/O left none in the cache */
+	fd = open(path, O_RDONLY);
+	map = fd < 0 ? MAP_FAILED : mmap(NULL, FILE_CHUNK * FILE_CHUNKS, PROT_READ, MAP_SHARED,
+					  fd, 0);
+	if (map != MAP_FAILED) {
+		madvise((void *)map, FILE_CHUNK * FILE_CHUNKS, MADV_RANDOM);
+		for (i = 0; i < FILE_CHUNK * FILE_CHUNKS; i += 4096)
+			sum += map[i];
+		munmap((void *)map, FILE_CHUNK * FILE_CHUNKS);
+	}
+	bad += map == MAP_FAILED || sum != 'x' * (FILE_CHUNK * FILE_CHUNKS / 4096);
+	if (fd >= 0)
+		close(fd);
 	fd = open(path, O_RDONLY);
 	for (i = 0; fd >= 0 && i < FILE_CHUNKS; i++)
 		bad += pread(fd, buf, FILE_CHUNK, (off_t)i * FILE_CHUNK) != FILE_CHUNK;
@@ -576,7 +598,7 @@ TEST_F_TIMEOUT(stack, file_and_disk_io, 180)
 {
 	static const uint16_t hooks[] = { ETW_EVENT_FILEIO_READ_HOOK, ETW_EVENT_FILEIO_WRITE_HOOK,
 					  ETW_EVENT_DISKIO_READ_INIT_HOOK,
-					  ETW_EVENT_DISKIO_WRITE_INIT_HOOK };
+					  ETW_EVENT_DISKIO_WRITE_INIT_HOOK, ETW_EVENT_HARD_FAULT_HOOK };
 	const char *scratch = getenv("NTKL_SCRATCH");
 	struct stack_view *v;
 	struct resolved res;
@@ -590,8 +612,8 @@ TEST_F_TIMEOUT(stack, file_and_disk_io, 180)
 	start_logger(_metadata, self->ctl, self->reader, "selftest stack",
 		     EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD |
 		     EVENT_TRACE_FLAG_IMAGE_LOAD | EVENT_TRACE_FLAG_CSWITCH |
-		     EVENT_TRACE_FLAG_FILE_IO_INIT | EVENT_TRACE_FLAG_DISK_IO_INIT,
-		     hooks, 4, &job, &th, &id);
+		     EVENT_TRACE_FLAG_FILE_IO_INIT | EVENT_TRACE_FLAG_DISK_IO_INIT |
+		     EVENT_TRACE_FLAG_MEMORY_HARD_FAULTS, hooks, 5, &job, &th, &id);
 	EXPECT_EQ(0, file_work(scratch));
 	stop_logger(_metadata, self->ctl, "selftest stack", &job, th, &truncated);
 
@@ -599,8 +621,9 @@ TEST_F_TIMEOUT(stack, file_and_disk_io, 180)
 	ASSERT_NE(NULL, v);
 	EXPECT_EQ(0, v->verdict.violations) TH_LOG("first: %s", v->verdict.first_violation);
 	resolve_frames(v, &res);
-	TH_LOG("%lu stacks (FileIo %lu, DiskIo %lu), up to %lu frames; kernel frames %lu/%lu in an Image, this program's user frames %lu/%lu in its text",
-	       v->stacks, v->by_hook[4], v->by_hook[5], v->max_frames, res.kernel_ok, res.kernel,
+	TH_LOG("%lu stacks (FileIo %lu, DiskIo %lu, HardFault %lu), up to %lu frames; kernel frames %lu/%lu in an Image, this program's user frames %lu/%lu in its text",
+	       v->stacks, v->by_hook[4], v->by_hook[5], v->by_hook[6], v->max_frames, res.kernel_ok,
+	       res.kernel,
 	       v->own_user_in_text, v->own_user);
 	EXPECT_EQ(0, v->bad_shape);
 	EXPECT_EQ(0, v->unmatched);
@@ -609,6 +632,9 @@ TEST_F_TIMEOUT(stack, file_and_disk_io, 180)
 	EXPECT_GE(v->by_hook[4], 3 * FILE_CHUNKS);
 	/* each O_DIRECT chunk is at least one request issued */
 	EXPECT_GE(v->by_hook[5], 2 * FILE_CHUNKS);
+	/* a page or more read for each fault: at least one fault, at most a page each */
+	EXPECT_GE(v->by_hook[6], 1);
+	EXPECT_LE(v->by_hook[6], FILE_CHUNK * FILE_CHUNKS / 4096);
 	EXPECT_EQ(0, v->by_hook[0] + v->by_hook[1] + v->by_hook[2] + v->by_hook[3]);
 	ASSERT_GT(res.kernel, 0);
 	EXPECT_GE(res.kernel_ok * 100, res.kernel * 99);

@@ -385,6 +385,7 @@ struct perfinfo_groupmask {
 #define PERF_FILENAME			0x00000200u	/* EVENT_TRACE_FLAG_DISK_FILE_IO */
 #define PERF_FILE_IO			0x02000000u
 #define PERF_FILE_IO_INIT		0x04000000u
+#define PERF_HARD_FAULTS		0x00002000u	/* EVENT_TRACE_FLAG_MEMORY_HARD_FAULTS */
 /* Masks[1] */
 #define PERF_PROFILE			0x20000002u
 #define PERF_CONTEXT_SWITCH		0x20000004u
@@ -1273,6 +1274,24 @@ struct etw_fileio_op_end {
 #define ETW_STATUS_FILE_TOO_LARGE		0xC0000904u
 
 /*
+ * HardFault (0x0220), version 2, PERFINFO64 header, 40 bytes in a 64-bit
+ * file: the MOF's PageFault_HardFault (InitialTime, ReadOffset,
+ * VirtualAddress, FileObject, TThreadId, ByteCount), pointers 8 bytes wide
+ * as TraceEvent's MemoryHardFaultTraceData reads them (VirtualAddress at
+ * 16, FileObject at 24, TThreadId at 32, ByteCount at 36). The header has
+ * no thread: TThreadId says it (TraceEvent takes the event's thread from
+ * it). Written when the fault is done; InitialTime is when it began.
+ */
+struct perfinfo_hard_fault {
+	__u64 initial_time;		/* the fault's start, the logger's clock */
+	__u64 read_offset;		/* file offset of the page read */
+	__u64 virtual_address;		/* the faulting address */
+	__u64 file_object;		/* the file read (FileIo's FileObject) */
+	__u32 thread_id;		/* the faulting thread */
+	__u32 byte_count;		/* bytes read for it */
+};
+
+/*
  * StackWalk/Stack (0x1820), PERFINFO64 version 2 as the PerfView sample
  * has it: the time of the event whose stack it is (its record's
  * TimeStamp), the process and thread whose stack it is, then the frames,
@@ -1740,6 +1759,13 @@ ETW_ASSERT_OFFSET(struct perfinfo_isr, routine, 8);
 ETW_ASSERT_OFFSET(struct perfinfo_isr, return_value, 16);
 ETW_ASSERT_OFFSET(struct perfinfo_isr, vector, 17);
 ETW_ASSERT_OFFSET(struct perfinfo_isr, reserved, 18);
+ETW_ASSERT_SIZE(struct perfinfo_hard_fault, 40);
+ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, initial_time, 0);
+ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, read_offset, 8);
+ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, virtual_address, 16);
+ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, file_object, 24);
+ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, thread_id, 32);
+ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, byte_count, 36);
 ETW_ASSERT_SIZE(struct etw_stack_walk, 16);
 ETW_ASSERT_OFFSET(struct etw_stack_walk, event_time_stamp, 0);
 ETW_ASSERT_OFFSET(struct etw_stack_walk, stack_process, 8);

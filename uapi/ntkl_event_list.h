@@ -104,6 +104,27 @@ NTKL_EVENT(DISKIO_FLUSH_BUFFERS, PERFINFO64, 3, EXACT, PERF_DISK_IO, "FlushBuffe
 #define ETW_EVENT_DISKIO_FLUSH_INIT_HOOK	ETW_HOOK(ETW_GROUP_IO, 0x0F)
 NTKL_EVENT(DISKIO_FLUSH_INIT, SYSTEM64, 3, EXACT, PERF_DISK_IO_INIT, "FlushInit", DISKIO_INIT)
 
+/*
+ * Memory (PageFault_V2): the ordinary faults are named only (TraceEvent's
+ * MemoryPageFaultTraceData, read, not written: docs/linux-to-nt.md says
+ * why); HardFault, a fault that waited for storage, is written
+ * (module/producers/hardfault.c).
+ */
+#define ETW_EVENT_TRANSITION_FAULT_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x0A)
+NTKL_EVENT(TRANSITION_FAULT, ANY, 0, ANY, 0, "TransitionFault", NONE)
+#define ETW_EVENT_DEMAND_ZERO_FAULT_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x0B)
+NTKL_EVENT(DEMAND_ZERO_FAULT, ANY, 0, ANY, 0, "DemandZeroFault", NONE)
+#define ETW_EVENT_COPY_ON_WRITE_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x0C)
+NTKL_EVENT(COPY_ON_WRITE, ANY, 0, ANY, 0, "CopyOnWrite", NONE)
+#define ETW_EVENT_GUARD_PAGE_FAULT_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x0D)
+NTKL_EVENT(GUARD_PAGE_FAULT, ANY, 0, ANY, 0, "GuardPageFault", NONE)
+#define ETW_EVENT_HARD_PAGE_FAULT_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x0E)
+NTKL_EVENT(HARD_PAGE_FAULT, ANY, 0, ANY, 0, "HardPageFault", NONE)
+#define ETW_EVENT_ACCESS_VIOLATION_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x0F)
+NTKL_EVENT(ACCESS_VIOLATION, ANY, 0, ANY, 0, "AccessViolation", NONE)
+#define ETW_EVENT_HARD_FAULT_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x20)
+NTKL_EVENT(HARD_FAULT, PERFINFO64, 2, EXACT, PERF_HARD_FAULTS, "HardFault", HARD_FAULT)
+
 /* Process */
 #define ETW_EVENT_PROCESS_START_HOOK	ETW_HOOK(ETW_GROUP_PROCESS, 0x01)
 NTKL_EVENT(PROCESS_START, SYSTEM64, 4, EXACT, PERF_PROCESS, "Start", PROCESS_V4)
@@ -625,6 +646,24 @@ NTKL_FIELD(ISR, struct perfinfo_isr, vector, 1, "Vector", UINT)
 NTKL_FIELD(ISR, struct perfinfo_isr, reserved, 2, "Reserved", RESERVED)
 
 /*
+ * HardFault (v2, 40 bytes in a 64-bit file): TraceEvent's
+ * MemoryHardFaultTraceData and the MOF's PageFault_HardFault. The record's
+ * own time is the fault's end, InitialTime its start, both in the
+ * logger's clock. VirtualAddress is a user address (kind ADDR: a kernel
+ * one would be hashed), FileObject the struct file (KADDR, hashed for
+ * readers that may not see kernel addresses; FileIo Name records carry the
+ * same key).
+ */
+NTKL_LAYOUT(HARD_FAULT, perfinfo_hard_fault, "HardFault", sizeof(struct perfinfo_hard_fault),
+	    sizeof(struct perfinfo_hard_fault), sizeof(struct perfinfo_hard_fault), NONE)
+NTKL_FIELD(HARD_FAULT, struct perfinfo_hard_fault, initial_time, 8, "InitialTime", UINT)
+NTKL_FIELD(HARD_FAULT, struct perfinfo_hard_fault, read_offset, 8, "ReadOffset", HEX)
+NTKL_FIELD(HARD_FAULT, struct perfinfo_hard_fault, virtual_address, 8, "VirtualAddress", ADDR)
+NTKL_FIELD(HARD_FAULT, struct perfinfo_hard_fault, file_object, 8, "FileObject", KADDR)
+NTKL_FIELD(HARD_FAULT, struct perfinfo_hard_fault, thread_id, 4, "TThreadId", UINT)
+NTKL_FIELD(HARD_FAULT, struct perfinfo_hard_fault, byte_count, 4, "ByteCount", UINT)
+
+/*
  * StackWalk/Stack: written after an event of a hook the logger walks
  * (NTKL_IOC_SET_STACK_TRACING), never by a group mask. The frames that
  * follow are addresses: kernel ones hashed for readers that may not see
@@ -780,6 +819,8 @@ NTKL_KEYWORD(FILENAME, EVENT_TRACE_FLAG_DISK_FILE_IO, 0,
 NTKL_KEYWORD(FILE_IO, EVENT_TRACE_FLAG_FILE_IO, 0, "file operations' ends (FileIo OperationEnd)")
 NTKL_KEYWORD(FILE_IO_INIT, EVENT_TRACE_FLAG_FILE_IO_INIT, 0,
 	     "file operations: open, read, write, close... (FileIo)")
+NTKL_KEYWORD(HARD_FAULTS, EVENT_TRACE_FLAG_MEMORY_HARD_FAULTS, 0,
+	     "page faults that waited for storage (HardFault)")
 
 /* ---------------------------------------------------------------------- */
 /* The events whose stacks ntkl walks                                      */
@@ -802,6 +843,7 @@ NTKL_STACKWALK(DISKIO_WRITE_INIT, "DiskWriteInit")
 NTKL_STACKWALK(DISKIO_FLUSH_INIT, "DiskFlushInit")
 NTKL_STACKWALK(FILEIO_READ, "FileRead")
 NTKL_STACKWALK(FILEIO_WRITE, "FileWrite")
+NTKL_STACKWALK(HARD_FAULT, "HardFault")
 
 #ifdef NTKL_KEYWORD_UNUSED
 #undef NTKL_KEYWORD

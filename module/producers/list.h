@@ -9,8 +9,9 @@
  *
  * The order is the one in which control calls their hooks: init in this
  * order at load, exit in reverse at unload. Last, those whose publish
- * may fail (then nothing after it has run): FileIo's (its kprobes) and
- * DPC's leave what they attached harmless, the profile's is the last step.
+ * may fail (then nothing after it has run): FileIo's (its kprobes),
+ * HardFault's (its perf events) and DPC's leave what they attached
+ * harmless, the profile's is the last step.
  */
 NTKL_PRODUCER(ntsched)
 NTKL_PRODUCER(stack)
@@ -22,5 +23,6 @@ NTKL_PRODUCER(spinlock)
 NTKL_PRODUCER(sysconfig)
 NTKL_PRODUCER(disk)
 NTKL_PRODUCER(fileio)
+NTKL_PRODUCER(hardfault)
 NTKL_PRODUCER(dpc)
 NTKL_PRODUCER(profile)

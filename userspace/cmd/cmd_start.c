@@ -61,7 +61,7 @@ void cmd_start_usage(FILE *out)
 		"  -stackwalk HOOKS   record the stacks of these events, names joined\n"
 		"                     with '+' as xperf's: Profile, CSwitch, ReadyThread,\n"
 		"                     SpinLock, DiskReadInit, DiskWriteInit, DiskFlushInit,\n"
-		"                     FileRead, FileWrite, or hook ids (0x0524)\n"
+		"                     FileRead, FileWrite, HardFault, or hook ids (0x0524)\n"
 		"  -buffering         keep events in memory only (no -f)\n"
 		"  -compress          write FILE compressed, as WPR and PerfView save\n"
 		"                     traces (COMPRESSED_MODE, [MS-XCA] LZ77 per buffer)\n"

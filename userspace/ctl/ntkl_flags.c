@@ -136,6 +136,30 @@ const char *ntkl_flag_names_list(char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * "  NAME         A+B+C" under indent, cut after a '+' into lines of
+ * fewer than 80 columns, the rest aligned under the first flag.
+ */
+static void print_wrapped(FILE *out, const char *indent, const char *name, const char *flags)
+{
+	size_t room, col = strlen(indent) + 2 + 12 + 1, len = strlen(flags);
+
+	room = col < 79 ? 79 - col : 1;
+	fprintf(out, "%s  %-12s ", indent, name);
+	while (len > room) {
+		size_t cut = room;
+
+		while (cut && flags[cut - 1] != '+')
+			cut--;
+		if (!cut)
+			break;		/* one flag longer than the room: as it is */
+		fprintf(out, "%.*s\n%*s", (int)cut, flags, (int)col, "");
+		flags += cut;
+		len -= cut;
+	}
+	fprintf(out, "%s\n", flags);
+}
+
 void ntkl_flags_help(FILE *out, const char *indent)
 {
 	for (const struct ntkl_flag_keyword *k = ntkl_flag_keywords; k->name; k++)
@@ -144,24 +168,8 @@ void ntkl_flags_help(FILE *out, const char *indent)
 	for (size_t g = 0; g < N_KERNEL_GROUPS; g++) {
 		char recording[256];
 
-		const char *rest = recording;
-		size_t room, width = strlen(indent) + 15;
-
 		expand_group((int)g, NULL, NULL, 0, recording, sizeof(recording));
-		fprintf(out, "%s  %-12s ", indent, kernel_groups[g].name);
-		/* a long list goes on in lines of its own, cut after a '+' */
-		room = width < 79 ? 79 - width : 1;
-		while (strlen(rest) > room) {
-			size_t cut = room;
-
-			while (cut > 1 && rest[cut - 1] != '+')
-				cut--;
-			if (cut <= 1)
-				break;
-			fprintf(out, "%.*s\n%*s", (int)cut, rest, (int)width, "");
-			rest += cut;
-		}
-		fprintf(out, "%s\n", rest);
+		print_wrapped(out, indent, kernel_groups[g].name, recording);
 	}
 	fprintf(out, "%sor numbers: a group mask constant such as 0x20010000 (the mask\n"
 		"%sindex in the top 3 bits), or EnableFlags below 0x20000000\n",

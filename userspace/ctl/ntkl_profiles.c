@@ -17,7 +17,7 @@
  * view, spinlock the contentions with their stacks.
  */
 const struct ntkl_profile ntkl_profiles[] = {
-	{ "general", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+PROFILE+DISK_IO+DISK_IO_INIT+FILENAME+FILE_IO+FILE_IO_INIT",
+	{ "general", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+PROFILE+DISK_IO+DISK_IO_INIT+FILENAME+FILE_IO+FILE_IO_INIT+HARD_FAULTS",
 	  "Profile+CSwitch+ReadyThread", "where CPU time goes, why threads wait, what the disks did" },
 	{ "cpu", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+PROFILE+DPC+INTERRUPT",
 	  "Profile+CSwitch+ReadyThread", "CPU usage, sampled and precise, with DPC and ISR time" },
@@ -27,8 +27,8 @@ const struct ntkl_profile ntkl_profiles[] = {
 	  "none", "time in interrupt handlers and DPCs" },
 	{ "spinlock", "PROC_THREAD+LOADER+CSWITCH+SPINLOCK",
 	  "SpinLock", "contended spin locks and where they were taken" },
-	{ "diskio", "PROC_THREAD+LOADER+CSWITCH+DISK_IO+DISK_IO_INIT+FILENAME",
-	  "DiskReadInit+DiskWriteInit+DiskFlushInit", "what the disks did, for whom, how long each took" },
+	{ "diskio", "PROC_THREAD+LOADER+CSWITCH+DISK_IO+DISK_IO_INIT+FILENAME+HARD_FAULTS",
+	  "DiskReadInit+DiskWriteInit+DiskFlushInit+HardFault", "what the disks did, for whom, how long each took" },
 	{ "fileio", "PROC_THREAD+LOADER+CSWITCH+DISK_IO+DISK_IO_INIT+FILENAME+FILE_IO+FILE_IO_INIT",
 	  "FileRead+FileWrite+DiskReadInit+DiskWriteInit", "which files each process read and wrote, cached or not" },
 	{ NULL, NULL, NULL, NULL },
