@@ -11,6 +11,8 @@
  *                   --stats (switches, ReadyThread, samples), --switches
  *   etl_profile.h   sampled profile: samples per CPU, thread, process, image,
  *                   the achieved and requested sample rate
+ *   etl_storage.h   report's storage section: disks' service times,
+ *                   processes and files by bytes, hard faults
  *   etl_filter.h    what report and dump --stats show: --pid, --tid,
  *                   --comm, --time, --top, --sort
  *   etl_chrome.h    ntkl convert --to chrome-json
@@ -31,5 +33,6 @@
 #include "etl_profile.h"
 #include "etl_relog.h"
 #include "etl_report.h"
+#include "etl_storage.h"
 
 #endif /* NTKL_ANALYSIS_H */

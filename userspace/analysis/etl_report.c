@@ -169,23 +169,29 @@ static int walk_records(struct work *w, struct etl_switches *s)
 	struct etl_report *r = w->r;
 	struct etl_switches_reader *sr = etl_switches_begin(s, w->err);
 	struct etl_profile_reader *pr = etl_profile_begin(&r->profile, w->flt, w->err);
-	struct etl_walker also[3] = { { .buffer = on_buffer, .record = on_record, .ctx = w } };
+	struct etl_storage_reader *str = etl_storage_begin(&r->storage, w->flt, w->err);
+	struct etl_walker also[4] = { { .buffer = on_buffer, .record = on_record, .ctx = w } };
+	const struct etl_model *m;
 	int walked;
 
-	if (!sr || !pr) {
+	if (!sr || !pr || !str) {
 		if (sr)
 			etl_switches_end(sr, false);
 		if (pr)
 			etl_profile_end(pr, w->f, NULL);
+		if (str)
+			etl_storage_end(str, w->f, NULL);
 		return -1;
 	}
 	also[1] = etl_switches_walker(sr);
 	also[2] = etl_profile_walker(pr);
+	also[3] = etl_storage_walker(str);
 	w->first = w->act_first = INT64_MAX;
 	w->last = w->act_last = INT64_MIN;
-	walked = !etl_model_read_all(w->f, &w->m, also, 3, w->err);
-	if ((etl_switches_end(sr, walked) | etl_profile_end(pr, w->f, walked ? &w->m : NULL)) ||
-	    !walked)
+	walked = !etl_model_read_all(w->f, &w->m, also, 4, w->err);
+	m = walked ? &w->m : NULL;
+	if ((etl_switches_end(sr, walked) | etl_profile_end(pr, w->f, m) |
+	     etl_storage_end(str, w->f, m)) || !walked)
 		return -1;
 	if (sym_trace_from_model(&r->trace, &w->m, &w->addrs))
 		return oom(w);
@@ -641,6 +647,7 @@ void etl_report_free(struct etl_report *r)
 	sym_functions_free(&r->functions);
 	sym_trace_free(&r->trace);
 	etl_profile_free(&r->profile);
+	etl_storage_free(&r->storage);
 	free(r->busy_pct);
 	free(r->procs);
 	free(r->threads);
@@ -903,6 +910,7 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 	sym_functions_print(out, &r->functions, top);
 	if (!r->functions.n && p->samples)
 		fprintf(out, "\nFunctions by samples: none named here (ntkl names the functions of Linux images, from this machine's files and kernel: ntkl symbols); the images are above\n");
+	etl_storage_print(out, &r->storage, top);
 }
 
 /*
@@ -1083,5 +1091,7 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 	fprintf(out, ",\n");
 	print_sampled_json(out, r);
 	print_functions_json(out, &r->functions);
+	fprintf(out, ",\n \"storage\": ");
+	etl_storage_print_json(out, &r->storage);
 	fprintf(out, "}\n");
 }

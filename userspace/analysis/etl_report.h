@@ -45,7 +45,9 @@
  *     etl_report_functions() from the addresses and images of the same
  *     pass (one pass over the records, etl_model_read_all(), gives the
  *     model, the counts, the ReadyThread events, the switches, the
- *     samples and the sampled addresses).
+ *     samples, the storage records and the sampled addresses);
+ *   - storage, when the file has DiskIo, FileIo or HardFault records:
+ *     disks, processes and files by bytes, hard faults (etl_storage.h).
  */
 #ifndef NTKL_ETL_REPORT_H
 #define NTKL_ETL_REPORT_H
@@ -57,6 +59,7 @@
 #include "etl/etl.h"
 #include "etl_filter.h"
 #include "etl_profile.h"
+#include "etl_storage.h"
 #include "symbols/symbols.h"
 
 #define ETL_REPORT_TOP	10
@@ -101,6 +104,7 @@ struct etl_report {
 	struct etl_profile profile;
 	double samples_hz, requested_hz;	/* requested 0: no interval in the file */
 	struct sym_functions functions;	/* empty unless etl_report_functions() */
+	struct etl_storage storage;	/* disks, processes and files (etl_storage.h) */
 	size_t top;			/* rows per table printed: 0 ETL_REPORT_TOP, SIZE_MAX all */
 	enum etl_sort sort;		/* the tables' order */
 	bool windowed;			/* --time: duration_s is of [from_s, to_s] */
