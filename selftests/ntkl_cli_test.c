@@ -6,7 +6,7 @@
  * profile-interval, -stackwalk, an xperf kernel group with DPC and
  * INTERRUPT, a recorder killed with -9 (and -owned), -compress, report,
  * record's progress line, -profile, convert --to chrome-json, direct
- * I/O to a disk, and the error messages. Every
+ * I/O to a disk, report's storage section, and the error messages. Every
  * file written must pass `ntkl dump --check`, with BuffersWritten equal to
  * the buffers in the file.
  */
@@ -312,6 +312,49 @@ CLI_TEST(direct_io_on_disk)
 	EXPECT_LT(1000, file_events(direct));
 	unlink(direct);
 	unlink(buffered);
+}
+
+/*
+ * report's storage section (issue 36) on a workload of known size on the
+ * scratch disk: dd writes 2 MiB directly (32 x 64 KiB), then reads them
+ * back directly. The disk's row has at least those bytes each way, dd
+ * (pid of the writer and of the reader, both named dd) issued exactly
+ * 2 MiB of disk writes and of disk reads, and the file's row has 32
+ * writes and 32 reads (and dd's read at the end of the file, of nothing)
+ * of 2.00 MiB each way, named by its path.
+ */
+CLI_TEST(report_storage)
+{
+	const char *scratch = getenv("NTKL_SCRATCH");
+	char out[16384], path[256];
+
+	if (!scratch || !*scratch)
+		SKIP(return, "no disk file system here ($NTKL_SCRATCH unset: scripts/vm-run "
+		     "mounts an ext4 /scratch where mkfs.ext4, package e2fsprogs, is installed)");
+	snprintf(path, sizeof(path), "%s/report-storage", scratch);
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record -profile fileio -stackwalk none -o /tmp/st.etl -- sh -c "
+			"'dd if=/dev/zero of=%s bs=64k count=32 oflag=direct 2>/dev/null && "
+			"dd if=%s of=/dev/null bs=64k iflag=direct 2>/dev/null'", path, path))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl report /tmp/st.etl")) TH_LOG("%s", out);
+	TH_LOG("%s", strstr(out, "Storage:") ? strstr(out, "Storage:") : out);
+	/* Files by bytes: reads, read MiB, writes, write MiB, hard faults, file */
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl report /tmp/st.etl | awk -v f=%s '"
+			"$NF == f && $1 >= 32 && $2 == \"2.00\" && $3 == 32 && $4 == \"2.00\" { ok = 1 } "
+			"END { exit !ok }'", path));
+	/* Processes by bytes moved: dd's disk reads and writes, 2.00 MiB in all */
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl report /tmp/st.etl | awk '"
+			"/^Processes by bytes moved/ { p = 1; next } /^$/ { p = 0 } "
+			"p && $NF == \"dd\" { r += $2; w += $3 } "
+			"END { exit !(r == 2 && w == 2) }'"));
+	/* Disks: the scratch disk's row has both ways at least */
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl report /tmp/st.etl | awk '"
+			"/^Disks/ { d = 1; getline; next } /^$/ { d = 0 } "
+			"d && $3 >= 2 && $5 >= 2 && $7 > 0 { ok = 1 } END { exit !ok }'"));
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl report --json /tmp/st.etl | grep -q '\"storage\": {\"disk_ios\": '"));
+	unlink(path);
+	unlink("/tmp/st.etl");
 }
 
 /*

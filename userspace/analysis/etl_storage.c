@@ -29,8 +29,15 @@ struct disk_io {
 struct file_op {
 	int64_t time;
 	uint32_t tid;
-	uint64_t key, object, bytes;
+	uint64_t key, object, irp, bytes;
 	bool write;
+};
+
+/* A FileIo OperationEnd: the bytes its request (IrpPtr) moved. */
+struct op_end {
+	uint64_t irp;
+	int64_t time;
+	uint64_t bytes;
 };
 
 struct fault {
@@ -55,6 +62,8 @@ struct etl_storage_reader {
 	size_t nios, ios_cap;
 	struct file_op *ops;
 	size_t nops, ops_cap;
+	struct op_end *ends;
+	size_t nends, ends_cap;
 	struct fault *faults;
 	size_t nfaults, faults_cap;
 	struct name *names;
@@ -151,8 +160,56 @@ static int add_file_op(struct etl_storage_reader *rd, const struct etl_record *r
 	op->object = etl_le64(p + offsetof(struct etw_fileio_read_write, file_object));
 	op->key = etl_le64(p + offsetof(struct etw_fileio_read_write, file_key));
 	op->tid = etl_le32(p + offsetof(struct etw_fileio_read_write, ttid));
+	op->irp = etl_le64(p + offsetof(struct etw_fileio_read_write, irp_ptr));
 	op->bytes = etl_le32(p + offsetof(struct etw_fileio_read_write, io_size));
 	return 0;
+}
+
+static int add_op_end(struct etl_storage_reader *rd, const struct etl_record *rec)
+{
+	struct op_end *e;
+
+	if (rec->payload_len < ETW_FILEIO_OP_END_SIZE)
+		return 0;
+	e = PUSH(rd, ends);
+	if (!e)
+		return oom(rd);
+	e->irp = etl_le64(rec->payload + offsetof(struct etw_fileio_op_end, irp_ptr));
+	e->bytes = etl_le64(rec->payload + offsetof(struct etw_fileio_op_end, extra_info));
+	e->time = rec->timestamp;
+	return 0;
+}
+
+static int end_by_irp_time(const void *a, const void *b)
+{
+	const struct op_end *x = a, *y = b;
+
+	if (x->irp != y->irp)
+		return x->irp < y->irp ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/*
+ * A request's bytes: what its OperationEnd says it moved (a read at the
+ * end of a file asks for more than it gets), the first end of its IrpPtr
+ * at or after it; without one (FILE_IO not recorded), what it asked for.
+ */
+static uint64_t op_bytes(const struct etl_storage_reader *rd, const struct file_op *op)
+{
+	size_t lo = 0, hi = rd->nends;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct op_end *e = &rd->ends[mid];
+
+		if (e->irp < op->irp || (e->irp == op->irp && e->time < op->time))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < rd->nends && rd->ends[lo].irp == op->irp)
+		return rd->ends[lo].bytes;
+	return op->bytes;
 }
 
 static int add_fault(struct etl_storage_reader *rd, const struct etl_record *rec)
@@ -199,6 +256,8 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 		return add_file_op(rd, rec, false);
 	case ETW_EVENT_FILEIO_WRITE_HOOK:
 		return add_file_op(rd, rec, true);
+	case ETW_EVENT_FILEIO_OP_END_HOOK:
+		return add_op_end(rd, rec);
 	case ETW_EVENT_HARD_FAULT_HOOK:
 		return add_fault(rd, rec);
 	case ETW_EVENT_FILEIO_NAME_HOOK:
@@ -410,6 +469,7 @@ static int count_files(struct etl_storage_reader *rd, int64_t a, int64_t b)
 {
 	for (size_t i = 0; i < rd->nops; i++) {
 		const struct file_op *op = &rd->ops[i];
+		uint64_t bytes = op_bytes(rd, op);
 		struct etl_storage_process *p;
 		struct etl_storage_file *f;
 		const char *path;
@@ -427,12 +487,12 @@ static int count_files(struct etl_storage_reader *rd, int64_t a, int64_t b)
 		rd->s->file_ops++;
 		if (op->write) {
 			f->writes++;
-			f->write_bytes += op->bytes;
-			p->file_write += op->bytes;
+			f->write_bytes += bytes;
+			p->file_write += bytes;
 		} else {
 			f->reads++;
-			f->read_bytes += op->bytes;
-			p->file_read += op->bytes;
+			f->read_bytes += bytes;
+			p->file_read += bytes;
 		}
 	}
 	for (size_t i = 0; i < rd->nfaults; i++) {
@@ -528,6 +588,8 @@ int etl_storage_end(struct etl_storage_reader *rd, const struct etl_file *f,
 	s->any = rd->nios || rd->nops || rd->nfaults;
 	if (rd->nnames)
 		qsort(rd->names, rd->nnames, sizeof(*rd->names), name_by_key);
+	if (rd->nends)
+		qsort(rd->ends, rd->nends, sizeof(*rd->ends), end_by_irp_time);
 	window(f, rd, &a, &b);
 	if (count_disks(rd, a, b) || service_times(rd, freq, a, b) || count_files(rd, a, b))
 		goto out;
@@ -544,6 +606,7 @@ out:
 	free(rd->names);
 	free(rd->ios);
 	free(rd->ops);
+	free(rd->ends);
 	free(rd->faults);
 	free(rd);
 	if (ret)

@@ -11,14 +11,17 @@
  *     and write (IssuingThreadId: the thread that issued the request, a
  *     kernel writeback thread for most buffered writes, as Windows shows
  *     the System process), the bytes of its FileIo Read and Write
- *     requests (IoSize, page-cache hits included) and its hard faults;
- *     ordered by all the bytes it moved, most first;
+ *     requests (page-cache hits included) and its hard faults; ordered
+ *     by all the bytes it moved, most first;
  *   - files: per file name, the FileIo Read and Write requests and their
  *     bytes, and the hard faults that read it; ordered by bytes, then
  *     hard faults. A request's file is named by the FileIo Name,
  *     FileCreate or FileRundown record of its FileKey, else of its
  *     FileObject, else by its Create record's path; a hard fault's by
  *     its FileObject's; one with none is "?";
+ *   - a request's bytes are those its OperationEnd (same IrpPtr, at or
+ *     after it) says it moved (a read at the end of a file asks for more
+ *     than it gets), else (no FILE_IO recorded) its IoSize;
  *   - hard faults: how many, and their bytes (ByteCount).
  *
  * The window and the threads are report's (etl_filter.h): --time counts
