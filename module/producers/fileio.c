@@ -66,6 +66,7 @@
 #include "ntkl.h"
 #include "format/record.h"
 #include "format/utf16.h"
+#include "producers/ntsched.h"
 #include "producers/producer.h"
 #include "producers/stack.h"
 
@@ -1004,7 +1005,6 @@ static void fio_rundown(struct ntkl_logger *lg, bool end)
 		.id = ETW_EVENT_FILEIO_FILE_RUNDOWN,
 	};
 	struct task_struct *t;
-	struct pid *pid;
 	int nr = 1;
 
 #ifdef CONFIG_KRETPROBES
@@ -1024,20 +1024,7 @@ static void fio_rundown(struct ntkl_logger *lg, bool end)
 	}
 	r.seen = kvcalloc(1u << FIO_SEEN_BITS, sizeof(*r.seen), GFP_KERNEL);
 
-	for (;;) {
-		rcu_read_lock();
-		pid = find_ge_pid(nr, &init_pid_ns);
-		if (!pid) {
-			rcu_read_unlock();
-			break;
-		}
-		nr = pid_nr(pid) + 1;
-		t = pid_task(pid, PIDTYPE_TGID);
-		if (t)
-			get_task_struct(t);
-		rcu_read_unlock();
-		if (!t)
-			continue;
+	while ((t = ntkl_next_process(&nr))) {
 		rundown_task(&r, t);
 		put_task_struct(t);
 		cond_resched();

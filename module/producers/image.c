@@ -42,6 +42,7 @@
 #include "format/record.h"
 #include "format/utf16.h"
 #include "producers/image_ident.h"
+#include "producers/ntsched.h"
 #include "producers/producer.h"
 #include "wrapper/compat.h"
 
@@ -302,23 +303,9 @@ static void write_processes(struct ntkl_logger *lg, enum etw_event_id id, char *
 {
 	struct task_struct *t;
 	struct mm_struct *mm;
-	struct pid *pid;
 	int nr = 1;
 
-	for (;;) {
-		rcu_read_lock();
-		pid = find_ge_pid(nr, &init_pid_ns);
-		if (!pid) {
-			rcu_read_unlock();
-			break;
-		}
-		nr = pid_nr(pid) + 1;
-		t = pid_task(pid, PIDTYPE_TGID);
-		if (t)
-			get_task_struct(t);
-		rcu_read_unlock();
-		if (!t)
-			continue;
+	while ((t = ntkl_next_process(&nr))) {
 		mm = get_task_mm(t);	/* none for kernel threads */
 		if (mm) {
 			mmap_read_lock(mm);

@@ -18,7 +18,11 @@
  */
 #include <linux/math.h>
 #include <linux/math64.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/sched/prio.h>
 #include <linux/sched/rt.h>
 
@@ -47,3 +51,24 @@ const struct ntkl_producer ntkl_ntsched_producer = {
 	.name = "ntsched",
 	.init = sched_init,
 };
+
+struct task_struct *ntkl_next_process(int *nr)
+{
+	struct task_struct *t = NULL;
+	struct pid *pid;
+
+	while (!t) {
+		rcu_read_lock();
+		pid = find_ge_pid(*nr, &init_pid_ns);
+		if (!pid) {
+			rcu_read_unlock();
+			return NULL;
+		}
+		*nr = pid_nr(pid) + 1;
+		t = pid_task(pid, PIDTYPE_TGID);
+		if (t)
+			get_task_struct(t);
+		rcu_read_unlock();
+	}
+	return t;
+}

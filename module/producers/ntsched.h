@@ -117,4 +117,12 @@ static inline void ntkl_nt_switch_out(struct task_struct *prev, bool preempt,
 	ntkl_nt_state(is_idle_task(prev), prev->flags & PF_KTHREAD, preempt, prev_state, out);
 }
 
+/*
+ * The rundowns' walk of every process: the thread group leader of the
+ * first process whose id is *nr or above, referenced (put_task_struct()
+ * it), *nr moved past it; NULL after the last. Processes that come and go
+ * meanwhile may be missed or seen, as in any walk by id. Process context.
+ */
+struct task_struct *ntkl_next_process(int *nr);
+
 #endif /* _NTKL_NTSCHED_H */
