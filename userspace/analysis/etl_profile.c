@@ -29,8 +29,7 @@ struct etl_profile_reader {
 	struct sample *samples;
 	size_t nsamples, samples_cap;
 	uint32_t set_interval;		/* the first timer SetInterval's */
-	int64_t first, last;		/* the data records' times */
-	int64_t act_first, act_last;	/* the activity records' */
+	struct etl_span span;		/* the data records' times, the activity's */
 };
 
 static int oom(struct etl_profile_reader *rd)
@@ -98,18 +97,7 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 {
 	struct etl_profile_reader *rd = ctx;
 
-	if (b->index) {
-		if (r->timestamp < rd->first)
-			rd->first = r->timestamp;
-		if (r->timestamp > rd->last)
-			rd->last = r->timestamp;
-		if (etl_record_is_activity(r)) {
-			if (r->timestamp < rd->act_first)
-				rd->act_first = r->timestamp;
-			if (r->timestamp > rd->act_last)
-				rd->act_last = r->timestamp;
-		}
-	}
+	etl_span_add(&rd->span, b, r);
 	if (r->kind != ETL_KIND_KERNEL || !etl_event_layout(r->hook_id, (uint8_t)r->version))
 		return 0;
 	switch (r->hook_id) {
@@ -287,10 +275,10 @@ static int select_samples(const struct etl_file *f, struct etl_profile_reader *r
 	struct etl_profile *p = rd->p;
 	const struct etl_filter *flt = rd->flt;
 	double freq = f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7;
-	int64_t a = rd->act_first <= rd->act_last ? rd->act_first : rd->first;
-	int64_t b = rd->act_first <= rd->act_last ? rd->act_last : rd->last;
+	int64_t a, b;
 	size_t kept = 0;
 
+	etl_span_collection(&rd->span, &a, &b);
 	if (flt && flt->has_time && b >= a) {
 		int64_t w0 = a + (int64_t)(flt->start_s * freq), w1 = a + (int64_t)(flt->end_s * freq);
 
@@ -402,8 +390,7 @@ struct etl_profile_reader *etl_profile_begin(struct etl_profile *p, const struct
 	rd->p = p;
 	rd->flt = flt;
 	rd->err = err;
-	rd->first = rd->act_first = INT64_MAX;
-	rd->last = rd->act_last = INT64_MIN;
+	etl_span_init(&rd->span);
 	return rd;
 }
 

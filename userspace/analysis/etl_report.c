@@ -35,8 +35,7 @@ struct work {
 	size_t nready, ready_cap;
 	struct etl_model m;		/* processes and threads: their names */
 	struct sym_trace_addrs addrs;	/* sampled IPs and frames, for the functions */
-	int64_t first, last;		/* the records' times (not the header buffer's) */
-	int64_t act_first, act_last;	/* the activity records' (is_activity()) */
+	struct etl_span span;		/* the records' times, the activity's */
 	int64_t win_first, win_last;	/* the window the times are counted over */
 	struct wait_out *outs;		/* switches out Waiting */
 	size_t nouts, outs_cap;
@@ -95,6 +94,39 @@ static int on_buffer(void *ctx, const struct etl_buffer *b)
  * identities (classic records) and other sessions' provider events (the
  * CLR rundown PerfView merges in after the kernel session stopped).
  */
+void etl_span_init(struct etl_span *s)
+{
+	s->first = s->act_first = INT64_MAX;
+	s->last = s->act_last = INT64_MIN;
+}
+
+void etl_span_add(struct etl_span *s, const struct etl_buffer *b, const struct etl_record *rec)
+{
+	if (!b->index)
+		return;
+	if (rec->timestamp < s->first)
+		s->first = rec->timestamp;
+	if (rec->timestamp > s->last)
+		s->last = rec->timestamp;
+	if (etl_record_is_activity(rec)) {
+		if (rec->timestamp < s->act_first)
+			s->act_first = rec->timestamp;
+		if (rec->timestamp > s->act_last)
+			s->act_last = rec->timestamp;
+	}
+}
+
+bool etl_span_has_activity(const struct etl_span *s)
+{
+	return s->act_first <= s->act_last;
+}
+
+void etl_span_collection(const struct etl_span *s, int64_t *first, int64_t *last)
+{
+	*first = etl_span_has_activity(s) ? s->act_first : s->first;
+	*last = etl_span_has_activity(s) ? s->act_last : s->last;
+}
+
 bool etl_record_is_activity(const struct etl_record *rec)
 {
 	uint8_t group = (uint8_t)(rec->hook_id >> 8), type = (uint8_t)rec->hook_id;
@@ -122,16 +154,7 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 	struct etl_report *r = w->r;
 
 	r->events++;
-	if (b->index && rec->timestamp < w->first)
-		w->first = rec->timestamp;
-	if (b->index && rec->timestamp > w->last)
-		w->last = rec->timestamp;
-	if (b->index && etl_record_is_activity(rec)) {
-		if (rec->timestamp < w->act_first)
-			w->act_first = rec->timestamp;
-		if (rec->timestamp > w->act_last)
-			w->act_last = rec->timestamp;
-	}
+	etl_span_add(&w->span, b, rec);
 	if (rec->kind != ETL_KIND_KERNEL)
 		return 0;
 	if (sym_trace_gather(&w->addrs, rec))
@@ -186,8 +209,7 @@ static int walk_records(struct work *w, struct etl_switches *s)
 	also[1] = etl_switches_walker(sr);
 	also[2] = etl_profile_walker(pr);
 	also[3] = etl_storage_walker(str);
-	w->first = w->act_first = INT64_MAX;
-	w->last = w->act_last = INT64_MIN;
+	etl_span_init(&w->span);
 	walked = !etl_model_read_all(w->f, &w->m, also, 4, w->err);
 	m = walked ? &w->m : NULL;
 	if ((etl_switches_end(sr, walked) | etl_profile_end(pr, w->f, m) |
@@ -229,12 +251,12 @@ static void window(struct work *w, const struct etl_switches *s)
 {
 	struct etl_report *r = w->r;
 
-	if (w->act_first <= w->act_last) {
-		w->win_first = w->act_first;
-		w->win_last = w->act_last;
+	if (w->span.act_first <= w->span.act_last) {
+		w->win_first = w->span.act_first;
+		w->win_last = w->span.act_last;
 	} else {
-		w->win_first = w->first;
-		w->win_last = w->last;
+		w->win_first = w->span.first;
+		w->win_last = w->span.last;
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->v[i].time < w->win_first)
@@ -246,7 +268,7 @@ static void window(struct work *w, const struct etl_switches *s)
 		r->collection_s = (double)elapsed(w->win_first, w->win_last) / w->freq;
 	if (w->flt && w->flt->has_time) {
 		/* from the collection's start: the activity's, as the profile's */
-		int64_t origin = w->act_first <= w->act_last ? w->act_first : w->first;
+		int64_t origin = w->span.act_first <= w->span.act_last ? w->span.act_first : w->span.first;
 		int64_t a = origin + (int64_t)(w->flt->start_s * w->freq);
 		int64_t b = origin + (int64_t)(w->flt->end_s * w->freq);
 
@@ -264,9 +286,9 @@ static void window(struct work *w, const struct etl_switches *s)
 		r->duration_s = (double)elapsed(w->win_first, w->win_last) / w->freq;
 	r->clock_first = w->win_first;
 	r->clock_last = w->win_last;
-	if (w->last > w->first)
-		r->trace_s = (double)elapsed(w->first < w->win_first ? w->first : w->win_first,
-					     w->last > w->win_last ? w->last : w->win_last) / w->freq;
+	if (w->span.last > w->span.first)
+		r->trace_s = (double)elapsed(w->span.first < w->win_first ? w->span.first : w->win_first,
+					     w->span.last > w->win_last ? w->span.last : w->win_last) / w->freq;
 }
 
 static int thread_by_cpu(const void *a, const void *b)

@@ -119,6 +119,23 @@ struct etl_report {
  */
 bool etl_record_is_activity(const struct etl_record *rec);
 
+/*
+ * The times an analysis's pass saw: of every record of the data buffers
+ * (the header buffer's are the logger's) and of the activity records
+ * among them; the collection is the activity's span, or all records'
+ * in a file without activity.
+ */
+struct etl_span {
+	int64_t first, last;		/* every data record's */
+	int64_t act_first, act_last;	/* the activity records' */
+};
+
+void etl_span_init(struct etl_span *s);
+void etl_span_add(struct etl_span *s, const struct etl_buffer *b, const struct etl_record *rec);
+bool etl_span_has_activity(const struct etl_span *s);
+/* The collection's first and last times. */
+void etl_span_collection(const struct etl_span *s, int64_t *first, int64_t *last);
+
 /* Work out r from f. 0, or -1 with err set; etl_report_free() either way. */
 int etl_report_read(const struct etl_file *f, struct etl_report *r, struct etl_error *err);
 

@@ -68,7 +68,7 @@ struct etl_storage_reader {
 	size_t nfaults, faults_cap;
 	struct name *names;
 	size_t nnames, names_cap;
-	int64_t first, last, act_first, act_last;
+	struct etl_span span;		/* the records' times, the activity's */
 };
 
 static int oom(struct etl_storage_reader *rd)
@@ -233,16 +233,7 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 {
 	struct etl_storage_reader *rd = ctx;
 
-	if (b->index && rec->timestamp < rd->first)
-		rd->first = rec->timestamp;
-	if (b->index && rec->timestamp > rd->last)
-		rd->last = rec->timestamp;
-	if (b->index && etl_record_is_activity(rec)) {
-		if (rec->timestamp < rd->act_first)
-			rd->act_first = rec->timestamp;
-		if (rec->timestamp > rd->act_last)
-			rd->act_last = rec->timestamp;
-	}
+	etl_span_add(&rd->span, b, rec);
 	if (rec->kind != ETL_KIND_KERNEL)
 		return 0;
 	switch (rec->hook_id) {
@@ -309,10 +300,7 @@ static const char *find_name(const struct etl_storage_reader *rd, uint64_t key)
 static void window(const struct etl_file *f, const struct etl_storage_reader *rd, int64_t *a, int64_t *b)
 {
 	double freq = f->header.perf_freq > 0 ? (double)f->header.perf_freq : 1e7;
-	bool act = rd->act_first <= rd->act_last;
-
-	*a = act ? rd->act_first : rd->first;
-	*b = act ? rd->act_last : rd->last;
+	etl_span_collection(&rd->span, a, b);
 	if (rd->flt && rd->flt->has_time && *b >= *a) {
 		int64_t w0 = *a + (int64_t)(rd->flt->start_s * freq);
 		int64_t w1 = *a + (int64_t)(rd->flt->end_s * freq);
@@ -564,8 +552,7 @@ struct etl_storage_reader *etl_storage_begin(struct etl_storage *s, const struct
 	rd->s = s;
 	rd->flt = flt;
 	rd->err = err;
-	rd->first = rd->act_first = INT64_MAX;
-	rd->last = rd->act_last = INT64_MIN;
+	etl_span_init(&rd->span);
 	return rd;
 }
 
