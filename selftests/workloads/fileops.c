@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fileops [-c CPU] [-d] [-s FILE_KIB] FILE N: N 4 KiB file operations on
+ * fileops [-c CPU] [-d] [-S CPU] [-s FILE_KIB] FILE N: N 4 KiB file operations on
  * FILE, timed, for scripts/bench's storage section.
  *
  *   default  buffered: FILE (made FILE_KIB long, 1024 by default) is read
@@ -13,18 +13,33 @@
  *            KiB walking it, each one block request to the disk: the
  *            cost of a disk I/O. Reads only: an O_DIRECT write also
  *            dirties the inode (its mtime), and the journal's writes
- *            would blur the one-request-per-operation count.
+ *            would blur the one-request-per-operation count. FILE may be
+ *            a block device (null_blk), read as it is.
  *
  * -c pins the process to CPU. Prints one summary line (wl_report) with
  * io=file|direct, ops=N, cpu, cpuns (the process's CPU time over the
  * operations, CLOCK_PROCESS_CPUTIME_ID), ns (wall time) and the context
  * switches.
+ *
+ * -S CPU: a soaker, a child pinned to CPU at SCHED_IDLE that runs a loop
+ * of exactly two instructions (add one to a shared counter, jump back)
+ * while the operations run; the line then has soak=N (its iterations)
+ * and busyns = ns - 2 N. Under qemu -icount (scripts/bench) the guest's
+ * clock counts the instructions of every vCPU, and moves on at once to the
+ * next timer when they are all idle: a disk I/O's wall time is then
+ * mostly such jumps, not work. With the soaker some vCPU always runs, so
+ * no jump happens, and busyns is the instructions of everything but the
+ * soaker: what the guest did for the operations (the interrupts and
+ * completions on other CPUs included) and whatever else ran meanwhile.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "wl_util.h"
@@ -45,6 +60,53 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("fileops: sched_setaffinity");
+}
+
+/*
+ * The soaker: a child on cpu at SCHED_IDLE adding one to *count forever,
+ * two instructions an iteration (x86-64; elsewhere a C loop of more).
+ * Returns once it runs.
+ */
+static pid_t soak_start(int cpu, volatile uint64_t **count)
+{
+	struct sched_param sp = { 0 };
+	uint64_t *c;
+	pid_t pid;
+
+	c = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED)
+		die("fileops: mmap");
+	pid = fork();
+	if (pid < 0)
+		die("fileops: fork");
+	if (pid == 0) {
+		pin(cpu);
+		if (sched_setscheduler(0, SCHED_IDLE, &sp))
+			die("fileops: sched_setscheduler");
+#ifdef __x86_64__
+		asm volatile("1: addq $1, %0\n\tjmp 1b" : "+m"(*c));
+#else
+		for (;;)
+			(*(volatile uint64_t *)c)++;
+#endif
+		_exit(0);
+	}
+	while (!*(volatile uint64_t *)c)
+		sched_yield();
+	*count = c;
+	return pid;
+}
+
 /* FILE at least bytes long, its blocks written (not a hole) and on disk. */
 static void fill(const char *path, off_t bytes, char *buf)
 {
@@ -56,7 +118,8 @@ static void fill(const char *path, off_t bytes, char *buf)
 		die("fileops: open");
 	if (fstat(fd, &st))
 		die("fileops: fstat");
-	if (st.st_size < bytes) {
+	/* a block device (null_blk) is as long as it is */
+	if (!S_ISBLK(st.st_mode) && st.st_size < bytes) {
 		memset(buf, 'x', BLOCK);
 		for (off = 0; off < bytes; off += BLOCK)
 			if (pwrite(fd, buf, BLOCK, off) != BLOCK)
@@ -69,15 +132,17 @@ static void fill(const char *path, off_t bytes, char *buf)
 
 int main(int argc, char **argv)
 {
-	int opt, cpu = -1, direct = 0, fd;
+	int opt, cpu = -1, soak_cpu = -1, direct = 0, fd;
 	unsigned long n, i, kib = 0, blocks;
-	uint64_t t0, c0, ns, cns, ctxt0;
+	uint64_t t0, c0, s0 = 0, ns, cns, ctxt0, soaked = 0;
+	volatile uint64_t *count = NULL;
+	pid_t soaker = 0;
 	struct rusage self;
-	char params[96];
+	char params[160];
 	char *buf;
 	off_t off;
 
-	while ((opt = getopt(argc, argv, "c:ds:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:dS:s:")) != -1) {
 		switch (opt) {
 		case 'c':
 			cpu = (int)wl_arg("fileops", optarg);
@@ -87,6 +152,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			kib = wl_arg("fileops", optarg);
+			break;
+		case 'S':
+			soak_cpu = (int)wl_arg("fileops", optarg);
 			break;
 		default:
 			goto usage;
@@ -101,14 +169,7 @@ int main(int argc, char **argv)
 	if (!blocks)
 		goto usage;
 
-	if (cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set))
-			die("fileops: sched_setaffinity");
-	}
+	pin(cpu);
 	/* O_DIRECT wants an aligned buffer */
 	errno = posix_memalign((void **)&buf, BLOCK, BLOCK);
 	if (errno)
@@ -123,8 +184,12 @@ int main(int argc, char **argv)
 			if (pread(fd, buf, BLOCK, (off_t)i * BLOCK) != BLOCK)
 				die("fileops: pread (warm)");
 
+	if (soak_cpu >= 0)
+		soaker = soak_start(soak_cpu, &count);
 	ctxt0 = wl_ctxt();
 	c0 = cpu_ns();
+	if (count)
+		s0 = *count;
 	t0 = wl_now_ns();
 	for (i = 0; i < n; i++) {
 		off = (off_t)(i % blocks) * BLOCK;
@@ -136,16 +201,29 @@ int main(int argc, char **argv)
 		}
 	}
 	ns = wl_now_ns() - t0;
+	if (count)
+		soaked = *count - s0;
 	cns = cpu_ns() - c0;
+	if (soaker) {
+		kill(soaker, SIGKILL);
+		waitpid(soaker, NULL, 0);
+	}
 	ctxt0 = wl_ctxt() - ctxt0;
 	close(fd);
 	getrusage(RUSAGE_SELF, &self);
-	snprintf(params, sizeof(params), "io=%s ops=%lu cpu=%d cpuns=%lu",
-		 direct ? "direct" : "file", n, cpu, (unsigned long)cns);
+	if (soaker)
+		/* busyns: x86-64's two instructions an iteration, 1 ns each */
+		snprintf(params, sizeof(params),
+			 "io=%s ops=%lu cpu=%d cpuns=%lu soak=%lu busyns=%ld",
+			 direct ? "direct" : "file", n, cpu, (unsigned long)cns,
+			 (unsigned long)soaked, (long)ns - 2 * (long)soaked);
+	else
+		snprintf(params, sizeof(params), "io=%s ops=%lu cpu=%d cpuns=%lu",
+			 direct ? "direct" : "file", n, cpu, (unsigned long)cns);
 	wl_report("fileops", params, ns, &self, ctxt0);
 	free(buf);
 	return 0;
 usage:
-	fprintf(stderr, "usage: fileops [-c CPU] [-d] [-s FILE_KIB] FILE OPERATIONS\n");
+	fprintf(stderr, "usage: fileops [-c CPU] [-d] [-S CPU] [-s FILE_KIB] FILE OPERATIONS\n");
 	return 2;
 }
