@@ -7,8 +7,10 @@ The golden case: scripts/testdata/bench_raw.txt is a raw output of the
 form ntkl-bench prints (one JSON object a line), and bench_table.txt the
 table the former awk statistics of scripts/bench printed for it, so the
 figures make bench prints did not change when they moved here, nor when
-the raw lines became JSON. The producer case runs ntkl-bench's own emit
-function and reads what it prints."""
+the raw lines became JSON; its storage lines are a real storage section's
+(one round of one run), and the table's storage part what
+storage_table first printed for them. The producer case runs
+ntkl-bench's own emit function and reads what it prints."""
 import json
 import os
 import re
