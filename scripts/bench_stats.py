@@ -723,10 +723,11 @@ def storage_table(raw):
                        (ST_NAMES[m], r_min / 1e6, r_med / 1e6, added[m][0], added[m][1], vs,
                         per, rec.get("lost", 0)))
         noise = (base_med - base_min) / ops
+        within = [ST_NAMES[m] for m in modes[1:] if m in added and added[m][1] < noise]
         out.append("  (untraced runs spread by %.0f ns per %s, median - min: less than" %
                    (noise, "operation" if io == "file" else "I/O"))
         out.append("  that added is noise%s)" % (
-            "; within it: trace-cmd's cost" if peer in added and added[peer][1] < noise else ""))
+            "; within it, at the median: " + ", ".join(within) if within else ""))
         rec = raw.st_rec.get((io, ours))
         if rec and rec.get("ops"):
             if io == "file":
