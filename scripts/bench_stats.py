@@ -26,6 +26,16 @@ skipped, and so is a kind this script does not know:
   peer_lost        round, mode, lost: what that recorder lost in the round
   bpf_count        round, switches, ctxt: the BPF counter's count over the
                    round and the /proc/stat ctxt delta meanwhile
+  storage_run      round, mode, rep, workload, io (file: buffered; nullblk,
+                   direct: O_DIRECT on null_blk, on the virtio disk), ops,
+                   cpu, cpuns, [soak, busyns], ns, ...:
+                   one fileops run; busyns (direct runs): its wall time
+                   less its soaker's instructions, the work the guest did
+  storage_records  round, mode, io, ops, events, lost, filebytes, [reads,
+                   writes, inits, ends]: what the recorder kept over the
+                   round's runs of ops operations in all (ntkl: its FileIo
+                   or DiskIo records, of them Read, Write, ReadInit +
+                   WriteInit and OperationEnd; trace-cmd: its events)
   note, done       a remark; the end of a run that finished
 
 Figures are min and median over runs; a recorder's cost is what it adds
@@ -39,7 +49,7 @@ import sys
 # skipped: scripts/test_bench_stats.py checks ntkl-bench prints no other).
 KINDS = ("header", "switch_run", "switch_totals", "max_rate_run", "lockbench", "contend",
          "profile_run", "profile_samples", "libntkl", "peer_run", "peer_lost", "bpf_count",
-         "note", "done")
+         "storage_run", "storage_records", "note", "done")
 MODES = ("none", "cswitch", "compact", "tracecmd")
 # Recorders tabulated only when the raw output has them.
 OPTIONAL_MODES = ("cswstack",)
@@ -98,6 +108,20 @@ PROF_NAMES = {
 }
 # ntkl's cost per sample over perf's, at comparable information
 PROF_PAIRS = (("profile", "perf"), ("profstack", "perfg"))
+# Storage (storage_run and storage_records): fileops pinned to CPU 1, per
+# workload (io) its recorders, in table order, the trace-cmd one last.
+ST_MODES = {"file": ("none", "fileio", "syscalls"), "nullblk": ("none", "diskio", "block"),
+            "direct": ("none", "diskio", "block")}
+ST_NAMES = {
+    "none": "no tracing",
+    "fileio": "ntkl FILE_IO+INIT+FILENAME",
+    "syscalls": "trace-cmd pread/pwrite sys",
+    "diskio": "ntkl DISK_IO+DISK_IO_INIT",
+    "block": "trace-cmd block_rq_*",
+}
+# What a run's time is: the direct runs' wall time is mostly -icount's
+# jumps over idle time, their busy time (busyns) the work.
+ST_TIME = {"file": "ns", "nullblk": "ns", "direct": "busyns"}
 # Issue 14's scaling targets: n loggers cost at most this many times one
 # logger of the same kind (the mode its "1" row).
 K_SCALE_LIMIT = {"ntkl8": 2, "ntkl64": 6, "comp8": 2, "comp64": 6}
@@ -184,6 +208,9 @@ class Raw:
         self.k_runs = {}               # (mode, "ns"|"ctxt") -> [values] of peer runs
         self.k_lost = {}               # mode -> events lost, peer_lost summed
         self.bpf_count = [0, 0]        # bpf_count: [switches counted, ctxt delta]
+        self.st_runs = {}              # (io, mode, "ns"|"busyns"|"cpuns") -> [values]
+        self.st_ops = {}               # io -> operations per run
+        self.st_rec = {}               # (io, mode) -> storage_records' fields, summed
         for line in lines:
             kv = record(line)
             if kv is not None:
@@ -223,6 +250,17 @@ class Raw:
         elif kind == "bpf_count":
             self.bpf_count[0] += number(kv.get("switches"))
             self.bpf_count[1] += number(kv.get("ctxt"))
+        elif kind == "storage_run":
+            io = kv.get("io", "")
+            self.st_ops.setdefault(io, number(kv.get("ops")))
+            for what in ("ns", "busyns", "cpuns"):
+                if what in kv:
+                    self.st_runs.setdefault((io, mode, what), []).append(number(kv[what]))
+        elif kind == "storage_records":
+            t = self.st_rec.setdefault((kv.get("io", ""), mode), {})
+            for what in ("ops", "events", "lost", "filebytes", "reads", "writes", "inits",
+                         "ends"):
+                t[what] = t.get(what, 0) + number(kv.get(what))
         elif kind == "profile_samples":
             m = kv.get("mode", "profile")
             self.prof_samples[m] = self.prof_samples.get(m, 0) + number(kv.get("samples"))
@@ -622,6 +660,92 @@ def files_floor(added):
     return out
 
 
+def storage_table(raw):
+    """The cost of a file operation and of a disk I/O: what each recorder
+    adds to fileops pinned to CPU 1, per operation, and its ratio to
+    trace-cmd's; the records each kept per operation, what it lost, and
+    whether ntkl's Read records are the operations done."""
+    out = []
+    for io, modes in ST_MODES.items():
+        what = ST_TIME[io]
+        base = raw.st_runs.get((io, "none", what))
+        ops = raw.st_ops.get(io, 0)
+        if not base or not ops:
+            continue
+        base_min, base_med = min_median(base)
+        ours, peer = modes[1], modes[2]
+        if io == "file":
+            out += ["",
+                    "Storage, file operations: fileops pinned to CPU 1, %d 4 KiB preads and" % ops,
+                    "pwrites a run (alternating) of a file in the page cache, no disk under them",
+                    "  %-28s %21s %22s %16s %10s %8s" % (
+                        "recorder", "wall ms min | med", "added ns/op min | med",
+                        "vs trace-cmd", "events/op", "lost")]
+        elif io == "nullblk":
+            out += ["",
+                    "Storage, block requests: fileops pinned to CPU 1, %d O_DIRECT 4 KiB reads"
+                    % ops,
+                    "a run of /dev/nullb0 (null_blk, irqmode=0: each request completes where it",
+                    "is issued, in the guest; no emulated disk's time in the runs)",
+                    "  %-28s %21s %22s %16s %10s %8s" % (
+                        "recorder", "wall ms min | med", "added ns/io min | med",
+                        "vs trace-cmd", "events/io", "lost")]
+        else:
+            out += ["",
+                    "Storage, disk I/O: fileops pinned to CPU 1, %d O_DIRECT 4 KiB reads a run"
+                    % ops,
+                    "on /scratch (virtio), each one block request; busy = wall time less a",
+                    "soaker's instructions (the guest's work; wall time under -icount is",
+                    "mostly jumps over idle time while the emulated disk works)",
+                    "  %-28s %21s %22s %16s %10s %8s" % (
+                        "recorder", "busy ms min | med", "added ns/io min | med",
+                        "vs trace-cmd", "events/io", "lost")]
+        added = {}
+        for m in modes[1:]:
+            runs = raw.st_runs.get((io, m, what))
+            if runs:
+                r_min, r_med = min_median(runs)
+                added[m] = ((r_min - base_min) / ops, (r_med - base_med) / ops)
+        for m in modes:
+            runs = raw.st_runs.get((io, m, what))
+            if not runs:
+                continue
+            r_min, r_med = min_median(runs)
+            if m == "none":
+                out.append("  %-28s %10.1f | %8.1f %22s %16s %10s %8s" %
+                           (ST_NAMES[m], r_min / 1e6, r_med / 1e6, "-", "-", "-", "-"))
+                continue
+            rec = raw.st_rec.get((io, m), {})
+            per = "%.2f" % (rec["events"] / rec["ops"]) if rec.get("ops") else "n/a"
+            vs = "-" if m == peer or peer not in added else "%s | %s" % (
+                ratio(added[m][0], added[peer][0]), ratio(added[m][1], added[peer][1]))
+            out.append("  %-28s %10.1f | %8.1f %10.0f | %9.0f %16s %10s %8d" %
+                       (ST_NAMES[m], r_min / 1e6, r_med / 1e6, added[m][0], added[m][1], vs,
+                        per, rec.get("lost", 0)))
+        noise = (base_med - base_min) / ops
+        within = [ST_NAMES[m] for m in modes[1:] if m in added and added[m][1] < noise]
+        out.append("  (untraced runs spread by %.0f ns per %s, median - min: less than" %
+                   (noise, "operation" if io == "file" else "I/O"))
+        out.append("  that added is noise%s)" % (
+            "; within it, at the median: " + ", ".join(within) if within else ""))
+        rec = raw.st_rec.get((io, ours))
+        if rec and rec.get("ops"):
+            if io == "file":
+                out.append("  ntkl's FileIo records over %d operations: Read %d, Write %d, "
+                           "OperationEnd %d, %d in all" % (rec["ops"], rec.get("reads", 0),
+                                                          rec.get("writes", 0),
+                                                          rec.get("ends", 0), rec["events"]))
+                out.append("  (beyond fileops': other processes', the logger's own writer's)")
+            else:
+                match = "= the reads done" if rec.get("reads") == rec["ops"] else \
+                    "NOT the reads done"
+                out.append("  ntkl's DiskIo records over %d reads: Read %d (%s), Write %d, "
+                           "Init %d" % (rec["ops"], rec.get("reads", 0), match,
+                                        rec.get("writes", 0), rec.get("inits", 0)))
+                out.append("  (Write: the file system's own, the journal's)")
+    return "\n".join(out) + "\n" if out else ""
+
+
 def lost_line(raw):
     """One line: which recorders lost events, anywhere in the boot."""
     lost = {}
@@ -639,6 +763,8 @@ def lost_line(raw):
         add(K_NAMES.get(m, m), n)
     for m, n in raw.prof_lost.items():
         add(PROF_NAMES.get(m, m) + " (profile)", n)
+    for (io, m), t in raw.st_rec.items():
+        add(ST_NAMES.get(m, m) + " (storage)", t.get("lost", 0))
     if not lost:
         return "\nEvents lost: none, by any recorder\n"
     return "\nEvents lost: " + ", ".join("%s %d" % kv for kv in sorted(lost.items())) + "\n"
@@ -655,6 +781,7 @@ def main(argv):
     sys.stdout.write(profile_table(raw))
     sys.stdout.write(libntkl_table(raw))
     sys.stdout.write(scale_table(raw))
+    sys.stdout.write(storage_table(raw))
     sys.stdout.write(lost_line(raw))
     return 0
 

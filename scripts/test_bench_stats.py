@@ -7,8 +7,10 @@ The golden case: scripts/testdata/bench_raw.txt is a raw output of the
 form ntkl-bench prints (one JSON object a line), and bench_table.txt the
 table the former awk statistics of scripts/bench printed for it, so the
 figures make bench prints did not change when they moved here, nor when
-the raw lines became JSON. The producer case runs ntkl-bench's own emit
-function and reads what it prints."""
+the raw lines became JSON; its storage lines are a real storage section's
+(one round of one run), and the table's storage part what
+storage_table first printed for them. The producer case runs
+ntkl-bench's own emit function and reads what it prints."""
 import json
 import os
 import re
@@ -384,12 +386,61 @@ class Tables(unittest.TestCase):
         # no no-writer runs (an older raw output): no split
         self.assertNotIn("where it goes", bench_stats.scale_table(raw(*lines[:3])))
 
+    def test_storage(self):
+        """The cost per file operation and per block request, ntkl against
+        trace-cmd, and the check of ntkl's Read records."""
+        def st(io, mode, ns, rep=1, **extra):
+            return j("storage_run", round=1, mode=mode, rep=rep, workload="fileops", io=io,
+                     ops=100, cpu=1, ns=ns, **extra)
+
+        def rec(io, mode, ops=200, **extra):
+            return j("storage_records", round=1, mode=mode, io=io, ops=ops, **extra)
+        lines = [st("file", "none", 100000), st("file", "none", 110000, rep=2),
+                 st("file", "fileio", 150000), st("file", "fileio", 160000, rep=2),
+                 st("file", "syscalls", 200000), st("file", "syscalls", 210000, rep=2),
+                 rec("file", "none", events=0, lost=0),
+                 rec("file", "fileio", events=410, lost=0, reads=100, writes=100, ends=200),
+                 rec("file", "syscalls", events=400, lost=3),
+                 st("nullblk", "none", 50000), st("nullblk", "diskio", 60000),
+                 st("nullblk", "block", 80000),
+                 rec("nullblk", "diskio", ops=100, events=200, lost=0, reads=100, inits=100),
+                 rec("nullblk", "block", ops=100, events=200, lost=0),
+                 # the direct runs' time is busyns, not their wall time
+                 st("direct", "none", 9000000, busyns=70000),
+                 st("direct", "diskio", 9000000, busyns=72000),
+                 st("direct", "block", 9000000, busyns=71000),
+                 rec("direct", "diskio", ops=100, events=204, lost=0, reads=99, writes=2,
+                     inits=102)]
+        r = raw(*lines)
+        text = bench_stats.storage_table(r)
+        # file: 50,000 ns over 100 operations, against trace-cmd's 100,000
+        self.assertRegex(text, r"ntkl FILE_IO\+INIT\+FILENAME +[0-9.]+ \| +[0-9.]+ +500 \| +500 +"
+                               r"0\.50 \| 0\.50 +2\.05 +0")
+        self.assertRegex(text, r"trace-cmd pread/pwrite sys +[0-9.]+ \| +[0-9.]+ +"
+                               r"1000 \| +1000 +- +2\.00 +3")
+        self.assertIn("untraced runs spread by 50 ns per operation", text)
+        self.assertIn("Read 100, Write 100, OperationEnd 200, 410 in all", text)
+        # null_blk: 100 ns a request against 300
+        self.assertRegex(text, r"ntkl DISK_IO\+DISK_IO_INIT +[0-9.]+ \| +[0-9.]+ +100 \| +100 +"
+                               r"0\.33 \| 0\.33 +2\.00 +0")
+        self.assertIn("DiskIo records over 100 reads: Read 100 (= the reads done)", text)
+        # the virtio disk: busy 20 and 10 ns a request
+        self.assertRegex(text, r"busy ms min \| med")
+        self.assertRegex(text, r"ntkl DISK_IO\+DISK_IO_INIT +[0-9.]+ \| +[0-9.]+ +20 \| +20 +"
+                               r"2\.00 \| 2\.00 +2\.04 +0")
+        self.assertIn("Read 99 (NOT the reads done), Write 2, Init 102", text)
+        self.assertLess(text.index("null_blk"), text.index("virtio"))
+        self.assertEqual(bench_stats.lost_line(r),
+                         "\nEvents lost: trace-cmd pread/pwrite sys (storage) 3\n")
+        self.assertEqual(bench_stats.storage_table(raw(j("note", text="nothing"))), "")
+
     def test_golden(self):
         with open(os.path.join(HERE, "testdata", "bench_raw.txt")) as f:
             r = bench_stats.Raw(f)
         with open(os.path.join(HERE, "testdata", "bench_table.txt")) as f:
             want = f.read()
-        got = bench_stats.switch_table(r) + bench_stats.spin_table(r)
+        got = bench_stats.switch_table(r) + bench_stats.spin_table(r) + \
+            bench_stats.storage_table(r)
         self.assertEqual(got, want)
 
 

@@ -8,7 +8,8 @@
 #              [SECTIONS [DEST]]]]]]]
 #
 # SECTIONS: which of switch (the rounds and the max rate), profile, peers,
-# spin and um (libntkl) to run, comma-separated (default all).
+# spin, um (libntkl) and storage (file operations and disk I/O) to run,
+# comma-separated (default all).
 # DEST: where every recorder writes its files: tmpfs (default: /tmp),
 # disk (vm-run's /scratch, ext4 on a virtio disk, where a user's trace
 # goes), direct (the same disk, ntkl's writer with direct I/O:
@@ -52,6 +53,9 @@
 #     63 more files; perf record and trace-cmd, one and 8 at once; an
 #     empty sched_switch probe; a BPF counter; see the peers section)
 #   libntkl: libntkl's cost per event (see the libntkl section below)
+#   storage_run, storage_records: the cost per file operation and per disk
+#     I/O, ntkl FileIo and DiskIo against trace-cmd's syscall and block
+#     events (see the storage section)
 #   note text          a remark (a row that cannot be measured here)
 #   done               the last line: every section ran
 # evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
@@ -70,7 +74,7 @@ threads=${4:-6}
 steps=${5:-300}
 max_trips=${6:-10000}
 # which sections to run, comma-separated (scripts/bench --only)
-sections=${7:-switch,profile,peers,spin,um}
+sections=${7:-switch,profile,peers,spin,um,storage}
 dest=${8:-tmpfs}
 
 T=/sys/kernel/tracing
@@ -791,5 +795,194 @@ if want um; then
 		done
 		r=$((r + 1))
 	done
+fi
+# Storage (issue 36): what recording costs per file operation and per
+# disk I/O. fileops pinned to CPU 1, REPS runs per recorder, the recorders
+# alternating, rounds times, two workloads:
+#   file    FILE_OPS 4 KiB preads and pwrites, alternating, of a 1 MiB
+#           file already in the page cache (on /scratch when there is one,
+#           else in /tmp): no disk under them. Recorders: none; ntkl
+#           FILE_IO+FILE_IO_INIT+FILENAME (fileio: a FileIo Read or Write
+#           and an OperationEnd per operation); trace-cmd recording the
+#           syscall tracepoints syscalls:sys_enter/sys_exit_pread64 and
+#           _pwrite64 (syscalls: two events per operation too; the
+#           raw_syscalls sys_enter/sys_exit of every call where the kernel
+#           has no per-call tracepoints)
+#   direct  DISK_IOS O_DIRECT 4 KiB preads of a 16 MiB file on /scratch,
+#           each one block request. Recorders: none; ntkl
+#           DISK_IO+DISK_IO_INIT (diskio: a DiskIo ReadInit and a Read per
+#           I/O); trace-cmd block:block_rq_issue and block:block_rq_complete
+#           (block). Without a /scratch disk: a note, and no such rows.
+#           With fileops' soaker on the last CPU (-S): while every vCPU
+#           waits for the emulated disk, -icount's clock jumps to the next
+#           timer, so these runs' wall time is mostly jumps; the soaker
+#           keeps one vCPU busy, and busyns (wall time less the soaker's
+#           instructions) is the work the guest did; but how much work
+#           varies with the host's pace (timer ticks, whether fileops
+#           sleeps before its read completes), by more than the recorders'
+#           cost, so:
+#   nullblk DISK_IOS O_DIRECT 4 KiB preads of /dev/nullb0, null_blk loaded
+#           with irqmode=0: each a block request that completes where it
+#           is issued, in the guest, with no emulated disk (vm-run ships
+#           the module): the recorders' cost per request alone, under the
+#           same recorders (no soaker; its wall time is all work).
+#           Without null_blk: a note, and no such rows.
+#   storage_run round mode rep workload io ops cpu cpuns [soak busyns] ns ...
+#                      one run (io: file, nullblk or direct; soak, busyns:
+#                      the direct runs)
+#   storage_records round mode io ops events lost filebytes [reads writes
+#           inits ends]   what the recorder kept over the round's REPS
+#           runs of ops operations in all: ntkl, its records of the family
+#           (FileIo or DiskIo: dump --stats' Events by name), of them the
+#           Read and Write records, ReadInit+WriteInit and FileIo
+#           OperationEnd; trace-cmd, the events of its CPU statistics
+# The recorders write into DEST as everywhere: with DEST disk, their own
+# writes are block requests on /scratch too.
+FILE_OPS=${FILE_OPS:-20000}
+DISK_IOS=${DISK_IOS:-2000}
+
+# st_start IO MODE
+st_start() {
+	case $2 in
+	fileio) ntkl_start FILE_IO+FILE_IO_INIT+FILENAME ;;
+	diskio) ntkl_start DISK_IO+DISK_IO_INIT ;;
+	syscalls) st_tc_start "$st_sys_events" ;;
+	block) st_tc_start "-e block:block_rq_issue -e block:block_rq_complete" ;;
+	esac
+}
+
+# st_tc_start "-e EVENT...": trace-cmd recording those events into
+# $W/tc.dat (tc_pid; tc_stop stops it), once the first is on
+st_tc_start() {
+	local i=0 first
+
+	first=$(echo "$1" | awk '{ sub(":", "/", $2); print $2 }')
+	rm -f "$W/tc.dat"
+	# shellcheck disable=SC2086 # a list of -e EVENT: one argument each
+	trace-cmd record -C mono $1 -o "$W/tc.dat" > "$W/tc.log" 2>&1 &
+	tc_pid=$!
+	until tc_ready "$tc_pid" "$first"; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || die "trace-cmd record ($1) did not start: $(cat "$W/tc.log")"
+		kill -0 "$tc_pid" 2>/dev/null || die "trace-cmd record ($1) died: $(cat "$W/tc.log")"
+		sleep 0.1
+	done
+}
+
+# st_stop IO MODE: prints "events=N lost=N filebytes=N", and for ntkl
+# "reads=N writes=N inits=N ends=N" too (the hooks: DiskIo 0x010a Read,
+# 0x010b Write, 0x010c/d ReadInit/WriteInit; FileIo 0x0443 Read, 0x0444
+# Write, 0x044c OperationEnd; the family all of 0x01xx or 0x04xx)
+st_stop() {
+	local lost
+
+	case $2 in
+	none) echo "events=0 lost=0 filebytes=0" ;;
+	syscalls|block)
+		# not in a pipeline: only this shell may wait for trace-cmd
+		tc_stop > "$W/tcf"
+		sed 's/switches=/events=/; s/ evbytes=[0-9]*//; s/ rawbytes=[0-9]*//' "$W/tcf"
+		;;
+	*)
+		lost=$(ntkl stop "$LOGGER" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
+		[ -n "$lost" ] || die "ntkl stop printed no Events Lost"
+		ntkl dump --stats "$W/ntkl.etl" | awk -v file="$(wc -c < "$W/ntkl.etl")" \
+			-v lost="$lost" -v io="$1" '
+			/^Events by name/ { f = 1; next }
+			f && $2 == "total," { f = 0 }
+			f && $1 ~ /^[0-9]+$/ && $2 ~ /^0x/ { n[$2] += $1 }
+			END {
+				fam = io == "file" ? "0x04" : "0x01"
+				for (id in n)
+					if (substr(id, 1, 4) == fam)
+						ev += n[id]
+				if (io == "file") {
+					r = n["0x0443"]; w = n["0x0444"]; i = 0; e = n["0x044c"]
+				} else {
+					r = n["0x010a"]; w = n["0x010b"]
+					i = n["0x010c"] + n["0x010d"]; e = 0
+				}
+				printf "events=%d lost=%d filebytes=%d reads=%d writes=%d inits=%d ends=%d\n",
+					ev, lost, file, r, w, i, e
+			}'
+		;;
+	esac
+}
+
+if want storage; then
+	st_dir=${NTKL_SCRATCH:+$NTKL_SCRATCH/ntkl-bench-storage}
+	mkdir -p "${st_dir:=$W}"
+	if [ -d "$T/events/syscalls/sys_enter_pread64" ]; then
+		st_sys_events="-e syscalls:sys_enter_pread64 -e syscalls:sys_exit_pread64 -e syscalls:sys_enter_pwrite64 -e syscalls:sys_exit_pwrite64"
+	else
+		st_sys_events="-e raw_syscalls:sys_enter -e raw_syscalls:sys_exit"
+		emit_text note "storage: this kernel has no syscalls: tracepoints (CONFIG_FTRACE_SYSCALLS): trace-cmd records raw_syscalls, every system call"
+	fi
+	# the files made (and the direct one written to disk) before any
+	# recorder runs: no round records their making
+	fileops -c 1 "$st_dir/file.dat" 0 > /dev/null || die "fileops cannot make its file"
+	st_ios="file"
+	if [ -f /lib/modules/extra/null_blk.ko ]; then
+		# configfs may be built in
+		[ ! -f /lib/modules/extra/configfs.ko ] || insmod /lib/modules/extra/configfs.ko 2>/dev/null || true
+		insmod /lib/modules/extra/null_blk.ko nr_devices=1 queue_mode=2 irqmode=0 gb=1 bs=4096 ||
+			die "cannot load null_blk"
+		i=0
+		until [ -b /dev/nullb0 ] || [ $i -ge 50 ]; do
+			mdev -s 2>/dev/null || true
+			sleep 0.1
+			i=$((i + 1))
+		done
+		[ -b /dev/nullb0 ] || die "null_blk loaded, but no /dev/nullb0"
+		ln -sf /dev/nullb0 "$st_dir/nullblk.dat"
+		st_ios="$st_ios nullblk"
+	else
+		emit_text note "storage: no null_blk module: no rows of a disk that completes in the guest"
+	fi
+	if [ -n "${NTKL_SCRATCH:-}" ]; then
+		fileops -c 1 -d "$st_dir/direct.dat" 0 > /dev/null ||
+			die "fileops cannot make its O_DIRECT file"
+		st_ios="$st_ios direct"
+	else
+		emit_text note "storage: no /scratch disk (scripts/vm-run makes one with mkfs.ext4): no disk I/O rows"
+	fi
+	# the soaker's CPU: the last one, never fileops' CPU 1
+	st_soak=$(($(nproc) - 1))
+	[ "$st_soak" != 1 ] || st_soak=0
+	r=1
+	while [ $r -le "$rounds" ]; do
+		for io in $st_ios; do
+			case $io in
+			file) modes="none fileio syscalls" n=$FILE_OPS d= ;;
+			nullblk) modes="none diskio block" n=$DISK_IOS d=-d ;;
+			*) modes="none diskio block" n=$DISK_IOS d="-d -S $st_soak" ;;
+			esac
+			# shellcheck disable=SC2086 # modes is a list of words: one argument each
+			for m in $(rotate $(((r - 1) % 3)) $modes); do
+				st_start "$io" "$m"
+				: > "$W/w"
+				i=1
+				while [ $i -le "$reps" ]; do
+					# shellcheck disable=SC2086 # d: options or nothing at all
+					w=$(fileops -c 1 $d "$st_dir/$io.dat" "$n") || die "fileops $d failed"
+					# io= names the workload: direct or nullblk for -d
+					w=$(echo "$w" | sed "s/ io=[a-z]* / io=$io /")
+					emit storage_run "round=$r" "mode=$m" "rep=$i" "$w" >> "$W/w"
+					i=$((i + 1))
+				done
+				# not in $(...): only this shell may wait for trace-cmd
+				st_stop "$io" "$m" > "$W/f"
+				# the file rows' dirty pages on disk now, not in the
+				# disk rows' time
+				[ "$io" != file ] || sync
+				cat "$W/w"
+				emit storage_records "round=$r" "mode=$m" "io=$io" \
+					"ops=$((reps * n))" "$(cat "$W/f")"
+			done
+		done
+		r=$((r + 1))
+	done
+	rm -rf "${st_dir:?}/file.dat" "$st_dir/direct.dat" "$st_dir/nullblk.dat"
+	[ ! -b /dev/nullb0 ] || rmmod null_blk || die "cannot unload null_blk"
 fi
 emit "done"
