@@ -552,11 +552,12 @@ TEST_F_TIMEOUT(fileio, workload_as_it_was, 300)
 	 * debug kernel (KASAN, lockdep) with nothing counted lost, not
 	 * understood yet: said, not failed, until it is (issue 36's note).
 	 */
-	if (dirs)
+	if (dirs) {
 		EXPECT_TRUE(has_name(&v, ETW_EVENT_FILEIO_NAME_HOOK, dir_fobj, w.dir));
-	else
+	} else {
 		TH_LOG("no DirEnum of %s by this thread (dir FileObject %s)", w.dir,
 		       dir_fobj ? "seen" : "not seen");
+	}
 
 	/* this thread's reads and writes, as the syscall tracepoints saw them */
 	for (i = 0; i < v.nops; i++) {
