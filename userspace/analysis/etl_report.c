@@ -184,7 +184,8 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 
 /*
  * The one pass over the records: the model's, report's own counts, the
- * switches' and the profile's (each finished after it, with the model);
+ * switches', the profile's and the storage section's (each finished after
+ * it, with the model);
  * then the span and the losses.
  */
 static int walk_records(struct work *w, struct etl_switches *s)
