@@ -125,9 +125,16 @@ static const char *fio_path(const struct path *path, char *buf, size_t len)
 
 #ifdef CONFIG_KRETPROBES
 
+/*
+ * The thread doing the operation. Not in_task() ? ... : 0: a kprobe still
+ * on its breakpoint (a kernel whose kprobes do not ride on ftrace, before
+ * the optimizer has made the breakpoint a jump, or for good if it cannot)
+ * runs its handler as an NMI, while the probed VFS call runs in a task,
+ * always: there in_task() is false and the thread was written as 0.
+ */
 static __always_inline u32 fio_ttid(void)
 {
-	return in_task() ? task_pid_nr(current) : 0;
+	return task_pid_nr(current);
 }
 
 /* errno as the NTSTATUS Windows would give the operation */
@@ -194,7 +201,7 @@ static const char *fio_dentry_path(struct dentry *dentry, char *buf, size_t len)
 	struct vfsmount *mnt = NULL;
 	const char *s;
 
-	if (fs && in_task() && !(current->flags & PF_KTHREAD)) {
+	if (fs && !(current->flags & PF_KTHREAD)) {
 		struct vfsmount *pwd = READ_ONCE(fs->pwd.mnt), *root = READ_ONCE(fs->root.mnt);
 
 		if (pwd && pwd->mnt_sb == dentry->d_sb)
@@ -206,6 +213,13 @@ static const char *fio_dentry_path(struct dentry *dentry, char *buf, size_t len)
 		struct path p = { .mnt = mnt, .dentry = dentry };
 
 		s = d_path(&p, buf, len);
+		/* named after its unlink (fio_late()): the name it had */
+		if (!IS_ERR(s) && d_unlinked(dentry)) {
+			size_t n = strlen(s), tail = strlen(" (deleted)");
+
+			if (n > tail && !strcmp(s + n - tail, " (deleted)"))
+				buf[s - buf + n - tail] = 0;
+		}
 	} else {
 		s = dentry_path_raw(dentry, buf, len);
 	}
@@ -254,7 +268,34 @@ struct fio_data {
 	};
 	u64 file_key;
 	bool read_bytes;	/* ExtraInfo: the bytes moved */
+	u16 late_name;		/* 0, or the name record of dentry left to the return */
 };
+
+/*
+ * A kprobe still on its breakpoint (a kernel whose kprobes do not ride on
+ * ftrace, until the optimizer makes the breakpoint a jump, or for good
+ * if it cannot) runs the entry handler as an NMI, though the VFS call is
+ * a task's. d_path()'s seqlocks are not for an NMI (lockdep says so): an
+ * entry handler running as one leaves a path to the return handler,
+ * which runs in the task. The name then follows its operation.
+ */
+/* vfs_rename's: its old name, when formed at return (rename_entry()) */
+struct fio_rename_data {
+	struct fio_data d;
+	struct dentry *old_parent;
+	char old_name[NAME_MAX + 1];
+};
+
+static __always_inline bool fio_late(struct fio_data *d, struct dentry *dentry, u64 key,
+				     enum etw_event_id id)
+{
+	if (!in_nmi())
+		return false;
+	d->dentry = dentry;
+	d->file_key = key;
+	d->late_name = id;
+	return true;
+}
 
 static __always_inline u64 fio_irp(struct kretprobe_instance *ri)
 {
@@ -267,6 +308,7 @@ static __always_inline struct fio_data *fio_data(struct kretprobe_instance *ri)
 	struct fio_data *d = (void *)ri->data;
 
 	d->read_bytes = false;
+	d->late_name = 0;
 	return d;
 }
 
@@ -298,6 +340,9 @@ static int op_end(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct ntkl_logger **loggers;
 	unsigned int n = ntkl_active_loggers(&loggers);
 
+	if (d->late_name)
+		names_each(loggers, n, d->late_name, d->file_key,
+			   fio_dentry_path(d->dentry, fio_buf(), PATH_MAX));
 	ntkl_record_each(loggers, n, ETW_EVENT_FILEIO_OP_END, &e, ETW_FILEIO_OP_END_SIZE);
 	return 0;
 }
@@ -502,18 +547,17 @@ static int set_info_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct iattr *attr = (void *)regs_get_kernel_argument(regs, 2);
 	struct inode *inode = dentry ? d_inode(dentry) : NULL;
 	struct file *file = attr && (attr->ia_valid & ATTR_FILE) ? attr->ia_file : NULL;
+	struct fio_data *d = fio_data(ri);
 	struct ntkl_logger **loggers;
 	unsigned int n;
 	bool end;
-
-	fio_data(ri);
 
 	if (!attr || !fio_inode_ok(inode) || (file && !fio_file_ok(file)))
 		return 1;
 	n = fio_loggers(&loggers, &end);
 	if (!n)
 		return 1;
-	if (!file)
+	if (!file && !fio_late(d, dentry, fio_key(inode), ETW_EVENT_FILEIO_NAME))
 		names_each(loggers, n, ETW_EVENT_FILEIO_NAME, fio_key(inode),
 			   fio_dentry_path(dentry, fio_buf(), PATH_MAX));
 	if (attr->ia_valid & ATTR_SIZE)
@@ -522,7 +566,7 @@ static int set_info_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	else
 		info_each(loggers, n, ETW_EVENT_FILEIO_SET_INFO, ri, file, inode,
 			  attr->ia_valid, ETW_FILE_BASIC_INFORMATION);
-	return end ? 0 : 1;
+	return end || d->late_name ? 0 : 1;
 }
 
 /*
@@ -533,22 +577,23 @@ static int delete_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct dentry *dentry = (void *)regs_get_kernel_argument(regs, 2);
 	struct inode *inode = dentry ? d_inode(dentry) : NULL;
+	struct fio_data *d = fio_data(ri);
 	struct ntkl_logger **loggers;
 	unsigned int n;
 	bool end;
-
-	fio_data(ri);
 
 	if (!fio_inode_ok(inode))
 		return 1;
 	n = fio_loggers(&loggers, &end);
 	if (!n)
 		return 1;
-	names_each(loggers, n, ETW_EVENT_FILEIO_FILE_DELETE, fio_key(inode),
-		   fio_dentry_path(dentry, fio_buf(), PATH_MAX));
+	/* late, the dentry is its name's still: the caller holds it */
+	if (!fio_late(d, dentry, fio_key(inode), ETW_EVENT_FILEIO_FILE_DELETE))
+		names_each(loggers, n, ETW_EVENT_FILEIO_FILE_DELETE, fio_key(inode),
+			   fio_dentry_path(dentry, fio_buf(), PATH_MAX));
 	info_each(loggers, n, ETW_EVENT_FILEIO_DELETE, ri, NULL, inode, 1,
 		  ETW_FILE_DISPOSITION_INFORMATION);
-	return end ? 0 : 1;
+	return end || d->late_name ? 0 : 1;
 }
 
 /*
@@ -558,7 +603,7 @@ static int delete_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 static int rename_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct renamedata *rd = (void *)regs_get_kernel_argument(regs, 0);
-	struct fio_data *d = fio_data(ri);
+	struct fio_rename_data *r = container_of(fio_data(ri), struct fio_rename_data, d);
 	struct inode *inode = rd && rd->old_dentry ? d_inode(rd->old_dentry) : NULL;
 	struct ntkl_logger **loggers;
 	unsigned int n;
@@ -569,24 +614,47 @@ static int rename_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	n = fio_loggers(&loggers, &end);
 	if (!n)
 		return 1;
-	names_each(loggers, n, ETW_EVENT_FILEIO_NAME, fio_key(inode),
-		   fio_dentry_path(rd->old_dentry, fio_buf(), PATH_MAX));
+	r->old_parent = NULL;
+	if (!in_nmi()) {
+		names_each(loggers, n, ETW_EVENT_FILEIO_NAME, fio_key(inode),
+			   fio_dentry_path(rd->old_dentry, fio_buf(), PATH_MAX));
+	} else {
+		/*
+		 * As an NMI (fio_late()), the old path is formed at return
+		 * from its parent and its last part, kept now: both hold
+		 * still, the caller has locked the rename and holds the parent.
+		 */
+		r->old_parent = rd->old_dentry->d_parent;
+		strscpy(r->old_name, (const char *)rd->old_dentry->d_name.name,
+			sizeof(r->old_name));
+	}
 	info_each(loggers, n, ETW_EVENT_FILEIO_RENAME, ri, NULL, inode, 0,
 		  ETW_FILE_RENAME_INFORMATION);
-	d->dentry = rd->old_dentry;
-	d->file_key = fio_key(inode);
+	r->d.dentry = rd->old_dentry;
+	r->d.file_key = fio_key(inode);
 	return 0;
 }
 
 static int rename_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct fio_data *d = (void *)ri->data;
+	struct fio_rename_data *r = (void *)ri->data;
 	struct ntkl_logger **loggers;
 	unsigned int n = ntkl_active_loggers(&loggers);
 
+	if (r->old_parent) {
+		char *buf = fio_buf();
+		const char *dir = fio_dentry_path(r->old_parent, buf, PATH_MAX - NAME_MAX - 2);
+
+		/* the parent's path was formed at the end of buf: move it to its start */
+		memmove(buf, dir, strlen(dir) + 1);
+		if (strcmp(buf, "/"))
+			strlcat(buf, "/", PATH_MAX);
+		strlcat(buf, r->old_name, PATH_MAX);
+		names_each(loggers, n, ETW_EVENT_FILEIO_NAME, r->d.file_key, buf);
+	}
 	if (!regs_return_value(regs))
-		names_each(loggers, n, ETW_EVENT_FILEIO_NAME, d->file_key,
-			   fio_dentry_path(d->dentry, fio_buf(), PATH_MAX));
+		names_each(loggers, n, ETW_EVENT_FILEIO_NAME, r->d.file_key,
+			   fio_dentry_path(r->d.dentry, fio_buf(), PATH_MAX));
 	return op_end(ri, regs);
 }
 
@@ -700,6 +768,7 @@ struct fio_probe {
 	kretprobe_handler_t entry, ret;
 	unsigned int group;
 	const char *lost;		/* what is missing without it */
+	size_t data_size;		/* its instances' data, if not struct fio_data */
 	struct kretprobe krp;
 	unsigned long missed;		/* nmissed already counted lost */
 	bool registered, warned;
@@ -709,7 +778,8 @@ static struct fio_probe fio_probes[] = {
 	{ { "vfs_open" }, open_entry, open_return, FIO_NAMES, "no Create nor names at open" },
 	{ { "notify_change" }, set_info_entry, op_end, FIO_NAMES, "no SetInfo" },
 	{ { "vfs_unlink" }, delete_entry, op_end, FIO_NAMES, "no Delete" },
-	{ { "vfs_rename" }, rename_entry, rename_return, FIO_NAMES, "no Rename" },
+	{ { "vfs_rename" }, rename_entry, rename_return, FIO_NAMES, "no Rename",
+	  sizeof(struct fio_rename_data) },
 	{ { "vfs_read" }, read_entry, op_end, FIO_OPS, "no Read of read(2), pread64" },
 	{ { "vfs_write" }, write_entry, op_end, FIO_OPS, "no Write of write(2), pwrite64" },
 	{ { "vfs_readv" }, readv_entry, op_end, FIO_OPS, "no Read of readv, preadv" },
@@ -743,7 +813,7 @@ static int register_one(struct fio_probe *fp)
 		fp->krp.kp.symbol_name = fp->symbol[k];
 		fp->krp.entry_handler = fp->entry;
 		fp->krp.handler = fp->ret;
-		fp->krp.data_size = sizeof(struct fio_data);
+		fp->krp.data_size = fp->data_size ?: sizeof(struct fio_data);
 		fp->krp.maxactive = fio_maxactive();
 		ret = register_kretprobe(&fp->krp);
 		if (!ret)
