@@ -3,6 +3,7 @@
  * Named recording profiles (-profile NAME). See ntkl_profiles.h.
  */
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 #include "ntkl_profiles.h"
@@ -58,9 +59,31 @@ const char *ntkl_profile_names(char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * "-on A+B+..." (or -stackwalk) under a profile's name, broken after a '+'
+ * to stay within 80 columns, the rest under the first name.
+ */
+static void print_list(FILE *out, const char *indent, const char *option, const char *list)
+{
+	int col = fprintf(out, "%s%-9s %s ", indent, "", option), start = col;
+
+	while (*list) {
+		size_t len = strcspn(list, "+");
+		int more = list[len] == '+';
+
+		if (col > start && col + (int)len + more > 80)
+			col = fprintf(out, "\n%s%-9s %*s", indent, "", (int)strlen(option) + 1, "") - 1;
+		col += fprintf(out, "%.*s%s", (int)len, list, more ? "+" : "");
+		list += len + more;
+	}
+	fputc('\n', out);
+}
+
 void ntkl_profiles_help(FILE *out, const char *indent)
 {
-	for (const struct ntkl_profile *p = ntkl_profiles; p->name; p++)
-		fprintf(out, "%s%-9s %s:\n%s%-9s -on %s\n%s%-9s -stackwalk %s\n", indent, p->name,
-			p->question, indent, "", p->flags, indent, "", p->stackwalk);
+	for (const struct ntkl_profile *p = ntkl_profiles; p->name; p++) {
+		fprintf(out, "%s%-9s %s:\n", indent, p->name, p->question);
+		print_list(out, indent, "-on", p->flags);
+		print_list(out, indent, "-stackwalk", p->stackwalk);
+	}
 }
