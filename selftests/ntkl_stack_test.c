@@ -19,6 +19,10 @@
  *    covers: at least 95%; the busy child's user samples' stacks begin
  *    at the sample's own IP;
  *  - with Profile walked alone, only samples have stacks;
+ *  - a thread blocked in a known function of this program (its own read
+ *    system call, frame pointers) and woken 200 times: the CSwitch stacks
+ *    that bring it back hold its user frames, that function's among them
+ *    (a whole New Thread Stack, not its user IP alone);
  *  - SpinLock stacks (threads contending for the file table and a pipe)
  *    follow their SpinLock with its ThreadId, kernel frames in an Image;
  *  - FileIo Read and Write, DiskIo ReadInit and WriteInit and HardFault,
@@ -480,6 +484,138 @@ TEST_F_TIMEOUT(stack, profile_cswitch_ready_thread, 180)
 	EXPECT_GT(v->child_user_samples, 10);
 	EXPECT_EQ(v->child_user_samples, v->child_first_is_ip);
 	view_free(v);
+	capture_free(&job.c);
+}
+
+/*
+ * A thread blocked in a known function: raw_read() makes the read system
+ * call itself, so that the thread's user frames at the switch are its own
+ * (with frame pointers); parked_reader() calls it, and where raw_read()
+ * returns to in parked_reader() is the frame a whole New Thread Stack has.
+ */
+static uint64_t parked_ret;
+
+#ifdef __x86_64__
+static __attribute__((noinline, optimize("no-omit-frame-pointer")))
+long raw_read(int fd, void *buf, size_t n)
+{
+	long ret;
+
+	parked_ret = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	asm volatile("syscall" : "=a"(ret) : "0"((long)SYS_read), "D"((long)fd), "S"(buf),
+		     "d"(n) : "rcx", "r11", "memory");
+	return ret;
+}
+
+static __attribute__((noinline, optimize("no-omit-frame-pointer")))
+long parked_reader(int fd, void *buf)
+{
+	long r = raw_read(fd, buf, 1);
+
+	asm volatile("" ::: "memory");	/* a call, not a jump: its frame stays */
+	return r;
+}
+#endif
+
+#define PARKED_ROUNDS	200
+
+struct parked_job {
+	int fd;
+	pid_t tid;
+	int reads;
+};
+
+static void *parked_thread(void *arg)
+{
+	struct parked_job *job = arg;
+	char c;
+
+	job->tid = (pid_t)syscall(SYS_gettid);
+#ifdef __x86_64__
+	while (job->reads < PARKED_ROUNDS && parked_reader(job->fd, &c) == 1)
+		job->reads++;
+#endif
+	return NULL;
+}
+
+struct parked_view {
+	uint32_t tid;
+	unsigned long stacks, user_frames, with_ret;
+};
+
+static void view_parked(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			const struct etl_record *r)
+{
+	struct parked_view *v = ctx;
+	const struct etw_stack_walk *sw;
+	unsigned int i, n, user = 0;
+	bool ret = false;
+
+	if (!r || r->kind != ETL_KIND_KERNEL || r->hook_id != ETW_EVENT_STACK_WALK_HOOK ||
+	    r->payload_len < sizeof(*sw))
+		return;
+	sw = (const void *)r->payload;
+	if (sw->stack_thread != v->tid)
+		return;
+	n = (r->payload_len - sizeof(*sw)) / 8;
+	for (i = 0; i < n; i++) {
+		uint64_t a;
+
+		memcpy(&a, r->payload + sizeof(*sw) + 8 * i, 8);
+		user += !(a >> 63);
+		ret |= a == parked_ret;
+	}
+	v->stacks++;
+	v->user_frames += user;
+	v->with_ret += ret;
+}
+
+/*
+ * Whole New Thread Stacks: a thread blocked in parked_reader() and woken
+ * PARKED_ROUNDS times; each CSwitch that brings it back has its user
+ * frames as they were when it blocked, parked_reader()'s among them (not
+ * its user IP alone, which is in raw_read()).
+ */
+TEST_F_TIMEOUT(stack, new_thread_stack_has_user_frames, 180)
+{
+	static const uint16_t hooks[] = { NTKL_STACK_HOOK_CSWITCH };
+	struct parked_job pj = { 0 };
+	struct parked_view pv = { 0 };
+	struct capture_verdict verdict;
+	struct drain_job job;
+	uint64_t truncated;
+	pthread_t th, reader;
+	int fds[2], i;
+	uint32_t id;
+
+#ifndef __x86_64__
+	SKIP(return, "the blocked thread's own system call is x86-64's");
+#endif
+	ASSERT_EQ(0, pipe(fds));
+	pj.fd = fds[0];
+	start_logger(_metadata, self->ctl, self->reader, "selftest stack", STACK_FLAGS, hooks,
+		     1, &job, &th, &id);
+	ASSERT_EQ(0, pthread_create(&reader, NULL, parked_thread, &pj));
+	for (i = 0; i < PARKED_ROUNDS; i++) {
+		usleep(2000);	/* it blocks in parked_reader() meanwhile */
+		if (write(fds[1], "x", 1) != 1)
+			break;
+	}
+	pthread_join(reader, NULL);
+	stop_logger(_metadata, self->ctl, "selftest stack", &job, th, &truncated);
+	close(fds[0]);
+	close(fds[1]);
+	ASSERT_EQ(PARKED_ROUNDS, pj.reads);
+
+	pv.tid = (uint32_t)pj.tid;
+	ASSERT_EQ(0, capture_walk(&job.c, view_parked, &pv, &verdict));
+	EXPECT_EQ(0, verdict.violations) TH_LOG("first: %s", verdict.first_violation);
+	TH_LOG("thread %u: %lu CSwitch stacks, %lu user frames, %lu with parked_reader() (return 0x%llx)",
+	       pv.tid, pv.stacks, pv.user_frames, pv.with_ret, (unsigned long long)parked_ret);
+	/* most reads block (a slow kernel may write before the next read) */
+	EXPECT_GE(pv.stacks, PARKED_ROUNDS / 2);
+	/* each return but the first few (parked before the start, or not at all) */
+	EXPECT_GE(pv.with_ret * 10, pv.stacks * 9);
 	capture_free(&job.c);
 }
 

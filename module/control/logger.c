@@ -480,7 +480,9 @@ static struct ntkl_logger *find_named_locked(const char *name, u32 id)
  * SET_STACK_TRACING: the hooks (st->count of them, checked by the caller)
  * whose events lg follows with their stacks, replacing its list: each one
  * of an event the list walks (NTKL_STACKWALK), kept as BIT(NTKL_WALK_*).
- * Probes read the set of bits where they write the event, without a lock.
+ * Probes read the set of bits where they write the event, without a lock;
+ * a running logger's set is published again, so that a producer prepares
+ * what a walk needs (-ENOMEM if it cannot: the old list stays).
  */
 int ntkl_logger_set_stack_tracing(const struct ntkl_stack_tracing *st, const u16 *hooks)
 {
@@ -498,8 +500,17 @@ int ntkl_logger_set_stack_tracing(const struct ntkl_stack_tracing *st, const u16
 	mutex_lock(&table_lock);
 	lg = find_named_locked(st->logger_name, st->logger_id);
 	ret = lg ? ntkl_may_manage(lg) : -ENOENT;
-	if (!ret)
+	if (!ret) {
+		u32 old = lg->stack_walks;
+
 		WRITE_ONCE(lg->stack_walks, bits);
+		/* what the producers prepare for a walk (CSwitch's parked stacks) */
+		if (lg->status == NTKL_STATUS_RUNNING && bits != old) {
+			ret = publish_locked();
+			if (ret)
+				WRITE_ONCE(lg->stack_walks, old);
+		}
+	}
 	mutex_unlock(&table_lock);
 	return ret;
 }

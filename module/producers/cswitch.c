@@ -95,7 +95,8 @@ static void emit_batch(const struct cswitch_set *v, struct ccswap_batch *b, u32 
  * (walked once per switch, into *st, for the first such logger).
  */
 static void write_cswitch(struct ntkl_logger *lg, const struct wmi_contextswap *cs,
-			  u64 clock, struct task_struct *next, struct ntkl_stack **st)
+			  u64 clock, struct task_struct *prev, struct task_struct *next,
+			  struct ntkl_stack **st)
 {
 	struct ntkl_record rec __uninitialized;	/* set by ntkl_record_begin_at() */
 	u64 time;
@@ -110,7 +111,7 @@ static void write_cswitch(struct ntkl_logger *lg, const struct wmi_contextswap *
 	if (likely(!ntkl_stack_on(lg, NTKL_WALK_CSWITCH)))
 		return;
 	if (!*st)
-		*st = ntkl_stack_task(next);
+		*st = ntkl_stack_switch(prev, next);
 	if (*st)
 		ntkl_stack_write(lg, *st, time);
 }
@@ -240,7 +241,7 @@ static __always_inline void write_one_cswitch(struct ntkl_logger *lg, u64 clock,
 	ntkl_record_end(&rec);
 	if (likely(!ntkl_stack_on(lg, NTKL_WALK_CSWITCH)))
 		return;
-	st = ntkl_stack_task(next);
+	st = ntkl_stack_switch(prev, next);
 	if (st)
 		ntkl_stack_write(lg, st, time);
 }
@@ -262,7 +263,7 @@ static noinline void write_cswitch_each(const struct cswitch_set *v,
 	fill_cswitch(&cs, prev, next, &si);
 	for (i = 0; i < v->n_cswitch; i++)
 		write_cswitch(v->cswitch[i], &cs,
-			      switch_time(t, now, v->cswitch[i]->clock_type), next, &st);
+			      switch_time(t, now, v->cswitch[i]->clock_type), prev, next, &st);
 }
 
 static __always_inline void write_compact(const struct cswitch_set *v, u64 t,

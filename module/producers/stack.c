@@ -12,8 +12,11 @@
  * - CSwitch: the new thread's, as Windows (which walks it after the swap,
  *   so TraceEvent and WPA give it to NewThreadId: "New Thread Stack"):
  *   the kernel frames where it stopped running, unwound from its saved
- *   context, and its user-mode instruction pointer (its user stack lies in
- *   an address space that is not the current one, so no further frames).
+ *   context, then its user frames. Those lie in an address space that is
+ *   not the current one, so they are walked when the thread is switched
+ *   out (then it is current) and parked (stack_parked.c) for the switch
+ *   that brings it back: it runs no user code between. A thread not
+ *   parked (its first run, a collision) gets its user IP alone.
  *
  * Kernel frames come from the kernel's unwinder (ORC on the Debian
  * kernels; usable in any context, NMI included). User frames follow the
@@ -44,6 +47,7 @@
 #include "producers/ntsched.h"
 #include "producers/producer.h"
 #include "producers/stack.h"
+#include "producers/stack_parked.h"
 
 #define NESTING_LEVELS	4		/* task, softirq, hardirq, NMI */
 
@@ -64,6 +68,7 @@ static void stack_exit(void)
 {
 	free_percpu(scratch);
 	scratch = NULL;
+	ntkl_parked_free();
 }
 
 static struct ntkl_stack *stack_begin(struct task_struct *t)
@@ -217,18 +222,48 @@ struct ntkl_stack *ntkl_stack_current(struct pt_regs *regs)
 	return st;
 }
 
-struct ntkl_stack *ntkl_stack_task(struct task_struct *t)
+struct ntkl_stack *ntkl_stack_switch(struct task_struct *prev, struct task_struct *next)
 {
-	struct ntkl_stack *st = stack_begin(t);
-	struct pt_regs *uregs;
+	struct pt_regs *uregs = user_regs_of(prev);
+	struct ntkl_stack *st;
+	bool truncated;
+	u32 n;
 
+	/* prev is current, its address space still the current one: park it */
+	if (uregs && user_mode(uregs)) {
+		st = stack_begin(prev);
+		if (st) {
+			walk_user(st, uregs);
+			ntkl_parked_put(prev, st->frames, st->n);
+		}
+	}
+	st = stack_begin(next);
 	if (!st)
 		return NULL;
-	walk_kernel(st, t, NULL);
-	uregs = user_regs_of(t);
-	if (uregs && user_mode(uregs) && instruction_pointer(uregs))
+	walk_kernel(st, next, NULL);
+	uregs = user_regs_of(next);
+	if (!uregs || !user_mode(uregs))
+		return st;
+	n = ntkl_parked_take(next, st->frames + st->n, ETW_STACK_MAX_FRAMES - st->n, &truncated);
+	if (n) {
+		st->n += n;
+		st->truncated |= truncated;
+	} else if (instruction_pointer(uregs)) {
+		/* not parked (first run, a collision): its user IP alone */
 		stack_add(st, instruction_pointer(uregs));
+	}
 	return st;
+}
+
+/* A logger walks CSwitch: the parked stacks' store is needed. */
+static int stack_publish(struct ntkl_active_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++)
+		if (ntkl_stack_on(set->loggers[i], NTKL_WALK_CSWITCH))
+			return ntkl_parked_prepare();
+	return 0;
 }
 
 void ntkl_stack_write(struct ntkl_logger *lg, const struct ntkl_stack *st, u64 event_time)
@@ -258,4 +293,5 @@ const struct ntkl_producer ntkl_stack_producer = {
 	.name = "stack",
 	.init = stack_init,
 	.exit = stack_exit,
+	.publish = stack_publish,
 };

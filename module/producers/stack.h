@@ -38,11 +38,16 @@ static __always_inline bool ntkl_stack_on(const struct ntkl_logger *lg, enum ntk
 /*
  * The current context's stack (regs: the interrupted registers of a
  * sample, or NULL for the probe's own context, whose ntkl frames are
- * skipped), or a task's that is not running (a CSwitch's new thread).
+ * skipped).
  * Preemption off; the result lives until the probe returns.
  */
 struct ntkl_stack *ntkl_stack_current(struct pt_regs *regs);
-struct ntkl_stack *ntkl_stack_task(struct task_struct *t);
+/*
+ * A CSwitch's New Thread Stack: next's kernel frames, walked from its
+ * saved context, and the user frames it had when it was switched out;
+ * prev's user frames are kept for its own return (stack_parked.h).
+ */
+struct ntkl_stack *ntkl_stack_switch(struct task_struct *prev, struct task_struct *next);
 
 /* StackWalk/Stack for an event stamped event_time; nothing if no frames. */
 void ntkl_stack_write(struct ntkl_logger *lg, const struct ntkl_stack *st, u64 event_time);

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parked user stacks (stack_parked.h): a table of slots, a thread's slot
+ * chosen by its task_struct's address. A slot's seq is odd while it is
+ * written: a writer takes it from even to odd with a cmpxchg and never
+ * waits (if another CPU holds the slot, this thread is not parked), and
+ * a reader copies, then checks that seq did not move.
+ *
+ * A slot is a thread's while its task, thread id and switch count
+ * (nvcsw + nivcsw, counted before the sched_switch tracepoint) are the
+ * thread's: the count moves at every switch out, so frames parked before
+ * a switch that was not seen (no logger walked CSwitch then) are never
+ * taken for a later one. Two threads whose slots collide take turns: the
+ * one parked last has it, the other gets its user IP alone, as without
+ * parking.
+ */
+#include <linux/atomic.h>
+#include <linux/hash.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "producers/stack_parked.h"
+
+#define PARKED_BITS	11		/* 2048 slots: 1.1 MiB */
+
+struct parked {
+	atomic_t seq;
+	u32 tid;
+	u32 n;
+	bool truncated;			/* more user frames than it keeps */
+	const struct task_struct *task;
+	unsigned long switches;
+	u64 frames[NTKL_PARKED_FRAMES];
+};
+
+/* Made by the first logger that walks CSwitch, kept until unload. */
+static struct parked *parked;
+static DEFINE_MUTEX(parked_lock);
+
+int ntkl_parked_prepare(void)
+{
+	struct parked *table;
+	int ret = 0;
+
+	if (smp_load_acquire(&parked))
+		return 0;
+	mutex_lock(&parked_lock);
+	if (!parked) {
+		table = kvcalloc(1u << PARKED_BITS, sizeof(*table), GFP_KERNEL);
+		if (table)
+			smp_store_release(&parked, table);
+		else
+			ret = -ENOMEM;
+	}
+	mutex_unlock(&parked_lock);
+	return ret;
+}
+
+/* At unload, when no probe runs. */
+void ntkl_parked_free(void)
+{
+	kvfree(parked);
+	parked = NULL;
+}
+
+static __always_inline unsigned long switches_of(const struct task_struct *t)
+{
+	return READ_ONCE(t->nvcsw) + READ_ONCE(t->nivcsw);
+}
+
+static __always_inline struct parked *slot_of(const struct task_struct *t)
+{
+	struct parked *table = smp_load_acquire(&parked);
+
+	return table ? &table[hash_ptr(t, PARKED_BITS)] : NULL;
+}
+
+void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n)
+{
+	struct parked *s = slot_of(t);
+	int seq;
+
+	if (!s)
+		return;
+	seq = atomic_read(&s->seq);
+	/* a full barrier: the writes below are not seen before the odd seq */
+	if ((seq & 1) || atomic_cmpxchg(&s->seq, seq, seq + 1) != seq)
+		return;
+	s->task = t;
+	s->tid = t->pid;
+	s->switches = switches_of(t);
+	s->truncated = n > NTKL_PARKED_FRAMES;
+	s->n = min_t(u32, n, NTKL_PARKED_FRAMES);
+	memcpy(s->frames, frames, s->n * sizeof(*frames));
+	atomic_set_release(&s->seq, seq + 2);
+}
+
+u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *truncated)
+{
+	struct parked *s = slot_of(t);
+	int seq;
+	u32 n;
+
+	if (!s)
+		return 0;
+	seq = atomic_read_acquire(&s->seq);
+	if ((seq & 1) || READ_ONCE(s->task) != t || READ_ONCE(s->tid) != t->pid ||
+	    READ_ONCE(s->switches) != switches_of(t))
+		return 0;
+	n = min(READ_ONCE(s->n), room);
+	*truncated = READ_ONCE(s->truncated) || n < READ_ONCE(s->n);
+	memcpy(frames, s->frames, n * sizeof(*frames));
+	/* the copy, then the check that no writer came meanwhile */
+	smp_rmb();
+	return atomic_read(&s->seq) == seq ? n : 0;
+}

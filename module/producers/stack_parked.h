@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Parked user stacks: the user frames a thread had when it was switched
+ * out, kept for the CSwitch that switches it back in. Between the two it
+ * runs no user code, so they are its user stack then too, and that
+ * CSwitch's New Thread Stack can be whole: its kernel frames, walked
+ * from its saved context, and these user frames, which could not be
+ * walked then (its address space is not the current one).
+ */
+#ifndef _NTKL_STACK_PARKED_H
+#define _NTKL_STACK_PARKED_H
+
+#include <linux/types.h>
+
+struct task_struct;
+
+/* The user frames kept per thread; a deeper stack keeps its innermost. */
+#define NTKL_PARKED_FRAMES	64
+
+/* Process context: make the store, once (kept until unload); -ENOMEM. */
+int ntkl_parked_prepare(void);
+void ntkl_parked_free(void);
+
+/*
+ * At the switch that takes t (current) off its CPU: its user frames.
+ * Lock-free; a thread another CPU parks in the same slot at that moment
+ * keeps its slot, and t is not parked.
+ */
+void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n);
+
+/*
+ * At the switch that brings t back: its parked frames (up to room) into
+ * frames, their number; 0 if t was not parked at its last switch out.
+ * *truncated: it had more than were kept or fit.
+ */
+u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *truncated);
+
+#endif /* _NTKL_STACK_PARKED_H */
