@@ -92,12 +92,75 @@ static bool stack_add(struct ntkl_stack *st, unsigned long addr)
 	return true;
 }
 
-#ifdef CONFIG_X86
+#ifdef CONFIG_UNWINDER_ORC
+/*
+ * Is ip kernel text, by the check unwind_get_return_address() makes of
+ * state->ip (__kernel_text_address() is not exported)? Only for the rare
+ * frame the ORC tables did not know: state is copied, so that a walk that
+ * ended can be asked too.
+ */
+static bool unwind_text(const struct unwind_state *state, unsigned long ip)
+{
+	struct unwind_state s = *state;
+
+	s.ip = ip;
+	s.stack_info.type = STACK_TYPE_TASK;	/* not done: it looks at ip alone */
+	return unwind_get_return_address(&s) == ip;
+}
+
 /*
  * The kernel frames of t (current, or a task not running), from regs if
  * given (kernel-mode registers), else from here: then the leading frames
  * inside ntkl itself are skipped.
+ *
+ * arch_stack_walk()'s loop (not exported) without the two costs around
+ * the unwinder that it adds: the check of every frame's address with
+ * __kernel_text_address() through unwind_get_return_address(), and the
+ * walk's last step into the user-mode registers, whose instruction
+ * pointer that check looks up in vain through modules, ftrace, kprobes
+ * and BPF before it says no. A frame whose call site the ORC tables know
+ * is kernel text: the check can only matter once the unwinder had to
+ * guess (unwind_error(), set by the step from a frame the tables did not
+ * know, such as BPF's), so from there every frame is checked as the
+ * kernel's loop checks it, that frame too.
  */
+static void walk_kernel(struct ntkl_stack *st, struct task_struct *t, struct pt_regs *regs)
+{
+	struct unwind_state state __uninitialized;	/* set by unwind_start() */
+	bool skipping = !regs && t == current;
+	bool pending = false;	/* frames[n - 1] is the last frame, unchecked */
+	unsigned long addr;
+
+	if (regs && !stack_add(st, instruction_pointer(regs)))
+		return;
+	for (unwind_start(&state, t, regs, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		addr = state.ip;
+		if (unlikely(unwind_error(&state))) {
+			if (pending && !unwind_text(&state, st->frames[st->n - 1])) {
+				st->n--;
+				return;
+			}
+			pending = false;
+			addr = unwind_get_return_address(&state);
+		} else if (state.regs && user_mode(state.regs)) {
+			return;		/* the user-mode registers: the end */
+		}
+		if (!addr)
+			return;
+		if (skipping && within_module(addr, THIS_MODULE))
+			continue;
+		skipping = false;
+		if (!stack_add(st, addr))
+			return;
+		pending = !unwind_error(&state);
+	}
+	/* ended by an error: the step from the last frame may have guessed */
+	if (pending && unwind_error(&state) && !unwind_text(&state, st->frames[st->n - 1]))
+		st->n--;
+}
+#elif defined(CONFIG_X86)
+/* As above, with the kernel's own loop (arch_stack_walk()'s). */
 static void walk_kernel(struct ntkl_stack *st, struct task_struct *t, struct pt_regs *regs)
 {
 	bool skipping = !regs && t == current;
