@@ -186,6 +186,33 @@ class Tables(unittest.TestCase):
         self.assertIn("cost per CSwitch stack", text)
         self.assertRegex(text, r"cost per CSwitch stack +30 \| +30")
 
+    def test_stack_against_perf_g(self):
+        lines = [j("header", text="k")]
+        for m, ns in (("none", [1000, 1500]), ("cswitch", [1100, 1600]),
+                      ("compact", [1050, 1550]), ("tracecmd", [3000, 3500]),
+                      ("cswstack", [1400, 1900]), ("perfswg", [2000, 2500])):
+            for i, t in enumerate(ns):
+                lines.append(run("switch_run", m, t, 10, workload="wl", rep=i))
+        lines.append(j("switch_totals", round=1, mode="perfswg", switches=20, evbytes=4000,
+                       filebytes=4000, rawbytes=0, lost=7))
+        text = bench_stats.switch_table(raw(*lines))
+        # stacks add 40 ns a switch, perf -g 100: 0.40
+        self.assertIn("perf sched_switch -g", text)
+        self.assertRegex(text, r"CSWITCH\+stacks vs perf -g +0\.40 \| +0\.40")
+        self.assertRegex(text, r"wl: CSWITCH\+stacks adds <= 1/2 of perf -g +met \(0\.40; median 0\.40\)")
+        # perf's losses are its own, not ntkl's
+        self.assertRegex(text, r"ntkl lost nothing with default buffers +met \(0\)")
+
+    def test_round_spread(self):
+        lines = [j("header", text="k")]
+        for rnd, tc in ((1, 2000), (2, 3000)):
+            for m, ns in (("none", 1000), ("cswitch", 1250), ("compact", 1100),
+                          ("tracecmd", tc)):
+                lines.append(run("switch_run", m, ns, 10, workload="wl", rnd=rnd))
+        text = bench_stats.switch_table(raw(*lines))
+        # round 1: 250 / 1000, round 2: 250 / 2000
+        self.assertIn("CSWITCH/trace-cmd, rounds 0.25 0.12 (each round's medians)", text)
+
     def test_within_noise(self):
         # untraced spread (1500 - 1000) / 10 = 50 ns; trace-cmd adds 20: noise
         text = bench_stats.switch_table(self.workload([1200, 1700]))

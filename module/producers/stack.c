@@ -20,8 +20,8 @@
  *
  * Kernel frames come from the kernel's unwinder (ORC on the Debian
  * kernels; usable in any context, NMI included). User frames follow the
- * frame-pointer chain from the thread's user registers with
- * copy_from_user_nofault() (NMI-safe, never faults a page in): a program
+ * frame-pointer chain from the thread's user registers with __get_user()
+ * under pagefault_disable() (NMI-safe, never faults a page in): a program
  * built without frame pointers gives its instruction pointer and then
  * what its rbp happens to point to, so the walk stops at the first frame
  * that is not above the last, is misaligned or cannot be read, or whose
@@ -41,7 +41,11 @@
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 #ifdef CONFIG_X86
+#include <asm/tlbflush.h>	/* nmi_uaccess_okay() */
 #include <asm/unwind.h>
+#endif
+#ifndef nmi_uaccess_okay
+#define nmi_uaccess_okay() true	/* as asm-generic/tlb.h has it */
 #endif
 
 #include "producers/ntsched.h"
@@ -97,12 +101,75 @@ static bool stack_add(struct ntkl_stack *st, unsigned long addr)
 	return true;
 }
 
-#ifdef CONFIG_X86
+#ifdef CONFIG_UNWINDER_ORC
+/*
+ * Is ip kernel text, by the check unwind_get_return_address() makes of
+ * state->ip (__kernel_text_address() is not exported)? Only for the rare
+ * frame the ORC tables did not know: state is copied, so that a walk that
+ * ended can be asked too.
+ */
+static bool unwind_text(const struct unwind_state *state, unsigned long ip)
+{
+	struct unwind_state s = *state;
+
+	s.ip = ip;
+	s.stack_info.type = STACK_TYPE_TASK;	/* not done: it looks at ip alone */
+	return unwind_get_return_address(&s) == ip;
+}
+
 /*
  * The kernel frames of t (current, or a task not running), from regs if
  * given (kernel-mode registers), else from here: then the leading frames
  * inside ntkl itself are skipped.
+ *
+ * arch_stack_walk()'s loop (not exported) without the two costs around
+ * the unwinder that it adds: the check of every frame's address with
+ * __kernel_text_address() through unwind_get_return_address(), and the
+ * walk's last step into the user-mode registers, whose instruction
+ * pointer that check looks up in vain through modules, ftrace, kprobes
+ * and BPF before it says no. A frame whose call site the ORC tables know
+ * is kernel text: the check can only matter once the unwinder had to
+ * guess (unwind_error(), set by the step from a frame the tables did not
+ * know, such as BPF's), so from there every frame is checked as the
+ * kernel's loop checks it, that frame too.
  */
+static void walk_kernel(struct ntkl_stack *st, struct task_struct *t, struct pt_regs *regs)
+{
+	struct unwind_state state __uninitialized;	/* set by unwind_start() */
+	bool skipping = !regs && t == current;
+	bool pending = false;	/* frames[n - 1] is the last frame, unchecked */
+	unsigned long addr;
+
+	if (regs && !stack_add(st, instruction_pointer(regs)))
+		return;
+	for (unwind_start(&state, t, regs, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		addr = state.ip;
+		if (unlikely(unwind_error(&state))) {
+			if (pending && !unwind_text(&state, st->frames[st->n - 1])) {
+				st->n--;
+				return;
+			}
+			pending = false;
+			addr = unwind_get_return_address(&state);
+		} else if (state.regs && user_mode(state.regs)) {
+			return;		/* the user-mode registers: the end */
+		}
+		if (!addr)
+			return;
+		if (skipping && within_module(addr, THIS_MODULE))
+			continue;
+		skipping = false;
+		if (!stack_add(st, addr))
+			return;
+		pending = !unwind_error(&state);
+	}
+	/* ended by an error: the step from the last frame may have guessed */
+	if (pending && unwind_error(&state) && !unwind_text(&state, st->frames[st->n - 1]))
+		st->n--;
+}
+#elif defined(CONFIG_X86)
+/* As above, with the kernel's own loop (arch_stack_walk()'s). */
 static void walk_kernel(struct ntkl_stack *st, struct task_struct *t, struct pt_regs *regs)
 {
 	bool skipping = !regs && t == current;
@@ -151,15 +218,19 @@ static bool call_modrm(u8 m)
  * keeps data in rbp, and what the walk then reads as a return address
  * usually points at data (the thread's own stack, its pthread struct):
  * a return address follows a call (E8 rel32, or FF /2 in its 2 to 7 byte
- * forms). Unreadable bytes are no call either.
+ * forms). Unreadable bytes are no call either. Page faults are off.
  */
 static bool call_precedes(unsigned long ret)
 {
+	const u64 __user *p = (const u64 __user *)(ret - sizeof(u64));
 	u8 b[8];	/* b[7] is the byte at ret - 1 */
+	u64 w;
+	int i;
 
-	if (ret < sizeof(b) || copy_from_user_nofault(b, (const void __user *)(ret - sizeof(b)),
-						      sizeof(b)))
+	if (ret < sizeof(w) || !access_ok(p, sizeof(w)) || __get_user(w, p))
 		return false;
+	for (i = 0; i < 8; i++)
+		b[i] = w >> (8 * i);		/* x86 is little-endian */
 	return b[3] == 0xE8 ||					/* call rel32 */
 	       (b[6] == 0xFF && (b[7] & 0xF8) == 0xD0) ||	/* call *%reg */
 	       (b[5] == 0xFF && call_modrm(b[6])) ||		/* ... disp8 or SIB */
@@ -174,14 +245,21 @@ static bool call_precedes(unsigned long ret)
 }
 #endif
 
-/* User frames from the current thread's user registers, by frame pointers. */
+/*
+ * User frames from the current thread's user registers, by frame pointers.
+ * Each frame is two words and its call site one, read with __get_user()
+ * (a load and the exception table: as perf's user callchains read them)
+ * inside one pagefault_disable() for the whole walk, where
+ * copy_from_user_nofault() paid its checks and a rep movs per frame and
+ * per call site. Copying the top of the stack at once instead would read
+ * bytes the walk never looks at, about all of them where the frames end in
+ * a library built without frame pointers, and frames with large locals
+ * would still lie beyond it.
+ */
 static void walk_user(struct ntkl_stack *st, struct pt_regs *regs)
 {
-	struct {
-		unsigned long next;
-		unsigned long ret;
-	} frame;
-	unsigned long fp, ip = instruction_pointer(regs);
+	unsigned long next, ret, fp, ip = instruction_pointer(regs);
+	const unsigned long __user *frame;
 
 	if (!ip || !stack_add(st, ip))
 		return;
@@ -192,16 +270,21 @@ static void walk_user(struct ntkl_stack *st, struct pt_regs *regs)
 #else
 	fp = frame_pointer(regs);
 #endif
+	if (!nmi_uaccess_okay())	/* an NMI during a switch of mm */
+		return;
+	pagefault_disable();
 	while (fp && IS_ALIGNED(fp, sizeof(long)) && fp >= user_stack_pointer(regs) &&
-	       fp < TASK_SIZE - sizeof(frame)) {
-		if (copy_from_user_nofault(&frame, (const void __user *)fp, sizeof(frame)))
+	       fp < TASK_SIZE - 2 * sizeof(long)) {
+		frame = (const unsigned long __user *)fp;
+		if (__get_user(next, frame) || __get_user(ret, frame + 1))
 			break;
-		if (!frame.ret || !call_precedes(frame.ret) || !stack_add(st, frame.ret))
+		if (!ret || !call_precedes(ret) || !stack_add(st, ret))
 			break;
-		if (frame.next <= fp)
+		if (next <= fp)
 			break;
-		fp = frame.next;
+		fp = next;
 	}
+	pagefault_enable();
 }
 
 struct ntkl_stack *ntkl_stack_current(struct pt_regs *regs)

@@ -27,6 +27,9 @@
 #   cswstack   ntkl start -on CSWITCH -stackwalk CSwitch (each CSwitch
 #              followed by the new thread's stack: the cost of a stack)
 #   tracecmd   trace-cmd record -C mono -e sched:sched_switch
+#   perfswg    perf record -a -g -e sched:sched_switch (a kernel and user
+#              callchain per switch: cswstack's peer; only when the guest
+#              has perf, vm-run NTKL_VM_PERF=1)
 #
 # ntkl writes with its background writer and trace-cmd with its per-CPU
 # readers, both into DEST, both with default buffers. Then, per
@@ -289,6 +292,7 @@ start() {
 	compact) ntkl_start COMPACT_CSWITCH ;;
 	cswstack) ntkl_start CSWITCH -stackwalk CSwitch ;;
 	tracecmd) tc_start ;;
+	perfswg) perf_start -a -g -e sched:sched_switch ;;
 	esac
 }
 
@@ -298,6 +302,7 @@ stop() {
 	none) ;;
 	cswitch|compact|cswstack) ntkl_stop ;;
 	tracecmd) tc_stop ;;
+	perfswg) perf_stop_switches ;;
 	esac
 }
 
@@ -341,6 +346,19 @@ perf_wait() {
 		    awk -F: '/LOST/ { split($2, a, " "); s += a[1] } END { print s + 0 }')
 }
 
+# The F line of perf_start's perf of sched_switch, as ntkl_stop's: its
+# samples (a switch each; --stats prints the count twice, once with its
+# share), its file as the records' bytes, what it lost.
+perf_stop_switches() {
+	local n
+
+	perf_stop
+	n=$(perf report -i "$W/perf.data" --stats 2>/dev/null |
+	    awk -F: '/^ *SAMPLE events/ { split($2, a, " "); n = a[1]; exit } END { print n + 0 }')
+	echo "switches=$n evbytes=$(wc -c < "$W/perf.data") filebytes=$(wc -c < "$W/perf.data") rawbytes=0 lost=$perf_lost"
+	rm -f "$W/perf.data"
+}
+
 # Leftovers of an earlier run would skew everything.
 ntkl stop "$LOGGER" > /dev/null 2>&1 || true
 
@@ -360,10 +378,11 @@ rotate() {
 }
 
 if want switch; then
+	! command -v perf > /dev/null || MODES="$MODES perfswg"
 	r=1
 	while [ $r -le "$rounds" ]; do
 		# shellcheck disable=SC2086 # MODES is a list of words: one argument each
-		order=$(rotate $(((r - 1) % 5)) $MODES)
+		order=$(rotate $(((r - 1) % $(echo "$MODES" | wc -w))) $MODES)
 		for m in $order; do
 			start "$m"
 			: > "$W/w"
@@ -384,7 +403,8 @@ if want switch; then
 	done
 
 	# The highest rate: one pinned pingpong per CPU, all at once.
-	for m in cswitch compact tracecmd cswstack; do
+	# shellcheck disable=SC2086 # MODES is a list of words: one argument each
+	for m in $(echo $MODES | sed 's/^none //'); do
 		start "$m"
 		pids=
 		c=0
