@@ -29,6 +29,7 @@
 
 struct file;
 struct cred;
+struct ntkl_stack_cache;
 
 struct ntkl_logger {
 	struct kref ref;
@@ -60,6 +61,8 @@ struct ntkl_logger {
 	/* who started it (control/access.c): a reference, put at release */
 	const struct cred *owner;
 	u32 stack_walks;		/* BIT(NTKL_WALK_*): events whose stacks it walks */
+	/* NTKL_MODE_STACK_CACHING: its caches (producers/stack_cache.c) */
+	struct ntkl_stack_cache *stack_cache;
 
 	/* state */
 	int accept;			/* AcceptNewEvents */

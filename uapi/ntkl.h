@@ -94,9 +94,18 @@
  * -9, OOM) leaves no logger behind. Never written to a file's LogFileMode.
  */
 #define NTKL_MODE_OWNED		0x40000000u
+/*
+ * ntkl's own mode too (ETW turns stack caching on with
+ * TraceSetInformation, WPR with its StackCaching element): the logger's
+ * stacks are written as references to keys (StackKeyKernel, StackKeyUser)
+ * and each key's frames once (KeyDelete, KeyRundown), not as a Stack
+ * record each. Never written to a file's LogFileMode.
+ */
+#define NTKL_MODE_STACK_CACHING	0x20000000u
 #define NTKL_MODES_ALLOWED	(NTKL_MODE_BUFFERING | NTKL_MODE_MS_FLUSH_TIMER | \
 				 NTKL_MODE_SYSTEM_LOGGER | NTKL_MODE_SEQUENTIAL | \
-				 NTKL_MODE_REAL_TIME | NTKL_MODE_OWNED)
+				 NTKL_MODE_REAL_TIME | NTKL_MODE_OWNED | \
+				 NTKL_MODE_STACK_CACHING)
 
 /* Clock types (WNODE_HEADER.ClientContext). */
 #define NTKL_CLOCK_QPC		1	/* CLOCK_MONOTONIC ticks at 10 MHz */

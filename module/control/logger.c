@@ -22,6 +22,7 @@
 #include "format/header.h"
 #include "format/events.h"
 #include "producers/producer.h"
+#include "producers/stack_cache.h"
 
 static DEFINE_MUTEX(table_lock);
 static struct ntkl_logger *table[NTKL_MAX_LOGGERS];
@@ -35,6 +36,7 @@ static void logger_release(struct kref *ref)
 
 	irq_work_sync(&lg->wake_work);
 	ntkl_buffers_free(lg);
+	ntkl_stack_cache_free(lg);
 	ntkl_owner_put(lg);
 	kfree(lg);
 }
@@ -267,8 +269,14 @@ static int logger_start(const struct file *file, struct ntkl_properties *p)
 		lg->owner_file = file;
 	groups_from(&lg->groups, p);
 
+	ret = ntkl_stack_cache_alloc(lg);
+	if (ret) {
+		kfree(lg);
+		goto unlock;
+	}
 	ret = ntkl_buffers_alloc(lg);
 	if (ret) {
+		ntkl_stack_cache_free(lg);
 		kfree(lg);
 		goto unlock;
 	}
