@@ -107,14 +107,17 @@ static void sink_str(const struct ntkl_properties *p, const struct ntkl_sink *s,
 	}
 }
 
-/* LogFileMode by name: ETW's modes, and ntkl's own OWNED. */
+/* LogFileMode by name: ETW's modes, and ntkl's own STACK_CACHING and OWNED. */
 static const char *mode_str(uint32_t mode, char *buf, size_t size)
 {
 	size_t n;
 
-	etl_flags_str(etl_logfile_mode_names, mode & ~NTKL_MODE_OWNED, buf, size);
+	etl_flags_str(etl_logfile_mode_names, mode & ~(NTKL_MODE_OWNED | NTKL_MODE_STACK_CACHING),
+		      buf, size);
 	n = strlen(buf);
-	if (mode & NTKL_MODE_OWNED)
+	if ((mode & NTKL_MODE_STACK_CACHING) && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "|STACK_CACHING");
+	if ((mode & NTKL_MODE_OWNED) && n < size)
 		snprintf(buf + n, size - n, "|OWNED: stops when its starting descriptor closes");
 	return buf;
 }

@@ -5,7 +5,8 @@
  * KeyDelete resolved to the definition of its time, a reference to no
  * definition left unresolved; the decoder and the checker on them; and
  * the PerfView sample's references, every one of which its definitions
- * resolve.
+ * resolve; relog --expand-stacks on both (a Stack per event, its kernel
+ * and user parts joined, the definitions gone).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "test.h"
 #include "etl_synth.h"
 #include "etl/etl.h"
+#include "analysis/etl_relog.h"
 
 struct def3 {
 	struct etw_stack_key_def h;
@@ -44,6 +46,37 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 	if (taken < 0)
 		return -1;
 	s->ndefs += (unsigned long)taken;
+	return 0;
+}
+
+/* The Stack records of a relogged file, and any stack key record left. */
+struct stacks_seen {
+	unsigned long stacks, refs_or_defs;
+	uint32_t frames[4];
+	uint64_t first[4], last[4], event_time[4];
+};
+
+static int on_stack(void *ctx, const struct etl_buffer *b, const struct etl_record *r)
+{
+	struct stacks_seen *s = ctx;
+	uint32_t n;
+
+	(void)b;
+	if (r->kind != ETL_KIND_KERNEL)
+		return 0;
+	if (r->hook_id >= ETW_EVENT_STACK_KEY_DELETE_HOOK &&
+	    r->hook_id <= ETW_EVENT_STACK_KEY_USER_HOOK)
+		s->refs_or_defs++;
+	if (r->hook_id != ETW_EVENT_STACK_WALK_HOOK || r->payload_len < 24)
+		return 0;
+	n = (r->payload_len - 16) / 8;
+	if (s->stacks < 4) {
+		s->frames[s->stacks] = n;
+		s->first[s->stacks] = etl_le64(r->payload + 16);
+		s->last[s->stacks] = etl_le64(r->payload + 16 + 8 * (n - 1));
+		s->event_time[s->stacks] = etl_le64(r->payload);
+	}
+	s->stacks++;
 	return 0;
 }
 
@@ -105,6 +138,39 @@ static void test_synthetic(void)
 	/* the checker takes them: definitions are 8 bytes and whole frames */
 	CHECK_EQ(etl_check(&f, false, NULL, NULL, NULL), 0);
 	etl_stack_keys_free(&s.keys);
+	test_end();
+
+	test_begin("relog_expand_stacks");
+	{
+		struct etl_relog_stats st;
+		struct etl_file g;
+		struct stacks_seen ss = { 0 };
+		struct etl_walker w2 = { .record = on_stack, .ctx = &ss };
+		uint8_t *out = NULL;
+		size_t out_size;
+
+		CHECK_EQ(etl_relog_expand(&f, ETL_RELOG_EXPAND_STACKS, &out, &out_size, &st, &err),
+			 0);
+		CHECK_EQ(st.stack_refs, 4);
+		CHECK_EQ(st.stack_defs, 3);
+		/* event 1000: kernel and user joined; event 3000: its user key undefined */
+		CHECK_EQ(st.stacks, 2);
+		CHECK_EQ(st.stack_unresolved, 1);
+		if (out && !etl_open_memory(&g, "expanded.etl", out, out_size, &err)) {
+			CHECK_EQ(etl_walk(&g, &w2, &err), 0);
+			CHECK_EQ(ss.stacks, 2);
+			CHECK_EQ(ss.refs_or_defs, 0);
+			CHECK_EQ(ss.frames[0], 6);
+			CHECK_EQ(ss.first[0], 0xffffffff81000010ULL);
+			CHECK_EQ(ss.last[0], 0x403000);
+			CHECK_EQ(ss.event_time[0], 1000);
+			CHECK_EQ(ss.frames[1], 3);
+			CHECK_EQ(ss.first[1], 0xffffffff82000010ULL);
+			CHECK_EQ(etl_check(&g, false, NULL, NULL, NULL), 0);
+			etl_close(&g);
+		}
+		free(out);
+	}
 	etl_close(&f);
 	free(img);
 	test_end();
@@ -168,6 +234,26 @@ static void test_perfview(void)
 	printf("# PerfView sample: %lu of %lu stack key references resolve\n", resolved,
 	       s.all_refs);
 	CHECK_EQ(resolved, s.all_refs);
+	{
+		struct etl_relog_stats st;
+		uint8_t *out = NULL;
+		size_t out_size;
+		struct etl_file g;
+
+		CHECK_EQ(etl_relog_expand(&f, ETL_RELOG_EXPAND_STACKS, &out, &out_size, &st, &err),
+			 0);
+		CHECK_EQ(st.stack_refs, s.all_refs);
+		CHECK_EQ(st.stack_defs, s.ndefs);
+		CHECK_EQ(st.stack_unresolved, 0);
+		/* an event's kernel and user references, one Stack */
+		CHECK(st.stacks > s.all_refs / 2 && st.stacks <= s.all_refs);
+		if (out && !etl_open_memory(&g, "expanded.etl", out, out_size, &err)) {
+			CHECK_EQ(etl_check(&g, false, NULL, NULL, NULL), 0);
+			etl_close(&g);
+		}
+		printf("# PerfView sample expanded: %lu Stack events\n", st.stacks);
+		free(out);
+	}
 	etl_stack_keys_free(&s.keys);
 	etl_close(&f);
 	test_end();
