@@ -30,7 +30,7 @@
  *    user frames lie in its text;
  *  - a stack deeper than the cap (a recursion 300 deep, built with frame
  *    pointers) is cut at 192 frames and counted by GET_STACK_TRACING;
- *  - with stack caching (NTKL_MODE_STACK_CACHING), a logger recording
+ *  - with stack caching (NTKL_LOGGER_OPT_STACK_CACHING), a logger recording
  *    beside a plain one gives each CSwitch stack the same frames through
  *    its references' definitions, every key it refers to is defined, and
  *    its stacks take less than half the bytes;
@@ -377,14 +377,14 @@ static int set_stacks(int fd, uint32_t id, const uint16_t *hooks, uint32_t count
 NTKL_READER_FIXTURE(stack);
 
 static void start_logger_mode(struct __test_metadata *_metadata, int ctl, int reader,
-			      const char *name, uint32_t flags, uint32_t mode,
+			      const char *name, uint32_t flags, uint32_t options,
 			      const uint16_t *hooks, uint32_t count, struct drain_job *job,
 			      pthread_t *th, uint32_t *id)
 {
 	struct ntkl_properties p;
 
 	props_init(&p, name, flags);
-	p.log_file_mode = mode;
+	p.logger_options = options;
 	if (!(flags & EVENT_TRACE_FLAG_CSWITCH)) {
 		/* the spin lock case: SPINLOCK (a group mask, no flag) and room */
 		perf_group_set((struct perfinfo_groupmask *)p.group_masks, PERF_SPINLOCK);
@@ -733,7 +733,7 @@ out:
 /*
  * Stack caching: the stacks of one workload, CSwitch walked, recorded by
  * two loggers at once, one writing Stack records and one with
- * NTKL_MODE_STACK_CACHING. A switch is written to both with one clock
+ * NTKL_LOGGER_OPT_STACK_CACHING. A switch is written to both with one clock
  * value and one walk, so each stack of the cached logger (its
  * StackKeyKernel and StackKeyUser references' definitions, or a Stack
  * where its cache was busy) has the same frames as the plain logger's
@@ -903,7 +903,7 @@ TEST_F_TIMEOUT(stack, cached_same_frames, 180)
 	start_logger(_metadata, self->ctl, self->reader, "selftest plain", STACK_FLAGS, hooks, 1,
 		     &job_plain, &th_plain, &id);
 	start_logger_mode(_metadata, self->ctl, reader2, "selftest cached", STACK_FLAGS,
-			  NTKL_MODE_STACK_CACHING, hooks, 1, &job_cached, &th_cached, &id);
+			  NTKL_LOGGER_OPT_STACK_CACHING, hooks, 1, &job_cached, &th_cached, &id);
 	ASSERT_EQ(0, ping_pong());
 	ASSERT_GT(run_child(WORK / 20, 0), 0);
 	ASSERT_EQ(0, ping_pong());

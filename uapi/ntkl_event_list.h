@@ -677,8 +677,8 @@ NTKL_FIELD(STACK_WALK, struct etw_stack_walk, stack_process, 4, "StackProcess", 
 NTKL_FIELD(STACK_WALK, struct etw_stack_walk, stack_thread, 4, "StackThread", UINT)
 
 /*
- * Stack caching (a logger started with NTKL_MODE_STACK_CACHING, xperf
- * -stackcaching): instead of a Stack, an event's stack is a reference
+ * Stack caching (a logger started with NTKL_LOGGER_OPT_STACK_CACHING,
+ * ntkl -stackcaching): instead of a Stack, an event's stack is a reference
  * per part, StackKeyKernel for its kernel frames and StackKeyUser for its
  * user frames, each with the event's time and a key; the key's frames are
  * in a definition, KeyDelete when the cache drops the key and KeyRundown

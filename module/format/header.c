@@ -63,9 +63,8 @@ static void put_logfile_header(struct ntkl_logger *lg, u8 **pos)
 	t->end_time = 0;
 	/* the tick of NewThreadWaitTime and batch ages: a jiffy */
 	t->timer_resolution = TICK_NSEC / 100;
-	/* NTKL_MODE_OWNED and _STACK_CACHING are ntkl's, no ETW modes: files never carry them */
-	t->log_file_mode = (lg->mode & ~(NTKL_MODE_OWNED | NTKL_MODE_STACK_CACHING)) |
-			   EVENT_TRACE_SYSTEM_LOGGER_MODE;
+	/* NTKL_MODE_OWNED is ntkl's, no ETW mode: files never carry it */
+	t->log_file_mode = (lg->mode & ~NTKL_MODE_OWNED) | EVENT_TRACE_SYSTEM_LOGGER_MODE;
 	t->buffers_written = 0;
 	t->start_buffers = 1;
 	t->pointer_size = 8;

@@ -14,7 +14,7 @@
  * the kernel part's key, and such a stack is one StackKeyKernel
  * reference; readers take a key's frames as addresses, kernel or user.
  *
- * Each logger that asks (NTKL_MODE_STACK_CACHING) has a cache per CPU,
+ * Each logger that asks (NTKL_LOGGER_OPT_STACK_CACHING) has a cache per CPU,
  * allocated at START and freed with the logger, never in a probe: SETS
  * sets of WAYS entries, an entry holding a part of at most ENTRY_FRAMES
  * frames. A key is its CPU (plus one) in bits 48 and up and that CPU's
@@ -71,7 +71,7 @@ int ntkl_stack_cache_alloc(struct ntkl_logger *lg)
 	struct ntkl_stack_cache *sc;
 	unsigned int i;
 
-	if (!(lg->mode & NTKL_MODE_STACK_CACHING))
+	if (!(lg->options & NTKL_LOGGER_OPT_STACK_CACHING))
 		return 0;
 	sc = kvzalloc(struct_size(sc, cpu, nr_cpu_ids), GFP_KERNEL);
 	if (!sc)

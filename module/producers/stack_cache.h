@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Stack caching (NTKL_MODE_STACK_CACHING, xperf's and WPR's stack
+ * Stack caching (NTKL_LOGGER_OPT_STACK_CACHING, WPR's stack
  * caching): a logger's stacks written as references to keys
  * (StackKeyKernel, StackKeyUser) and each key's frames once, in its
  * definition (KeyDelete when the cache drops it, KeyRundown at stop).

@@ -265,7 +265,7 @@ void ntkl_opts_to_props(const struct ntkl_logger_opts *o, struct ntkl_properties
 	if (o->owned)
 		p->log_file_mode |= NTKL_MODE_OWNED;
 	if (o->stack_caching)
-		p->log_file_mode |= NTKL_MODE_STACK_CACHING;
+		p->logger_options |= NTKL_LOGGER_OPT_STACK_CACHING;
 	p->enable_flags = o->flags.enable_flags;
 	memcpy(p->group_masks, o->flags.group_masks, sizeof(p->group_masks));
 }

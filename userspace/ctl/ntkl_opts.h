@@ -38,7 +38,7 @@ enum ntkl_opt_bits {
 	NTKL_OPT_COMPRESS	= 1 << 11,	/* the writer compresses */
 	NTKL_OPT_STACKWALK	= 1 << 12,	/* the events whose stacks are walked */
 	NTKL_OPT_PROFILE	= 1 << 13,	/* a named set of -on and -stackwalk */
-	NTKL_OPT_STACKCACHING	= 1 << 14,	/* NTKL_MODE_STACK_CACHING */
+	NTKL_OPT_STACKCACHING	= 1 << 14,	/* NTKL_LOGGER_OPT_STACK_CACHING */
 };
 
 struct ntkl_logger_opts {

@@ -107,17 +107,14 @@ static void sink_str(const struct ntkl_properties *p, const struct ntkl_sink *s,
 	}
 }
 
-/* LogFileMode by name: ETW's modes, and ntkl's own STACK_CACHING and OWNED. */
+/* LogFileMode by name: ETW's modes, and ntkl's own OWNED. */
 static const char *mode_str(uint32_t mode, char *buf, size_t size)
 {
 	size_t n;
 
-	etl_flags_str(etl_logfile_mode_names, mode & ~(NTKL_MODE_OWNED | NTKL_MODE_STACK_CACHING),
-		      buf, size);
+	etl_flags_str(etl_logfile_mode_names, mode & ~NTKL_MODE_OWNED, buf, size);
 	n = strlen(buf);
-	if ((mode & NTKL_MODE_STACK_CACHING) && n < size)
-		n += (size_t)snprintf(buf + n, size - n, "|STACK_CACHING");
-	if ((mode & NTKL_MODE_OWNED) && n < size)
+	if (mode & NTKL_MODE_OWNED)
 		snprintf(buf + n, size - n, "|OWNED: stops when its starting descriptor closes");
 	return buf;
 }
@@ -140,6 +137,8 @@ void ntkl_show_settings(FILE *out, const struct ntkl_properties *p)
 	LINE(out, "Flush Timer", "%s", ntkl_flush_timer_str(p, ft, sizeof(ft)));
 	LINE(out, "Log File Mode", "0x%08x (%s)", p->log_file_mode,
 	     mode_str(p->log_file_mode, mode, sizeof(mode)));
+	if (p->logger_options & NTKL_LOGGER_OPT_STACK_CACHING)
+		LINE(out, "Stack Caching", "%s", "on: stacks by key (-stackcaching)");
 }
 
 void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
@@ -157,6 +156,8 @@ void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
 	     p->accept_new_events ? "accepting events" : "not accepting events");
 	LINE(out, "Log File Mode", "0x%08x (%s)", p->log_file_mode,
 	     mode_str(p->log_file_mode, buf, sizeof(buf)));
+	if (p->logger_options & NTKL_LOGGER_OPT_STACK_CACHING)
+		LINE(out, "Stack Caching", "%s", "on: stacks by key (-stackcaching)");
 	sink_str(p, sink, buf, sizeof(buf));
 	LINE(out, "Log Filename", "%s", buf);
 	LINE(out, "Clock Type", "%u %s (%" PRIu64 " ticks/s)", p->clock_type,
