@@ -184,6 +184,19 @@ static bool check_stack(struct checker *c, const struct etl_buffer *b,
 	return false;
 }
 
+/* A stack key reference: the event it belongs to no later than itself, as a Stack's. */
+static bool check_stack_ref(struct checker *c, const struct etl_buffer *b,
+			    const struct etl_record *r)
+{
+	uint64_t event_time = etl_le64(r->payload +
+				       offsetof(struct etw_stack_key_ref, event_time_stamp));
+
+	if (event_time > (uint64_t)r->timestamp)
+		return violation(c, REC_FMT "StackKey EventTimeStamp %" PRIu64 " is after its own time %" PRId64,
+				 REC_ARGS(b, r), event_time, r->timestamp);
+	return false;
+}
+
 /*
  * Payload sizes of the layouts the event table knows (uapi/ntkl_events.h):
  * a Size that a flipped byte made larger can still land on a record
@@ -202,6 +215,8 @@ static bool check_payload_size(struct checker *c, const struct etl_buffer *b,
 	if (l && l->tail == ETW_TAIL_STACK_FRAMES && r->payload_len >= l->min &&
 	    r->payload_len <= l->max)
 		return check_stack(c, b, r, l);
+	if (l == &etw_layouts[ETW_LAYOUT_STACK_KEY_REF] && r->payload_len == l->min)
+		return check_stack_ref(c, b, r);
 	if (!l || (r->payload_len >= l->min && r->payload_len <= l->max))
 		return false;
 	etl_hook_label(r->hook_id, hook, sizeof(hook));

@@ -259,8 +259,35 @@ static void test_perfview(void)
 	test_end();
 }
 
+/* A reference whose EventTimeStamp is after its own time: the checker says so. */
+static void test_check_ref_time(void)
+{
+	struct etw_stack_key_ref late = { 2000, 42, 43, 0xA };
+	struct def3 da = { { 0xA }, { 0xffffffff81000010ULL, 0x401000, 0x402000 } };
+	struct etl_error err;
+	struct etl_file f;
+	struct synth sy;
+	uint8_t *img;
+	size_t size;
+
+	test_begin("check_stack_key_ref_time");
+	synth_begin(&sy, 4096, 1);
+	synth_buffer(&sy, 0);
+	synth_record(&sy, ETW_EVENT_STACK_KEY_KERNEL_HOOK, 2, 1001, &late, sizeof(late));
+	synth_record(&sy, ETW_EVENT_STACK_KEY_RUNDOWN_HOOK, 2, 3000, &da, sizeof(da));
+	img = synth_end(&sy, &size);
+	CHECK(img && !etl_open_memory(&f, "late.etl", img, size, &err));
+	if (img) {
+		CHECK_EQ(etl_check(&f, false, NULL, NULL, NULL), 1);
+		etl_close(&f);
+	}
+	free(img);
+	test_end();
+}
+
 int main(void)
 {
+	test_check_ref_time();
 	test_synthetic();
 	test_perfview();
 	return test_exit();
