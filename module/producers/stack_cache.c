@@ -24,7 +24,9 @@
  * An interrupt or NMI that finds it claimed (by the probe it interrupted)
  * writes the whole Stack instead, as does a probe whose stack has a part
  * too long for an entry, and every probe once the rundown at stop has
- * closed the cache: nothing is lost, some stacks are written whole.
+ * closed the cache: nothing is lost, some stacks are written whole. So
+ * are stacks of fewer than MIN_CACHED_FRAMES frames, which a reference
+ * would hardly shorten.
  */
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
@@ -44,6 +46,8 @@
 #define KEY_CPU_SHIFT	48
 /* a user part has a key of its own from this many frames (40 bytes a reference) */
 #define USER_KEY_MIN_FRAMES	6
+/* a shorter stack is written whole (as Windows: ETW_MINIMUM_CACHED_STACK_LENGTH) */
+#define MIN_CACHED_FRAMES	4
 
 enum { CACHE_FREE, CACHE_BUSY, CACHE_CLOSED };
 
@@ -172,7 +176,7 @@ bool ntkl_stack_cache_write(struct ntkl_logger *lg, const struct ntkl_stack *st,
 	struct cpu_cache *c;
 	u32 k = 0, u;
 
-	if (!sc)
+	if (!sc || st->n < MIN_CACHED_FRAMES)
 		return false;
 	while (k < st->n && st->frames[k] >> 63)	/* the kernel's half */
 		k++;
