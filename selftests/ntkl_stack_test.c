@@ -754,7 +754,9 @@ struct stack_pair_view {
 	struct etl_stack_keys keys;
 	struct etl_stack_ref *refs;
 	size_t nrefs, refs_cap;
-	unsigned long defs, full;
+	unsigned long defs, full, full_long, user_refs;
+	struct plain_stack *switches;	/* every CSwitch's time and new thread, then sorted */
+	size_t nswitches, switches_cap;
 	struct capture_verdict verdict;
 };
 
@@ -797,6 +799,18 @@ static void pair_record(void *ctx, const struct etl_file *f, const struct etl_bu
 	struct stack_pair_view *s = ctx;
 	struct etl_stack_ref ref;
 
+	if (r && r->kind == ETL_KIND_KERNEL && r->hook_id == ETW_EVENT_CSWITCH_HOOK) {
+		struct plain_stack *t = grow_to(s->switches, &s->switches_cap, s->nswitches + 1,
+						sizeof(*t));
+
+		if (t) {
+			s->switches = t;
+			t[s->nswitches++] = (struct plain_stack){
+				(uint64_t)r->timestamp,
+				((const struct wmi_contextswap *)r->payload)->new_thread_id, 0, 0 };
+		}
+		return;
+	}
 	if (!r || r->kind != ETL_KIND_KERNEL || (r->hook_id >> 8) != ETW_GROUP_STACKWALK)
 		return;
 	s->bytes += (r->size + 7) & ~7u;
@@ -807,6 +821,7 @@ static void pair_record(void *ctx, const struct etl_file *f, const struct etl_bu
 			s->refs = v;
 			v[s->nrefs++] = ref;
 		}
+		s->user_refs += ref.user;
 		return;
 	}
 	if (etl_stack_keys_add(&s->keys, r) > 0) {
@@ -817,6 +832,7 @@ static void pair_record(void *ctx, const struct etl_file *f, const struct etl_bu
 		const struct etw_stack_walk *sw = (const void *)r->payload;
 
 		s->full++;
+		s->full_long += (r->payload_len - sizeof(*sw)) / 8 > 64;
 		add_stack(s, sw->event_time_stamp, sw->stack_thread, r->payload + sizeof(*sw),
 			  (r->payload_len - sizeof(*sw)) / 8);
 	}
@@ -879,8 +895,15 @@ static unsigned long join_refs(struct stack_pair_view *s)
 	return undefined;
 }
 
+/* Is st a CSwitch's stack? (Both loggers stamp a switch with one clock value.) */
+static bool is_switch(struct stack_pair_view *s, const struct plain_stack *st)
+{
+	return s->nswitches && bsearch(st, s->switches, s->nswitches, sizeof(*st), by_time_tid);
+}
+
 static void pair_free(struct stack_pair_view *s)
 {
+	free(s->switches);
 	free(s->v);
 	free(s->frames);
 	free(s->refs);
@@ -889,9 +912,9 @@ static void pair_free(struct stack_pair_view *s)
 
 TEST_F_TIMEOUT(stack, cached_same_frames, 180)
 {
-	static const uint16_t hooks[] = { NTKL_STACK_HOOK_CSWITCH };
+	static const uint16_t hooks[] = { NTKL_STACK_HOOK_CSWITCH, NTKL_STACK_HOOK_PROFILE };
 	struct stack_pair_view plain = { 0 }, cached = { 0 };
-	unsigned long undefined, same = 0, differ = 0, missing = 0;
+	unsigned long undefined, same = 0, differ = 0, missing = 0, samples = 0;
 	struct drain_job job_plain, job_cached;
 	pthread_t th_plain, th_cached;
 	uint64_t truncated;
@@ -900,12 +923,13 @@ TEST_F_TIMEOUT(stack, cached_same_frames, 180)
 	int reader2 = ntkl_open();
 
 	ASSERT_GE(reader2, 0);
-	start_logger(_metadata, self->ctl, self->reader, "selftest plain", STACK_FLAGS, hooks, 1,
+	start_logger(_metadata, self->ctl, self->reader, "selftest plain", STACK_FLAGS, hooks, 2,
 		     &job_plain, &th_plain, &id);
 	start_logger_mode(_metadata, self->ctl, reader2, "selftest cached", STACK_FLAGS,
-			  NTKL_LOGGER_OPT_STACK_CACHING, hooks, 1, &job_cached, &th_cached, &id);
+			  NTKL_LOGGER_OPT_STACK_CACHING, hooks, 2, &job_cached, &th_cached, &id);
 	ASSERT_EQ(0, ping_pong());
-	ASSERT_GT(run_child(WORK / 20, 0), 0);
+	/* samples of a child 40 frames deep in its own code: user parts with keys of their own */
+	ASSERT_GT(run_child(WORK / 10, 40), 0);
 	ASSERT_EQ(0, ping_pong());
 	stop_logger(_metadata, self->ctl, "selftest cached", &job_cached, th_cached, &truncated);
 	stop_logger(_metadata, self->ctl, "selftest plain", &job_plain, th_plain, &truncated);
@@ -920,11 +944,18 @@ TEST_F_TIMEOUT(stack, cached_same_frames, 180)
 	undefined = join_refs(&cached);
 	EXPECT_EQ(0, undefined);
 	qsort(plain.v, plain.n, sizeof(*plain.v), by_time_tid);
+	if (cached.nswitches)
+		qsort(cached.switches, cached.nswitches, sizeof(*cached.switches), by_time_tid);
 	for (i = 0; i < cached.n; i++) {
 		const struct plain_stack *c = &cached.v[i];
-		const struct plain_stack *p = bsearch(c, plain.v, plain.n, sizeof(*plain.v),
-						      by_time_tid);
+		const struct plain_stack *p;
 
+		/* a sample is stamped by each logger's own clock reading: switches only */
+		if (!is_switch(&cached, c)) {
+			samples++;
+			continue;
+		}
+		p = bsearch(c, plain.v, plain.n, sizeof(*plain.v), by_time_tid);
 		if (!p)
 			missing++;
 		else if (p->n == c->n &&
@@ -933,11 +964,15 @@ TEST_F_TIMEOUT(stack, cached_same_frames, 180)
 		else
 			differ++;
 	}
-	TH_LOG("plain: %zu stacks, %lu bytes; cached: %zu stacks (%lu written whole), "
-	       "%zu references, %lu definitions, %lu bytes; %lu same, %lu differ, %lu missing",
-	       plain.n, plain.bytes, cached.n, cached.full, cached.nrefs, cached.defs,
-	       cached.bytes, same, differ, missing);
+	TH_LOG("plain: %zu stacks, %lu bytes; cached: %zu stacks (%lu written whole, %lu of "
+	       "them over 64 frames; %lu of samples), %zu references (%lu StackKeyUser), "
+	       "%lu definitions, %lu bytes; switches: %lu same, %lu differ, %lu missing",
+	       plain.n, plain.bytes, cached.n, cached.full, cached.full_long, samples,
+	       cached.nrefs,
+	       cached.user_refs, cached.defs, cached.bytes, same, differ, missing);
 	EXPECT_GT(same, 2 * ROUNDS);
+	EXPECT_GT(samples, 10);
+	EXPECT_GT(cached.user_refs, 10);
 	EXPECT_EQ(0, differ);
 	EXPECT_EQ(0, missing);
 	/* the same stacks again and again: far fewer definitions than references */
