@@ -31,9 +31,10 @@
  *  - a stack deeper than the cap (a recursion 300 deep, built with frame
  *    pointers) is cut at 192 frames and counted by GET_STACK_TRACING;
  *  - with stack caching (NTKL_LOGGER_OPT_STACK_CACHING), a logger recording
- *    beside a plain one gives each CSwitch stack the same frames through
- *    its references' definitions, every key it refers to is defined, and
- *    its stacks take less than half the bytes;
+ *    beside a plain one (CSwitch and Profile walked) gives each CSwitch
+ *    stack the same frames through its references' definitions, every
+ *    key it refers to is defined (StackKeyUser ones too, of samples),
+ *    and its stacks take less than two thirds of the bytes;
  *  - SET and GET take and give the list; a hook ntkl cannot walk, too
  *    long a list, a nonzero reserved field are EINVAL, no such logger
  *    ENOENT, too little room E2BIG with the count.
@@ -975,9 +976,15 @@ TEST_F_TIMEOUT(stack, cached_same_frames, 180)
 	EXPECT_GT(cached.user_refs, 10);
 	EXPECT_EQ(0, differ);
 	EXPECT_EQ(0, missing);
-	/* the same stacks again and again: far fewer definitions than references */
+	/*
+	 * The same stacks again and again: far fewer definitions than
+	 * references, and fewer bytes. A switch's stack takes less than half
+	 * (docs/linux-to-nt.md); a sample's kernel part begins at the
+	 * interrupted IP, which seldom repeats, so with the samples in, a
+	 * slow (debug) kernel's many samples keep the whole above half.
+	 */
 	EXPECT_LT(cached.defs * 2, cached.nrefs);
-	EXPECT_LT(cached.bytes * 2, plain.bytes);
+	EXPECT_LT(cached.bytes * 3, plain.bytes * 2);
 	pair_free(&plain);
 	pair_free(&cached);
 	capture_free(&job_plain.c);
