@@ -29,6 +29,7 @@
 
 struct file;
 struct cred;
+struct ntkl_stack_cache;
 
 struct ntkl_logger {
 	struct kref ref;
@@ -51,6 +52,7 @@ struct ntkl_logger {
 	u32 max_buffers;
 	u32 nr_buffers;			/* allocated, all CPUs */
 	u32 mode;
+	u32 options;			/* NTKL_LOGGER_OPT_* */
 	u32 clock_type;
 	u32 flush_timer;		/* as given */
 	u32 enable_flags;
@@ -60,6 +62,8 @@ struct ntkl_logger {
 	/* who started it (control/access.c): a reference, put at release */
 	const struct cred *owner;
 	u32 stack_walks;		/* BIT(NTKL_WALK_*): events whose stacks it walks */
+	/* NTKL_LOGGER_OPT_STACK_CACHING: its caches (producers/stack_cache.c) */
+	struct ntkl_stack_cache *stack_cache;
 
 	/* state */
 	int accept;			/* AcceptNewEvents */

@@ -191,7 +191,7 @@ static const char *make_invalid(struct ntkl_properties *p, int i)
 	case 8: p->flush_timer = NTKL_MAX_FLUSH_TIMER + 1; return "FlushTimer above an hour";
 	case 9: p->logger_name[0] = 0; return "empty name";
 	case 10: memset(p->logger_name, 'x', sizeof(p->logger_name)); return "name without NUL";
-	case 11: p->__reserved0 = 1; return "reserved field";
+	case 11: p->logger_options = 0x80000000u; return "unknown logger option";
 	case 12: p->events_lost = 1; return "out field on input";
 	case 13: p->logger_id = 3; return "logger id on start";
 	case 14: p->size = NTKL_PROPERTIES_SIZE_VER0 - 8; return "size below version 0";

@@ -307,7 +307,7 @@ static void fill_props(uint64_t *s, struct ntkl_properties *p, int names, bool m
 	p->flush_timer = edge_u32(s, timer_edges, 5);
 	p->enable_flags = edge_u32(s, flag_edges, 12);
 	if (!rnd_below(s, 8))
-		p->__reserved0 = (uint32_t)rnd(s);
+		p->logger_options = (uint32_t)rnd(s);
 	for (i = 0; i < 8; i++)
 		if (!rnd_below(s, 6))
 			p->group_masks[i] = (uint32_t)rnd(s);

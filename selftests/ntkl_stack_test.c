@@ -34,6 +34,11 @@
  *    user frames lie in its text;
  *  - a stack deeper than the cap (a recursion 300 deep, built with frame
  *    pointers) is cut at 192 frames and counted by GET_STACK_TRACING;
+ *  - with stack caching (NTKL_LOGGER_OPT_STACK_CACHING), a logger recording
+ *    beside a plain one (CSwitch and Profile walked) gives each CSwitch
+ *    stack the same frames through its references' definitions, every
+ *    key it refers to is defined (StackKeyUser ones too, of samples),
+ *    and its stacks take less than two thirds of the bytes;
  *  - SET and GET take and give the list; a hook ntkl cannot walk, too
  *    long a list, a nonzero reserved field are EINVAL, no such logger
  *    ENOENT, too little room E2BIG with the count.
@@ -44,6 +49,7 @@
 
 #include "kselftest_harness.h"
 #include "ntkl_reader.h"
+#include "etl_stack_keys.h"
 
 #define WORK		60000000ULL	/* loop turns of the busy child */
 #define ROUNDS		3000		/* ping-pong round trips */
@@ -375,13 +381,15 @@ static int set_stacks(int fd, uint32_t id, const uint16_t *hooks, uint32_t count
  */
 NTKL_READER_FIXTURE(stack);
 
-static void start_logger(struct __test_metadata *_metadata, int ctl, int reader,
-			 const char *name, uint32_t flags, const uint16_t *hooks,
-			 uint32_t count, struct drain_job *job, pthread_t *th, uint32_t *id)
+static void start_logger_mode(struct __test_metadata *_metadata, int ctl, int reader,
+			      const char *name, uint32_t flags, uint32_t options,
+			      const uint16_t *hooks, uint32_t count, struct drain_job *job,
+			      pthread_t *th, uint32_t *id)
 {
 	struct ntkl_properties p;
 
 	props_init(&p, name, flags);
+	p.logger_options = options;
 	if (!(flags & EVENT_TRACE_FLAG_CSWITCH)) {
 		/* the spin lock case: SPINLOCK (a group mask, no flag) and room */
 		perf_group_set((struct perfinfo_groupmask *)p.group_masks, PERF_SPINLOCK);
@@ -395,6 +403,13 @@ static void start_logger(struct __test_metadata *_metadata, int ctl, int reader,
 	job->fd = reader;
 	job->size = p.buffer_size_kb * 1024;
 	ASSERT_EQ(0, pthread_create(th, NULL, drain_thread, job));
+}
+
+static void start_logger(struct __test_metadata *_metadata, int ctl, int reader,
+			 const char *name, uint32_t flags, const uint16_t *hooks,
+			 uint32_t count, struct drain_job *job, pthread_t *th, uint32_t *id)
+{
+	start_logger_mode(_metadata, ctl, reader, name, flags, 0, hooks, count, job, th, id);
 }
 
 static void stop_logger(struct __test_metadata *_metadata, int ctl, const char *name,
@@ -850,6 +865,266 @@ TEST_F_TIMEOUT(stack, spin_lock, 180)
 out:
 	view_free(v);
 	capture_free(&job.c);
+}
+
+/*
+ * Stack caching: the stacks of one workload, CSwitch walked, recorded by
+ * two loggers at once, one writing Stack records and one with
+ * NTKL_LOGGER_OPT_STACK_CACHING. A switch is written to both with one clock
+ * value and one walk, so each stack of the cached logger (its
+ * StackKeyKernel and StackKeyUser references' definitions, or a Stack
+ * where its cache was busy) has the same frames as the plain logger's
+ * Stack of the same EventTimeStamp and thread.
+ */
+struct plain_stack {
+	uint64_t time;
+	uint32_t tid, n;
+	size_t first;
+};
+
+struct stack_pair_view {
+	struct plain_stack *v;
+	size_t n, cap;
+	uint64_t *frames;
+	size_t nframes, frames_cap;
+	unsigned long bytes;		/* StackWalk records, headers included */
+	struct etl_stack_keys keys;
+	struct etl_stack_ref *refs;
+	size_t nrefs, refs_cap;
+	unsigned long defs, full, full_long, user_refs;
+	struct plain_stack *switches;	/* every CSwitch's time and new thread, then sorted */
+	size_t nswitches, switches_cap;
+	struct capture_verdict verdict;
+};
+
+static void *grow_to(void *p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 4096;
+	void *q;
+
+	if (need <= *cap)
+		return p;
+	while (c < need)
+		c *= 2;
+	q = realloc(p, c * size);
+	if (q)
+		*cap = c;
+	return q;
+}
+
+static void add_stack(struct stack_pair_view *s, uint64_t time, uint32_t tid, const uint8_t *f,
+		      uint32_t n)
+{
+	struct plain_stack *v = grow_to(s->v, &s->cap, s->n + 1, sizeof(*v));
+	uint64_t *fr;
+
+	if (!v)
+		return;
+	s->v = v;
+	fr = grow_to(s->frames, &s->frames_cap, s->nframes + n, sizeof(*fr));
+	if (!fr)
+		return;
+	s->frames = fr;
+	v[s->n++] = (struct plain_stack){ time, tid, n, s->nframes };
+	memcpy(s->frames + s->nframes, f, 8 * n);
+	s->nframes += n;
+}
+
+static void pair_record(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			const struct etl_record *r)
+{
+	struct stack_pair_view *s = ctx;
+	struct etl_stack_ref ref;
+
+	if (r && r->kind == ETL_KIND_KERNEL && r->hook_id == ETW_EVENT_CSWITCH_HOOK) {
+		struct plain_stack *t = grow_to(s->switches, &s->switches_cap, s->nswitches + 1,
+						sizeof(*t));
+
+		if (t) {
+			s->switches = t;
+			t[s->nswitches++] = (struct plain_stack){
+				(uint64_t)r->timestamp,
+				((const struct wmi_contextswap *)r->payload)->new_thread_id, 0, 0 };
+		}
+		return;
+	}
+	if (!r || r->kind != ETL_KIND_KERNEL || (r->hook_id >> 8) != ETW_GROUP_STACKWALK)
+		return;
+	s->bytes += (r->size + 7) & ~7u;
+	if (etl_stack_ref_parse(r, &ref)) {
+		struct etl_stack_ref *v = grow_to(s->refs, &s->refs_cap, s->nrefs + 1, sizeof(*v));
+
+		if (v) {
+			s->refs = v;
+			v[s->nrefs++] = ref;
+		}
+		s->user_refs += ref.user;
+		return;
+	}
+	if (etl_stack_keys_add(&s->keys, r) > 0) {
+		s->defs++;
+		return;
+	}
+	if (r->hook_id == ETW_EVENT_STACK_WALK_HOOK && r->payload_len >= 24) {
+		const struct etw_stack_walk *sw = (const void *)r->payload;
+
+		s->full++;
+		s->full_long += (r->payload_len - sizeof(*sw)) / 8 > 64;
+		add_stack(s, sw->event_time_stamp, sw->stack_thread, r->payload + sizeof(*sw),
+			  (r->payload_len - sizeof(*sw)) / 8);
+	}
+}
+
+static int by_time_tid(const void *a, const void *b)
+{
+	const struct plain_stack *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int by_event(const void *a, const void *b)
+{
+	const struct etl_stack_ref *x = a, *y = b;
+
+	if (x->event_time != y->event_time)
+		return x->event_time < y->event_time ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->user - y->user;	/* the kernel part first */
+}
+
+/* The cached logger's references, each event's parts joined (kernel first) as one stack. */
+static unsigned long join_refs(struct stack_pair_view *s)
+{
+	unsigned long undefined = 0;
+	size_t i;
+
+	if (s->nrefs)
+		qsort(s->refs, s->nrefs, sizeof(*s->refs), by_event);
+	for (i = 0; i < s->nrefs; i++) {
+		const struct etl_stack_ref *k = &s->refs[i], *u = NULL;
+		uint8_t buf[8 * 2 * 192];
+		const uint64_t *fr;
+		uint32_t n = 0, m = 0;
+
+		/* an event's kernel part, then its user part if it has one */
+		if (!k->user && i + 1 < s->nrefs && s->refs[i + 1].user &&
+		    s->refs[i + 1].event_time == k->event_time && s->refs[i + 1].tid == k->tid)
+			u = &s->refs[++i];
+		fr = etl_stack_keys_find(&s->keys, k->key, k->time, &n);
+		if (!fr) {
+			undefined++;
+			continue;
+		}
+		memcpy(buf, fr, 8 * n);
+		if (u) {
+			fr = etl_stack_keys_find(&s->keys, u->key, u->time, &m);
+			if (!fr) {
+				undefined++;
+				continue;
+			}
+			memcpy(buf + 8 * n, fr, 8 * m);
+		}
+		add_stack(s, k->event_time, k->tid, buf, n + m);
+	}
+	return undefined;
+}
+
+/* Is st a CSwitch's stack? (Both loggers stamp a switch with one clock value.) */
+static bool is_switch(struct stack_pair_view *s, const struct plain_stack *st)
+{
+	return s->nswitches && bsearch(st, s->switches, s->nswitches, sizeof(*st), by_time_tid);
+}
+
+static void pair_free(struct stack_pair_view *s)
+{
+	free(s->switches);
+	free(s->v);
+	free(s->frames);
+	free(s->refs);
+	etl_stack_keys_free(&s->keys);
+}
+
+TEST_F_TIMEOUT(stack, cached_same_frames, 180)
+{
+	static const uint16_t hooks[] = { NTKL_STACK_HOOK_CSWITCH, NTKL_STACK_HOOK_PROFILE };
+	struct stack_pair_view plain = { 0 }, cached = { 0 };
+	unsigned long undefined, same = 0, differ = 0, missing = 0, samples = 0;
+	struct drain_job job_plain, job_cached;
+	pthread_t th_plain, th_cached;
+	uint64_t truncated;
+	uint32_t id;
+	size_t i;
+	int reader2 = ntkl_open();
+
+	ASSERT_GE(reader2, 0);
+	start_logger(_metadata, self->ctl, self->reader, "selftest plain", STACK_FLAGS, hooks, 2,
+		     &job_plain, &th_plain, &id);
+	start_logger_mode(_metadata, self->ctl, reader2, "selftest cached", STACK_FLAGS,
+			  NTKL_LOGGER_OPT_STACK_CACHING, hooks, 2, &job_cached, &th_cached, &id);
+	ASSERT_EQ(0, ping_pong());
+	/* samples of a child 40 frames deep in its own code: user parts with keys of their own */
+	ASSERT_GT(run_child(WORK / 10, 40), 0);
+	ASSERT_EQ(0, ping_pong());
+	stop_logger(_metadata, self->ctl, "selftest cached", &job_cached, th_cached, &truncated);
+	stop_logger(_metadata, self->ctl, "selftest plain", &job_plain, th_plain, &truncated);
+	close(reader2);
+
+	ASSERT_EQ(0, capture_walk(&job_plain.c, pair_record, &plain, &plain.verdict));
+	ASSERT_EQ(0, capture_walk(&job_cached.c, pair_record, &cached, &cached.verdict));
+	EXPECT_EQ(0, plain.verdict.violations) TH_LOG("first: %s", plain.verdict.first_violation);
+	EXPECT_EQ(0, cached.verdict.violations) TH_LOG("first: %s", cached.verdict.first_violation);
+	/* the plain logger writes no reference; the cached one mostly references */
+	EXPECT_EQ(0, plain.nrefs);
+	undefined = join_refs(&cached);
+	EXPECT_EQ(0, undefined);
+	qsort(plain.v, plain.n, sizeof(*plain.v), by_time_tid);
+	if (cached.nswitches)
+		qsort(cached.switches, cached.nswitches, sizeof(*cached.switches), by_time_tid);
+	for (i = 0; i < cached.n; i++) {
+		const struct plain_stack *c = &cached.v[i];
+		const struct plain_stack *p;
+
+		/* a sample is stamped by each logger's own clock reading: switches only */
+		if (!is_switch(&cached, c)) {
+			samples++;
+			continue;
+		}
+		p = bsearch(c, plain.v, plain.n, sizeof(*plain.v), by_time_tid);
+		if (!p)
+			missing++;
+		else if (p->n == c->n &&
+			 !memcmp(plain.frames + p->first, cached.frames + c->first, 8 * c->n))
+			same++;
+		else
+			differ++;
+	}
+	TH_LOG("plain: %zu stacks, %lu bytes; cached: %zu stacks (%lu written whole, %lu of "
+	       "them over 64 frames; %lu of samples), %zu references (%lu StackKeyUser), "
+	       "%lu definitions, %lu bytes; switches: %lu same, %lu differ, %lu missing",
+	       plain.n, plain.bytes, cached.n, cached.full, cached.full_long, samples,
+	       cached.nrefs,
+	       cached.user_refs, cached.defs, cached.bytes, same, differ, missing);
+	EXPECT_GT(same, 2 * ROUNDS);
+	EXPECT_GT(samples, 10);
+	EXPECT_GT(cached.user_refs, 10);
+	EXPECT_EQ(0, differ);
+	EXPECT_EQ(0, missing);
+	/*
+	 * The same stacks again and again: far fewer definitions than
+	 * references, and fewer bytes. A switch's stack takes less than half
+	 * (docs/linux-to-nt.md); a sample's kernel part begins at the
+	 * interrupted IP, which seldom repeats, so with the samples in, a
+	 * slow (debug) kernel's many samples keep the whole above half.
+	 */
+	EXPECT_LT(cached.defs * 2, cached.nrefs);
+	EXPECT_LT(cached.bytes * 3, plain.bytes * 2);
+	pair_free(&plain);
+	pair_free(&cached);
+	capture_free(&job_plain.c);
+	capture_free(&job_cached.c);
 }
 
 TEST_F(stack, set_and_get)

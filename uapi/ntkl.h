@@ -61,10 +61,11 @@
  * (SET/GET_STACK_TRACING), NTKL_MODE_OWNED and the DPC and INTERRUPT
  * groups; 4 gave loggers owners (owner_uid; EACCES for another's logger,
  * CAP_SYS_ADMIN for the machine-wide SETs); 5 added mapped reading (mmap
- * of a bound descriptor and NEXT_BUFFER). The module's own version is the
- * release it comes from.
+ * of a bound descriptor and NEXT_BUFFER); 6 stack caching (logger_options,
+ * where a reserved field that had to be zero was). The module's own
+ * version is the release it comes from.
  */
-#define NTKL_ABI_VERSION	5
+#define NTKL_ABI_VERSION	6
 #define NTKL_VERSION		"0.3"
 #define NTKL_DEVICE_PATH	"/dev/ntkl"
 
@@ -97,6 +98,20 @@
 #define NTKL_MODES_ALLOWED	(NTKL_MODE_BUFFERING | NTKL_MODE_MS_FLUSH_TIMER | \
 				 NTKL_MODE_SYSTEM_LOGGER | NTKL_MODE_SEQUENTIAL | \
 				 NTKL_MODE_REAL_TIME | NTKL_MODE_OWNED)
+
+/*
+ * Logger options (struct ntkl_properties.logger_options), ntkl's own: no
+ * LogFileMode bit is free (evntrace.h and the kernel's own modes use the
+ * other 31; 0x20000000 is EVENT_TRACE_BLOCKING_MODE). Unknown bits:
+ * EINVAL.
+ *
+ * STACK_CACHING (Windows: the ETW_EXT_STACK_CACHING item of the enable
+ * flags, WPR's StackCaching element): the logger's stacks are written as
+ * references to keys (StackKeyKernel, StackKeyUser) and each key's
+ * frames once (KeyDelete, KeyRundown), not as a Stack record each.
+ */
+#define NTKL_LOGGER_OPT_STACK_CACHING	0x00000001u
+#define NTKL_LOGGER_OPTS_ALLOWED	NTKL_LOGGER_OPT_STACK_CACHING
 
 /* Clock types (WNODE_HEADER.ClientContext). */
 #define NTKL_CLOCK_QPC		1	/* CLOCK_MONOTONIC ticks at 10 MHz */
@@ -133,7 +148,7 @@ struct ntkl_properties {
 	__u32 clock_type;		/* NTKL_CLOCK_*; 0: QPC */
 	__u32 flush_timer;		/* seconds (ms with NTKL_MODE_MS_FLUSH_TIMER); 0: none */
 	__u32 enable_flags;		/* EVENT_TRACE_FLAG_*, ORed into group_masks */
-	__u32 __reserved0;		/* must be zero */
+	__u32 logger_options;		/* NTKL_LOGGER_OPT_* (ABI 6; zero before, and on UPDATE) */
 	__u32 group_masks[8];		/* PERFINFO_GROUPMASK */
 
 	/* out: settings as applied and counters */

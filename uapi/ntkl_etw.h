@@ -1305,6 +1305,29 @@ struct etw_stack_walk {
 	/* __u64 stack[]; */
 };
 
+/*
+ * StackWalk/StackKeyKernel (0x1825) and StackKeyUser (0x1826), PERFINFO64
+ * version 2 as the PerfView sample has them: a reference to the kernel or
+ * the user part of the stack of the event stamped EventTimeStamp, of the
+ * thread StackThread of StackProcess, by its key.
+ */
+struct etw_stack_key_ref {
+	__u64 event_time_stamp;
+	__u32 stack_process;
+	__u32 stack_thread;
+	__u64 stack_key;
+};
+
+/*
+ * StackWalk/KeyDelete (0x1823) and KeyRundown (0x1824), PERFINFO64
+ * version 2: a key's definition, its frames innermost first (the count is
+ * what the record's size leaves: (Size - 16 - 8) / 8).
+ */
+struct etw_stack_key_def {
+	__u64 stack_key;
+	/* __u64 stack[]; */
+};
+
 /* The most frames one Stack record carries: Windows' cap (192). */
 #define ETW_STACK_MAX_FRAMES		192
 
@@ -1766,6 +1789,13 @@ ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, virtual_address, 16);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, file_object, 24);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, thread_id, 32);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, byte_count, 36);
+ETW_ASSERT_SIZE(struct etw_stack_key_ref, 24);
+ETW_ASSERT_OFFSET(struct etw_stack_key_ref, event_time_stamp, 0);
+ETW_ASSERT_OFFSET(struct etw_stack_key_ref, stack_process, 8);
+ETW_ASSERT_OFFSET(struct etw_stack_key_ref, stack_thread, 12);
+ETW_ASSERT_OFFSET(struct etw_stack_key_ref, stack_key, 16);
+ETW_ASSERT_SIZE(struct etw_stack_key_def, 8);
+ETW_ASSERT_OFFSET(struct etw_stack_key_def, stack_key, 0);
 ETW_ASSERT_SIZE(struct etw_stack_walk, 16);
 ETW_ASSERT_OFFSET(struct etw_stack_walk, event_time_stamp, 0);
 ETW_ASSERT_OFFSET(struct etw_stack_walk, stack_process, 8);

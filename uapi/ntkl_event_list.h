@@ -312,13 +312,13 @@ NTKL_EVENT(IMAGE_HYPERCALL_PAGE, ANY, 0, ANY, 0, "HypercallPage", NONE)
 #define ETW_EVENT_STACK_WALK_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x20)
 NTKL_EVENT(STACK_WALK, PERFINFO64, 2, ANY, 0, "Stack", STACK_WALK)
 #define ETW_EVENT_STACK_KEY_DELETE_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x23)
-NTKL_EVENT(STACK_KEY_DELETE, ANY, 0, ANY, 0, "KeyDelete", NONE)
+NTKL_EVENT(STACK_KEY_DELETE, PERFINFO64, 2, ANY, 0, "KeyDelete", STACK_KEY_DEF)
 #define ETW_EVENT_STACK_KEY_RUNDOWN_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x24)
-NTKL_EVENT(STACK_KEY_RUNDOWN, ANY, 0, ANY, 0, "KeyRundown", NONE)
+NTKL_EVENT(STACK_KEY_RUNDOWN, PERFINFO64, 2, ANY, 0, "KeyRundown", STACK_KEY_DEF)
 #define ETW_EVENT_STACK_KEY_KERNEL_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x25)
-NTKL_EVENT(STACK_KEY_KERNEL, ANY, 0, ANY, 0, "StackKeyKernel", NONE)
+NTKL_EVENT(STACK_KEY_KERNEL, PERFINFO64, 2, ANY, 0, "StackKeyKernel", STACK_KEY_REF)
 #define ETW_EVENT_STACK_KEY_USER_HOOK	ETW_HOOK(ETW_GROUP_STACKWALK, 0x26)
-NTKL_EVENT(STACK_KEY_USER, ANY, 0, ANY, 0, "StackKeyUser", NONE)
+NTKL_EVENT(STACK_KEY_USER, PERFINFO64, 2, ANY, 0, "StackKeyUser", STACK_KEY_REF)
 
 /*
  * KernelTraceControl's image identities (ETW_GROUP_IMAGE_ID: classic
@@ -675,6 +675,28 @@ NTKL_LAYOUT(STACK_WALK, etw_stack_walk, "Stack", sizeof(struct etw_stack_walk),
 NTKL_FIELD(STACK_WALK, struct etw_stack_walk, event_time_stamp, 8, "EventTimeStamp", UINT)
 NTKL_FIELD(STACK_WALK, struct etw_stack_walk, stack_process, 4, "StackProcess", UINT)
 NTKL_FIELD(STACK_WALK, struct etw_stack_walk, stack_thread, 4, "StackThread", UINT)
+
+/*
+ * Stack caching (a logger started with NTKL_LOGGER_OPT_STACK_CACHING,
+ * ntkl -stackcaching): instead of a Stack, an event's stack is a reference
+ * per part, StackKeyKernel for its kernel frames and StackKeyUser for its
+ * user frames, each with the event's time and a key; the key's frames are
+ * in a definition, KeyDelete when the cache drops the key and KeyRundown
+ * for the keys still cached at stop, so usually after the references.
+ * As the PerfView sample has them, and TraceEvent's StackWalkRefTraceData
+ * and StackWalkDefTraceData read them.
+ */
+NTKL_LAYOUT(STACK_KEY_REF, etw_stack_key_ref, "StackKey", sizeof(struct etw_stack_key_ref),
+	    sizeof(struct etw_stack_key_ref), sizeof(struct etw_stack_key_ref), NONE)
+NTKL_FIELD(STACK_KEY_REF, struct etw_stack_key_ref, event_time_stamp, 8, "EventTimeStamp", UINT)
+NTKL_FIELD(STACK_KEY_REF, struct etw_stack_key_ref, stack_process, 4, "StackProcess", UINT)
+NTKL_FIELD(STACK_KEY_REF, struct etw_stack_key_ref, stack_thread, 4, "StackThread", UINT)
+NTKL_FIELD(STACK_KEY_REF, struct etw_stack_key_ref, stack_key, 8, "StackKey", HEX)
+
+NTKL_LAYOUT(STACK_KEY_DEF, etw_stack_key_def, "StackKeyDef", sizeof(struct etw_stack_key_def),
+	    sizeof(struct etw_stack_key_def) + 8,
+	    sizeof(struct etw_stack_key_def) + 8 * ETW_STACK_MAX_FRAMES, STACK_FRAMES)
+NTKL_FIELD(STACK_KEY_DEF, struct etw_stack_key_def, stack_key, 8, "StackKey", HEX)
 
 /* SampledProfileInterval_V3: the fixed part, then SourceName (a lone NUL at least). */
 NTKL_LAYOUT(SAMPLED_PROFILE_INTERVAL, etw_sampled_profile_interval, "ProfileInterval",

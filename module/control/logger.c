@@ -22,6 +22,7 @@
 #include "format/header.h"
 #include "format/events.h"
 #include "producers/producer.h"
+#include "producers/stack_cache.h"
 
 static DEFINE_MUTEX(table_lock);
 static struct ntkl_logger *table[NTKL_MAX_LOGGERS];
@@ -35,6 +36,7 @@ static void logger_release(struct kref *ref)
 
 	irq_work_sync(&lg->wake_work);
 	ntkl_buffers_free(lg);
+	ntkl_stack_cache_free(lg);
 	ntkl_owner_put(lg);
 	kfree(lg);
 }
@@ -123,8 +125,8 @@ static int start_props_valid(struct ntkl_properties *p)
 {
 	u32 cpus = num_possible_cpus();
 
-	if (p->__reserved0 || !out_fields_zero(p) || p->logger_id ||
-	    ntkl_start_props_out_of_bounds(p))
+	if ((p->logger_options & ~NTKL_LOGGER_OPTS_ALLOWED) || !out_fields_zero(p) ||
+	    p->logger_id || ntkl_start_props_out_of_bounds(p))
 		return -EINVAL;
 	if (!p->buffer_size_kb)
 		p->buffer_size_kb = NTKL_DEFAULT_BUFFER_KB;
@@ -199,6 +201,7 @@ void ntkl_logger_fill(struct ntkl_logger *lg, struct ntkl_properties *p)
 	p->minimum_buffers = lg->min_buffers;
 	p->maximum_buffers = lg->max_buffers;
 	p->log_file_mode = lg->mode;
+	p->logger_options = lg->options;
 	p->clock_type = lg->clock_type;
 	p->flush_timer = lg->flush_timer;
 	p->enable_flags = READ_ONCE(lg->groups.masks[0]);
@@ -261,14 +264,21 @@ static int logger_start(const struct file *file, struct ntkl_properties *p)
 	lg->min_buffers = p->minimum_buffers;
 	lg->max_buffers = p->maximum_buffers;
 	lg->mode = p->log_file_mode;
+	lg->options = p->logger_options;
 	lg->clock_type = p->clock_type;
 	lg->flush_timer = p->flush_timer;
 	if (lg->mode & NTKL_MODE_OWNED)
 		lg->owner_file = file;
 	groups_from(&lg->groups, p);
 
+	ret = ntkl_stack_cache_alloc(lg);
+	if (ret) {
+		kfree(lg);
+		goto unlock;
+	}
 	ret = ntkl_buffers_alloc(lg);
 	if (ret) {
+		ntkl_stack_cache_free(lg);
 		kfree(lg);
 		goto unlock;
 	}
@@ -358,7 +368,7 @@ static int logger_update(struct ntkl_logger *lg, struct ntkl_properties *p)
 	 * logger cannot honour another maximum (ETW grows or trims its pool).
 	 */
 	if (p->buffer_size_kb || p->minimum_buffers || p->log_file_mode ||
-	    p->clock_type || p->__reserved0 || !out_fields_zero(p))
+	    p->clock_type || p->logger_options || !out_fields_zero(p))
 		return -EINVAL;
 	if (p->maximum_buffers && p->maximum_buffers != lg->max_buffers)
 		return -EINVAL;

@@ -51,6 +51,7 @@
 #include "producers/ntsched.h"
 #include "producers/producer.h"
 #include "producers/stack.h"
+#include "producers/stack_cache.h"
 #include "producers/stack_parked.h"
 
 #define NESTING_LEVELS	4		/* task, softirq, hardirq, NMI */
@@ -357,6 +358,10 @@ void ntkl_stack_write(struct ntkl_logger *lg, const struct ntkl_stack *st, u64 e
 
 	if (!st->n)
 		return;
+	if (st->truncated)
+		atomic64_inc(&lg->stacks_truncated);
+	if (ntkl_stack_cache_write(lg, st, event_time))
+		return;
 	sw = ntkl_begin_STACK_WALK(lg, &rec, ETW_EVENT_STACK_WALK,
 				   sizeof(*sw) + st->n * sizeof(st->frames[0]));
 	if (!sw)
@@ -367,8 +372,13 @@ void ntkl_stack_write(struct ntkl_logger *lg, const struct ntkl_stack *st, u64 e
 	sw->stack_thread = st->tid;
 	memcpy(p + sizeof(*sw), st->frames, st->n * sizeof(st->frames[0]));
 	ntkl_record_end(&rec);
-	if (st->truncated)
-		atomic64_inc(&lg->stacks_truncated);
+}
+
+/* At stop, the keys still cached are defined (KeyRundown). */
+static void stack_rundown(struct ntkl_logger *lg, bool end)
+{
+	if (end)
+		ntkl_stack_cache_rundown(lg);
 }
 
 /* StackWalk: written after the events of the hooks a logger walks. */
@@ -377,4 +387,5 @@ const struct ntkl_producer ntkl_stack_producer = {
 	.init = stack_init,
 	.exit = stack_exit,
 	.publish = stack_publish,
+	.rundown = stack_rundown,
 };

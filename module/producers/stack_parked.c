@@ -46,15 +46,16 @@ int ntkl_parked_prepare(void)
 	struct parked *table;
 	int ret = 0;
 
+	/* made already: seen with its contents (the release below) */
 	if (smp_load_acquire(&parked))
 		return 0;
 	mutex_lock(&parked_lock);
 	if (!parked) {
 		table = kvcalloc(1u << PARKED_BITS, sizeof(*table), GFP_KERNEL);
-		if (table)
-			smp_store_release(&parked, table);
-		else
+		if (!table)
 			ret = -ENOMEM;
+		else	/* the zeroed slots before the pointer a probe may read */
+			smp_store_release(&parked, table);
 	}
 	mutex_unlock(&parked_lock);
 	return ret;
@@ -74,6 +75,7 @@ static __always_inline unsigned long switches_of(const struct task_struct *t)
 
 static __always_inline struct parked *slot_of(const struct task_struct *t)
 {
+	/* pairs with the release of ntkl_parked_prepare() */
 	struct parked *table = smp_load_acquire(&parked);
 
 	return table ? &table[hash_ptr(t, PARKED_BITS)] : NULL;

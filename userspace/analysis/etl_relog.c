@@ -4,7 +4,8 @@
  * one or more files (and, when asked, a CSwitch record per compact
  * switch), sort them by time and file order, and pack them into new
  * buffers, one CPU per buffer. `relog --expand-compact` and `merge` are
- * its two uses.
+ * its two uses; `relog --expand-stacks` also turns cached stacks' key
+ * references into Stack records.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "etl/etl_events.h"
 #include "etl_relog.h"
+#include "etl/etl_stack_keys.h"
 #include "etl/etl_switches.h"
 
 /* ETW's largest buffer (16 MB): beyond it BufferSize is corrupt. */
@@ -44,6 +46,12 @@ struct relog {
 	const struct etl_file *const *files;
 	size_t nfiles;
 	bool expand_compact;
+	bool expand_stacks;
+	struct etl_stack_keys keys;	/* expand_stacks: every definition */
+	bool pending;			/* a StackKeyKernel waiting for its StackKeyUser */
+	struct etl_stack_ref pending_ref;
+	uint64_t pending_order;
+	uint16_t pending_cpu;
 	uint32_t buffer_size;		/* of the output: the largest input's */
 	struct etl_relog_stats *st;
 	struct etl_error *err;
@@ -132,6 +140,99 @@ static bool copied(const struct relog *rl, uint32_t fi, const struct etl_buffer 
 	return true;
 }
 
+/* A Stack record (0x1820) of the frames of a kernel and/or a user reference. */
+static int add_stack(struct relog *rl, const struct etl_stack_ref *k,
+		     const struct etl_stack_ref *u, uint64_t order, uint16_t cpu)
+{
+	const struct etl_stack_ref *any = k ? k : u;
+	struct {
+		struct perfinfo_trace_header h;
+		struct etw_stack_walk sw;
+		uint64_t frames[ETW_STACK_MAX_FRAMES];
+	} rec = { 0 };
+	const uint64_t *f;
+	uint32_t n = 0, m;
+
+	for (int part = 0; part < 2; part++) {
+		const struct etl_stack_ref *ref = part ? u : k;
+
+		if (!ref)
+			continue;
+		f = etl_stack_keys_find(&rl->keys, ref->key, ref->time, &m);
+		if (!f) {
+			rl->st->stack_unresolved++;
+			continue;
+		}
+		for (uint32_t i = 0; i < m && n < ETW_STACK_MAX_FRAMES; i++)
+			rec.frames[n++] = f[i];
+	}
+	if (!n)
+		return 0;
+	rec.h.marker = ETW_MARKER_PERFINFO64(etw_events[ETW_EVENT_STACK_WALK].version);
+	rec.h.size = (uint16_t)(sizeof(rec.h) + sizeof(rec.sw) + 8 * n);
+	rec.h.hook_id = ETW_EVENT_STACK_WALK_HOOK;
+	rec.h.timestamp = (uint64_t)any->time;
+	rec.sw.event_time_stamp = any->event_time;
+	rec.sw.stack_process = any->pid;
+	rec.sw.stack_thread = any->tid;
+	if (add(rl, &rec, rec.h.size, any->time, 0, order, cpu, 0))
+		return -1;
+	rl->st->stacks++;
+	return 0;
+}
+
+/* The StackKeyKernel held for its StackKeyUser: none came, a Stack of its own. */
+static int flush_pending(struct relog *rl)
+{
+	if (!rl->pending)
+		return 0;
+	rl->pending = false;
+	return add_stack(rl, &rl->pending_ref, NULL, rl->pending_order, rl->pending_cpu);
+}
+
+/*
+ * expand_stacks: a definition is dropped, a reference becomes a Stack (an
+ * event's kernel reference and the user one that follows it on its CPU,
+ * one Stack); 1 if r was taken so, 0 if it is copied, -1 on error.
+ */
+static int expand_stack_record(struct relog *rl, const struct etl_record *r)
+{
+	struct etl_stack_ref ref;
+	const struct etl_stack_ref *k = &rl->pending_ref;
+
+	if (etl_stack_key_is_def(r)) {
+		rl->st->stack_defs++;
+		return 1;
+	}
+	if (!etl_stack_ref_parse(r, &ref))
+		return flush_pending(rl) ? -1 : 0;
+	rl->st->stack_refs++;
+	if (ref.user && rl->pending && rl->pending_cpu == r->processor &&
+	    k->event_time == ref.event_time && k->tid == ref.tid) {
+		rl->pending = false;
+		return add_stack(rl, k, &ref, rl->pending_order, rl->pending_cpu) ? -1 : 1;
+	}
+	if (flush_pending(rl))
+		return -1;
+	if (ref.user)
+		return add_stack(rl, NULL, &ref, r->file_offset << 16, r->processor) ? -1 : 1;
+	rl->pending = true;
+	rl->pending_ref = ref;
+	rl->pending_order = r->file_offset << 16;
+	rl->pending_cpu = r->processor;
+	return 1;
+}
+
+static int gather_key(void *ctx, const struct etl_buffer *b, const struct etl_record *r)
+{
+	struct relog *rl = ctx;
+
+	(void)b;
+	if (r->kind == ETL_KIND_KERNEL && etl_stack_keys_add(&rl->keys, r) < 0)
+		return etl_error_set(rl->err, "out of memory");
+	return 0;
+}
+
 /* One input file's records into rl, with the buffer each came in. */
 struct gather {
 	struct relog *rl;
@@ -162,6 +263,12 @@ static int gather_record(void *ctx, const struct etl_buffer *b, const struct etl
 
 	if (!copied(rl, g->fi, b, r))
 		return 0;
+	if (rl->expand_stacks && b->index) {
+		int taken = expand_stack_record(rl, r);
+
+		if (taken)
+			return taken < 0 ? -1 : 0;
+	}
 	if (add(rl, b->data + r->buffer_offset, r->size, r->timestamp, g->fi,
 		r->file_offset << 16, r->processor, g->lost))
 		return -1;
@@ -410,13 +517,15 @@ static int check_buffer_size(const struct etl_file *f, struct etl_error *err)
 	return 0;
 }
 
-static int relog_files(const struct etl_file *const *files, size_t nfiles, bool expand_compact,
+static int relog_files(const struct etl_file *const *files, size_t nfiles, unsigned int expand,
 		       uint8_t **out, size_t *out_size, struct etl_relog_stats *st,
 		       struct etl_error *err)
 {
 	struct relog rl = { .f = files[0], .files = files, .nfiles = nfiles,
-			    .expand_compact = expand_compact, .st = st, .err = err,
-			    .next_seq = 1 };
+			    .expand_compact = expand & ETL_RELOG_EXPAND_COMPACT,
+			    .expand_stacks = expand & ETL_RELOG_EXPAND_STACKS,
+			    .st = st, .err = err, .next_seq = 1 };
+	struct etl_walker keys = { .record = gather_key, .ctx = &rl };
 	int ret = -1;
 
 	/* st: zeroed by the caller, which may have counted in it already */
@@ -437,6 +546,9 @@ static int relog_files(const struct etl_file *const *files, size_t nfiles, bool 
 		goto out;
 	}
 	rl.out_size = rl.buffer_size;
+	/* a cached stack's frames mostly come after its references: the definitions first */
+	if (rl.expand_stacks && etl_walk(files[0], &keys, err))
+		goto out;
 	for (uint32_t i = 0; i < nfiles; i++) {
 		if (gather_records(&rl, i)) {
 			/* of several inputs, say which one cannot be read */
@@ -449,7 +561,9 @@ static int relog_files(const struct etl_file *const *files, size_t nfiles, bool 
 			goto out;
 		}
 	}
-	if (expand_compact && expand_switches(&rl))
+	if (rl.expand_stacks && flush_pending(&rl))
+		goto out;
+	if (rl.expand_compact && expand_switches(&rl))
 		goto out;
 	if (rl.n)	/* no records: rl.v is NULL, which qsort must not get */
 		qsort(rl.v, rl.n, sizeof(*rl.v), by_time);
@@ -466,14 +580,21 @@ out:
 	free(rl.open);
 	free(rl.filled);
 	free(rl.last_time);
+	etl_stack_keys_free(&rl.keys);
 	return ret;
+}
+
+int etl_relog_expand(const struct etl_file *f, unsigned int what, uint8_t **out,
+		     size_t *out_size, struct etl_relog_stats *st, struct etl_error *err)
+{
+	memset(st, 0, sizeof(*st));
+	return relog_files(&f, 1, what, out, out_size, st, err);
 }
 
 int etl_relog_expand_compact(const struct etl_file *f, uint8_t **out, size_t *out_size,
 			     struct etl_relog_stats *st, struct etl_error *err)
 {
-	memset(st, 0, sizeof(*st));
-	return relog_files(&f, 1, true, out, out_size, st, err);
+	return etl_relog_expand(f, ETL_RELOG_EXPAND_COMPACT, out, out_size, st, err);
 }
 
 /* A clock whose readings mean the same in every file of one boot. */
@@ -522,5 +643,5 @@ int etl_merge(const struct etl_file *const *files, size_t nfiles, uint8_t **out,
 		    boot_time_apart(h->boot_time, h0->boot_time) > (uint64_t)ETL_MERGE_BOOT_SLACK)
 			st->other_boot++;
 	}
-	return relog_files(files, nfiles, false, out, out_size, st, err);
+	return relog_files(files, nfiles, 0, out, out_size, st, err);
 }

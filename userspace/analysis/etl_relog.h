@@ -66,7 +66,24 @@ struct etl_relog_stats {
 	unsigned long records;		/* records copied as they were */
 	unsigned long buffers_in;	/* data buffers read (not buffer 0) */
 	unsigned long buffers_out;	/* data buffers written */
+	/* ETL_RELOG_EXPAND_STACKS */
+	unsigned long stack_refs;	/* StackKeyKernel and StackKeyUser records read */
+	unsigned long stack_defs;	/* KeyDelete and KeyRundown records dropped */
+	unsigned long stacks;		/* Stack records written for the references */
+	unsigned long stack_unresolved;	/* references whose key no definition has */
 };
+
+/*
+ * What etl_relog_expand() expands: CompCS batches into CSwitch events (as
+ * etl_relog_expand_compact()), and cached stacks into Stack records: an
+ * event's StackKeyKernel and the StackKeyUser after it on its CPU become
+ * one Stack (0x1820, v2) of their definitions' frames, kernel first,
+ * stamped as the kernel reference; a lone reference a Stack of its own;
+ * the definitions (KeyDelete, KeyRundown) are dropped; a reference whose
+ * key no definition has is counted and leaves no Stack.
+ */
+#define ETL_RELOG_EXPAND_COMPACT	0x1u
+#define ETL_RELOG_EXPAND_STACKS		0x2u
 
 /*
  * Expand f into a new file image: *out (malloc'd, *out_size bytes) and
@@ -75,6 +92,10 @@ struct etl_relog_stats {
  */
 int etl_relog_expand_compact(const struct etl_file *f, uint8_t **out, size_t *out_size,
 			     struct etl_relog_stats *st, struct etl_error *err);
+
+/* The same, expanding what says (ETL_RELOG_EXPAND_*). */
+int etl_relog_expand(const struct etl_file *f, unsigned int what, uint8_t **out,
+		     size_t *out_size, struct etl_relog_stats *st, struct etl_error *err);
 
 /*
  * Merge files[0..nfiles) into one file image, as xperf -merge does: the

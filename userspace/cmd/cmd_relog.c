@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ntkl relog --expand-compact IN.etl OUT.etl
+ * ntkl relog [--expand-compact] [--expand-stacks] IN.etl OUT.etl
  *
  * A compact capture (COMPACT_CSWITCH: CompCS batches, about a third of
  * the bytes of CSwitch events) rewritten with a CSwitch event per switch,
  * for the tools that never expand CompCS (TraceEvent: PerfView,
- * TraceProcessor's .NET users). The work is etl_relog.h's; OUT is whole
- * or not there at all (cmd_write_whole()).
+ * TraceProcessor's .NET users); a capture with cached stacks
+ * (-stackcaching) with a Stack record per stack, for the readers that do
+ * not resolve stack keys. The work is etl_relog.h's; OUT is whole or not
+ * there at all (cmd_write_whole()).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -20,7 +22,7 @@
 void cmd_relog_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ntkl relog --expand-compact IN.etl OUT.etl\n"
+		"usage: ntkl relog [--expand-compact] [--expand-stacks] IN.etl OUT.etl\n"
 		"\n"
 		"Write IN.etl to OUT.etl with every CompCS batch (COMPACT_CSWITCH)\n"
 		"replaced by the CSwitch events it stands for, in time order with\n"
@@ -35,7 +37,14 @@ void cmd_relog_usage(FILE *out)
 		"(not recorded with COMPACT_CSWITCH) is copied, and the line says\n"
 		"there was nothing to expand.\n"
 		"\n"
-		"  -x, --expand-compact  expand the CompCS batches (the one mode)\n"
+		"With --expand-stacks, each cached stack (recorded with -stackcaching,\n"
+		"or by Windows' stack caching: StackKeyKernel and StackKeyUser\n"
+		"references, KeyDelete and KeyRundown definitions) becomes a Stack\n"
+		"event of its frames, kernel then user, and the definitions are\n"
+		"dropped, for readers that do not resolve stack keys.\n"
+		"\n"
+		"  -x, --expand-compact  expand the CompCS batches\n"
+		"  -s, --expand-stacks   expand the cached stacks\n"
 		"  -h, --help            this text\n"
 		"\n"
 		"Exit status: 0 written, 1 unreadable IN or unwritable OUT, 2 usage error.\n");
@@ -45,6 +54,7 @@ int cmd_relog(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "expand-compact", no_argument, NULL, 'x' },
+		{ "expand-stacks", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -54,15 +64,18 @@ int cmd_relog(int argc, char **argv)
 	struct etl_file f;
 	uint8_t *img;
 	size_t size;
-	bool expand = false;
+	unsigned int expand = 0;
 	int opt, ret;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "xh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "xsh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'x':
-			expand = true;
+			expand |= ETL_RELOG_EXPAND_COMPACT;
+			break;
+		case 's':
+			expand |= ETL_RELOG_EXPAND_STACKS;
 			break;
 		case 'h':
 			cmd_relog_usage(stdout);
@@ -74,7 +87,7 @@ int cmd_relog(int argc, char **argv)
 	}
 	if (!expand || argc - optind != 2) {
 		return cmd_usage_error("relog", cmd_relog_usage, "%s", !expand ?
-				       "say what to do: --expand-compact (the one mode so far)" :
+				       "say what to do: --expand-compact, --expand-stacks or both" :
 				       "needs IN.etl and OUT.etl");
 	}
 	if (cmd_output_check(&out, "relog", argv[optind + 1], CMD_OUTPUT_FILE_TOOL,
@@ -87,7 +100,7 @@ int cmd_relog(int argc, char **argv)
 		cmd_output_free(&out);
 		return 1;
 	}
-	ret = etl_relog_expand_compact(&f, &img, &size, &st, &err);
+	ret = etl_relog_expand(&f, expand, &img, &size, &st, &err);
 	etl_close(&f);
 	if (ret) {
 		fprintf(stderr, "ntkl relog: %s: %s\n", argv[optind], err.msg);
@@ -100,6 +113,12 @@ int cmd_relog(int argc, char **argv)
 	if (ret)
 		return 1;
 	/* with OUT on standard output, the summary goes to stderr */
+	if (expand & ETL_RELOG_EXPAND_STACKS)
+		fprintf(out.to_stdout ? stderr : stdout, "%s: %lu stack key references expanded to %lu Stack events (%lu references to no definition), %lu definitions dropped\n",
+			argv[optind + 1], st.stack_refs, st.stacks, st.stack_unresolved,
+			st.stack_defs);
+	if (!(expand & ETL_RELOG_EXPAND_COMPACT))
+		return 0;
 	if (!st.batches) {
 		fprintf(out.to_stdout ? stderr : stdout, "%s: nothing to expand: %s has no CompCS batch (it was not recorded with COMPACT_CSWITCH, or was expanded already); its %lu events are copied as they are, in %lu buffers\n",
 			argv[optind + 1], argv[optind], st.records, st.buffers_out);

@@ -29,7 +29,7 @@
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_BUFFERING | \
 			 NTKL_OPT_FLUSHTIMER | NTKL_OPT_FILE | NTKL_OPT_SETPROFINT | \
 			 NTKL_OPT_OWNED | NTKL_OPT_COMPRESS | NTKL_OPT_STACKWALK | \
-			 NTKL_OPT_PROFILE)
+			 NTKL_OPT_PROFILE | NTKL_OPT_STACKCACHING)
 
 void cmd_start_usage(FILE *out)
 {
@@ -62,6 +62,10 @@ void cmd_start_usage(FILE *out)
 		"                     with '+' as xperf's: Profile, CSwitch, ReadyThread,\n"
 		"                     SpinLock, DiskReadInit, DiskWriteInit, DiskFlushInit,\n"
 		"                     FileRead, FileWrite, HardFault, or hook ids (0x0524)\n"
+		"  -stackcaching      write each stack as references to keys\n"
+		"                     (StackKeyKernel, StackKeyUser) and each key's\n"
+		"                     frames once (KeyDelete, KeyRundown), as Windows'\n"
+		"                     stack caching: repeated stacks cost a fraction\n"
 		"  -buffering         keep events in memory only (no -f)\n"
 		"  -compress          write FILE compressed, as WPR and PerfView save\n"
 		"                     traces (COMPRESSED_MODE, [MS-XCA] LZ77 per buffer)\n"

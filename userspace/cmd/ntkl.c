@@ -39,7 +39,7 @@ static const struct ntkl_cmd commands[] = {
 	  cmd_dump, cmd_dump_usage },
 	{ "report", "a capture at first sight: CPU busy, top threads, waits, ready latency",
 	  cmd_report, cmd_report_usage },
-	{ "relog", "rewrite an ETL file: relog --expand-compact IN OUT (CompCS to CSwitch)",
+	{ "relog", "rewrite an ETL file: relog --expand-compact|--expand-stacks IN OUT",
 	  cmd_relog, cmd_relog_usage },
 	{ "merge", "merge ETL files of one time into one: merge -o OUT IN... (xperf -merge)",
 	  cmd_merge, cmd_merge_usage },

@@ -36,6 +36,7 @@ static const struct {
 	{ "owned", NTKL_OPT_OWNED, V_NONE },
 	{ "compress", NTKL_OPT_COMPRESS, V_NONE },
 	{ "stackwalk", NTKL_OPT_STACKWALK, V_HOOKS },
+	{ "stackcaching", NTKL_OPT_STACKCACHING, V_NONE },
 	{ "profile", NTKL_OPT_PROFILE, V_PROFILE },
 };
 
@@ -213,6 +214,9 @@ int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 	case NTKL_OPT_COMPRESS:
 		o->compress = true;
 		return 1;
+	case NTKL_OPT_STACKCACHING:
+		o->stack_caching = true;
+		return 1;
 	default:	/* -f, -o */
 		if (!*value) {
 			snprintf(err, err_size, "-%s needs a file name", options[k].name);
@@ -260,6 +264,8 @@ void ntkl_opts_to_props(const struct ntkl_logger_opts *o, struct ntkl_properties
 	p->log_file_mode = o->buffering ? NTKL_MODE_BUFFERING : NTKL_MODE_SEQUENTIAL;
 	if (o->owned)
 		p->log_file_mode |= NTKL_MODE_OWNED;
+	if (o->stack_caching)
+		p->logger_options |= NTKL_LOGGER_OPT_STACK_CACHING;
 	p->enable_flags = o->flags.enable_flags;
 	memcpy(p->group_masks, o->flags.group_masks, sizeof(p->group_masks));
 }

@@ -6,7 +6,7 @@
  *
  *	-on FLAGS -buffersize KB -minbuffers N -maxbuffers N
  *	-clock qpc|system|cycle -buffering -flushtimer S -f FILE -o FILE
- *	-setprofint N -stackwalk HOOKS -profile NAME
+ *	-setprofint N -stackwalk HOOKS -stackcaching -profile NAME
  *
  * Values are checked for form here (a number, a known clock, known flags);
  * bounds are the module's to check, so its ETW error names the problem.
@@ -38,6 +38,7 @@ enum ntkl_opt_bits {
 	NTKL_OPT_COMPRESS	= 1 << 11,	/* the writer compresses */
 	NTKL_OPT_STACKWALK	= 1 << 12,	/* the events whose stacks are walked */
 	NTKL_OPT_PROFILE	= 1 << 13,	/* a named set of -on and -stackwalk */
+	NTKL_OPT_STACKCACHING	= 1 << 14,	/* NTKL_LOGGER_OPT_STACK_CACHING */
 };
 
 struct ntkl_logger_opts {
@@ -52,6 +53,7 @@ struct ntkl_logger_opts {
 	bool buffering;
 	bool owned;			/* -owned */
 	bool compress;			/* -compress */
+	bool stack_caching;		/* -stackcaching */
 	const char *file;		/* -f or -o */
 	struct ntkl_stackwalk stackwalk;	/* -stackwalk */
 	/*

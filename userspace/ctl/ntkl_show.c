@@ -137,6 +137,8 @@ void ntkl_show_settings(FILE *out, const struct ntkl_properties *p)
 	LINE(out, "Flush Timer", "%s", ntkl_flush_timer_str(p, ft, sizeof(ft)));
 	LINE(out, "Log File Mode", "0x%08x (%s)", p->log_file_mode,
 	     mode_str(p->log_file_mode, mode, sizeof(mode)));
+	if (p->logger_options & NTKL_LOGGER_OPT_STACK_CACHING)
+		LINE(out, "Stack Caching", "%s", "on: stacks by key (-stackcaching)");
 }
 
 void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
@@ -154,6 +156,8 @@ void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
 	     p->accept_new_events ? "accepting events" : "not accepting events");
 	LINE(out, "Log File Mode", "0x%08x (%s)", p->log_file_mode,
 	     mode_str(p->log_file_mode, buf, sizeof(buf)));
+	if (p->logger_options & NTKL_LOGGER_OPT_STACK_CACHING)
+		LINE(out, "Stack Caching", "%s", "on: stacks by key (-stackcaching)");
 	sink_str(p, sink, buf, sizeof(buf));
 	LINE(out, "Log Filename", "%s", buf);
 	LINE(out, "Clock Type", "%u %s (%" PRIu64 " ticks/s)", p->clock_type,

@@ -34,6 +34,7 @@
 #include "etl_names.h"
 #include "etl_reader.h"
 #include "etl_repair.h"
+#include "etl_stack_keys.h"
 #include "etl_switches.h"
 #include "etl_utf16.h"
 #include "etl_xpress.h"

@@ -162,9 +162,9 @@ static bool check_buffer_header(struct checker *c, const struct etl_buffer *b)
 }
 
 /*
- * A StackWalk: whole 8-byte frames after its 16 fixed bytes, and the
- * event it belongs to no later than itself (Windows walks after it logs
- * the event, and so does ntkl).
+ * A StackWalk: whole 8-byte frames after its fixed bytes (16, or a stack
+ * key definition's 8), and the event a Stack belongs to no later than
+ * itself (Windows walks after it logs the event, and so does ntkl).
  */
 static bool check_stack(struct checker *c, const struct etl_buffer *b,
 			const struct etl_record *r, const struct etw_layout *l)
@@ -172,11 +172,27 @@ static bool check_stack(struct checker *c, const struct etl_buffer *b,
 	uint64_t event_time;
 
 	if ((r->payload_len - l->fixed) % 8)
-		return violation(c, REC_FMT "StackWalk payload is 0x%x bytes: not 16 + 8 per frame (Size 0x%x)",
-				 REC_ARGS(b, r), r->payload_len, r->size);
+		return violation(c, REC_FMT "StackWalk payload is 0x%x bytes: not %u + 8 per frame (Size 0x%x)",
+				 REC_ARGS(b, r), r->payload_len, l->fixed, r->size);
+	/* a stack key's definition (KeyDelete, KeyRundown) is about no one event */
+	if (l->fixed < sizeof(struct etw_stack_walk))
+		return false;
 	event_time = etl_le64(r->payload + offsetof(struct etw_stack_walk, event_time_stamp));
 	if (event_time > (uint64_t)r->timestamp)
 		return violation(c, REC_FMT "StackWalk EventTimeStamp %" PRIu64 " is after its own time %" PRId64,
+				 REC_ARGS(b, r), event_time, r->timestamp);
+	return false;
+}
+
+/* A stack key reference: the event it belongs to no later than itself, as a Stack's. */
+static bool check_stack_ref(struct checker *c, const struct etl_buffer *b,
+			    const struct etl_record *r)
+{
+	uint64_t event_time = etl_le64(r->payload +
+				       offsetof(struct etw_stack_key_ref, event_time_stamp));
+
+	if (event_time > (uint64_t)r->timestamp)
+		return violation(c, REC_FMT "StackKey EventTimeStamp %" PRIu64 " is after its own time %" PRId64,
 				 REC_ARGS(b, r), event_time, r->timestamp);
 	return false;
 }
@@ -199,6 +215,8 @@ static bool check_payload_size(struct checker *c, const struct etl_buffer *b,
 	if (l && l->tail == ETW_TAIL_STACK_FRAMES && r->payload_len >= l->min &&
 	    r->payload_len <= l->max)
 		return check_stack(c, b, r, l);
+	if (l == &etw_layouts[ETW_LAYOUT_STACK_KEY_REF] && r->payload_len == l->min)
+		return check_stack_ref(c, b, r);
 	if (!l || (r->payload_len >= l->min && r->payload_len <= l->max))
 		return false;
 	etl_hook_label(r->hook_id, hook, sizeof(hook));

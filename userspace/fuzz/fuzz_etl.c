@@ -140,7 +140,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		etl_report_print_json(devnull, &rep);
 		etl_report_free(&rep);
 	}
-	if (!etl_relog_expand_compact(&f, &out, &out_size, &rst, &err)) {
+	if (!etl_relog_expand(&f, ETL_RELOG_EXPAND_COMPACT | ETL_RELOG_EXPAND_STACKS, &out,
+			      &out_size, &rst, &err)) {
 		check_etl_output("relog", out, out_size, clean);
 		free(out);
 	}

@@ -33,10 +33,49 @@ static int push_addr(struct sym_trace_addrs *a, uint64_t addr, uint32_t id, bool
 	return 0;
 }
 
+static int push_ref(struct sym_trace_addrs *a, const struct etl_stack_ref *ref)
+{
+	if (a->nrefs == a->refs_cap) {
+		size_t c = a->refs_cap ? 2 * a->refs_cap : 1024;
+		struct etl_stack_ref *v = realloc(a->refs, c * sizeof(*v));
+
+		if (!v)
+			return -1;
+		a->refs = v;
+		a->refs_cap = c;
+	}
+	a->refs[a->nrefs++] = *ref;
+	return 0;
+}
+
+/* Each stack key reference's frames, once every definition is in. */
+static int take_refs(struct sym_trace_addrs *a)
+{
+	const uint64_t *f;
+	uint32_t n;
+
+	for (size_t i = 0; i < a->nrefs; i++) {
+		const struct etl_stack_ref *ref = &a->refs[i];
+
+		f = etl_stack_keys_find(&a->keys, ref->key, ref->time, &n);
+		for (uint32_t j = 0; f && j < n; j++)
+			if (push_addr(a, f[j], ref->pid, false, ref->time))
+				return -1;
+	}
+	a->nrefs = 0;
+	return 0;
+}
+
 int sym_trace_gather(struct sym_trace_addrs *a, const struct etl_record *r)
 {
+	struct etl_stack_ref ref;
+
 	if (r->kind != ETL_KIND_KERNEL)
 		return 0;
+	if (etl_stack_ref_parse(r, &ref))
+		return push_ref(a, &ref);
+	if (etl_stack_keys_add(&a->keys, r) < 0)
+		return -1;
 	switch (r->hook_id) {
 	case ETW_EVENT_SAMPLED_PROFILE_HOOK:
 		if (r->payload_len < 12)
@@ -61,6 +100,8 @@ int sym_trace_gather(struct sym_trace_addrs *a, const struct etl_record *r)
 void sym_trace_addrs_free(struct sym_trace_addrs *a)
 {
 	free(a->v);
+	free(a->refs);
+	etl_stack_keys_free(&a->keys);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -140,10 +181,10 @@ static int resolve(struct sym_trace *t, const struct etl_model *m, const struct 
 }
 
 int sym_trace_from_model(struct sym_trace *t, const struct etl_model *m,
-			 const struct sym_trace_addrs *a)
+			 struct sym_trace_addrs *a)
 {
 	memset(t, 0, sizeof(*t));
-	return take_images(t, &m->images) || resolve(t, m, a) ? -1 : 0;
+	return take_refs(a) || take_images(t, &m->images) || resolve(t, m, a) ? -1 : 0;
 }
 
 struct pass {

@@ -66,14 +66,25 @@ struct sym_trace_addr;
 struct sym_trace_addrs {
 	struct sym_trace_addr *v;	/* SampledProfile IPs, StackWalk frames */
 	size_t n, cap;
+	/* cached stacks: their keys' definitions, and the references, taken at the end */
+	struct etl_stack_keys keys;
+	struct etl_stack_ref *refs;
+	size_t nrefs, refs_cap;
 };
 
-/* Take r's addresses if it is a SampledProfile or StackWalk record. 0, or -1 out of memory. */
+/*
+ * Take r's addresses if it is a SampledProfile or StackWalk record (a
+ * stack key's reference or definition: kept for the end). 0, or -1 out
+ * of memory.
+ */
 int sym_trace_gather(struct sym_trace_addrs *a, const struct etl_record *r);
 
-/* t from m's images and the addresses in a. 0, or -1 out of memory; sym_trace_free() either way. */
+/*
+ * t from m's images and the addresses in a (its stack key references
+ * resolved first). 0, or -1 out of memory; sym_trace_free() either way.
+ */
 int sym_trace_from_model(struct sym_trace *t, const struct etl_model *m,
-			 const struct sym_trace_addrs *a);
+			 struct sym_trace_addrs *a);
 
 void sym_trace_addrs_free(struct sym_trace_addrs *a);
 

@@ -185,6 +185,17 @@ static void test_bounds(void)
 		  "-maxbuffers 5000 is above 4096");
 	test_end();
 
+	test_begin("stack_caching_older_module");
+	ntkl_props_init(&p, "foo");
+	p.logger_options = NTKL_LOGGER_OPT_STACK_CACHING;
+	CHECK_HAS(ntkl_error_advice(&ctx, EINVAL, buf, sizeof(buf)),
+		  "-stackcaching needs a module of control ABI 6 or later");
+	/* a bound it breaks is the reason, not the option */
+	p.buffer_size_kb = 2;
+	CHECK_STR(ntkl_error_advice(&ctx, EINVAL, buf, sizeof(buf)),
+		  "-buffersize 2 is outside 4..16384 KB");
+	test_end();
+
 	test_begin("several_problems");
 	ntkl_props_init(&p, "foo");
 	p.buffer_size_kb = 1;

@@ -83,6 +83,11 @@ static const struct {
 	{ ETW_EVENT_IMAGE_DC_END, 0x1404, 3, SYS, PERF_LOADER },
 	{ ETW_EVENT_IMAGE_LOAD, 0x140A, 3, SYS, PERF_LOADER },
 	{ ETW_EVENT_IMAGE_KERNEL_BASE, 0x1421, 2, PERF, PERF_LOADER },
+	/* the PerfView sample's cached stacks: definitions, then references */
+	{ ETW_EVENT_STACK_KEY_DELETE, 0x1823, 2, PERF, 0 },
+	{ ETW_EVENT_STACK_KEY_RUNDOWN, 0x1824, 2, PERF, 0 },
+	{ ETW_EVENT_STACK_KEY_KERNEL, 0x1825, 2, PERF, 0 },
+	{ ETW_EVENT_STACK_KEY_USER, 0x1826, 2, PERF, 0 },
 	/* KernelTraceControl's classic events, by their class's pseudo group */
 	{ ETW_EVENT_IMAGE_ID, 0xF000, 2, ETW_HEADER_TYPE_FULL_HEADER64, PERF_LOADER },
 	{ ETW_EVENT_DBGID_NONE, 0xF020, 2, ETW_HEADER_TYPE_FULL_HEADER64, PERF_LOADER },
