@@ -10,7 +10,7 @@
  * references. docs/linux-to-nt.md says what each field holds.
  *
  * One difference: a reference is a 40-byte record, so user frames fewer
- * than USER_KEY_MIN_FRAMES (a CSwitch stack's lone user IP) are kept in
+ * than USER_KEY_MIN_FRAMES (an IP and a frame or two) are kept in
  * the kernel part's key, and such a stack is one StackKeyKernel
  * reference; readers take a key's frames as addresses, kernel or user.
  *
