@@ -10,9 +10,11 @@
  * references. docs/linux-to-nt.md says what each field holds.
  *
  * One difference: a reference is a 40-byte record, so user frames fewer
- * than USER_KEY_MIN_FRAMES (an IP and a frame or two) are kept in
- * the kernel part's key, and such a stack is one StackKeyKernel
- * reference; readers take a key's frames as addresses, kernel or user.
+ * than USER_KEY_MIN_FRAMES (an IP and a frame or two) are kept in the
+ * kernel part's key, and such a stack is one reference. A StackKeyUser
+ * one: TraceEvent's TraceLog files a definition as a kernel or a user
+ * one by its last frame, and takes a user one's frames as a stack that
+ * ends in user mode, whole, as it takes a Stack record that does.
  *
  * Each logger that asks (NTKL_LOGGER_OPT_STACK_CACHING) has a cache per CPU,
  * allocated at START and freed with the logger, never in a probe: SETS
@@ -199,8 +201,11 @@ bool ntkl_stack_cache_write(struct ntkl_logger *lg, const struct ntkl_stack *st,
 	if (u)
 		ukey = part_key(lg, c, cpu, st->frames + k, u);
 	atomic_set_release(&c->state, CACHE_FREE);
+	/* the kernel part, or the whole stack if its user frames joined it */
 	if (kkey)
-		write_ref(lg, ETW_EVENT_STACK_KEY_KERNEL, st, event_time, kkey);
+		write_ref(lg, st->frames[k - 1] >> 63 ? ETW_EVENT_STACK_KEY_KERNEL :
+							 ETW_EVENT_STACK_KEY_USER,
+			  st, event_time, kkey);
 	if (ukey)
 		write_ref(lg, ETW_EVENT_STACK_KEY_USER, st, event_time, ukey);
 	return true;
