@@ -1127,6 +1127,152 @@ TEST_F_TIMEOUT(stack, cached_same_frames, 180)
 	capture_free(&job_cached.c);
 }
 
+/*
+ * A snapshot's records and its stop's: every KeyRundown split at the stop
+ * (its GroupMasksEnd, the last), where each CPU's came from, and the
+ * references made before the snapshot's first definition.
+ */
+struct snapshot_view {
+	int64_t stop;			/* the stop's GroupMasksEnd, once found */
+	int64_t first_flush_def;	/* the earliest KeyRundown before the stop */
+	struct etl_stack_keys keys;	/* definitions before the stop */
+	struct etl_stack_ref *refs;	/* references before first_flush_def */
+	size_t nrefs, refs_cap;
+	unsigned long stop_defs, flush_defs;
+	uint64_t stop_def_cpus;		/* the CPUs whose buffers hold the stop's KeyRundowns */
+};
+
+static void snapshot_stop(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			  const struct etl_record *r)
+{
+	struct snapshot_view *s = ctx;
+
+	if (r && r->kind == ETL_KIND_KERNEL && r->hook_id == ETW_EVENT_GROUP_MASKS_END_HOOK &&
+	    r->timestamp > s->stop)
+		s->stop = r->timestamp;
+}
+
+static void snapshot_defs(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			  const struct etl_record *r)
+{
+	struct snapshot_view *s = ctx;
+
+	if (!r || r->kind != ETL_KIND_KERNEL || r->hook_id != ETW_EVENT_STACK_KEY_RUNDOWN_HOOK)
+		return;
+	if (r->timestamp > s->stop) {
+		s->stop_defs++;
+		if (b->hdr.processor_index < 64)
+			s->stop_def_cpus |= 1ULL << b->hdr.processor_index;
+		return;
+	}
+	s->flush_defs++;
+	if (!s->first_flush_def || r->timestamp < s->first_flush_def)
+		s->first_flush_def = r->timestamp;
+}
+
+static void snapshot_refs(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
+			  const struct etl_record *r)
+{
+	struct snapshot_view *s = ctx;
+	struct etl_stack_ref ref;
+
+	if (!r || r->kind != ETL_KIND_KERNEL || r->timestamp > s->stop)
+		return;
+	if (etl_stack_keys_add(&s->keys, r))
+		return;
+	if (r->timestamp < s->first_flush_def && etl_stack_ref_parse(r, &ref)) {
+		struct etl_stack_ref *v = grow_to(s->refs, &s->refs_cap, s->nrefs + 1, sizeof(*v));
+
+		if (v) {
+			s->refs = v;
+			v[s->nrefs++] = ref;
+		}
+	}
+}
+
+/*
+ * FLUSH of a caching logger defines every key cached then (KeyRundown,
+ * each CPU's into its own buffers), so that the buffers up to a snapshot
+ * resolve every reference in them without the stop's definitions; and the
+ * stop's KeyRundowns are in the buffers of the CPUs whose caches held
+ * the keys, not all in the stopping CPU's.
+ */
+TEST_F_TIMEOUT(stack, snapshot_defines_its_keys, 180)
+{
+	static const uint16_t hooks[] = { NTKL_STACK_HOOK_CSWITCH };
+	struct ntkl_properties q = { .size = sizeof(q) };
+	struct snapshot_view s = { 0 };
+	unsigned long undefined = 0;
+	struct drain_job job;
+	uint64_t truncated;
+	uint32_t id, n;
+	pthread_t th;
+	size_t i;
+
+	start_logger_mode(_metadata, self->ctl, self->reader, "selftest snapshot", STACK_FLAGS,
+			  NTKL_LOGGER_OPT_STACK_CACHING, hooks, 1, &job, &th, &id);
+	ASSERT_EQ(0, ping_pong());
+	snprintf(q.logger_name, sizeof(q.logger_name), "selftest snapshot");
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_FLUSH, &q));
+	ASSERT_EQ(0, ping_pong());
+	stop_logger(_metadata, self->ctl, "selftest snapshot", &job, th, &truncated);
+
+	ASSERT_EQ(0, capture_walk(&job.c, snapshot_stop, &s, NULL));
+	ASSERT_NE(0, s.stop);
+	ASSERT_EQ(0, capture_walk(&job.c, snapshot_defs, &s, NULL));
+	ASSERT_NE(0, s.first_flush_def) TH_LOG("FLUSH wrote no KeyRundown");
+	ASSERT_EQ(0, capture_walk(&job.c, snapshot_refs, &s, NULL));
+	for (i = 0; i < s.nrefs; i++)
+		undefined += !etl_stack_keys_find(&s.keys, s.refs[i].key, s.refs[i].time, &n);
+	TH_LOG("%zu references before the snapshot, %lu undefined without the stop; "
+	       "KeyRundown: %lu at FLUSH, %lu at stop (CPU mask %#llx)", s.nrefs, undefined,
+	       s.flush_defs, s.stop_defs, (unsigned long long)s.stop_def_cpus);
+	EXPECT_GT(s.nrefs, ROUNDS);
+	EXPECT_EQ(0, undefined);
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		EXPECT_NE(0, s.stop_def_cpus & (s.stop_def_cpus - 1))
+			TH_LOG("the stop's KeyRundowns are all in one CPU's buffers");
+	free(s.refs);
+	etl_stack_keys_free(&s.keys);
+	capture_free(&job.c);
+}
+
+/*
+ * The same for the snapshot of a buffering logger (ntkl save): every
+ * reference in what the reader saves resolves in it, though the logger
+ * has not stopped.
+ */
+TEST_F_TIMEOUT(stack, saved_snapshot_defines_its_keys, 180)
+{
+	static const uint16_t hooks[] = { NTKL_STACK_HOOK_CSWITCH };
+	struct snapshot_view s = { .stop = INT64_MAX, .first_flush_def = INT64_MAX };
+	struct ntkl_properties p;
+	unsigned long undefined = 0;
+	struct capture c = { 0 };
+	uint32_t n;
+	size_t i;
+
+	props_init(&p, "selftest saved", STACK_FLAGS);
+	p.log_file_mode = NTKL_MODE_BUFFERING;
+	p.logger_options = NTKL_LOGGER_OPT_STACK_CACHING;
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
+	ASSERT_EQ(0, set_stacks(self->ctl, p.logger_id, hooks, 1));
+	ASSERT_EQ(0, ping_pong());
+	ASSERT_EQ(0, ntkl_bind_id(self->reader, p.logger_id));
+	ASSERT_EQ(0, capture_drain(self->reader, p.buffer_size_kb * 1024, &c, 0));
+	ASSERT_EQ(0, ntkl_stop_name(self->ctl, "selftest saved"));
+
+	ASSERT_EQ(0, capture_walk(&c, snapshot_refs, &s, NULL));
+	for (i = 0; i < s.nrefs; i++)
+		undefined += !etl_stack_keys_find(&s.keys, s.refs[i].key, s.refs[i].time, &n);
+	TH_LOG("%u buffers saved, %zu references, %lu undefined", c.buffers, s.nrefs, undefined);
+	EXPECT_GT(s.nrefs, ROUNDS);
+	EXPECT_EQ(0, undefined);
+	free(s.refs);
+	etl_stack_keys_free(&s.keys);
+	capture_free(&c);
+}
+
 TEST_F(stack, set_and_get)
 {
 	uint16_t hooks[NTKL_STACK_HOOKS_MAX + 1] = { NTKL_STACK_HOOK_CSWITCH,

@@ -95,9 +95,16 @@ static ssize_t take_next(struct ntkl_logger *lg, struct next_req *req, bool *sto
 		*stopped = true;
 		goto out;
 	}
-	/* reading a buffering-mode logger saves a snapshot of it */
-	if ((lg->mode & NTKL_MODE_BUFFERING) && !*stopped && !lg->paused)
+	/*
+	 * Reading a buffering-mode logger saves a snapshot of it, with what
+	 * its records need first: the CompCS batches held back, the
+	 * definitions of the stack keys they refer to.
+	 */
+	if ((lg->mode & NTKL_MODE_BUFFERING) && !*stopped && !lg->paused) {
+		ntkl_producers_flush();
+		ntkl_producers_snapshot(lg, false);
 		ntkl_buffers_pause(lg);
+	}
 	*stopped |= lg->paused;
 	/* a stopped logger's last pass moves head past closed buffers */
 	for (pass = 0; pass < 2; pass++) {
@@ -114,6 +121,7 @@ static ssize_t take_next(struct ntkl_logger *lg, struct next_req *req, bool *sto
 	if (ret == 0 && lg->paused) {
 		/* the snapshot is read: the logger records on, reader open or not */
 		ntkl_buffers_resume(lg);
+		ntkl_producers_snapshot(lg, true);
 		lg->snapshot_read = true;
 	}
 out:
@@ -267,8 +275,10 @@ static int ntkl_release(struct inode *inode, struct file *file)
 		mutex_lock(&lg->lock);
 		/* a mapped reader's buffer goes back before writers come in again */
 		ntkl_buffers_release(lg);
-		if (lg->paused)
+		if (lg->paused) {
 			ntkl_buffers_resume(lg);
+			ntkl_producers_snapshot(lg, true);
+		}
 		mutex_unlock(&lg->lock);
 		atomic_set(&lg->readers, 0);
 		ntkl_logger_put(lg);

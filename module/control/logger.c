@@ -457,9 +457,14 @@ int ntkl_logger_control(const struct file *file, unsigned int cmd, struct ntkl_p
 			ntkl_logger_fill(lg, p);
 		break;
 	case NTKL_IOC_FLUSH:
-		/* what producers hold back (CompCS batches) first, then the buffers */
+		/*
+		 * what producers hold back (CompCS batches) and what the
+		 * records so far need (stack key definitions), then the buffers
+		 */
 		ntkl_producers_flush();
+		ntkl_producers_snapshot(lg, false);
 		ntkl_flush_cpus(lg);
+		ntkl_producers_snapshot(lg, true);
 		wake_up_all(&lg->wait);
 		ntkl_logger_fill(lg, p);
 		break;

@@ -33,6 +33,13 @@
  *   flush    write out whatever the producer holds back (CompCS batches)
  *            to the loggers running now: before FLUSH and the flush timer
  *            close the buffers, and before the set of loggers changes.
+ *   snapshot FLUSH was asked of a logger, or a buffering-mode one is
+ *            about to be saved (taken false): its buffers so far may be
+ *            all a reader gets, so write what makes their records
+ *            readable without the stop's (the definitions of the stack
+ *            keys they refer to), and write nothing that needs more
+ *            until the buffers are closed or saved (taken true).
+ *            Process context, may sleep; not for the flush timer.
  *   rundown  a logger has started (end false): write what it must begin
  *            with (the DCStart rundown); or it is stopping (end true):
  *            write what it must end with (the DCEnd rundown), while it
@@ -83,6 +90,7 @@ struct ntkl_producer {
 	int (*publish)(struct ntkl_active_set *set);
 	void (*published)(const struct ntkl_active_set *set);
 	void (*flush)(void);
+	void (*snapshot)(struct ntkl_logger *lg, bool taken);
 	void (*rundown)(struct ntkl_logger *lg, bool end);
 	/* its setting, if it has one */
 	const struct ntkl_setting *setting;
@@ -115,6 +123,7 @@ size_t ntkl_producers_set_size(void);
 int ntkl_producers_publish(struct ntkl_active_set *set);
 void ntkl_producers_published(const struct ntkl_active_set *set);
 void ntkl_producers_flush(void);
+void ntkl_producers_snapshot(struct ntkl_logger *lg, bool taken);
 void ntkl_producers_start(struct ntkl_logger *lg);
 void ntkl_producers_stop(struct ntkl_logger *lg);
 const struct ntkl_setting *ntkl_producers_setting(unsigned int cmd);

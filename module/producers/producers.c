@@ -111,6 +111,15 @@ void ntkl_producers_flush(void)
 			producers[i]->flush();
 }
 
+void ntkl_producers_snapshot(struct ntkl_logger *lg, bool taken)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(producers); i++)
+		if (producers[i]->snapshot)
+			producers[i]->snapshot(lg, taken);
+}
+
 /*
  * The logger's group masks, as GroupMasksEnd (0x0020) or as the PERFINFO64
  * copy of HeaderExtension (0x0005) that Windows writes with each rundown.

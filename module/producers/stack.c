@@ -387,5 +387,6 @@ const struct ntkl_producer ntkl_stack_producer = {
 	.init = stack_init,
 	.exit = stack_exit,
 	.publish = stack_publish,
+	.snapshot = ntkl_stack_cache_snapshot,
 	.rundown = stack_rundown,
 };

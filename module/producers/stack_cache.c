@@ -7,7 +7,11 @@
  * with the event's time; a key's frames are written once, when the cache
  * drops it (KeyDelete) or at stop for those still in it (KeyRundown), so
  * every key a file refers to is defined in it, mostly after its
- * references. docs/linux-to-nt.md says what each field holds.
+ * references. FLUSH and the snapshot of a buffering logger write a
+ * KeyRundown of every key cached then too (kept in the cache, but no key
+ * is made until the buffers are closed or saved), so that the buffers up
+ * to them define every key they refer to; a reader takes a key defined
+ * twice as one. docs/linux-to-nt.md says what each field holds.
  *
  * One difference: a reference is a 40-byte record, so user frames fewer
  * than USER_KEY_MIN_FRAMES (an IP and a frame or two) are kept in the
@@ -33,10 +37,12 @@
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/processor.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 
 #include "producers/stack.h"
@@ -51,7 +57,12 @@
 /* a shorter stack is written whole (as Windows: ETW_MINIMUM_CACHED_STACK_LENGTH) */
 #define MIN_CACHED_FRAMES	4
 
-enum { CACHE_FREE, CACHE_BUSY, CACHE_CLOSED };
+/*
+ * HELD: its keys are defined for a snapshot being taken; until it is,
+ * stacks are written whole, so that the snapshot refers to no key made
+ * after its definitions.
+ */
+enum { CACHE_FREE, CACHE_BUSY, CACHE_HELD, CACHE_CLOSED };
 
 struct entry {
 	u64 key;			/* 0: empty */
@@ -68,6 +79,7 @@ struct cpu_cache {
 } ____cacheline_aligned;
 
 struct ntkl_stack_cache {
+	struct mutex define_lock;	/* one define pass at a time: FLUSH, a snapshot, stop */
 	unsigned int nr_cpus;
 	struct cpu_cache cpu[];
 };
@@ -82,6 +94,7 @@ int ntkl_stack_cache_alloc(struct ntkl_logger *lg)
 	sc = kvzalloc(struct_size(sc, cpu, nr_cpu_ids), GFP_KERNEL);
 	if (!sc)
 		return -ENOMEM;
+	mutex_init(&sc->define_lock);
 	sc->nr_cpus = nr_cpu_ids;
 	for (i = 0; i < sc->nr_cpus; i++)
 		atomic_set(&sc->cpu[i].state, CACHE_FREE);
@@ -211,30 +224,83 @@ bool ntkl_stack_cache_write(struct ntkl_logger *lg, const struct ntkl_stack *st,
 	return true;
 }
 
-void ntkl_stack_cache_rundown(struct ntkl_logger *lg)
+/* One CPU's pass: which logger, whose cache, and the state it leaves it in. */
+struct define_pass {
+	struct ntkl_logger *lg;
+	unsigned int cpu;
+	int after;			/* CACHE_HELD (a snapshot) or CACHE_CLOSED (stop) */
+};
+
+/*
+ * KeyRundown for every key in one CPU's cache, run on that CPU so that the
+ * definitions fill its buffers, as its references did, and not the
+ * buffers of the CPU that stops the logger (which a 64-CPU rundown would
+ * overflow). The cache is held for the whole pass, so no key is made that
+ * the pass misses: a probe meanwhile writes its stack whole. A probe holds
+ * the cache with preemption off, on its own CPU: it is waited out only
+ * when the CPU is offline and the pass runs elsewhere.
+ */
+static int define_cpu(void *data)
 {
-	struct ntkl_stack_cache *sc = lg->stack_cache;
-	unsigned int i, s, w;
-	struct cpu_cache *c;
+	struct define_pass *pass = data;
+	struct cpu_cache *c = &pass->lg->stack_cache->cpu[pass->cpu];
+	unsigned int s, w;
 	int old;
+
+	for (;;) {
+		old = atomic_read(&c->state);
+		if (old == CACHE_CLOSED)
+			return 0;
+		if (old == CACHE_BUSY)
+			cpu_relax();
+		else if (atomic_cmpxchg_acquire(&c->state, old, CACHE_BUSY) == old)
+			break;
+	}
+	for (s = 0; s < SETS; s++) {
+		preempt_disable();
+		for (w = 0; w < WAYS; w++)
+			if (c->set[s][w].key)
+				write_def(pass->lg, ETW_EVENT_STACK_KEY_RUNDOWN, &c->set[s][w]);
+		preempt_enable();
+		cond_resched();
+	}
+	atomic_set_release(&c->state, pass->after);
+	return 0;
+}
+
+static void define_all(struct ntkl_logger *lg, int after)
+{
+	struct define_pass pass = { .lg = lg, .after = after };
+	struct ntkl_stack_cache *sc = lg->stack_cache;
 
 	if (!sc)
 		return;
-	for (i = 0; i < sc->nr_cpus; i++) {
-		c = &sc->cpu[i];
-		/* a probe holds it with preemption off, briefly: wait it out */
-		while ((old = atomic_cmpxchg_acquire(&c->state, CACHE_FREE, CACHE_CLOSED)) ==
-		       CACHE_BUSY)
-			cpu_relax();
-		if (old == CACHE_CLOSED)
-			continue;
-		for (s = 0; s < SETS; s++) {
-			preempt_disable();
-			for (w = 0; w < WAYS; w++)
-				if (c->set[s][w].key)
-					write_def(lg, ETW_EVENT_STACK_KEY_RUNDOWN, &c->set[s][w]);
-			preempt_enable();
-			cond_resched();
-		}
+	/* two passes on one CPU: the second would spin on the first's claim */
+	mutex_lock(&sc->define_lock);
+	for (pass.cpu = 0; pass.cpu < sc->nr_cpus; pass.cpu++)
+		if (smp_call_on_cpu(pass.cpu, define_cpu, &pass, false) == -ENXIO)
+			define_cpu(&pass);	/* offline: its keys from here */
+	mutex_unlock(&sc->define_lock);
+}
+
+void ntkl_stack_cache_snapshot(struct ntkl_logger *lg, bool taken)
+{
+	struct ntkl_stack_cache *sc = lg->stack_cache;
+	unsigned int i;
+
+	if (!taken) {
+		define_all(lg, CACHE_HELD);
+		return;
 	}
+	if (!sc)
+		return;
+	mutex_lock(&sc->define_lock);
+	for (i = 0; i < sc->nr_cpus; i++)
+		atomic_cmpxchg(&sc->cpu[i].state, CACHE_HELD, CACHE_FREE);
+	mutex_unlock(&sc->define_lock);
+}
+
+void ntkl_stack_cache_rundown(struct ntkl_logger *lg)
+{
+	define_all(lg, CACHE_CLOSED);
 }

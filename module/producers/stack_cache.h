@@ -25,7 +25,13 @@ void ntkl_stack_cache_free(struct ntkl_logger *lg);
  */
 bool ntkl_stack_cache_write(struct ntkl_logger *lg, const struct ntkl_stack *st, u64 event_time);
 
-/* At stop: close every CPU's cache and write KeyRundown for each key in it. */
+/*
+ * KeyRundown for each key in every CPU's cache, into that CPU's buffers.
+ * A snapshot (taken false): the keys stay cached, but no new one is made
+ * (stacks are written whole) until the snapshot is taken (taken true).
+ * Stop: the caches close. Process context, sleeps.
+ */
+void ntkl_stack_cache_snapshot(struct ntkl_logger *lg, bool taken);
 void ntkl_stack_cache_rundown(struct ntkl_logger *lg);
 
 #endif /* _NTKL_STACK_CACHE_H */
