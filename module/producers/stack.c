@@ -58,7 +58,7 @@
 
 #define NESTING_LEVELS	4		/* task, softirq, hardirq, NMI */
 
-/* An idle task's stack above its interrupted sp: 37 and 47 words on 6.12 */
+/* An idle walk's stack, interrupted sp to last frame: 16 and 26 words on 6.12 */
 #define IDLE_MEMO_WORDS		96
 #define IDLE_MEMO_FRAMES	32
 
@@ -69,7 +69,7 @@
 struct idle_memo {
 	struct task_struct *task;	/* NULL: none */
 	unsigned long ip, sp, bp;	/* the interrupted registers' */
-	unsigned int words;		/* of stack, from that sp to the top */
+	unsigned int words;		/* of stack, from that sp to the last frame's */
 	unsigned int n;
 	u64 frames[IDLE_MEMO_FRAMES];
 	unsigned long stack[IDLE_MEMO_WORDS];
@@ -248,10 +248,10 @@ static bool first_step_plain(struct pt_regs *regs, const struct unwind_state *fi
  * alone: the registers the unwinder reads (ip, sp and bp; the first step
  * out of the registers is checked not to read the others, which ORC names
  * in entry code only), the ORC tables of kernel text, and the words of the
- * task's stack from the interrupted stack pointer to the stack's top, the
+ * task's stack from the interrupted stack pointer to the last frame's, the
  * only memory read by a walk that rises through the task's stack alone,
  * its frame pointers above its stack pointer. So when all of them equal
- * the last walk's on this CPU and nesting level (a compare of about 40
+ * the last walk's on this CPU and nesting level (a compare of 16 to 26
  * words), its frames are this one's. Only a walk whose every frame was
  * plain (walk_frames()) is kept.
  */
@@ -259,11 +259,10 @@ static void walk_idle(struct ntkl_stack *st, struct pt_regs *regs, struct idle_m
 {
 	const unsigned long *sp = (const unsigned long *)regs->sp;
 	unsigned long base = (unsigned long)task_stack_page(current);
-	unsigned long words = (base + THREAD_SIZE - regs->sp) / sizeof(long);
 	struct unwind_state state __uninitialized;	/* set by unwind_start() */
 	struct unwind_state first;
+	unsigned int i, words;
 	bool plain;
-	unsigned int i;
 
 	if (!stack_add(st, instruction_pointer(regs)))
 		return;
@@ -283,10 +282,19 @@ static void walk_idle(struct ntkl_stack *st, struct pt_regs *regs, struct idle_m
 	first = state;
 	/* the stack pointer on the task's stack; a frame pointer not below it */
 	plain = regs->sp >= base && regs->sp < base + THREAD_SIZE &&
-		IS_ALIGNED(regs->sp, sizeof(long)) && words <= IDLE_MEMO_WORDS &&
-		(regs->bp < base || regs->bp >= regs->sp);
+		IS_ALIGNED(regs->sp, sizeof(long)) && (regs->bp < base || regs->bp >= regs->sp);
 	walk_frames(st, &state, false, &plain);
-	if (!plain || st->n > IDLE_MEMO_FRAMES || !first_step_plain(regs, &first))
+	/*
+	 * The walk ended at the end of the stack (ORC's end-of-stack entry,
+	 * no error) with state.sp the last frame's: the step that found it
+	 * read nothing, and every step before read only below the sp it
+	 * rose to. The words above it (the idle task's unused pt_regs) are
+	 * not the walk's input.
+	 */
+	words = (state.sp - regs->sp) / sizeof(long);
+	if (!plain || st->n > IDLE_MEMO_FRAMES || state.sp < regs->sp ||
+	    state.sp > base + THREAD_SIZE || words > IDLE_MEMO_WORDS ||
+	    !first_step_plain(regs, &first))
 		return;
 	for (i = 0; i < words; i++)
 		m->stack[i] = READ_ONCE_NOCHECK(sp[i]);
