@@ -30,7 +30,9 @@
  * Nothing is allocated while recording: each CPU has one scratch stack
  * per interrupt nesting level (task, softirq, hardirq, NMI), allocated at
  * module load, so an interrupt that walks while a probe it interrupted
- * walks uses its own.
+ * walks uses its own; and with it the last idle walk of that level
+ * (walk_idle()), whose frames an idle CPU's next sample reuses when the
+ * unwinder's input is the same.
  */
 #include <linux/interrupt.h>
 #include <linux/module.h>
@@ -56,8 +58,26 @@
 
 #define NESTING_LEVELS	4		/* task, softirq, hardirq, NMI */
 
+/* An idle walk's stack, interrupted sp to last frame: 16 and 26 words on 6.12 */
+#define IDLE_MEMO_WORDS		96
+#define IDLE_MEMO_FRAMES	32
+
+/*
+ * The last walk of an idle task's kernel frames from a sample's registers
+ * (walk_idle()): the unwinder's input and the frames it gave.
+ */
+struct idle_memo {
+	struct task_struct *task;	/* NULL: none */
+	unsigned long ip, sp, bp;	/* the interrupted registers' */
+	unsigned int words;		/* of stack, from that sp to the last frame's */
+	unsigned int n;
+	u64 frames[IDLE_MEMO_FRAMES];
+	unsigned long stack[IDLE_MEMO_WORDS];
+};
+
 struct stack_scratch {
 	struct ntkl_stack level[NESTING_LEVELS];
+	struct idle_memo memo[NESTING_LEVELS];	/* used by samples (regs) only */
 };
 
 static struct stack_scratch __percpu *scratch;
@@ -89,6 +109,14 @@ static struct ntkl_stack *stack_begin(struct task_struct *t)
 	st->pid = ntkl_process_id(t);
 	st->tid = ntkl_thread_id(t);
 	return st;
+}
+
+/* The idle memo of st's nesting level: an interrupt has its own. */
+static struct idle_memo *stack_memo(struct ntkl_stack *st)
+{
+	struct stack_scratch *s = this_cpu_ptr(scratch);
+
+	return &s->memo[st - s->level];
 }
 
 /* Add a frame; false once the stack is full (the frame was not added). */
@@ -134,40 +162,149 @@ static bool unwind_text(const struct unwind_state *state, unsigned long ip)
  * know, such as BPF's), so from there every frame is checked as the
  * kernel's loop checks it, that frame too.
  */
-static void walk_kernel(struct ntkl_stack *st, struct task_struct *t, struct pt_regs *regs)
+static void walk_frames(struct ntkl_stack *st, struct unwind_state *state, bool skipping,
+			bool *plain)
 {
-	struct unwind_state state __uninitialized;	/* set by unwind_start() */
-	bool skipping = !regs && t == current;
 	bool pending = false;	/* frames[n - 1] is the last frame, unchecked */
 	unsigned long addr;
 
-	if (regs && !stack_add(st, instruction_pointer(regs)))
-		return;
-	for (unwind_start(&state, t, regs, NULL); !unwind_done(&state);
-	     unwind_next_frame(&state)) {
-		addr = state.ip;
-		if (unlikely(unwind_error(&state))) {
-			if (pending && !unwind_text(&state, st->frames[st->n - 1])) {
+	for (; !unwind_done(state); unwind_next_frame(state)) {
+		addr = state->ip;
+		if (unlikely(unwind_error(state))) {
+			if (pending && !unwind_text(state, st->frames[st->n - 1])) {
 				st->n--;
-				return;
+				goto odd;
 			}
 			pending = false;
-			addr = unwind_get_return_address(&state);
-		} else if (state.regs && user_mode(state.regs)) {
-			return;		/* the user-mode registers: the end */
+			addr = unwind_get_return_address(state);
+		} else if (state->regs && user_mode(state->regs)) {
+			goto odd;	/* the user-mode registers: the end */
 		}
 		if (!addr)
-			return;
+			goto odd;
 		if (skipping && within_module(addr, THIS_MODULE))
 			continue;
 		skipping = false;
 		if (!stack_add(st, addr))
-			return;
-		pending = !unwind_error(&state);
+			goto odd;
+		pending = !unwind_error(state);
+		/*
+		 * For walk_idle(): a plain frame is a return address read, as
+		 * it is there, from the slot below the caller's stack pointer
+		 * on the task's stack (not one that ftrace or a kretprobe had
+		 * replaced, recovered from the task's state).
+		 */
+		if (plain && *plain &&
+		    (state->regs || state->stack_info.type != STACK_TYPE_TASK ||
+		     READ_ONCE_NOCHECK(*((unsigned long *)state->sp - 1)) != addr))
+			*plain = false;
 	}
 	/* ended by an error: the step from the last frame may have guessed */
-	if (pending && unwind_error(&state) && !unwind_text(&state, st->frames[st->n - 1]))
+	if (pending && unwind_error(state) && !unwind_text(state, st->frames[st->n - 1]))
 		st->n--;
+	if (!unwind_error(state))
+		return;
+odd:
+	if (plain)
+		*plain = false;
+}
+
+static void walk_kernel(struct ntkl_stack *st, struct task_struct *t, struct pt_regs *regs)
+{
+	struct unwind_state state __uninitialized;	/* set by unwind_start() */
+
+	if (regs && !stack_add(st, instruction_pointer(regs)))
+		return;
+	unwind_start(&state, t, regs, NULL);
+	walk_frames(st, &state, !regs && t == current, NULL);
+}
+
+/*
+ * Does the unwinder's first step out of regs (whose result is first) read
+ * none of the registers the ORC tables name in entry code alone (r10, r13,
+ * di, dx), whatever they hold? A step that takes the stack pointer from
+ * one of them gives another stack pointer, or an error, from its
+ * complement.
+ */
+static bool first_step_plain(struct pt_regs *regs, const struct unwind_state *first)
+{
+	struct unwind_state state __uninitialized;	/* set by unwind_start() */
+	struct pt_regs other = *regs;
+
+	other.r10 = ~regs->r10;
+	other.r13 = ~regs->r13;
+	other.di = ~regs->di;
+	other.dx = ~regs->dx;
+	unwind_start(&state, current, &other, NULL);
+	return !unwind_error(&state) && !unwind_done(&state) && !state.regs &&
+	       state.ip == first->ip && state.sp == first->sp && state.bp == first->bp;
+}
+
+/*
+ * The kernel frames of an idle CPU's sample. Most of a lightly loaded
+ * machine's samples are its idle CPUs', interrupted at the same halt with
+ * the same stack above it, and walking them was most of what sampled
+ * stacks cost (docs/design.md). A walk's result is a function of its input
+ * alone: the registers the unwinder reads (ip, sp and bp; the first step
+ * out of the registers is checked not to read the others, which ORC names
+ * in entry code only), the ORC tables of kernel text, and the words of the
+ * task's stack from the interrupted stack pointer to the last frame's, the
+ * only memory read by a walk that rises through the task's stack alone,
+ * its frame pointers above its stack pointer. So when all of them equal
+ * the last walk's on this CPU and nesting level (a compare of 16 to 26
+ * words), its frames are this one's. Only a walk whose every frame was
+ * plain (walk_frames()) is kept.
+ */
+static void walk_idle(struct ntkl_stack *st, struct pt_regs *regs, struct idle_memo *m)
+{
+	const unsigned long *sp = (const unsigned long *)regs->sp;
+	unsigned long base = (unsigned long)task_stack_page(current);
+	struct unwind_state state __uninitialized;	/* set by unwind_start() */
+	struct unwind_state first;
+	unsigned int i, words;
+	bool plain;
+
+	if (!stack_add(st, instruction_pointer(regs)))
+		return;
+	if (m->task == current && m->ip == regs->ip && m->sp == regs->sp && m->bp == regs->bp) {
+		/* read as the unwinder reads it: not a KASAN-checked access */
+		for (i = 0; i < m->words; i++)
+			if (READ_ONCE_NOCHECK(sp[i]) != m->stack[i])
+				break;
+		if (i == m->words) {
+			memcpy(st->frames, m->frames, m->n * sizeof(m->frames[0]));
+			st->n = m->n;
+			return;
+		}
+	}
+	m->task = NULL;
+	unwind_start(&state, current, regs, NULL);
+	first = state;
+	/* the stack pointer on the task's stack; a frame pointer not below it */
+	plain = regs->sp >= base && regs->sp < base + THREAD_SIZE &&
+		IS_ALIGNED(regs->sp, sizeof(long)) && (regs->bp < base || regs->bp >= regs->sp);
+	walk_frames(st, &state, false, &plain);
+	/*
+	 * The walk ended at the end of the stack (ORC's end-of-stack entry,
+	 * no error) with state.sp the last frame's: the step that found it
+	 * read nothing, and every step before read only below the sp it
+	 * rose to. The words above it (the idle task's unused pt_regs) are
+	 * not the walk's input.
+	 */
+	words = (state.sp - regs->sp) / sizeof(long);
+	if (!plain || st->n > IDLE_MEMO_FRAMES || state.sp < regs->sp ||
+	    state.sp > base + THREAD_SIZE || words > IDLE_MEMO_WORDS ||
+	    !first_step_plain(regs, &first))
+		return;
+	for (i = 0; i < words; i++)
+		m->stack[i] = READ_ONCE_NOCHECK(sp[i]);
+	m->ip = regs->ip;
+	m->sp = regs->sp;
+	m->bp = regs->bp;
+	memcpy(m->frames, st->frames, st->n * sizeof(st->frames[0]));
+	m->words = words;
+	m->n = st->n;
+	m->task = current;
 }
 #elif defined(CONFIG_X86)
 /* As above, with the kernel's own loop (arch_stack_walk()'s). */
@@ -196,6 +333,13 @@ static void walk_kernel(struct ntkl_stack *st, struct task_struct *t, struct pt_
 {
 	if (regs)
 		stack_add(st, instruction_pointer(regs));
+}
+#endif
+
+#ifndef CONFIG_UNWINDER_ORC
+static void walk_idle(struct ntkl_stack *st, struct pt_regs *regs, struct idle_memo *m)
+{
+	walk_kernel(st, current, regs);
 }
 #endif
 
@@ -297,6 +441,9 @@ struct ntkl_stack *ntkl_stack_current(struct pt_regs *regs)
 		return NULL;
 	if (regs && user_mode(regs)) {
 		uregs = regs;
+	} else if (regs && is_idle_task(current)) {
+		walk_idle(st, regs, stack_memo(st));
+		uregs = NULL;		/* an idle task has no user frames */
 	} else {
 		walk_kernel(st, current, regs);
 		uregs = user_regs_of(current);
