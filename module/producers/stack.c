@@ -147,9 +147,9 @@ static bool unwind_text(const struct unwind_state *state, unsigned long ip)
 }
 
 /*
- * The kernel frames of t (current, or a task not running), from regs if
- * given (kernel-mode registers), else from here: then the leading frames
- * inside ntkl itself are skipped.
+ * The frames of a started unwind, added to st: with skipping, the leading
+ * ones inside ntkl itself are left out; with plain, *plain is cleared
+ * unless every frame was a plain return address (walk_idle()'s test).
  *
  * arch_stack_walk()'s loop (not exported) without the two costs around
  * the unwinder that it adds: the check of every frame's address with
@@ -209,6 +209,11 @@ odd:
 		*plain = false;
 }
 
+/*
+ * The kernel frames of t (current, or a task not running), from regs if
+ * given (kernel-mode registers), else from here: then the leading frames
+ * inside ntkl itself are skipped.
+ */
 static void walk_kernel(struct ntkl_stack *st, struct task_struct *t, struct pt_regs *regs)
 {
 	struct unwind_state state __uninitialized;	/* set by unwind_start() */
