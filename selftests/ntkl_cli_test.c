@@ -563,7 +563,10 @@ CLI_TEST(kernel_group_dpc_isr)
 	EXPECT_NE(NULL, strstr(out, "ntkl: -on 0x0 selects no event ntkl records")) TH_LOG("%s", out);
 }
 
-/* -stackwalk: stacks in the file, the list in query, update, errors. */
+/*
+ * -stackwalk: stacks in the file (by key, whole with -nostackcaching),
+ * the list and the caching in query, update, errors.
+ */
 CLI_TEST(stackwalk)
 {
 	char out[16384], why[4096];
@@ -572,15 +575,32 @@ CLI_TEST(stackwalk)
 			"ntkl record -on PROC_THREAD+LOADER+CSWITCH+PROFILE+DISPATCHER -stackwalk Profile+CSwitch+ReadyThread -o /tmp/st.etl -- threadmix 4 100"))
 		TH_LOG("%s", out);
 	EXPECT_TRUE(file_ok("/tmp/st.etl", why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --stats /tmp/st.etl | grep -q '0x1825 StackWalk/StackKeyKernel'"));
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --stats /tmp/st.etl | grep -q '0x1824 StackWalk/KeyRundown'"));
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/st.etl | grep -q '  frame 0: 0x'"));
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl record -on PROC_THREAD+LOADER+CSWITCH+PROFILE+DISPATCHER -stackwalk Profile+CSwitch+ReadyThread -nostackcaching -o /tmp/st.etl -- threadmix 4 100"))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(file_ok("/tmp/st.etl", why, sizeof(why))) TH_LOG("%s", why);
 	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/st.etl | grep -q 'StackWalk/Stack (0x1820 PERFINFO64 v2'"));
 	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --events /tmp/st.etl | grep -q '  frame 0: 0x'"));
 	EXPECT_EQ(0, sh(NULL, 0, "ntkl dump --stats /tmp/st.etl | grep -q '0x1820 StackWalk/Stack'"));
+	EXPECT_NE(0, sh(NULL, 0, "ntkl dump --stats /tmp/st.etl | grep -q 'StackKey'"));
+
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl start clist3 -on CSWITCH -stackwalk CSwitch -nostackcaching -buffering"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl query clist3"));
+	EXPECT_EQ(NULL, strstr(out, "Stack Caching")) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl stop clist3"));
+	EXPECT_EQ(2, sh(out, sizeof(out), "ntkl start clist3 -stackwalk CSwitch -stackcaching -nostackcaching -buffering"));
+	EXPECT_NE(NULL, strstr(out, "-stackcaching and -nostackcaching contradict")) TH_LOG("%s", out);
 
 	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl start clist -on CSWITCH+PROFILE -stackwalk 0x0f2e -buffering"))
 		TH_LOG("%s", out);
 	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl query clist"));
 	EXPECT_NE(NULL, strstr(out, "Stack Walk            : Profile\n")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "Stacks Truncated      : 0\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "Stack Caching         : on: stacks by key")) TH_LOG("%s", out);
 	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl update clist -stackwalk cswitch+ReadyThread"))
 		TH_LOG("%s", out);
 	EXPECT_EQ(0, sh(out, sizeof(out), "ntkl query clist"));

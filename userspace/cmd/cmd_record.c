@@ -36,7 +36,7 @@
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_FLUSHTIMER | \
 			 NTKL_OPT_FILE | NTKL_OPT_OUTPUT | NTKL_OPT_SETPROFINT | \
 			 NTKL_OPT_COMPRESS | NTKL_OPT_STACKWALK | NTKL_OPT_PROFILE | \
-			 NTKL_OPT_STACKCACHING)
+			 NTKL_OPT_STACKCACHING | NTKL_OPT_NOSTACKCACHING)
 #define PROGRESS_MS	250
 #define RATE_MS		1000	/* the event rate is over the last second or more */
 #define EXIT_INTERRUPTED 130
@@ -76,6 +76,7 @@ void cmd_record_usage(FILE *out)
 		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
 		"  -minbuffers N, -maxbuffers N, -clock qpc|system|cycle,\n"
 		"  -flushtimer S, -setprofint N, -stackwalk HOOKS, -stackcaching,\n"
+		"  -nostackcaching,\n"
 		"  -compress          as for ntkl start\n"
 		"\n"
 		"Exit status: COMMAND's (128+N if signal N killed it), 127 if it\n"

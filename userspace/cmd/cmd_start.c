@@ -29,7 +29,7 @@
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_BUFFERING | \
 			 NTKL_OPT_FLUSHTIMER | NTKL_OPT_FILE | NTKL_OPT_SETPROFINT | \
 			 NTKL_OPT_OWNED | NTKL_OPT_COMPRESS | NTKL_OPT_STACKWALK | \
-			 NTKL_OPT_PROFILE | NTKL_OPT_STACKCACHING)
+			 NTKL_OPT_PROFILE | NTKL_OPT_STACKCACHING | NTKL_OPT_NOSTACKCACHING)
 
 void cmd_start_usage(FILE *out)
 {
@@ -66,6 +66,9 @@ void cmd_start_usage(FILE *out)
 		"                     (StackKeyKernel, StackKeyUser) and each key's\n"
 		"                     frames once (KeyDelete, KeyRundown), as Windows'\n"
 		"                     stack caching: repeated stacks cost a fraction\n"
+		"                     (the default with -stackwalk)\n"
+		"  -nostackcaching    write every stack whole (Stack), for readers that\n"
+		"                     do not resolve keys\n"
 		"  -buffering         keep events in memory only (no -f)\n"
 		"  -compress          write FILE compressed, as WPR and PerfView save\n"
 		"                     traces (COMPRESSED_MODE, [MS-XCA] LZ77 per buffer)\n"

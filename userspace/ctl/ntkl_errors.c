@@ -120,8 +120,11 @@ static void start_einval(struct text *t, const struct ntkl_properties *p)
 	if (bad & 1u << NTKL_PROP_FLUSH_TIMER)
 		add_problem(t, &any, "-flushtimer %u is above %u s",
 			    p->flush_timer, NTKL_MAX_FLUSH_TIMER);
-	if (!any && p && p->logger_options)
-		add_problem(t, &any, "-stackcaching needs a module of control ABI 6 or later, which an older one refuses (ntkl --version tells): load the module built with this tool");
+	if (!any && p && p->logger_options) {
+		/* longer than add_problem()'s line */
+		add(t, "%s", "stack caching (-stackcaching, the default with -stackwalk) needs a module of control ABI 6 or later, which an older one refuses (ntkl --version tells): load the module built with this tool, or give -nostackcaching");
+		return;
+	}
 	if (!any)
 		add(t, "the bounds are -buffersize %u..%u KB, -minbuffers and -maxbuffers up to %u (minimum <= maximum), -flushtimer 0..%u s, -clock qpc|system|cycle",
 		    NTKL_MIN_BUFFER_KB, NTKL_MAX_BUFFER_KB, NTKL_MAX_BUFFERS,

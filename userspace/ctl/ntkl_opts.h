@@ -39,6 +39,7 @@ enum ntkl_opt_bits {
 	NTKL_OPT_STACKWALK	= 1 << 12,	/* the events whose stacks are walked */
 	NTKL_OPT_PROFILE	= 1 << 13,	/* a named set of -on and -stackwalk */
 	NTKL_OPT_STACKCACHING	= 1 << 14,	/* NTKL_LOGGER_OPT_STACK_CACHING */
+	NTKL_OPT_NOSTACKCACHING	= 1 << 15,	/* every stack written whole */
 };
 
 struct ntkl_logger_opts {
@@ -54,6 +55,7 @@ struct ntkl_logger_opts {
 	bool owned;			/* -owned */
 	bool compress;			/* -compress */
 	bool stack_caching;		/* -stackcaching */
+	bool no_stack_caching;		/* -nostackcaching */
 	const char *file;		/* -f or -o */
 	struct ntkl_stackwalk stackwalk;	/* -stackwalk */
 	/*
@@ -82,6 +84,12 @@ bool ntkl_opts_is_option(const char *arg);
  * line in err.
  */
 int ntkl_opts_check(const struct ntkl_logger_opts *o, char *err, size_t err_size);
+
+/*
+ * Does the logger write its stacks by key? With -stackwalk or
+ * -stackcaching, unless -nostackcaching.
+ */
+bool ntkl_opts_stack_caching(const struct ntkl_logger_opts *o);
 
 /* Properties for START from the options: mode, sizes, clock, flags. */
 void ntkl_opts_to_props(const struct ntkl_logger_opts *o, struct ntkl_properties *p);

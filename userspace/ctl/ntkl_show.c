@@ -138,7 +138,7 @@ void ntkl_show_settings(FILE *out, const struct ntkl_properties *p)
 	LINE(out, "Log File Mode", "0x%08x (%s)", p->log_file_mode,
 	     mode_str(p->log_file_mode, mode, sizeof(mode)));
 	if (p->logger_options & NTKL_LOGGER_OPT_STACK_CACHING)
-		LINE(out, "Stack Caching", "%s", "on: stacks by key (-stackcaching)");
+		LINE(out, "Stack Caching", "%s", "on: stacks by key (StackKeyKernel, StackKeyUser)");
 }
 
 void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
@@ -157,7 +157,7 @@ void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
 	LINE(out, "Log File Mode", "0x%08x (%s)", p->log_file_mode,
 	     mode_str(p->log_file_mode, buf, sizeof(buf)));
 	if (p->logger_options & NTKL_LOGGER_OPT_STACK_CACHING)
-		LINE(out, "Stack Caching", "%s", "on: stacks by key (-stackcaching)");
+		LINE(out, "Stack Caching", "%s", "on: stacks by key (StackKeyKernel, StackKeyUser)");
 	sink_str(p, sink, buf, sizeof(buf));
 	LINE(out, "Log Filename", "%s", buf);
 	LINE(out, "Clock Type", "%u %s (%" PRIu64 " ticks/s)", p->clock_type,

@@ -120,6 +120,60 @@ static void test_parse(void)
 	}
 	test_end();
 
+	/*
+	 * Stack caching wherever stacks are walked; -nostackcaching writes
+	 * them whole; -stackcaching and -nostackcaching not both at once.
+	 */
+	test_begin("stack_caching_default");
+	{
+		static const struct {
+			const char *stackwalk, *option;
+			bool caching;
+		} cases[] = {
+			{ "CSwitch", NULL, true },
+			{ "ReadyThread", NULL, true },
+			{ "Profile+CSwitch+ReadyThread", NULL, true },
+			{ "Profile", NULL, true },
+			{ "FileRead+DiskReadInit", NULL, true },
+			{ NULL, NULL, false },
+			{ "none", NULL, false },
+			{ "Profile", "-stackcaching", true },
+			{ "CSwitch", "-nostackcaching", false },
+			{ "Profile+CSwitch", "-nostackcaching", false },
+		};
+		unsigned int allowed = ALL | NTKL_OPT_STACKWALK | NTKL_OPT_STACKCACHING |
+				       NTKL_OPT_NOSTACKCACHING;
+
+		for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+			char *argv[6] = { "-on", "CSWITCH" };
+			int n = 2;
+
+			if (cases[k].stackwalk) {
+				argv[n++] = "-stackwalk";
+				argv[n++] = (char *)cases[k].stackwalk;
+			}
+			if (cases[k].option)
+				argv[n++] = (char *)cases[k].option;
+			argv[n] = NULL;
+			take_all(argv, allowed, &o, &ret, err, sizeof(err));
+			CHECK_STR(err, "");
+			CHECK_EQ(ntkl_opts_check(&o, err, sizeof(err)), 0);
+			ntkl_props_init(&p, "x");
+			ntkl_opts_to_props(&o, &p);
+			CHECK_EQ(!!(p.logger_options & NTKL_LOGGER_OPT_STACK_CACHING),
+				 cases[k].caching);
+		}
+		{
+			char *both[] = { "-stackwalk", "CSwitch", "-stackcaching",
+					 "-nostackcaching", NULL };
+
+			take_all(both, allowed, &o, &ret, err, sizeof(err));
+			CHECK_EQ(ntkl_opts_check(&o, err, sizeof(err)), (unsigned long long)-1);
+			CHECK_HAS(err, "-stackcaching and -nostackcaching contradict each other");
+		}
+	}
+	test_end();
+
 	/* xperf -SetProfInt N, any case, in 100 ns units */
 	test_begin("setprofint");
 	{
