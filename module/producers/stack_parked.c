@@ -1,21 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parked user stacks (stack_parked.h): a table of slots, a thread's slot
- * chosen by its task_struct's address. A slot's seq is odd while it is
- * written: a writer takes it from even to odd with a cmpxchg and never
- * waits (if another CPU holds the slot, this thread is not parked), and
- * a reader copies, then checks that seq did not move.
+ * Parked user stacks (stack_parked.h): a table of sets of two slots, a
+ * thread's set chosen by its task_struct's address. A thread parks in
+ * the slot of its set that holds it already, else in the one parked
+ * longer ago: two threads whose sets collide (a test's blocked thread and
+ * the thread that wakes it, say) each keep a slot of their own, where
+ * one slot a set made them evict each other at every switch. A slot's
+ * seq is odd while it is written: a writer takes it from even to odd
+ * with a cmpxchg and never waits (if another CPU holds the slot, this
+ * thread is not parked), and a reader copies, then checks that seq did
+ * not move.
  *
  * A slot is a thread's while its task, thread id and switch count
  * (nvcsw + nivcsw, counted before the sched_switch tracepoint) are the
  * thread's: the count moves at every switch out, so frames parked before
  * a switch that was not seen (no logger walked CSwitch then) are never
- * taken for a later one. Two threads whose slots collide take turns: the
- * one parked last has it, the other gets its user IP alone, as without
- * parking.
+ * taken for a later one. A third thread in a set takes the slot parked
+ * longer ago: a thread that finds no slot of its own at its switch in
+ * gets its user IP alone, as without parking.
  */
 #include <linux/atomic.h>
 #include <linux/hash.h>
+#include <linux/jiffies.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -26,6 +32,8 @@
 #include "producers/stack_parked.h"
 
 #define PARKED_BITS	11		/* 2048 slots: 1.1 MiB */
+#define PARKED_WAYS	2		/* the slots of a set */
+#define SET_BITS	(PARKED_BITS - 1)
 
 struct parked {
 	atomic_t seq;
@@ -34,6 +42,7 @@ struct parked {
 	bool truncated;			/* more user frames than it keeps */
 	const struct task_struct *task;
 	unsigned long switches;
+	unsigned long parked_at;	/* jiffies: which slot of a set is older */
 	u64 frames[NTKL_PARKED_FRAMES];
 };
 
@@ -73,21 +82,33 @@ static __always_inline unsigned long switches_of(const struct task_struct *t)
 	return READ_ONCE(t->nvcsw) + READ_ONCE(t->nivcsw);
 }
 
-static __always_inline struct parked *slot_of(const struct task_struct *t)
+static __always_inline struct parked *set_of(const struct task_struct *t)
 {
 	/* pairs with the release of ntkl_parked_prepare() */
 	struct parked *table = smp_load_acquire(&parked);
 
-	return table ? &table[hash_ptr(t, PARKED_BITS)] : NULL;
+	return table ? &table[hash_ptr(t, SET_BITS) * PARKED_WAYS] : NULL;
+}
+
+/* t's slot in its set if one holds it, else the slot parked longer ago */
+static __always_inline struct parked *slot_for(struct parked *set, const struct task_struct *t)
+{
+	if (READ_ONCE(set[0].task) == t)
+		return &set[0];
+	if (READ_ONCE(set[1].task) == t)
+		return &set[1];
+	return time_before(READ_ONCE(set[1].parked_at), READ_ONCE(set[0].parked_at)) ?
+	       &set[1] : &set[0];
 }
 
 void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n)
 {
-	struct parked *s = slot_of(t);
+	struct parked *set = set_of(t), *s;
 	int seq;
 
-	if (!s)
+	if (!set)
 		return;
+	s = slot_for(set, t);
 	seq = atomic_read(&s->seq);
 	/* a full barrier: the writes below are not seen before the odd seq */
 	if ((seq & 1) || atomic_cmpxchg(&s->seq, seq, seq + 1) != seq)
@@ -95,20 +116,20 @@ void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n)
 	s->task = t;
 	s->tid = t->pid;
 	s->switches = switches_of(t);
+	s->parked_at = jiffies;
 	s->truncated = n > NTKL_PARKED_FRAMES;
 	s->n = min_t(u32, n, NTKL_PARKED_FRAMES);
 	memcpy(s->frames, frames, s->n * sizeof(*frames));
 	atomic_set_release(&s->seq, seq + 2);
 }
 
-u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *truncated)
+/* One slot's frames if they are t's of its last switch out, else 0. */
+static u32 take_slot(struct parked *s, const struct task_struct *t, u64 *frames, u32 room,
+		     bool *truncated)
 {
-	struct parked *s = slot_of(t);
 	int seq;
 	u32 n;
 
-	if (!s)
-		return 0;
 	seq = atomic_read_acquire(&s->seq);
 	if ((seq & 1) || READ_ONCE(s->task) != t || READ_ONCE(s->tid) != t->pid ||
 	    READ_ONCE(s->switches) != switches_of(t))
@@ -119,4 +140,21 @@ u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *t
 	/* the copy, then the check that no writer came meanwhile */
 	smp_rmb();
 	return atomic_read(&s->seq) == seq ? n : 0;
+}
+
+u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *truncated)
+{
+	struct parked *set = set_of(t);
+	unsigned int w;
+	u32 n;
+
+	if (!set)
+		return 0;
+	/* either slot may be t's; an older copy in the other fails the switch count */
+	for (w = 0; w < PARKED_WAYS; w++) {
+		n = take_slot(&set[w], t, frames, room, truncated);
+		if (n)
+			return n;
+	}
+	return 0;
 }
