@@ -544,6 +544,22 @@ static long proc_status(pid_t pid, const char *key)
 	return v;
 }
 
+/* The state letter of /proc/<pid>/stat (R, S, D...); 0 if unreadable. */
+static char proc_state(pid_t pid)
+{
+	char path[64], line[512], *paren;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	paren = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	/* "pid (comm) S ...": after the comm's last parenthesis */
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
 /* A child renamed "old-image-name" that becomes uid 4321 and execs sleep. */
 struct exec_child {
 	pid_t pid;
@@ -564,10 +580,14 @@ static void start_exec_child(void *arg)
 		execl("/bin/sleep", "sleep", "29", "1", (char *)NULL);
 		_exit(127);
 	}
-	/* exec done when the kernel shows the new argv */
+	/*
+	 * exec done when the kernel shows the new argv and sleep sleeps: the
+	 * argv shows while exec still runs, before its sched_process_exec
+	 * (the new image's Start), which a logger stopped then would miss
+	 */
 	for (i = 0; i < 500; i++) {
 		proc_cmdline(x->pid, x->cmdline, sizeof(x->cmdline));
-		if (!strncmp(x->cmdline, "sleep", 5))
+		if (!strncmp(x->cmdline, "sleep", 5) && proc_state(x->pid) == 'S')
 			break;
 		usleep(10000);
 	}
