@@ -76,6 +76,7 @@ struct ntkl_logger {
 	atomic64_t buffers_written;	/* buffers handed to a reader */
 	atomic64_t events_lost_extra;	/* losses outside the rings */
 	atomic64_t stacks_truncated;	/* StackWalk events cut at the frame cap */
+	atomic64_t user_stops[NTKL_USTOP_COUNT]; /* its stacks' user parts, by how they ended */
 
 	/* buffers */
 	unsigned int nr_rings;		/* nr_cpu_ids */

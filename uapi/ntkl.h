@@ -62,10 +62,12 @@
  * groups; 4 gave loggers owners (owner_uid; EACCES for another's logger,
  * CAP_SYS_ADMIN for the machine-wide SETs); 5 added mapped reading (mmap
  * of a bound descriptor and NEXT_BUFFER); 6 stack caching (logger_options,
- * where a reserved field that had to be zero was). The module's own
- * version is the release it comes from.
+ * where a reserved field that had to be zero was); 7 user stacks by unwind
+ * tables (NTKL_LOGGER_OPT_FRAME_POINTERS for the old walk, and why user
+ * stacks ended in GET_STACK_TRACING). The module's own version is the
+ * release it comes from.
  */
-#define NTKL_ABI_VERSION	6
+#define NTKL_ABI_VERSION	7
 #define NTKL_VERSION		"0.3"
 #define NTKL_DEVICE_PATH	"/dev/ntkl"
 
@@ -111,7 +113,15 @@
  * frames once (KeyDelete, KeyRundown), not as a Stack record each.
  */
 #define NTKL_LOGGER_OPT_STACK_CACHING	0x00000001u
-#define NTKL_LOGGER_OPTS_ALLOWED	NTKL_LOGGER_OPT_STACK_CACHING
+/*
+ * FRAME_POINTERS: user stacks by the frame-pointer chain alone, as before
+ * ABI 7, not by the binaries' unwind tables (.eh_frame). While any running
+ * logger walks stacks without it, every logger's user stacks are walked
+ * by the tables (one walk serves every logger).
+ */
+#define NTKL_LOGGER_OPT_FRAME_POINTERS	0x00000002u
+#define NTKL_LOGGER_OPTS_ALLOWED	(NTKL_LOGGER_OPT_STACK_CACHING | \
+					 NTKL_LOGGER_OPT_FRAME_POINTERS)
 
 /* Clock types (WNODE_HEADER.ClientContext). */
 #define NTKL_CLOCK_QPC		1	/* CLOCK_MONOTONIC ticks at 10 MHz */
@@ -312,8 +322,20 @@ struct ntkl_profile_interval {
  * or more than NTKL_STACK_HOOKS_MAX, is EINVAL. GET fills up to count
  * hooks at hooks (count in: their room) and returns how many the logger
  * walks in count (E2BIG if there was less room), with the logger's
- * truncated stacks (the frames ran past ETW_STACK_MAX_FRAMES).
+ * truncated stacks (the frames ran past ETW_STACK_MAX_FRAMES) and, from
+ * ABI 7 (size NTKL_STACK_TRACING_SIZE_VER1), how its stacks' user parts
+ * ended, by enum ntkl_user_stop.
  */
+enum ntkl_user_stop {
+	NTKL_USTOP_END = 0,	/* whole: the outermost frame, or a zero return address */
+	NTKL_USTOP_NO_MAP,	/* the process's map was still being made */
+	NTKL_USTOP_NO_DATA,	/* code with no unwind data, and no frame pointer */
+	NTKL_USTOP_BAD_READ,	/* a read of the stack failed (not resident, not mapped) */
+	NTKL_USTOP_LIMIT,	/* the frame cap */
+	NTKL_USTOP_FRAME_POINTER, /* walked by frame pointers (no tables): where they ended */
+	NTKL_USTOP_COUNT
+};
+
 struct ntkl_stack_tracing {
 	__u32 size;			/* sizeof(struct ntkl_stack_tracing) */
 	__u32 logger_id;
@@ -322,9 +344,12 @@ struct ntkl_stack_tracing {
 	__u32 __reserved0;		/* must be zero */
 	__u64 hooks;			/* __u16 * */
 	__u64 stacks_truncated;		/* out (GET); must be zero on input */
+	/* ABI 7: out (GET), must be zero on input; user stacks by how they ended */
+	__u64 user_stops[NTKL_USTOP_COUNT];
 };
 
 #define NTKL_STACK_TRACING_SIZE_VER0	160
+#define NTKL_STACK_TRACING_SIZE_VER1	208
 #define NTKL_STACK_HOOKS_MAX		256	/* as Windows' list */
 
 /* The hooks ntkl can walk (uapi/ntkl_event_list.h has their events). */
@@ -393,7 +418,7 @@ static_assert(sizeof(struct ntkl_next_buffer) == NTKL_NEXT_BUFFER_SIZE_VER1 &&
 static_assert(sizeof(struct ntkl_spinlock_config) == NTKL_SPINLOCK_CONFIG_SIZE_VER0,
 	      "struct ntkl_spinlock_config size");
 static_assert(sizeof(struct ntkl_version) == NTKL_VERSION_SIZE_VER0, "struct ntkl_version size");
-static_assert(sizeof(struct ntkl_stack_tracing) == NTKL_STACK_TRACING_SIZE_VER0,
+static_assert(sizeof(struct ntkl_stack_tracing) == NTKL_STACK_TRACING_SIZE_VER1,
 	      "struct ntkl_stack_tracing size");
 static_assert(sizeof(struct ntkl_profile_interval) == NTKL_PROFILE_INTERVAL_SIZE_VER0,
 	      "struct ntkl_profile_interval size");

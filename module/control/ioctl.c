@@ -225,6 +225,7 @@ static long stack_tracing_ioctl(struct file *file, unsigned int cmd, void __user
 	if (ret)
 		return ret;
 	if (st.__reserved0 || st.stacks_truncated ||
+	    memchr_inv(st.user_stops, 0, sizeof(st.user_stops)) ||
 	    !memchr(st.logger_name, 0, sizeof(st.logger_name)) ||
 	    (!st.logger_name[0] && !st.logger_id))
 		return -EINVAL;

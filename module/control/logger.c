@@ -532,7 +532,7 @@ int ntkl_logger_set_stack_tracing(const struct ntkl_stack_tracing *st, const u16
 
 /*
  * GET_STACK_TRACING: up to room of lg's hooks into hooks, how many it
- * has in st->count, and its truncated stacks.
+ * has in st->count, its truncated stacks and how its user stacks ended.
  */
 int ntkl_logger_get_stack_tracing(struct ntkl_stack_tracing *st, u16 *hooks, u32 room)
 {
@@ -552,6 +552,8 @@ int ntkl_logger_get_stack_tracing(struct ntkl_stack_tracing *st, u16 *hooks, u32
 		}
 		st->count = n;
 		st->stacks_truncated = atomic64_read(&lg->stacks_truncated);
+		for (bit = 0; bit < NTKL_USTOP_COUNT; bit++)
+			st->user_stops[bit] = atomic64_read(&lg->user_stops[bit]);
 	}
 	mutex_unlock(&table_lock);
 	return lg ? 0 : -ENOENT;

@@ -15,6 +15,7 @@
  */
 NTKL_PRODUCER(ntsched)
 NTKL_PRODUCER(stack)
+NTKL_PRODUCER(unwind)
 NTKL_PRODUCER(process)
 NTKL_PRODUCER(image)
 NTKL_PRODUCER(cswitch)

@@ -55,6 +55,7 @@
 #include "producers/stack.h"
 #include "producers/stack_cache.h"
 #include "producers/stack_parked.h"
+#include "unwind/unwind.h"
 
 #define NESTING_LEVELS	4		/* task, softirq, hardirq, NMI */
 
@@ -106,6 +107,7 @@ static struct ntkl_stack *stack_begin(struct task_struct *t)
 	st = &this_cpu_ptr(scratch)->level[level];
 	st->n = 0;
 	st->truncated = false;
+	st->user_stop = -1;
 	st->pid = ntkl_process_id(t);
 	st->tid = ntkl_thread_id(t);
 	return st;
@@ -370,7 +372,7 @@ static bool call_modrm(u8 m)
  * a return address follows a call (E8 rel32, or FF /2 in its 2 to 7 byte
  * forms). Unreadable bytes are no call either. Page faults are off.
  */
-static bool call_precedes(unsigned long ret)
+bool ntkl_user_call_precedes(unsigned long ret)
 {
 	const u64 __user *p = (const u64 __user *)(ret - sizeof(u64));
 	u8 b[8];	/* b[7] is the byte at ret - 1 */
@@ -389,21 +391,21 @@ static bool call_precedes(unsigned long ret)
 	       (b[1] == 0xFF && call_modrm(b[2]));		/* ... SIB disp32 */
 }
 #else
-static bool call_precedes(unsigned long ret)
+bool ntkl_user_call_precedes(unsigned long ret)
 {
 	return true;
 }
 #endif
 
 /*
- * User frames from the current thread's user registers, by frame pointers.
- * Each frame is two words and its call site one, read with __get_user()
- * (a load and the exception table: as perf's user callchains read them)
- * inside one pagefault_disable() for the whole walk, where
- * copy_from_user_nofault() paid its checks and a rep movs per frame and
- * per call site. Copying the top of the stack at once instead would read
- * bytes the walk never looks at, about all of them where the frames end in
- * a library built without frame pointers, and frames with large locals
+ * User frames from the current thread's user registers: by the binaries'
+ * unwind tables while they are on (module/unwind/), else by frame
+ * pointers. Each frame pointer frame is two words and its call site one,
+ * read with __get_user() (a load and the exception table: as perf's user
+ * callchains read them) inside one pagefault_disable() for the whole
+ * walk, where copy_from_user_nofault() paid its checks and a rep movs per
+ * frame and per call site. Copying the top of the stack at once instead
+ * would read bytes the walk never looks at, and frames with large locals
  * would still lie beyond it.
  */
 static void walk_user(struct ntkl_stack *st, struct pt_regs *regs)
@@ -413,6 +415,7 @@ static void walk_user(struct ntkl_stack *st, struct pt_regs *regs)
 
 	if (!ip || !stack_add(st, ip))
 		return;
+	st->user_stop = NTKL_USTOP_BAD_READ;
 #ifdef CONFIG_X86
 	if (!user_64bit_mode(regs))
 		return;
@@ -423,12 +426,18 @@ static void walk_user(struct ntkl_stack *st, struct pt_regs *regs)
 	if (!nmi_uaccess_okay())	/* an NMI during a switch of mm */
 		return;
 	pagefault_disable();
+	if (IS_ENABLED(CONFIG_X86_64) && ntkl_unwind_wanted()) {
+		ntkl_unwind_walk(st, regs);
+		pagefault_enable();
+		return;
+	}
+	st->user_stop = NTKL_USTOP_FRAME_POINTER;
 	while (fp && IS_ALIGNED(fp, sizeof(long)) && fp >= user_stack_pointer(regs) &&
 	       fp < TASK_SIZE - 2 * sizeof(long)) {
 		frame = (const unsigned long __user *)fp;
 		if (__get_user(next, frame) || __get_user(ret, frame + 1))
 			break;
-		if (!ret || !call_precedes(ret) || !stack_add(st, ret))
+		if (!ret || !ntkl_user_call_precedes(ret) || !stack_add(st, ret))
 			break;
 		if (next <= fp)
 			break;
@@ -463,6 +472,7 @@ struct ntkl_stack *ntkl_stack_switch(struct task_struct *prev, struct task_struc
 	struct pt_regs *uregs = user_regs_of(prev);
 	struct ntkl_stack *st;
 	bool truncated;
+	s8 stop;
 	u32 n;
 
 	/* prev is current, its address space still the current one: park it */
@@ -470,7 +480,7 @@ struct ntkl_stack *ntkl_stack_switch(struct task_struct *prev, struct task_struc
 		st = stack_begin(prev);
 		if (st) {
 			walk_user(st, uregs);
-			ntkl_parked_put(prev, st->frames, st->n);
+			ntkl_parked_put(prev, st->frames, st->n, st->user_stop);
 		}
 	}
 	st = stack_begin(next);
@@ -480,13 +490,16 @@ struct ntkl_stack *ntkl_stack_switch(struct task_struct *prev, struct task_struc
 	uregs = user_regs_of(next);
 	if (!uregs || !user_mode(uregs))
 		return st;
-	n = ntkl_parked_take(next, st->frames + st->n, ETW_STACK_MAX_FRAMES - st->n, &truncated);
+	n = ntkl_parked_take(next, st->frames + st->n, ETW_STACK_MAX_FRAMES - st->n, &truncated,
+			     &stop);
 	if (n) {
 		st->n += n;
 		st->truncated |= truncated;
+		st->user_stop = stop;
 	} else if (instruction_pointer(uregs)) {
 		/* not parked (first run, a collision): its user IP alone */
 		stack_add(st, instruction_pointer(uregs));
+		st->user_stop = NTKL_USTOP_NO_MAP;
 	}
 	return st;
 }
@@ -512,6 +525,8 @@ void ntkl_stack_write(struct ntkl_logger *lg, const struct ntkl_stack *st, u64 e
 		return;
 	if (st->truncated)
 		atomic64_inc(&lg->stacks_truncated);
+	if (st->user_stop >= 0)
+		atomic64_inc(&lg->user_stops[st->user_stop]);
 	if (ntkl_stack_cache_write(lg, st, event_time))
 		return;
 	sw = ntkl_begin_STACK_WALK(lg, &rec, ETW_EVENT_STACK_WALK,

@@ -23,6 +23,7 @@ struct ntkl_stack {
 	u32 n;
 	u32 pid, tid;			/* StackProcess, StackThread */
 	bool truncated;			/* more frames than ETW_STACK_MAX_FRAMES */
+	s8 user_stop;			/* enum ntkl_user_stop; -1: no user part walked */
 	u64 frames[ETW_STACK_MAX_FRAMES];
 };
 
@@ -48,6 +49,13 @@ struct ntkl_stack *ntkl_stack_current(struct pt_regs *regs);
  * prev's user frames are kept for its own return (stack_parked.h).
  */
 struct ntkl_stack *ntkl_stack_switch(struct task_struct *prev, struct task_struct *next);
+
+/*
+ * Does a call instruction end at the user address ret? (A return address
+ * follows one; what a frame pointer that is not one points at seldom does.)
+ * Page faults disabled.
+ */
+bool ntkl_user_call_precedes(unsigned long ret);
 
 /* StackWalk/Stack for an event stamped event_time; nothing if no frames. */
 void ntkl_stack_write(struct ntkl_logger *lg, const struct ntkl_stack *st, u64 event_time);

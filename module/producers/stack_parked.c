@@ -29,6 +29,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "uapi/ntkl.h"
 #include "producers/stack_parked.h"
 
 #define PARKED_BITS	11		/* 2048 slots: 1.1 MiB */
@@ -40,6 +41,7 @@ struct parked {
 	u32 tid;
 	u32 n;
 	bool truncated;			/* more user frames than it keeps */
+	s8 stop;			/* how its walk ended (enum ntkl_user_stop) */
 	const struct task_struct *task;
 	unsigned long switches;
 	unsigned long parked_at;	/* jiffies: which slot of a set is older */
@@ -101,7 +103,7 @@ static __always_inline struct parked *slot_for(struct parked *set, const struct 
 	       &set[1] : &set[0];
 }
 
-void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n)
+void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n, s8 stop)
 {
 	struct parked *set = set_of(t), *s;
 	int seq;
@@ -118,6 +120,7 @@ void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n)
 	s->switches = switches_of(t);
 	s->parked_at = jiffies;
 	s->truncated = n > NTKL_PARKED_FRAMES;
+	s->stop = s->truncated ? NTKL_USTOP_LIMIT : stop;
 	s->n = min_t(u32, n, NTKL_PARKED_FRAMES);
 	memcpy(s->frames, frames, s->n * sizeof(*frames));
 	atomic_set_release(&s->seq, seq + 2);
@@ -125,7 +128,7 @@ void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n)
 
 /* One slot's frames if they are t's of its last switch out, else 0. */
 static u32 take_slot(struct parked *s, const struct task_struct *t, u64 *frames, u32 room,
-		     bool *truncated)
+		     bool *truncated, s8 *stop)
 {
 	int seq;
 	u32 n;
@@ -136,13 +139,15 @@ static u32 take_slot(struct parked *s, const struct task_struct *t, u64 *frames,
 		return 0;
 	n = min(READ_ONCE(s->n), room);
 	*truncated = READ_ONCE(s->truncated) || n < READ_ONCE(s->n);
+	*stop = *truncated ? NTKL_USTOP_LIMIT : READ_ONCE(s->stop);
 	memcpy(frames, s->frames, n * sizeof(*frames));
 	/* the copy, then the check that no writer came meanwhile */
 	smp_rmb();
 	return atomic_read(&s->seq) == seq ? n : 0;
 }
 
-u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *truncated)
+u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *truncated,
+		     s8 *stop)
 {
 	struct parked *set = set_of(t);
 	unsigned int w;
@@ -152,7 +157,7 @@ u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *t
 		return 0;
 	/* either slot may be t's; an older copy in the other fails the switch count */
 	for (w = 0; w < PARKED_WAYS; w++) {
-		n = take_slot(&set[w], t, frames, room, truncated);
+		n = take_slot(&set[w], t, frames, room, truncated, stop);
 		if (n)
 			return n;
 	}

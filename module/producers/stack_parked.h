@@ -22,17 +22,20 @@ int ntkl_parked_prepare(void);
 void ntkl_parked_free(void);
 
 /*
- * At the switch that takes t (current) off its CPU: its user frames.
+ * At the switch that takes t (current) off its CPU: its user frames and
+ * how their walk ended (enum ntkl_user_stop).
  * Lock-free; a thread another CPU parks in the same slot at that moment
  * keeps its slot, and t is not parked.
  */
-void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n);
+void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n, s8 stop);
 
 /*
  * At the switch that brings t back: its parked frames (up to room) into
  * frames, their number; 0 if t was not parked at its last switch out.
- * *truncated: it had more than were kept or fit.
+ * *truncated: it had more than were kept or fit; *stop: how the walk
+ * that parked them ended (enum ntkl_user_stop), as put gave it.
  */
-u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *truncated);
+u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *truncated,
+		     s8 *stop);
 
 #endif /* _NTKL_STACK_PARKED_H */

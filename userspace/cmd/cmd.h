@@ -58,6 +58,8 @@ void cmd_merge_usage(FILE *out);
 int stackwalk_apply(int fd, const char *cmd, const char *logger, uint32_t id,
 		    const struct ntkl_stackwalk *sw);
 void stackwalk_show(FILE *out, int fd, const char *logger, uint32_t id);
+/* lead, then "N whole, N ended early, N why..." (nothing if none was walked) */
+void user_stops_show(FILE *out, const char *lead, const uint64_t stops[NTKL_USTOP_COUNT]);
 int cmd_version(int argc, char **argv);
 void cmd_version_usage(FILE *out);
 int cmd_convert(int argc, char **argv);

@@ -36,7 +36,7 @@
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_FLUSHTIMER | \
 			 NTKL_OPT_FILE | NTKL_OPT_OUTPUT | NTKL_OPT_SETPROFINT | \
 			 NTKL_OPT_COMPRESS | NTKL_OPT_STACKWALK | NTKL_OPT_PROFILE | \
-			 NTKL_OPT_STACKCACHING | NTKL_OPT_NOSTACKCACHING)
+			 NTKL_OPT_STACKCACHING | NTKL_OPT_NOSTACKCACHING | NTKL_OPT_NOUNWIND)
 #define PROGRESS_MS	250
 #define RATE_MS		1000	/* the event rate is over the last second or more */
 #define EXIT_INTERRUPTED 130
@@ -77,6 +77,7 @@ void cmd_record_usage(FILE *out)
 		"  -minbuffers N, -maxbuffers N, -clock qpc|system|cycle,\n"
 		"  -flushtimer S, -setprofint N, -stackwalk HOOKS, -stackcaching,\n"
 		"  -nostackcaching,\n"
+		"  -nounwind,\n"
 		"  -compress          as for ntkl start\n"
 		"\n"
 		"Exit status: COMMAND's (128+N if signal N killed it), 127 if it\n"
@@ -304,6 +305,7 @@ struct recording {
 	bool progress_tty;		/* redraw one line (else a line a second) */
 	bool progress_shown;
 	uint64_t events_lost;		/* last QUERY */
+	uint64_t user_stops[NTKL_USTOP_COUNT];	/* how its user stacks ended, at stop */
 	long long started_ms;
 	long long rate_ms;		/* when rate_events was taken */
 	uint64_t rate_events;
@@ -359,9 +361,15 @@ static void stop_logger(struct recording *r)
 	struct ntkl_error_ctx ctx = {
 		.cmd = "record", .op = NTKL_OP_STOP, .logger = r->props.logger_name,
 	};
+	struct ntkl_stackwalk sw;
 	struct ntkl_properties p;
+	uint64_t truncated;
 	int ret;
 
+	/* the counts die with the logger: read them first (none: all zero) */
+	if (ntkl_get_stack_tracing(r->ctl_fd, NULL, r->props.logger_id, &sw, &truncated,
+				   r->user_stops))
+		memset(r->user_stops, 0, sizeof(r->user_stops));
 	ntkl_props_init(&p, NULL);
 	p.logger_id = r->props.logger_id;
 	ret = ntkl_stop(r->ctl_fd, &p);
@@ -419,6 +427,7 @@ static int finish(struct recording *r, int error)
 		r->file, r->w.events + header_records(r->file), r->w.buffers,
 		(double)r->w.bytes / 1e6, (uint64_t)final.events_lost,
 		(uint64_t)final.log_buffers_lost);
+	user_stops_show(stderr, "ntkl record: user stacks: ", r->user_stops);
 	return 0;
 }
 

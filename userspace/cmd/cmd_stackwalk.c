@@ -54,14 +54,46 @@ int stackwalk_apply(int fd, const char *cmd, const char *logger, uint32_t id,
 
 void stackwalk_show(FILE *out, int fd, const char *logger, uint32_t id)
 {
+	uint64_t truncated, stops[NTKL_USTOP_COUNT];
 	struct ntkl_stackwalk sw;
-	uint64_t truncated;
 	char hooks[512];
 
-	if (ntkl_get_stack_tracing(fd, logger, id, &sw, &truncated))
+	if (ntkl_get_stack_tracing(fd, logger, id, &sw, &truncated, stops))
 		return;		/* an older module: no stack walking to show */
 	ntkl_stackwalk_format(sw.hooks, sw.count, hooks, sizeof(hooks));
 	fprintf(out, "%-22s: %s\n", "Stack Walk", hooks);
-	if (sw.count)
-		fprintf(out, "%-22s: %llu\n", "Stacks Truncated", (unsigned long long)truncated);
+	if (!sw.count)
+		return;
+	fprintf(out, "%-22s: %llu\n", "Stacks Truncated", (unsigned long long)truncated);
+	user_stops_show(out, "User Stacks           : ", stops);
+}
+
+/*
+ * How the user parts of a logger's stacks ended, so that a user knows why
+ * a stack is short: "1200 whole, 14 ended early: 9 no unwind data, ...".
+ */
+void user_stops_show(FILE *out, const char *lead, const uint64_t stops[NTKL_USTOP_COUNT])
+{
+	static const char *const why[NTKL_USTOP_COUNT] = {
+		[NTKL_USTOP_NO_MAP] = "process map not made yet",
+		[NTKL_USTOP_NO_DATA] = "no unwind data nor frame pointer",
+		[NTKL_USTOP_BAD_READ] = "stack unreadable",
+		[NTKL_USTOP_LIMIT] = "frame cap",
+	};
+	unsigned long long early = 0;
+	unsigned int i;
+
+	for (i = NTKL_USTOP_NO_MAP; i <= NTKL_USTOP_LIMIT; i++)
+		early += stops[i];
+	if (!early && !stops[NTKL_USTOP_END] && !stops[NTKL_USTOP_FRAME_POINTER])
+		return;
+	fprintf(out, "%s%llu whole, %llu ended early", lead,
+		(unsigned long long)stops[NTKL_USTOP_END], early);
+	for (i = NTKL_USTOP_NO_MAP; i <= NTKL_USTOP_LIMIT; i++)
+		if (stops[i])
+			fprintf(out, ", %llu %s", (unsigned long long)stops[i], why[i]);
+	if (stops[NTKL_USTOP_FRAME_POINTER])
+		fprintf(out, "; %llu by frame pointers (-nounwind)",
+			(unsigned long long)stops[NTKL_USTOP_FRAME_POINTER]);
+	fputc('\n', out);
 }

@@ -29,7 +29,8 @@
 			 NTKL_OPT_MAXBUFFERS | NTKL_OPT_CLOCK | NTKL_OPT_BUFFERING | \
 			 NTKL_OPT_FLUSHTIMER | NTKL_OPT_FILE | NTKL_OPT_SETPROFINT | \
 			 NTKL_OPT_OWNED | NTKL_OPT_COMPRESS | NTKL_OPT_STACKWALK | \
-			 NTKL_OPT_PROFILE | NTKL_OPT_STACKCACHING | NTKL_OPT_NOSTACKCACHING)
+			 NTKL_OPT_PROFILE | NTKL_OPT_STACKCACHING | NTKL_OPT_NOSTACKCACHING | \
+			 NTKL_OPT_NOUNWIND)
 
 void cmd_start_usage(FILE *out)
 {
@@ -69,6 +70,8 @@ void cmd_start_usage(FILE *out)
 		"                     (the default with -stackwalk)\n"
 		"  -nostackcaching    write every stack whole (Stack), for readers that\n"
 		"                     do not resolve keys\n"
+		"  -nounwind          walk user stacks by frame pointers alone, not by\n"
+		"                     the binaries' unwind tables (.eh_frame)\n"
 		"  -buffering         keep events in memory only (no -f)\n"
 		"  -compress          write FILE compressed, as WPR and PerfView save\n"
 		"                     traces (COMPRESSED_MODE, [MS-XCA] LZ77 per buffer)\n"

@@ -120,6 +120,10 @@ static void start_einval(struct text *t, const struct ntkl_properties *p)
 	if (bad & 1u << NTKL_PROP_FLUSH_TIMER)
 		add_problem(t, &any, "-flushtimer %u is above %u s",
 			    p->flush_timer, NTKL_MAX_FLUSH_TIMER);
+	if (!any && p && (p->logger_options & NTKL_LOGGER_OPT_FRAME_POINTERS)) {
+		add(t, "%s", "-nounwind needs a module of control ABI 7 or later, which an older one refuses (ntkl --version tells): load the module built with this tool");
+		return;
+	}
 	if (!any && p && p->logger_options) {
 		/* longer than add_problem()'s line */
 		add(t, "%s", "stack caching (-stackcaching, the default with -stackwalk) needs a module of control ABI 6 or later, which an older one refuses (ntkl --version tells): load the module built with this tool, or give -nostackcaching");

@@ -38,6 +38,7 @@ static const struct {
 	{ "stackwalk", NTKL_OPT_STACKWALK, V_HOOKS },
 	{ "stackcaching", NTKL_OPT_STACKCACHING, V_NONE },
 	{ "nostackcaching", NTKL_OPT_NOSTACKCACHING, V_NONE },
+	{ "nounwind", NTKL_OPT_NOUNWIND, V_NONE },
 	{ "profile", NTKL_OPT_PROFILE, V_PROFILE },
 };
 
@@ -221,6 +222,9 @@ int ntkl_opts_take(int argc, char **argv, int *i, unsigned int allowed,
 	case NTKL_OPT_NOSTACKCACHING:
 		o->no_stack_caching = true;
 		return 1;
+	case NTKL_OPT_NOUNWIND:
+		o->no_unwind = true;
+		return 1;
 	default:	/* -f, -o */
 		if (!*value) {
 			snprintf(err, err_size, "-%s needs a file name", options[k].name);
@@ -290,6 +294,8 @@ void ntkl_opts_to_props(const struct ntkl_logger_opts *o, struct ntkl_properties
 		p->log_file_mode |= NTKL_MODE_OWNED;
 	if (ntkl_opts_stack_caching(o))
 		p->logger_options |= NTKL_LOGGER_OPT_STACK_CACHING;
+	if (o->no_unwind)
+		p->logger_options |= NTKL_LOGGER_OPT_FRAME_POINTERS;
 	p->enable_flags = o->flags.enable_flags;
 	memcpy(p->group_masks, o->flags.group_masks, sizeof(p->group_masks));
 }

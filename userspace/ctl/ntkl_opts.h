@@ -40,6 +40,7 @@ enum ntkl_opt_bits {
 	NTKL_OPT_PROFILE	= 1 << 13,	/* a named set of -on and -stackwalk */
 	NTKL_OPT_STACKCACHING	= 1 << 14,	/* NTKL_LOGGER_OPT_STACK_CACHING */
 	NTKL_OPT_NOSTACKCACHING	= 1 << 15,	/* every stack written whole */
+	NTKL_OPT_NOUNWIND	= 1 << 16,	/* NTKL_LOGGER_OPT_FRAME_POINTERS */
 };
 
 struct ntkl_logger_opts {
@@ -56,6 +57,7 @@ struct ntkl_logger_opts {
 	bool compress;			/* -compress */
 	bool stack_caching;		/* -stackcaching */
 	bool no_stack_caching;		/* -nostackcaching */
+	bool no_unwind;			/* -nounwind: user stacks by frame pointers */
 	const char *file;		/* -f or -o */
 	struct ntkl_stackwalk stackwalk;	/* -stackwalk */
 	/*

@@ -158,6 +158,8 @@ void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
 	     mode_str(p->log_file_mode, buf, sizeof(buf)));
 	if (p->logger_options & NTKL_LOGGER_OPT_STACK_CACHING)
 		LINE(out, "Stack Caching", "%s", "on: stacks by key (StackKeyKernel, StackKeyUser)");
+	if (p->logger_options & NTKL_LOGGER_OPT_FRAME_POINTERS)
+		LINE(out, "User Stacks", "%s", "by frame pointers (-nounwind)");
 	sink_str(p, sink, buf, sizeof(buf));
 	LINE(out, "Log Filename", "%s", buf);
 	LINE(out, "Clock Type", "%u %s (%" PRIu64 " ticks/s)", p->clock_type,

@@ -141,7 +141,8 @@ int ntkl_set_stack_tracing(int fd, const char *name, uint32_t id,
 }
 
 int ntkl_get_stack_tracing(int fd, const char *name, uint32_t id,
-			   struct ntkl_stackwalk *sw, uint64_t *truncated)
+			   struct ntkl_stackwalk *sw, uint64_t *truncated,
+			   uint64_t user_stops[NTKL_USTOP_COUNT])
 {
 	struct ntkl_stack_tracing st;
 
@@ -152,5 +153,7 @@ int ntkl_get_stack_tracing(int fd, const char *name, uint32_t id,
 		return -errno;
 	sw->count = st.count;
 	*truncated = st.stacks_truncated;
+	if (user_stops)		/* zero from a module before ABI 7 */
+		memcpy(user_stops, st.user_stops, sizeof(st.user_stops));
 	return 0;
 }

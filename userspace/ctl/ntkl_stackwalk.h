@@ -36,10 +36,16 @@ void ntkl_stackwalk_names(char *out, size_t size, bool hooks);
 /* "Profile+CSwitch" (hex for hooks without a name), "none" if empty. */
 void ntkl_stackwalk_format(const uint16_t *hooks, uint32_t count, char *out, size_t size);
 
-/* The ioctls, on a logger named name (or id if name is NULL or ""): 0 or -errno. */
+/*
+ * The ioctls, on a logger named name (or id if name is NULL or ""): 0 or
+ * -errno. GET gives the truncated stacks and, if user_stops is not NULL,
+ * how the user parts of its stacks ended (enum ntkl_user_stop; zeros from
+ * a module before ABI 7).
+ */
 int ntkl_set_stack_tracing(int fd, const char *name, uint32_t id,
 			   const struct ntkl_stackwalk *sw);
 int ntkl_get_stack_tracing(int fd, const char *name, uint32_t id,
-			   struct ntkl_stackwalk *sw, uint64_t *truncated);
+			   struct ntkl_stackwalk *sw, uint64_t *truncated,
+			   uint64_t user_stops[NTKL_USTOP_COUNT]);
 
 #endif /* NTKL_STACKWALK_H */

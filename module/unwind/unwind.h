@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User stacks by the binaries' own unwind tables (.eh_frame), for code
+ * built without frame pointers, as distributions build it. Three parts:
+ *
+ *   table.c  one file's rows (unwind/cfi.h), read from the file in
+ *            process context, shared by every process that maps it;
+ *   maps.c   each process's executable mappings and the table of each,
+ *            made by a worker when a walk first meets the process (or
+ *            an address it has not seen), published with RCU;
+ *   walk.c   the walk in a probe: a binary search and two or three
+ *            non-faulting reads of the user stack per frame.
+ *
+ * docs/design.md ("User stacks") says what they cost and where a walk
+ * stops.
+ */
+#ifndef _NTKL_UNWIND_H
+#define _NTKL_UNWIND_H
+
+#include <linux/types.h>
+
+#include "uapi/ntkl.h"
+
+struct ntkl_stack;
+struct pt_regs;
+struct mm_struct;
+struct file;
+
+/*
+ * The user frames after regs' own instruction pointer (already in st),
+ * of the current thread, by unwind tables where they are known and by
+ * its frame pointer where they are not; why the walk ended goes in
+ * st->user_stop. Page faults disabled by the caller, any context.
+ */
+void ntkl_unwind_walk(struct ntkl_stack *st, struct pt_regs *regs);
+
+/* Are the tables wanted (a running logger walks stacks by them)? */
+bool ntkl_unwind_wanted(void);
+
+/* maps.c: turned on and off by the unwind producer, in process context */
+int ntkl_unwind_maps_init(void);
+void ntkl_unwind_maps_exit(void);
+void ntkl_unwind_maps_enable(bool on);
+
+/* walk.c's view of a process's mapping of one executable range */
+struct ntkl_unwind_table;
+struct ntkl_unwind_range {
+	unsigned long start, end;
+	u64 delta;			/* + an address in it: the file's address */
+	const struct ntkl_unwind_table *table;	/* NULL: no unwind data */
+};
+
+/*
+ * The range of the current process's mappings that holds ip, or NULL
+ * (and *why the reason: NTKL_USTOP_NO_MAP while its map is being made).
+ * Under RCU (a probe's preemption-off section), any context.
+ */
+const struct ntkl_unwind_range *ntkl_unwind_find_range(struct mm_struct *mm, unsigned long ip,
+						       enum ntkl_user_stop *why);
+
+/* table.c */
+struct ntkl_cfi_row;
+const struct ntkl_cfi_row *ntkl_unwind_table_row(const struct ntkl_unwind_table *t, u64 pc);
+/* the table of the file a process maps, or NULL; a reference (worker only) */
+struct ntkl_unwind_table *ntkl_unwind_table_get(struct file *file);
+void ntkl_unwind_table_put(struct ntkl_unwind_table *t);
+/* where an offset of the file lies in its address space: false if in no code segment */
+bool ntkl_unwind_table_vaddr(const struct ntkl_unwind_table *t, u64 file_off, u64 *vaddr);
+void ntkl_unwind_tables_free(void);
+
+#endif /* _NTKL_UNWIND_H */

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user stack walk by unwind tables, in a probe (any context, NMI
+ * included; page faults disabled by the caller). From the thread's user
+ * registers, each step finds the row of the code address (the first
+ * frame's own ip; a caller's return address less one, so that a call
+ * that ends a function looks up that function), computes the CFA as the
+ * row says, reads the return address below it and, where the row says it
+ * was saved, the caller's rbp; the caller's stack pointer is the CFA. A
+ * signal trampoline's row takes the interrupted registers from the
+ * ucontext on the stack, so the walk goes on into the interrupted code.
+ *
+ * Where a frame has no row (no unwind data: JIT code, assembly without
+ * CFI, a file past the tables' memory bound) the walk takes one step by
+ * the frame pointer, as the old walk did, and then goes on by rows; if
+ * rbp does not look like a frame either, the stack ends there. Every
+ * stack's user part ends for one reason, in st->user_stop (enum
+ * ntkl_user_stop), which each logger counts (GET_STACK_TRACING).
+ *
+ * Work is bounded: one step per frame, at most ETW_STACK_MAX_FRAMES, each
+ * a binary search of a map and of a table and at most three reads of the
+ * user stack with __get_user() (a fault is an error, never a page-in).
+ */
+#include <linux/mm_types.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+#include <asm/sigcontext.h>
+#include <asm/ucontext.h>
+
+#include "producers/stack.h"
+#include "unwind/cfi.h"
+#include "unwind/unwind.h"
+
+/* Where a signal frame's registers lie, from the stack pointer at its trampoline. */
+#define UC_REG(r)	(offsetof(struct ucontext, uc_mcontext) + offsetof(struct sigcontext, r))
+
+/* The registers a walk carries from frame to frame. */
+struct user_frame {
+	unsigned long ip, sp, bp;
+	bool exact;		/* ip is where the thread was, not a return address */
+};
+
+static bool read_word(unsigned long addr, unsigned long *v)
+{
+	const unsigned long __user *p = (const unsigned long __user *)addr;
+
+	if (!IS_ALIGNED(addr, sizeof(long)) || !access_ok(p, sizeof(*p)))
+		return false;
+	return !__get_user(*v, p);
+}
+
+/* One step by the frame pointer, for code with no row. */
+static bool frame_pointer_step(struct user_frame *f)
+{
+	unsigned long next, ret;
+
+	if (f->bp < f->sp || f->bp > TASK_SIZE - 2 * sizeof(long) ||
+	    !read_word(f->bp, &next) || !read_word(f->bp + sizeof(long), &ret) ||
+	    !ret || !ntkl_user_call_precedes(ret))
+		return false;
+	f->sp = f->bp + 2 * sizeof(long);
+	f->bp = next;
+	f->ip = ret;
+	f->exact = false;
+	return true;
+}
+
+/*
+ * One step by a row: the caller's registers into f. Returns the reason
+ * the walk ends, or -1 to go on.
+ */
+static int row_step(const struct ntkl_cfi_row *row, struct user_frame *f)
+{
+	unsigned long cfa, ret, sp;
+
+	switch (row->kind) {
+	case NTKL_CFI_END:
+		return NTKL_USTOP_END;
+	case NTKL_CFI_SIGNAL:
+		if (!read_word(f->sp + UC_REG(ip), &f->ip) ||
+		    !read_word(f->sp + UC_REG(bp), &f->bp) ||
+		    !read_word(f->sp + UC_REG(sp), &sp))
+			return NTKL_USTOP_BAD_READ;
+		f->sp = sp;
+		f->exact = true;
+		return f->ip ? -1 : NTKL_USTOP_END;
+	case NTKL_CFI_CFA:
+		cfa = (row->reg == NTKL_CFI_REG_SP ? f->sp : f->bp) + row->cfa_off;
+		break;
+	case NTKL_CFI_CFA_DEREF:
+		if (!read_word(f->bp + row->cfa_off, &cfa))
+			return NTKL_USTOP_BAD_READ;
+		break;
+	case NTKL_CFI_PLT:
+		cfa = f->sp + row->cfa_off + ((f->ip & 15) >= row->reg ? 8 : 0);
+		break;
+	default:
+		return NTKL_USTOP_NO_DATA;
+	}
+	/* a caller's frame lies above its callee's */
+	if (cfa <= f->sp || !read_word(cfa - sizeof(long), &ret))
+		return NTKL_USTOP_BAD_READ;
+	if (row->bp_off && !read_word(cfa + row->bp_off, &f->bp))
+		return NTKL_USTOP_BAD_READ;
+	f->sp = cfa;
+	f->ip = ret;
+	f->exact = false;
+	return ret ? -1 : NTKL_USTOP_END;
+}
+
+void ntkl_unwind_walk(struct ntkl_stack *st, struct pt_regs *regs)
+{
+	struct user_frame f = { regs->ip, regs->sp, regs->bp, true };
+	const struct ntkl_unwind_range *range = NULL;
+	struct mm_struct *mm = current->mm;
+	const struct ntkl_cfi_row *row;
+	enum ntkl_user_stop why;
+	unsigned long pc;
+	int stop;
+
+	if (!mm) {
+		st->user_stop = NTKL_USTOP_END;
+		return;
+	}
+	for (;;) {
+		pc = f.exact ? f.ip : f.ip - 1;
+		if (!range || pc < range->start || pc >= range->end)
+			range = ntkl_unwind_find_range(mm, pc, &why);
+		row = range && range->table ?
+		      ntkl_unwind_table_row(range->table, pc + range->delta) : NULL;
+		if (row && row->kind != NTKL_CFI_NONE)
+			stop = row_step(row, &f);
+		else if (frame_pointer_step(&f))
+			stop = -1;
+		else
+			stop = range ? NTKL_USTOP_NO_DATA : why;
+		if (stop >= 0) {
+			st->user_stop = stop;
+			return;
+		}
+		if (st->n >= ETW_STACK_MAX_FRAMES) {
+			st->truncated = true;
+			st->user_stop = NTKL_USTOP_LIMIT;
+			return;
+		}
+		st->frames[st->n++] = f.ip;
+	}
+}
