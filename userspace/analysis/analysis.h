@@ -16,6 +16,8 @@
  *   etl_filter.h    what report and dump --stats show: --pid, --tid,
  *                   --comm, --time, --top, --sort
  *   etl_chrome.h    ntkl convert --to chrome-json
+ *   etl_folded.h    ntkl convert --to folded: stacks for flame graphs,
+ *                   frames named as dump --stats names them
  *   etl_relog.h     ntkl relog and merge: rewrite files
  *
  * Processes, threads and images come from the format library's one model
@@ -30,6 +32,7 @@
 #include "etl_chrome.h"
 #include "etl_dump.h"
 #include "etl_filter.h"
+#include "etl_folded.h"
 #include "etl_profile.h"
 #include "etl_relog.h"
 #include "etl_report.h"

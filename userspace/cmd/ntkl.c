@@ -43,7 +43,7 @@ static const struct ntkl_cmd commands[] = {
 	  cmd_relog, cmd_relog_usage },
 	{ "merge", "merge ETL files of one time into one: merge -o OUT IN... (xperf -merge)",
 	  cmd_merge, cmd_merge_usage },
-	{ "convert", "an ETL file as JSON for Perfetto UI: convert --to chrome-json IN.etl",
+	{ "convert", "an ETL file for Perfetto UI or flame graphs: convert --to chrome-json|folded IN",
 	  cmd_convert, cmd_convert_usage },
 	{ "symbols", "PDBs that name a trace's Linux functions in WPA: symbols -o DIR FILE",
 	  cmd_symbols, cmd_symbols_usage },
