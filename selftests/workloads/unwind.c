@@ -30,7 +30,9 @@
  *   all       each of the above in turn, MS each (scripts/capture's
  *             workload: a trace with named user stacks of every kind)
  *
- * The functions named above are noipa (no inlining, cloning or
+ * Each busy loop is its own function's (hot_leaf, compare_ints,
+ * unwind_dl_leaf, handler_work, interrupted_work), so a sample's IP alone
+ * says which case it is in. The functions named above are noipa (no inlining, cloning or
  * interprocedural tricks), so each is a frame of its own under its own
  * name, and each call is followed by work of the caller's (sink), so no
  * call becomes a tail jump that would take the caller off the stack.
@@ -72,16 +74,6 @@ static uint64_t now_ns(void)
 static bool time_left(void)
 {
 	return now_ns() < deadline_ns;
-}
-
-/* About n turns of arithmetic the compiler cannot fold away. */
-static NOIPA uint64_t spin(uint64_t x, unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++) {
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
 }
 
 /* hot: four frames of the program's own above the leaf. */
@@ -334,8 +326,12 @@ static NOIPA uint64_t handler_work(uint64_t x)
 {
 	uint64_t start = now_ns();
 
-	while (now_ns() - start < 1000000u && time_left())
-		x = spin(x, 2000);
+	while (now_ns() - start < 1000000u && time_left()) {
+		for (int i = 0; i < 2000; i++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			__asm__ volatile("" : "+r"(x));
+		}
+	}
 	sink += x;
 	return x;
 }
@@ -347,10 +343,12 @@ static NOIPA void on_alarm(int sig)
 
 static NOIPA uint64_t interrupted_work(uint64_t x)
 {
-	uint64_t r = spin(x, 100000);
-
-	sink += r;
-	return r;
+	for (int i = 0; i < 100000; i++) {
+		x = x * 2862933555777941757ull + 3037000493ull;
+		__asm__ volatile("" : "+r"(x));
+	}
+	sink += x;
+	return x;
 }
 
 static NOIPA void run_signal(void)
