@@ -15,6 +15,12 @@
  *
  * The Makefile generates the <linux/...> and <asm/...> headers the module
  * includes, each one line that includes this file.
+ *
+ * module/unwind/cfi.c (tests/test_unwind_cfi.c) is compiled against it
+ * too: it needs only the types, limits and sort() below. Its
+ * <linux/types.h>, <linux/limits.h> and <linux/errno.h> stay the
+ * system's (uapi: glibc's own headers include them, so the shim must not
+ * hide them), so the Makefile puts this file ahead of them with -include.
  */
 #ifndef NTKL_KSHIM_H
 #define NTKL_KSHIM_H
@@ -38,6 +44,10 @@ typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;
+/* module/unwind/cfi.c's rows */
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
 
 #define __user
 #define __rcu
@@ -49,6 +59,22 @@ typedef int64_t s64;
 #define BIT(n)			(1UL << (n))
 #define S64_MAX			INT64_MAX
 #define U64_MAX			UINT64_MAX
+/* linux/limits.h: the system's <linux/limits.h> (uapi) has none of these */
+#define S64_MIN			INT64_MIN
+#define U8_MAX			UINT8_MAX
+#define S8_MAX			INT8_MAX
+#define S8_MIN			INT8_MIN
+#define U16_MAX			UINT16_MAX
+#define S16_MAX			INT16_MAX
+#define S16_MIN			INT16_MIN
+#define U32_MAX			UINT32_MAX
+#define S32_MAX			INT32_MAX
+#define S32_MIN			INT32_MIN
+#ifndef fallthrough
+#define fallthrough		__attribute__((__fallthrough__))
+#endif
+#define __maybe_unused		__attribute__((__unused__))
+#define BUILD_BUG_ON(cond)	_Static_assert(!(cond), #cond)
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define rcu_dereference_sched(p)	(p)
 
@@ -204,6 +230,21 @@ u64 ktime_get_mono_fast_ns(void);
 static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
 {
 	return (u64)(((unsigned __int128)a * b) >> shift);
+}
+
+/*
+ * linux/sort.h, on top of qsort(): neither is stable, so code that sorts
+ * equal keys into a meaningful order would differ here as in the kernel.
+ * A swap_func only swaps two elements, which qsort() does by itself.
+ */
+typedef int (*cmp_func_t)(const void *a, const void *b);
+typedef void (*swap_func_t)(void *a, void *b, int size);
+
+static inline void sort(void *base, size_t num, size_t size, cmp_func_t cmp_func,
+			swap_func_t swap_func)
+{
+	(void)swap_func;
+	qsort(base, num, size, cmp_func);
 }
 
 #endif /* NTKL_KSHIM_H */
