@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * unwind MODE [MS]: code whose user stacks only an unwinder that reads
+ * unwind [-q] MODE [MS]: code whose user stacks only an unwinder that reads
  * the binary's own unwind tables (.eh_frame) can walk whole. It is built
  * as Debian builds its programs (-O2 -g, no frame pointers, libc's own
  * code without them either: selftests/Makefile), once static
@@ -40,7 +40,7 @@
  *
  * It prints "unwind: MODE thread TID NAME" for each thread it starts, so
  * a test can pick that thread's stacks (ntkl convert --to folded --tid),
- * and exits 0, or 2 on a usage error.
+ * unless -q (scripts/capture's run), and exits 0, or 2 on a usage error.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -158,8 +158,12 @@ static NOIPA void nap_once(void)
 	sink++;
 }
 
+static bool quiet;
+
 static void say_thread(const char *mode, const char *name)
 {
+	if (quiet)
+		return;
 	printf("unwind: %s thread %d %s\n", mode, gettid(), name);
 	fflush(stdout);
 }
@@ -385,7 +389,7 @@ static const struct mode {
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: unwind hot|qsort|usleep|condwait|dlopen|signal|all [MS]\n");
+	fprintf(stderr, "usage: unwind [-q] hot|qsort|usleep|condwait|dlopen|signal|all [MS]\n");
 	exit(2);
 }
 
@@ -396,6 +400,11 @@ int main(int argc, char **argv)
 	char *end;
 	size_t i;
 
+	if (argc > 1 && !strcmp(argv[1], "-q")) {
+		quiet = true;
+		argv++;
+		argc--;
+	}
 	if (argc < 2 || argc > 3)
 		usage();
 	if (argc == 3) {
