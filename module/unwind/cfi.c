@@ -26,6 +26,7 @@
  */
 #include <linux/errno.h>
 #include <linux/limits.h>
+#include <linux/minmax.h>
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/types.h>
@@ -65,6 +66,13 @@
 
 /* Nested DW_CFA_remember_state the walk follows: gcc's use one or two. */
 #define CFI_STATES	8
+
+/*
+ * Factored offsets are bounded before they are scaled, so that a corrupt
+ * file's cannot overflow: any offset past this is past what a row holds.
+ */
+#define FACTOR_MAX	(1LL << 40)
+#define ALIGN_MAX	16	/* code and data alignment factors: x86-64's are 1 and -8 */
 
 /* A reader over [p, end): once it overran, every read gives 0 and ok is false. */
 struct cursor {
@@ -170,9 +178,21 @@ static u64 get_pointer(struct cursor *c, u8 enc, u64 vaddr)
 	return 0;
 }
 
+/* v * align, v bounded first (align is, by read_cie()) */
+static s64 factored_s(s64 v, s64 align)
+{
+	return clamp_t(s64, v, -FACTOR_MAX, FACTOR_MAX) * align;
+}
+
+static s64 factored_u(u64 v, s64 align)
+{
+	return (s64)min_t(u64, v, FACTOR_MAX) * align;
+}
+
 /* The rules this walk follows, as a program leaves them. */
 enum cfa_rule { CFA_REG, CFA_DEREF_BP, CFA_PLT, CFA_OTHER };
-enum reg_rule { REG_SAME, REG_OFFSET, REG_UNDEFINED, REG_OTHER };
+/* REG_AT_BP: saved at rbp + off (DW_CFA_expression DW_OP_breg6 off) */
+enum reg_rule { REG_SAME, REG_OFFSET, REG_UNDEFINED, REG_AT_BP, REG_OTHER };
 
 struct rules {
 	u8 cfa;			/* enum cfa_rule */
@@ -200,6 +220,11 @@ struct out {
 	/* this FDE's last row, to fold a rule that did not change */
 	bool have_last;
 	struct ntkl_cfi_row last;
+	/* the last CIE read: most FDEs of a file share one or two */
+	size_t cie_off;			/* 0: none (a CIE is never at 0 from an FDE) */
+	bool cie_ok;
+	struct cie cie;
+	struct rules cie_init;
 };
 
 static struct ntkl_cfi_row rules_row(const struct cie *cie, const struct rules *r, u64 pc,
@@ -217,7 +242,14 @@ static struct ntkl_cfi_row rules_row(const struct cie *cie, const struct rules *
 	}
 	if (r->ra != REG_OFFSET || r->ra_off != RA_CFA_OFFSET)
 		goto unsupported;
-	if (r->bp == REG_OFFSET) {
+	/* a realigned frame saves rbp where its own rbp points, not by the CFA */
+	if ((r->cfa == CFA_DEREF_BP) != (r->bp == REG_AT_BP))
+		goto unsupported;
+	if (r->bp == REG_AT_BP) {
+		if (r->bp_off < S16_MIN || r->bp_off > S16_MAX)
+			goto unsupported;
+		row.bp_off = (s16)r->bp_off;
+	} else if (r->bp == REG_OFFSET) {
 		if (!r->bp_off || r->bp_off < S16_MIN || r->bp_off > S16_MAX)
 			goto unsupported;
 		row.bp_off = (s16)r->bp_off;
@@ -352,7 +384,7 @@ static bool run_program(struct cursor c, const struct cie *cie, struct rules *r,
 			delta = (op & 0x3f) * cie->code_align;
 			goto advance;
 		case 2:		/* DW_CFA_offset */
-			set_reg(r, op & 0x3f, REG_OFFSET, (s64)get_uleb(&c) * cie->data_align);
+			set_reg(r, op & 0x3f, REG_OFFSET, factored_u(get_uleb(&c), cie->data_align));
 			continue;
 		case 3:		/* DW_CFA_restore */
 			if (!init)
@@ -381,7 +413,7 @@ static bool run_program(struct cursor c, const struct cie *cie, struct rules *r,
 			goto advance;
 		case 0x05:	/* DW_CFA_offset_extended */
 			reg = get_uleb(&c);
-			set_reg(r, reg, REG_OFFSET, (s64)get_uleb(&c) * cie->data_align);
+			set_reg(r, reg, REG_OFFSET, factored_u(get_uleb(&c), cie->data_align));
 			continue;
 		case 0x06:	/* DW_CFA_restore_extended */
 			if (!init)
@@ -437,21 +469,30 @@ static bool run_program(struct cursor c, const struct cie *cie, struct rules *r,
 			delta = get_uleb(&c);
 			if (!c.ok || delta > (u64)(c.end - c.p))
 				return false;
+			expr = (struct cursor){ c.p, c.p + delta, true };
 			c.p += delta;
+			/* a realigned frame's rbp: saved at rbp + N (DW_OP_breg6 N) */
+			if (op == 0x10 && get_bytes(&expr, 1) == DW_OP_BREG0 + DW_REG_BP) {
+				off = get_sleb(&expr);
+				if (expr.ok && expr.p == expr.end) {
+					set_reg(r, reg, REG_AT_BP, off);
+					continue;
+				}
+			}
 			set_reg(r, reg, REG_OTHER, 0);
 			continue;
 		case 0x11:	/* DW_CFA_offset_extended_sf */
 			reg = get_uleb(&c);
-			set_reg(r, reg, REG_OFFSET, get_sleb(&c) * cie->data_align);
+			set_reg(r, reg, REG_OFFSET, factored_s(get_sleb(&c), cie->data_align));
 			continue;
 		case 0x12:	/* DW_CFA_def_cfa_sf */
 			reg = get_uleb(&c);
 			r->cfa = CFA_REG;
 			r->cfa_reg = reg > 0xff ? 0xff : reg;
-			r->cfa_off = get_sleb(&c) * cie->data_align;
+			r->cfa_off = factored_s(get_sleb(&c), cie->data_align);
 			continue;
 		case 0x13:	/* DW_CFA_def_cfa_offset_sf */
-			r->cfa_off = get_sleb(&c) * cie->data_align;
+			r->cfa_off = factored_s(get_sleb(&c), cie->data_align);
 			continue;
 		case 0x14:	/* DW_CFA_val_offset */
 			reg = get_uleb(&c);
@@ -468,7 +509,7 @@ static bool run_program(struct cursor c, const struct cie *cie, struct rules *r,
 			continue;
 		case 0x2f:	/* DW_CFA_GNU_negative_offset_extended */
 			reg = get_uleb(&c);
-			off = -(s64)get_uleb(&c) * cie->data_align;
+			off = -factored_u(get_uleb(&c), cie->data_align);
 			set_reg(r, reg, REG_OFFSET, off);
 			continue;
 		default:
@@ -477,7 +518,7 @@ static bool run_program(struct cursor c, const struct cie *cie, struct rules *r,
 advance:
 		if (!o)
 			return false;	/* a CIE's initial instructions do not move */
-		if (*pc + delta > end)
+		if (delta > end - *pc)
 			delta = end - *pc;
 		if (delta) {
 			emit(o, rules_row(cie, r, *pc, o->stats));
@@ -494,7 +535,7 @@ static bool read_cie(const u8 *section, size_t size, size_t off, u64 eh_vaddr, s
 	struct cursor c = { section + off, section + size, true };
 	const char *aug;
 	u64 len, aug_len;
-	u8 version;
+	u8 version, enc;
 	const u8 *aug_end;
 
 	len = get_bytes(&c, 4);
@@ -516,7 +557,9 @@ static bool read_cie(const u8 *section, size_t size, size_t off, u64 eh_vaddr, s
 	cie->data_align = get_sleb(&c);
 	cie->ra_reg = version == 1 ? get_bytes(&c, 1) : get_uleb(&c);
 	cie->fde_enc = PE_ABSPTR;
-	if (!c.ok || cie->ra_reg != DW_REG_RA || !cie->code_align)
+	if (!c.ok || cie->ra_reg != DW_REG_RA || !cie->code_align ||
+	    cie->code_align > ALIGN_MAX || cie->data_align < -ALIGN_MAX ||
+	    cie->data_align > ALIGN_MAX)
 		return false;
 	if (*aug == 'z') {
 		cie->has_aug_data = true;
@@ -532,9 +575,9 @@ static bool read_cie(const u8 *section, size_t size, size_t off, u64 eh_vaddr, s
 			case 'L':
 				get_bytes(&c, 1);
 				break;
-			case 'P':
-				get_pointer(&c, get_bytes(&c, 1) & ~PE_INDIRECT,
-					    eh_vaddr + (u64)(c.p - section));
+			case 'P':	/* the personality routine: not needed */
+				enc = get_bytes(&c, 1) & ~PE_INDIRECT;
+				get_pointer(&c, enc, eh_vaddr + (u64)(c.p - section));
 				break;
 			case 'S':
 				cie->signal = true;
@@ -576,11 +619,20 @@ static void read_fde(struct cursor c, const u8 *section, size_t size, u64 eh_vad
 	bool whole;
 
 	cie_ptr = get_bytes(&c, 4);
-	if (!c.ok || cie_ptr > id_off ||
-	    !read_cie(section, size, id_off - cie_ptr, eh_vaddr, &cie, &init)) {
+	if (!c.ok || cie_ptr > id_off) {
 		o->stats->bad++;
 		return;
 	}
+	if (!o->cie_off || o->cie_off != id_off - cie_ptr) {
+		o->cie_off = id_off - cie_ptr;
+		o->cie_ok = read_cie(section, size, o->cie_off, eh_vaddr, &o->cie, &o->cie_init);
+	}
+	if (!o->cie_ok) {
+		o->stats->bad++;
+		return;
+	}
+	cie = o->cie;
+	init = o->cie_init;
 	pc = get_pointer(&c, cie.fde_enc, eh_vaddr + (u64)(c.p - section));
 	range = get_pointer(&c, cie.fde_enc & PE_FORMAT, 0);
 	if (cie.has_aug_data) {
@@ -647,11 +699,53 @@ static int row_cmp(const void *a, const void *b)
 	return (x->kind != NTKL_CFI_NONE) - (y->kind != NTKL_CFI_NONE);
 }
 
-size_t ntkl_cfi_sort(struct ntkl_cfi_row *rows, size_t n)
+/* The end of the ascending run of rows that begins at i. */
+static size_t run_end(const struct ntkl_cfi_row *rows, size_t i, size_t n)
+{
+	for (i++; i < n && row_cmp(&rows[i - 1], &rows[i]) <= 0; i++)
+		;
+	return i;
+}
+
+/*
+ * Sort by merging runs: each FDE's rows ascend, and a linker writes FDEs
+ * mostly in address order (libc's 28,000 rows are some 200 runs), so a
+ * few passes of merging neighbouring runs sort them, where a heapsort
+ * (sort()) costs n log n compares through a function pointer.
+ */
+static void merge_runs(struct ntkl_cfi_row *rows, struct ntkl_cfi_row *scratch, size_t n)
+{
+	struct ntkl_cfi_row *src = rows, *dst = scratch, *t;
+	size_t i, mid, end, a, b, o, runs;
+
+	do {
+		runs = 0;
+		for (i = 0; i < n; i = end) {
+			mid = run_end(src, i, n);
+			end = mid < n ? run_end(src, mid, n) : n;
+			runs++;
+			for (a = i, b = mid, o = i; o < end; o++)
+				dst[o] = b >= end || (a < mid && row_cmp(&src[a], &src[b]) <= 0) ?
+					 src[a++] : src[b++];
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	} while (runs > 1);
+	if (src != rows)
+		memcpy(rows, src, n * sizeof(*rows));
+}
+
+size_t ntkl_cfi_sort(struct ntkl_cfi_row *rows, size_t n, struct ntkl_cfi_row *scratch)
 {
 	size_t i, out = 0;
 
-	sort(rows, n, sizeof(*rows), row_cmp, NULL);
+	if (run_end(rows, 0, n) < n) {
+		if (scratch)
+			merge_runs(rows, scratch, n);
+		else
+			sort(rows, n, sizeof(*rows), row_cmp, NULL);
+	}
 	for (i = 0; i < n; i++) {
 		if (out && rows[out - 1].pc == rows[i].pc)
 			out--;			/* the later says more */

@@ -39,7 +39,9 @@ enum ntkl_cfi_reg {
  * One rule, from pc to the next row's pc. pc is the file's own virtual
  * address (as its program headers give it, not where it is mapped). The
  * return address is at CFA - 8; the caller's rbp at CFA + bp_off when
- * bp_off is not 0, else rbp is unchanged.
+ * bp_off is not 0, else rbp is unchanged; but in a NTKL_CFI_CFA_DEREF
+ * row (a frame that realigned its stack and keeps its CFA in a slot),
+ * always at rbp + bp_off: where the frame's own rbp points.
  */
 struct ntkl_cfi_row {
 	u32 pc;
@@ -68,9 +70,10 @@ long ntkl_cfi_compile(const u8 *eh, size_t size, u64 eh_vaddr, struct ntkl_cfi_r
 /*
  * Sort n compiled rows by pc and fold them: a range's end (NTKL_CFI_NONE)
  * gives way to a rule that starts at the same pc, and a row that says what
- * the row before it says goes. Returns the rows left.
+ * the row before it says goes. Returns the rows left. scratch, room for n
+ * rows, makes it a merge of the rows' ascending runs (NULL: a heapsort).
  */
-size_t ntkl_cfi_sort(struct ntkl_cfi_row *rows, size_t n);
+size_t ntkl_cfi_sort(struct ntkl_cfi_row *rows, size_t n, struct ntkl_cfi_row *scratch);
 
 /* The row whose range holds pc, or NULL: a binary search of sorted rows. */
 static inline const struct ntkl_cfi_row *

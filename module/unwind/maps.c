@@ -25,7 +25,6 @@
  * All of it exists only while a running logger walks stacks by tables:
  * ntkl_unwind_maps_enable(false) frees every map and table.
  */
-#include <linux/bitmap.h>
 #include <linux/file.h>
 #include <linux/hash.h>
 #include <linux/irq_work.h>
@@ -46,7 +45,8 @@
 #define SLOT_FREED	((struct mm_struct *)1)	/* a slot whose process ended */
 
 struct ntkl_unwind_map {
-	struct ntkl_unwind_map *next_free;	/* the worker's list of maps to free */
+	struct ntkl_unwind_map *next_free;	/* on the list of maps to free */
+	unsigned long gp;			/* ... once this grace period ended */
 	unsigned long made;			/* jiffies */
 	unsigned int n;
 	struct ntkl_unwind_range range[];	/* by start */
@@ -61,10 +61,12 @@ struct mm_slot {
 static struct mm_slot *slots;
 static bool maps_on;				/* read by walks */
 static DEFINE_MUTEX(maps_lock);			/* the worker, enable and disable */
+/* maps replaced, newest first, freed once no walk can read them */
+static struct ntkl_unwind_map *freeing;
 static void maps_kick(struct irq_work *w);
 static void maps_work(struct work_struct *w);
 static DEFINE_IRQ_WORK(kick, maps_kick);
-static DECLARE_WORK(work, maps_work);
+static DECLARE_DELAYED_WORK(work, maps_work);
 
 bool ntkl_unwind_wanted(void)
 {
@@ -73,7 +75,7 @@ bool ntkl_unwind_wanted(void)
 
 static void maps_kick(struct irq_work *w)
 {
-	queue_work(system_unbound_wq, &work);
+	mod_delayed_work(system_unbound_wq, &work, 0);
 }
 
 /* Ask the worker for s's map: at most once until it has run. */
@@ -224,66 +226,83 @@ static void map_free(struct ntkl_unwind_map *map)
 	kvfree(map);
 }
 
+/* A map no walk sees any more: freed after a grace period (free_maps()). */
+static void retire_map(struct ntkl_unwind_map *map)
+{
+	if (!map)
+		return;
+	map->gp = start_poll_synchronize_rcu();
+	map->next_free = freeing;
+	freeing = map;
+}
+
+/*
+ * Free the retired maps whose grace period has ended (all: wait for it);
+ * true if some are left. The newest were retired last, so once one's
+ * grace period has ended, every older one's has.
+ */
+static bool free_maps(bool all)
+{
+	struct ntkl_unwind_map **p = &freeing, *map;
+
+	if (all && freeing)
+		synchronize_rcu();
+	while (*p && !all && !poll_state_synchronize_rcu((*p)->gp))
+		p = &(*p)->next_free;
+	while (*p) {
+		map = *p;
+		*p = map->next_free;
+		map_free(map);
+	}
+	return freeing;
+}
+
 /*
  * Make the maps walks asked for, and drop the slots of processes that
- * ended (all of them when the tables are turned off); the maps replaced
- * are freed after a grace period, when no walk can be reading them.
+ * ended (all of them when the tables are turned off). A map replaced is
+ * retired, not freed: a walk may still be reading it. The worker never
+ * waits for a grace period: it looks again later.
  */
 static void maps_update(bool all)
 {
-	struct ntkl_unwind_map *old, *freeing = NULL, *map;
-	DECLARE_BITMAP(ended, SLOTS);
+	struct ntkl_unwind_map *map;
 	struct mm_struct *mm;
-	bool any = false;
 	unsigned int i;
 
 	lockdep_assert_held(&maps_lock);
-	bitmap_zero(ended, SLOTS);
 	for (i = 0; i < SLOTS; i++) {
 		struct mm_slot *s = &slots[i];
 
 		mm = READ_ONCE(s->mm);
 		if (!mm || mm == SLOT_FREED)
 			continue;
-		map = NULL;
 		if (all || !atomic_read(&mm->mm_users)) {
-			__set_bit(i, ended);
-			any = true;
+			/* a walk of mm cannot come: it ended, or walks are off */
+			retire_map(rcu_replace_pointer(s->map, NULL, lockdep_is_held(&maps_lock)));
+			WRITE_ONCE(s->want, 0);
+			WRITE_ONCE(s->mm, SLOT_FREED);
+			mmdrop(mm);
 		} else if (xchg(&s->want, 0)) {
 			map = map_make(mm);
-			if (!map)
-				continue;
-		} else {
-			continue;
+			if (map)
+				retire_map(rcu_replace_pointer(s->map, map,
+							       lockdep_is_held(&maps_lock)));
 		}
-		old = rcu_replace_pointer(s->map, map, lockdep_is_held(&maps_lock));
-		if (old) {
-			old->next_free = freeing;
-			freeing = old;
-		}
-	}
-	if (!freeing && !any)
-		return;
-	synchronize_rcu();
-	while (freeing) {
-		old = freeing;
-		freeing = old->next_free;
-		map_free(old);
-	}
-	for_each_set_bit(i, ended, SLOTS) {
-		mm = slots[i].mm;
-		WRITE_ONCE(slots[i].mm, SLOT_FREED);
-		WRITE_ONCE(slots[i].want, 0);
-		mmdrop(mm);
 	}
 }
 
 static void maps_work(struct work_struct *w)
 {
+	bool more = false;
+
 	mutex_lock(&maps_lock);
-	if (READ_ONCE(maps_on))
+	if (READ_ONCE(maps_on)) {
 		maps_update(false);
+		more = free_maps(false);
+	}
 	mutex_unlock(&maps_lock);
+	if (more)	/* retired maps wait for their grace period */
+		queue_delayed_work(system_unbound_wq, &work, HZ / 10);
 }
 
 /*
@@ -302,9 +321,10 @@ void ntkl_unwind_maps_enable(bool on)
 	WRITE_ONCE(maps_on, false);
 	synchronize_rcu();		/* walks that saw maps_on are done */
 	irq_work_sync(&kick);
-	cancel_work_sync(&work);
+	cancel_delayed_work_sync(&work);
 	mutex_lock(&maps_lock);
 	maps_update(true);
+	free_maps(true);
 	ntkl_unwind_tables_free();
 	mutex_unlock(&maps_lock);
 }

@@ -143,14 +143,66 @@ out:
 	return ok;
 }
 
+/*
+ * Compile a .eh_frame section into t's rows, in one pass where the guess
+ * of their number holds (libc has a row per 8 bytes of it: room for one
+ * per 4 is made; a second pass where it does not), sorted, then kept in an
+ * array of their size.
+ */
+static int table_compile(struct ntkl_unwind_table *t, const u8 *section, size_t size, u64 vaddr)
+{
+	struct ntkl_cfi_row *rows, *scratch;
+	struct ntkl_cfi_stats stats;
+	size_t room = size / 4 + 16;
+	long n;
+
+	rows = kvmalloc_array(room, sizeof(*rows), GFP_KERNEL);
+	if (!rows)
+		return -ENOMEM;
+	n = ntkl_cfi_compile(section, size, vaddr, rows, room, &stats);
+	if (n > (long)room) {
+		kvfree(rows);
+		room = n;
+		rows = kvmalloc_array(room, sizeof(*rows), GFP_KERNEL);
+		if (!rows)
+			return -ENOMEM;
+		n = ntkl_cfi_compile(section, size, vaddr, rows, room, &stats);
+	}
+	if (n <= 0) {
+		kvfree(rows);
+		return n ? n : -ENOENT;
+	}
+	if (tables_bytes + n * sizeof(*rows) > (size_t)READ_ONCE(unwind_tables_mb) << 20) {
+		kvfree(rows);
+		return -ENOSPC;
+	}
+	/* sort into scratch's room, then keep an array of the rows left */
+	scratch = kvmalloc_array(n, sizeof(*rows), GFP_KERNEL);
+	if (!scratch) {
+		kvfree(rows);
+		return -ENOMEM;
+	}
+	n = ntkl_cfi_sort(rows, n, scratch);
+	kvfree(scratch);
+	t->rows = kvmalloc_array(n, sizeof(*rows), GFP_KERNEL);
+	if (!t->rows) {
+		kvfree(rows);
+		return -ENOMEM;
+	}
+	memcpy(t->rows, rows, n * sizeof(*rows));
+	kvfree(rows);
+	t->n = n;
+	t->bytes = n * sizeof(*rows);
+	tables_bytes += t->bytes;
+	return 0;
+}
+
 /* Read file's .eh_frame into t's rows; an error leaves t without rows. */
 static int table_read(struct file *file, struct ntkl_unwind_table *t)
 {
-	struct ntkl_cfi_stats stats;
 	struct elf64_shdr eh_frame;
 	struct elf64_hdr eh;
 	u8 *section;
-	long count;
 	int ret;
 
 	ret = read_at(file, &eh, sizeof(eh), 0);
@@ -172,26 +224,10 @@ static int table_read(struct file *file, struct ntkl_unwind_table *t)
 	ret = read_at(file, section, eh_frame.sh_size, eh_frame.sh_offset);
 	if (ret)
 		goto out;
-	count = ntkl_cfi_compile(section, eh_frame.sh_size, eh_frame.sh_addr, NULL, 0, &stats);
-	ret = count < 0 ? count : count ? 0 : -ENOENT;
-	if (ret)
-		goto out;
-	if (tables_bytes + count * sizeof(*t->rows) > (size_t)READ_ONCE(unwind_tables_mb) << 20) {
+	ret = table_compile(t, section, eh_frame.sh_size, eh_frame.sh_addr);
+	if (ret == -ENOSPC)
 		pr_info_ratelimited("unwind tables over unwind_tables_mb (%u MiB): %pD walked by frame pointer\n",
 				    READ_ONCE(unwind_tables_mb), file);
-		ret = -ENOSPC;
-		goto out;
-	}
-	t->rows = kvmalloc_array(count, sizeof(*t->rows), GFP_KERNEL);
-	if (!t->rows) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	count = ntkl_cfi_compile(section, eh_frame.sh_size, eh_frame.sh_addr, t->rows, count,
-				 &stats);
-	t->n = ntkl_cfi_sort(t->rows, count);
-	t->bytes = count * sizeof(*t->rows);
-	tables_bytes += t->bytes;
 out:
 	kvfree(section);
 	return ret;

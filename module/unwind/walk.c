@@ -89,9 +89,12 @@ static int row_step(const struct ntkl_cfi_row *row, struct user_frame *f)
 		cfa = (row->reg == NTKL_CFI_REG_SP ? f->sp : f->bp) + row->cfa_off;
 		break;
 	case NTKL_CFI_CFA_DEREF:
-		if (!read_word(f->bp + row->cfa_off, &cfa))
+		/* the caller's rbp is where this frame's rbp points, not by the CFA */
+		if (!read_word(f->bp + row->cfa_off, &cfa) || cfa <= f->sp ||
+		    !read_word(cfa - sizeof(long), &ret) ||
+		    !read_word(f->bp + row->bp_off, &f->bp))
 			return NTKL_USTOP_BAD_READ;
-		break;
+		goto caller;
 	case NTKL_CFI_PLT:
 		cfa = f->sp + row->cfa_off + ((f->ip & 15) >= row->reg ? 8 : 0);
 		break;
@@ -103,6 +106,7 @@ static int row_step(const struct ntkl_cfi_row *row, struct user_frame *f)
 		return NTKL_USTOP_BAD_READ;
 	if (row->bp_off && !read_word(cfa + row->bp_off, &f->bp))
 		return NTKL_USTOP_BAD_READ;
+caller:
 	f->sp = cfa;
 	f->ip = ret;
 	f->exact = false;

@@ -162,8 +162,10 @@ struct compiled {
 
 static bool compile_rows(const struct eh_section *s, struct compiled *c, char *why, size_t why_size)
 {
+	struct ntkl_cfi_row *heap, *scratch;
 	struct ntkl_cfi_stats st2 = { 0 };
-	size_t i;
+	size_t i, n_heap;
+	bool same;
 
 	memset(c, 0, sizeof(*c));
 	c->counted = ntkl_cfi_compile(s->eh, s->size, s->vaddr, NULL, 0, &c->st);
@@ -187,9 +189,28 @@ static bool compile_rows(const struct eh_section *s, struct compiled *c, char *w
 			 c->st.fdes, st2.fdes, c->st.unsupported, st2.unsupported, c->st.bad, st2.bad);
 		return false;
 	}
-	c->n = ntkl_cfi_sort(c->rows, c->filled);
+	/* the module's merge of runs (with scratch) gives what a heapsort gives */
+	heap = malloc(c->filled * sizeof(*heap));
+	scratch = malloc(c->filled * sizeof(*scratch));
+	if (!heap || !scratch) {
+		free(heap);
+		free(scratch);
+		snprintf(why, why_size, "out of memory");
+		return false;
+	}
+	memcpy(heap, c->rows, c->filled * sizeof(*heap));
+	c->n = ntkl_cfi_sort(c->rows, c->filled, scratch);
+	n_heap = ntkl_cfi_sort(heap, c->filled, NULL);
+	same = n_heap == c->n && !memcmp(heap, c->rows, c->n * sizeof(*heap));
+	free(heap);
+	free(scratch);
 	if (c->n > (size_t)c->filled || !c->n) {
 		snprintf(why, why_size, "ntkl_cfi_sort() left %zu of %ld rows", c->n, c->filled);
+		return false;
+	}
+	if (!same) {
+		snprintf(why, why_size, "the merge of runs left %zu rows, the heapsort %zu, or others",
+			 c->n, n_heap);
 		return false;
 	}
 	/* sorted, one row per pc, and folded: no row repeats the one before */
@@ -409,7 +430,23 @@ static void truth_at(Dwarf_CFI *cfi, u64 pc, bool in_fde, struct truth *t)
 		truth_say(t, ", dwarf_frame_register(rbp): %s", dwarf_errmsg(-1));
 		goto out;
 	}
-	if (!nops) {
+	if (t->row.kind == NTKL_CFI_CFA_DEREF) {
+		/*
+		 * A realigned frame: the rows say rbp only as "at rbp + N"
+		 * (DW_CFA_expression rbp: DW_OP_breg6 N, which libdw gives
+		 * after the DW_OP_call_frame_cfa DWARF pushes first).
+		 */
+		if (r == 0 && nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+		    ops[1].atom == DW_OP_breg6 && (s64)ops[1].number >= S16_MIN &&
+		    (s64)ops[1].number <= S16_MAX) {
+			truth_say(t, ", rbp at rbp%+lld", (long long)(s64)ops[1].number);
+			t->kind = T_ROW;
+			t->row.bp_off = (s64)ops[1].number;
+		} else {
+			truth_say(t, ", rbp ");
+			truth_reg(t, r, ops, nops);
+		}
+	} else if (!nops) {
 		truth_say(t, ", rbp %s", ops ? "undefined" : "unchanged");
 		t->kind = T_ROW;
 		t->row.bp_off = 0;
@@ -1298,7 +1335,11 @@ static void compile_mutant(const u8 *eh, size_t size, u64 vaddr, struct mutation
 	CHECK_MSG(filled >= 0 && filled <= n, "%s: the fill pass returned %ld, the counting pass %ld",
 		  what, filled, n);
 	if (filled >= 0 && filled <= n) {
-		size_t left = ntkl_cfi_sort(rows, filled);
+		struct ntkl_cfi_row *scratch = malloc(filled ? filled * sizeof(*rows) : 1);
+		/* every other mutation through the merge of runs, the rest the heapsort */
+		size_t left = ntkl_cfi_sort(rows, filled, (m->rows & 1) ? NULL : scratch);
+
+		free(scratch);
 
 		CHECK_MSG(left <= (size_t)filled, "%s: ntkl_cfi_sort() of %ld rows left %zu", what,
 			  filled, left);

@@ -82,6 +82,7 @@ typedef int32_t s32;
 #define min(a, b)		((a) < (b) ? (a) : (b))
 #define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
 
 static inline unsigned long rounddown_pow_of_two(unsigned long n)
 {
