@@ -24,6 +24,7 @@
  * the entry's against the section's, so a corrupt file makes fewer rows,
  * never a read outside the buffer.
  */
+#include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
 #include <linux/minmax.h>
@@ -71,7 +72,7 @@
  * Factored offsets are bounded before they are scaled, so that a corrupt
  * file's cannot overflow: any offset past this is past what a row holds.
  */
-#define FACTOR_MAX	(1LL << 40)
+#define FACTOR_MAX	((s64)BIT_ULL(40))
 #define ALIGN_MAX	16	/* code and data alignment factors: x86-64's are 1 and -8 */
 
 /* A reader over [p, end): once it overran, every read gives 0 and ok is false. */
@@ -231,6 +232,7 @@ static struct ntkl_cfi_row rules_row(const struct cie *cie, const struct rules *
 				     struct ntkl_cfi_stats *stats)
 {
 	struct ntkl_cfi_row row = { .pc = (u32)pc, .kind = NTKL_CFI_NONE };
+	bool bp_at_bp, cfa_deref;
 
 	if (cie->signal) {
 		row.kind = NTKL_CFI_SIGNAL;
@@ -243,7 +245,9 @@ static struct ntkl_cfi_row rules_row(const struct cie *cie, const struct rules *
 	if (r->ra != REG_OFFSET || r->ra_off != RA_CFA_OFFSET)
 		goto unsupported;
 	/* a realigned frame saves rbp where its own rbp points, not by the CFA */
-	if ((r->cfa == CFA_DEREF_BP) != (r->bp == REG_AT_BP))
+	bp_at_bp = r->bp == REG_AT_BP;
+	cfa_deref = r->cfa == CFA_DEREF_BP;
+	if (bp_at_bp != cfa_deref)
 		goto unsupported;
 	if (r->bp == REG_AT_BP) {
 		if (r->bp_off < S16_MIN || r->bp_off > S16_MAX)
@@ -384,7 +388,8 @@ static bool run_program(struct cursor c, const struct cie *cie, struct rules *r,
 			delta = (op & 0x3f) * cie->code_align;
 			goto advance;
 		case 2:		/* DW_CFA_offset */
-			set_reg(r, op & 0x3f, REG_OFFSET, factored_u(get_uleb(&c), cie->data_align));
+			off = factored_u(get_uleb(&c), cie->data_align);
+			set_reg(r, op & 0x3f, REG_OFFSET, off);
 			continue;
 		case 3:		/* DW_CFA_restore */
 			if (!init)

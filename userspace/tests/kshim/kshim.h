@@ -57,6 +57,7 @@ typedef int32_t s32;
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define BIT(n)			(1UL << (n))
+#define BIT_ULL(n)		(1ULL << (n))
 #define S64_MAX			INT64_MAX
 #define U64_MAX			UINT64_MAX
 /* linux/limits.h: the system's <linux/limits.h> (uapi) has none of these */
