@@ -41,6 +41,13 @@
  *                 its stacks reach main, so the unwinder is what makes
  *                 the difference (SKIP when record has no -nounwind).
  *
+ * Where libc.so.6 has no Image record in the file (the recorder writes
+ * none for a library mapped after exec by a process that ends before the
+ * stop's rundown), its frames are "?" and no check by name can pass; the
+ * dynamic hot and the Debian cases then also print how many stacks are
+ * whole by their shape alone (the program's _start, then two frames of
+ * libc), to tell the unwinder's part from the naming's.
+ *
  * A stack's user part is its frames up to the first kernel frame (a
  * vmlinux-* image or a loaded module: kernel frames are the innermost
  * ones), its innermost user frame the last of those. Every case prints
@@ -341,12 +348,40 @@ static const char *const hot_functions[] = {
 	"hot_leaf", "level3", "level2", "level1", "run_hot", NULL,
 };
 
+/* Is this user frame libc's: its image, the program's own (static), or none (not imaged)? */
+static bool in_libc(const char *frame, const char *image, bool dynamic)
+{
+	if (!dynamic)
+		return image_is(frame, image);
+	return image_is(frame, "libc.so.6") || image_is(frame, "?");
+}
+
+/*
+ * Whole by its shape, whatever libc's frames are named: the outermost
+ * user frame is the program's (its _start), the two inside it libc's
+ * (__libc_start_main, __libc_start_call_main). Where the trace has no
+ * Image of libc.so.6 (mapped after exec), this still tells a whole stack
+ * from a short one: the unwinder's part from the naming's.
+ */
+static bool whole_by_shape(const struct stack *s, const char *image)
+{
+	return s->nuser >= 3 && image_is(s->frame[0], image) &&
+	       in_libc(s->frame[1], image, true) && in_libc(s->frame[2], image, true);
+}
+
+static void report_shape(struct __test_metadata *_metadata, const struct tally *t)
+{
+	TH_LOG("  by shape alone (the program's _start, then two frames of libc, named or not): "
+	       "%lu of %lu (%.1f%%)", t->passed, t->selected, percent(t->passed, t->selected));
+}
+
 /*
  * hot: of the stacks whose innermost user frame is one of the program's
  * hot functions, those that reach main (and, dynamic, libc's start
- * routine beyond it).
+ * routine beyond it; shape, if not NULL: main and whole_by_shape()).
  */
-static void tally_hot(const struct folded *fo, const char *image, bool dynamic, struct tally *t)
+static void tally_hot(const struct folded *fo, const char *image, bool dynamic, struct tally *t,
+		      struct tally *shape)
 {
 	for (size_t i = 0; i < fo->n; i++) {
 		const struct stack *s = &fo->v[i];
@@ -356,31 +391,27 @@ static void tally_hot(const struct folded *fo, const char *image, bool dynamic, 
 		    !is_one_of(function_of(in), hot_functions))
 			continue;
 		tally_add(t, s, has_function(s, "main") && (!dynamic || has_start_routine(s)));
+		if (shape)
+			tally_add(shape, s, has_function(s, "main") && whole_by_shape(s, image));
 	}
 }
 
 static void check_hot(struct __test_metadata *_metadata, const char *image, bool dynamic)
 {
 	char cmd[128], name[64];
-	struct tally t = { 0 };
+	struct tally t = { 0 }, shape = { 0 };
 	struct folded fo;
 
 	snprintf(cmd, sizeof(cmd), "/workloads/%s hot %d", image, RUN_MS);
 	snprintf(name, sizeof(name), "%s-hot", image);
 	ASSERT_EQ(0, record_profile(_metadata, name, "", cmd, &fo));
-	tally_hot(&fo, image, dynamic, &t);
+	tally_hot(&fo, image, dynamic, &t, &shape);
 	report(_metadata, dynamic ? "hot: sampled in the program's own code, reaching main and "
 		"libc's start routine" : "hot: sampled in the program's own code, reaching main", &t);
+	if (dynamic)
+		report_shape(_metadata, &shape);
 	EXPECT_TRUE(enough(&t));
 	folded_free(&fo);
-}
-
-/* Is this user frame libc's: its image, the program's own (static), or none (not imaged)? */
-static bool in_libc(const char *frame, const char *image, bool dynamic)
-{
-	if (!dynamic)
-		return image_is(frame, image);
-	return image_is(frame, "libc.so.6") || image_is(frame, "?");
 }
 
 /* The caller of a qsort callback: libc's sort (by name where libc has names). */
@@ -664,7 +695,7 @@ static void check_debian(struct __test_metadata *_metadata, const char *prog, co
 			 const char *const *images)
 {
 	char path[64], cmd[256], name[64];
-	struct tally t = { 0 };
+	struct tally t = { 0 }, shape = { 0 };
 	struct folded fo;
 
 	snprintf(path, sizeof(path), "/debian/%s", prog);
@@ -684,12 +715,15 @@ static void check_debian(struct __test_metadata *_metadata, const char *prog, co
 			continue;
 		for (const char *const *im = images; *im; im++)
 			own |= image_is(in, *im);
-		if (own)
-			tally_add(&t, s, has_start_routine(s));
+		if (!own)
+			continue;
+		tally_add(&t, s, has_start_routine(s));
+		tally_add(&shape, s, whole_by_shape(s, prog));
 	}
 	snprintf(cmd, sizeof(cmd), "%s %s: sampled in its or its libraries' code, reaching libc's "
 		 "start routine", path, args);
 	report(_metadata, cmd, &t);
+	report_shape(_metadata, &shape);
 	EXPECT_TRUE(enough(&t));
 	folded_free(&fo);
 	unlink("/tmp/unwind-input.txt");
@@ -727,8 +761,8 @@ UNWIND_TEST(frame_pointers_only)
 	snprintf(cmd, sizeof(cmd), "/workloads/unwind-static hot %d", RUN_MS);
 	ASSERT_EQ(0, record_profile(_metadata, "fp-hot", "-nounwind", cmd, &fp_fo));
 	ASSERT_EQ(0, record_profile(_metadata, "unwound-hot", "", cmd, &unwound_fo));
-	tally_hot(&fp_fo, "unwind-static", false, &fp);
-	tally_hot(&unwound_fo, "unwind-static", false, &unwound);
+	tally_hot(&fp_fo, "unwind-static", false, &fp, NULL);
+	tally_hot(&unwound_fo, "unwind-static", false, &unwound, NULL);
 	report(_metadata, "hot with -nounwind (frame pointers alone), reaching main", &fp);
 	report(_metadata, "hot unwound, reaching main", &unwound);
 	EXPECT_GE(fp.selected, MIN_SELECTED);
