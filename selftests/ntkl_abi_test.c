@@ -222,10 +222,14 @@ TEST_F(abi, stack_tracing_sizes)
 	u.stack.size = sizeof(u.stack) + 8;
 	u.bytes[sizeof(u.stack) + 4] = 1;
 	EXPECT_EQ(-E2BIG, ntkl_ctl(self->fd, NTKL_IOC_SET_STACK_TRACING, &u));
-	/* stacks_truncated is out only */
+	/* stacks_truncated and user_stops (ABI 7) are out only */
 	u.bytes[sizeof(u.stack) + 4] = 0;
 	u.stack.stacks_truncated = 1;
 	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_SET_STACK_TRACING, &u));
+	u.stack.stacks_truncated = 0;
+	u.stack.user_stops[NTKL_USTOP_COUNT - 1] = 1;
+	EXPECT_EQ(-EINVAL, ntkl_ctl(self->fd, NTKL_IOC_SET_STACK_TRACING, &u));
+	u.stack.user_stops[NTKL_USTOP_COUNT - 1] = 0;
 
 	/* GET writes no more than the caller's size, and the hooks it has room for */
 	memset(&u, CANARY, sizeof(u));

@@ -425,6 +425,8 @@ static void fill_arg(uint64_t *s, const struct cmd *c, uint8_t *buf, size_t room
 			t->__reserved0 = 1;
 		if (!rnd_below(s, 8))
 			t->stacks_truncated = 1;
+		if (!rnd_below(s, 8))
+			t->user_stops[rnd_below(s, NTKL_USTOP_COUNT)] = 1;
 		break;
 	}
 	}

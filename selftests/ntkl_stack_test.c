@@ -1382,7 +1382,8 @@ TEST_F(stack, set_and_get)
 	EXPECT_EQ(NTKL_STACK_HOOK_CSWITCH, got[0]);
 	EXPECT_EQ(NTKL_STACK_HOOK_PROFILE, got[1]);
 	EXPECT_EQ(0, st.stacks_truncated);
-	/* too little room: E2BIG, the count, the first hooks */
+	/* too little room: E2BIG, the count, the first hooks (out fields zero on input) */
+	memset(st.user_stops, 0, sizeof(st.user_stops));
 	st.count = 1;
 	EXPECT_EQ(-E2BIG, ntkl_ctl(self->ctl, NTKL_IOC_GET_STACK_TRACING, &st));
 	EXPECT_EQ(2, st.count);
@@ -1399,11 +1400,13 @@ TEST_F(stack, set_and_get)
 	EXPECT_EQ(-EINVAL, ntkl_ctl(self->ctl, NTKL_IOC_SET_STACK_TRACING, &st));
 	/* the failed SETs left the list as it was; count 0 clears it */
 	st.__reserved0 = 0;
+	memset(st.user_stops, 0, sizeof(st.user_stops));
 	st.count = 4;
 	st.hooks = (uint64_t)(uintptr_t)got;
 	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_GET_STACK_TRACING, &st));
 	EXPECT_EQ(2, st.count);
 	ASSERT_EQ(0, set_stacks(self->ctl, p.logger_id, NULL, 0));
+	memset(st.user_stops, 0, sizeof(st.user_stops));
 	st.count = 4;
 	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_GET_STACK_TRACING, &st));
 	EXPECT_EQ(0, st.count);

@@ -418,6 +418,8 @@ static_assert(sizeof(struct ntkl_next_buffer) == NTKL_NEXT_BUFFER_SIZE_VER1 &&
 static_assert(sizeof(struct ntkl_spinlock_config) == NTKL_SPINLOCK_CONFIG_SIZE_VER0,
 	      "struct ntkl_spinlock_config size");
 static_assert(sizeof(struct ntkl_version) == NTKL_VERSION_SIZE_VER0, "struct ntkl_version size");
+static_assert(__builtin_offsetof(struct ntkl_stack_tracing, user_stops) ==
+	      NTKL_STACK_TRACING_SIZE_VER0, "ABI 7's fields follow ABI 6's struct");
 static_assert(sizeof(struct ntkl_stack_tracing) == NTKL_STACK_TRACING_SIZE_VER1,
 	      "struct ntkl_stack_tracing size");
 static_assert(sizeof(struct ntkl_profile_interval) == NTKL_PROFILE_INTERVAL_SIZE_VER0,

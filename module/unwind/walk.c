@@ -10,10 +10,12 @@
  * signal trampoline's row takes the interrupted registers from the
  * ucontext on the stack, so the walk goes on into the interrupted code.
  *
- * Where a frame has no row (no unwind data: JIT code, assembly without
- * CFI, a file past the tables' memory bound) the walk takes one step by
- * the frame pointer, as the old walk did, and then goes on by rows; if
- * rbp does not look like a frame either, the stack ends there. Every
+ * Where a frame has no row (no unwind data: a static binary's PLT, JIT
+ * code, assembly without CFI, a file past the tables' memory bound) the
+ * walk takes one step without one, then goes on by rows: where the thread
+ * itself stopped, by the word at rsp if it is a return address (a PLT
+ * stub has pushed nothing); else by the frame pointer, as the old walk
+ * did. If neither looks like a frame, the stack ends there. Every
  * stack's user part ends for one reason, in st->user_stop (enum
  * ntkl_user_stop), which each logger counts (GET_STACK_TRACING).
  *
@@ -48,6 +50,23 @@ static bool read_word(unsigned long addr, unsigned long *v)
 	if (!IS_ALIGNED(addr, sizeof(long)) || !access_ok(p, sizeof(*p)))
 		return false;
 	return !__get_user(*v, p);
+}
+
+/*
+ * The thread stopped at code with no row, where the return address may be
+ * the word at rsp: a PLT stub (a static binary's have no FDE), the first
+ * instruction of a function without CFI. A return address follows a call.
+ */
+static bool entry_step(struct user_frame *f)
+{
+	unsigned long ret;
+
+	if (!f->exact || !read_word(f->sp, &ret) || !ret || !ntkl_user_call_precedes(ret))
+		return false;
+	f->sp += sizeof(long);
+	f->ip = ret;
+	f->exact = false;
+	return true;
 }
 
 /* One step by the frame pointer, for code with no row. */
@@ -135,7 +154,7 @@ void ntkl_unwind_walk(struct ntkl_stack *st, struct pt_regs *regs)
 		      ntkl_unwind_table_row(range->table, pc + range->delta) : NULL;
 		if (row && row->kind != NTKL_CFI_NONE)
 			stop = row_step(row, &f);
-		else if (frame_pointer_step(&f))
+		else if (entry_step(&f) || frame_pointer_step(&f))
 			stop = -1;
 		else
 			stop = range ? NTKL_USTOP_NO_DATA : why;
