@@ -12,8 +12,10 @@
  * (a library mapped since: ld.so's at start, dlopen's later), asks for
  * one (again) through an irq_work (safe from NMI) that queues the
  * worker; that stack ends there (NTKL_USTOP_NO_MAP), the next ones are
- * whole. A map is remade at most every REMAKE_AFTER, so a stack that
- * wanders into unmapped addresses does not keep the worker busy.
+ * whole. A program maps its libraries as it starts, so its first few maps
+ * are remade as soon as a walk asks; after those, at most every
+ * REMAKE_AFTER, so a stack that wanders into unmapped addresses does not
+ * keep the worker busy.
  *
  * Processes are found by their mm_struct in a fixed table of slots, open
  * addressing: a walk claims a free slot with cmpxchg, taking a reference
@@ -42,12 +44,14 @@
 #define SLOT_PROBES	16			/* slots searched from the hash's */
 #define RANGES_MAX	4096			/* executable mappings per process */
 #define REMAKE_AFTER	(HZ / 100 + 1)		/* 10 to 20 ms */
+#define REMAKE_AT_ONCE	4			/* the first maps: a program starting */
 #define SLOT_FREED	((struct mm_struct *)1)	/* a slot whose process ended */
 
 struct ntkl_unwind_map {
 	struct ntkl_unwind_map *next_free;	/* on the list of maps to free */
 	unsigned long gp;			/* ... once this grace period ended */
 	unsigned long made;			/* jiffies */
+	unsigned int made_before;		/* maps of this process before it */
 	unsigned int n;
 	struct ntkl_unwind_range range[];	/* by start */
 };
@@ -143,7 +147,7 @@ const struct ntkl_unwind_range *ntkl_unwind_find_range(struct mm_struct *mm, uns
 		else
 			return &map->range[mid];
 	}
-	if (time_after(jiffies, map->made + REMAKE_AFTER))
+	if (map->made_before < REMAKE_AT_ONCE || time_after(jiffies, map->made + REMAKE_AFTER))
 		want_map(s);
 	return NULL;
 }
@@ -265,7 +269,7 @@ static bool free_maps(bool all)
  */
 static void maps_update(bool all)
 {
-	struct ntkl_unwind_map *map;
+	struct ntkl_unwind_map *map, *old;
 	struct mm_struct *mm;
 	unsigned int i;
 
@@ -284,9 +288,12 @@ static void maps_update(bool all)
 			mmdrop(mm);
 		} else if (xchg(&s->want, 0)) {
 			map = map_make(mm);
-			if (map)
-				retire_map(rcu_replace_pointer(s->map, map,
-							       lockdep_is_held(&maps_lock)));
+			if (!map)
+				continue;
+			old = rcu_dereference_protected(s->map, lockdep_is_held(&maps_lock));
+			map->made_before = old ? old->made_before + 1 : 0;
+			rcu_assign_pointer(s->map, map);
+			retire_map(old);
 		}
 	}
 }
