@@ -1231,6 +1231,12 @@ static void check_crafted(void)
 		  { 0x41, 0x0e, 16 }, 3, -1, 0 },
 		{ "code_align 0", 0, -8, 0x101000, 0x100,
 		  { 0x41, 0x0e, 16 }, 3, -1, 0 },
+		/* an advance times 2^64 - 1 moves back: no row before the FDE */
+		{ "code_align 2^64 - 1", ~0ULL, -8, 0x101000, 0x100,
+		  { 0x60, 0x0e, 16, 0x60, 0x0e, 24 }, 6, -1, 0 },
+		/* DW_CFA_offset rbp 4 times -2^62: no signed overflow (UBSan) */
+		{ "data_align -2^62", 1, -(1LL << 62), 0x101000, 0x100,
+		  { 0x41, 0x80 | DWREG_RBP, 4, 0x41, 0x11, DWREG_RBP, 0x7f }, 7, -1, 0 },
 	};
 	struct craft c;
 	size_t i;
