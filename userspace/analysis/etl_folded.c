@@ -427,15 +427,6 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 	return remember(fo, r, NONE, NONE);
 }
 
-static int by_addr(const void *a, const void *b)
-{
-	const struct sym_func *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
 /* Say once per file why its frames have no names (as dump --stats does). */
 static void note(struct folded *fo, const char *path, const char *why)
 {
@@ -488,17 +479,17 @@ static struct loaded *load(struct folded *fo, const struct etl_image *img)
 	}
 	if (!l->t.nfuncs)
 		note(fo, img->path, "no function names (stripped, no debug file found by build-id)");
-	if (l->t.nfuncs)
-		qsort(l->t.funcs, l->t.nfuncs, sizeof(*l->t.funcs), by_addr);
+	sym_table_sort(&l->t);
 	return l;
 }
 
 /* The name of addr, in image img (NULL: none) of the model, as an id. */
 static uint32_t name_id(struct folded *fo, const struct etl_image *img, uint64_t addr)
 {
+	const struct sym_func *f;
 	const char *image;
 	struct loaded *l;
-	size_t k, fn, lo = 0, hi;
+	size_t k, fn;
 	char *name;
 
 	if (!img)
@@ -518,24 +509,9 @@ static uint32_t name_id(struct folded *fo, const struct etl_image *img, uint64_t
 		for (size_t i = 0; i <= l->t.nfuncs; i++)
 			l->ids[i] = NONE;
 	}
-	/* the last function starting at or below addr (ntkl symbols' rule) */
-	addr = addr - img->base + l->t.base;
-	hi = l->t.nfuncs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (l->t.funcs[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	fn = l->t.nfuncs;
-	if (lo) {
-		const struct sym_func *f = &l->t.funcs[lo - 1];
-
-		if (!f->size || addr - f->addr < f->size)
-			fn = lo - 1;
-	}
+	/* ntkl symbols' rule (dump --stats' too) */
+	f = sym_table_find(&l->t, img->base, addr);
+	fn = f ? (size_t)(f - l->t.funcs) : l->t.nfuncs;
 	if (l->ids[fn] != NONE)
 		return l->ids[fn];
 	/* a Windows path's last component is after a backslash */

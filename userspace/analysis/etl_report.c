@@ -930,9 +930,10 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 		fprintf(out, "%lu of %lu events; p50 %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us\n",
 			r->ready_measured, r->ready_events, r->ready_p50_us, r->ready_p90_us,
 			r->ready_p99_us, r->ready_max_us);
-	sym_functions_print(out, &r->functions, top);
 	if (!r->functions.n && p->samples)
 		fprintf(out, "\nFunctions by samples: none named here (ntkl names the functions of Linux images, from this machine's files and kernel: ntkl symbols); the images are above\n");
+	/* the functions, how much they name, how whole the user stacks are */
+	sym_functions_print(out, &r->functions, top);
 	etl_storage_print(out, &r->storage, top);
 }
 
@@ -964,6 +965,37 @@ static void print_functions_json(FILE *out, const struct sym_functions *fn)
 		etl_json_str(out, fn->notes[k]);
 	}
 	fprintf(out, "]");
+}
+
+/*
+ * "user_stacks": how the user stacks end (sym_profile.h): "whole",
+ * "early", "not_named" (of which "no_image"), and each kind's outermost
+ * frames, most first ("function": image!function, "?" in no image;
+ * "stacks"); null with no user stack (or a Windows trace's).
+ */
+static void print_user_stacks_json(FILE *out, const struct sym_user_stacks *u)
+{
+	static const char *const kind[SYM_END_KINDS] = { "whole", "early", "not_named" };
+
+	fprintf(out, " \"user_stacks\": ");
+	if (!sym_user_stacks_counted(u)) {
+		fprintf(out, "null");
+		return;
+	}
+	fprintf(out, "{");
+	for (int k = 0; k < SYM_END_KINDS; k++)
+		fprintf(out, "\"%s\": %lu, ", kind[k], u->n[k]);
+	fprintf(out, "\"no_image\": %lu", u->no_image);
+	for (int k = 0; k < SYM_END_KINDS; k++) {
+		fprintf(out, ",\n  \"%s_ends\": [", kind[k]);
+		for (size_t i = 0; i < u->nends[k]; i++) {
+			fprintf(out, "%s{\"function\": ", i ? ", " : "");
+			etl_json_str(out, u->ends[k][i].name);
+			fprintf(out, ", \"stacks\": %lu}", u->ends[k][i].samples);
+		}
+		fprintf(out, "]");
+	}
+	fprintf(out, "}");
 }
 
 /* pid, or null when unknown */
@@ -1114,6 +1146,8 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 	fprintf(out, ",\n");
 	print_sampled_json(out, r);
 	print_functions_json(out, &r->functions);
+	fprintf(out, ",\n");
+	print_user_stacks_json(out, &r->functions.user);
 	fprintf(out, ",\n \"storage\": ");
 	etl_storage_print_json(out, &r->storage);
 	fprintf(out, "}\n");

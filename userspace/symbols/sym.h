@@ -58,6 +58,25 @@ void sym_table_free(struct sym_table *t);
 int sym_table_add(struct sym_table *t, uint64_t addr, uint64_t size, const char *name);
 
 /*
+ * The address-to-name rule of everything that names a trace's addresses
+ * (dump --stats' and report's functions, the user stacks' ends, convert
+ * --to folded), the functions a PDB of ntkl symbols gives WPA:
+ * sym_table_sort() once, then sym_table_find() per address.
+ */
+
+/* Sort t's functions by address, functions at one address (aliases) by name. */
+void sym_table_sort(struct sym_table *t);
+
+/*
+ * The function of t (sorted) that holds addr, an address in the trace's
+ * image at image_base: the last one starting at or below it (of aliases,
+ * the last by name), if its size reaches addr (size 0, unknown: up to the
+ * next); NULL if none does.
+ */
+const struct sym_func *sym_table_find(const struct sym_table *t, uint64_t image_base,
+				      uint64_t addr);
+
+/*
  * A C++ or Rust symbol's readable name (libiberty), in a malloc'd string;
  * NULL when name is not a mangled one.
  */
@@ -77,10 +96,11 @@ int sym_notes_file_build_id(const char *path, uint8_t id[SYM_BUILD_ID_MAX]);
 int sym_elf_build_id(const char *path, uint8_t id[SYM_BUILD_ID_MAX], char *err, size_t err_size);
 
 /*
- * An ELF file's functions: its .symtab, else its debug file's, found by
- * build-id as DEBUG_ROOT/.build-id/xx/yyyy.debug (Debian's -dbgsym
- * packages; debug_root NULL: /usr/lib/debug), else its .dynsym (the
- * exported functions only). Its executable PT_LOADs become the segments;
+ * An ELF file's functions (its FUNC symbols, and the symbol at its entry
+ * point, which ld.so's and musl's _start leave untyped): its .symtab, else
+ * its debug file's, found by build-id as DEBUG_ROOT/.build-id/xx/yyyy.debug
+ * (Debian's -dbgsym packages; debug_root NULL: /usr/lib/debug), else its
+ * .dynsym (the exported functions only). Its executable PT_LOADs become the segments;
  * base is where its file offset 0 lies (ET_EXEC: its first PT_LOAD's
  * page; PIE and shared objects: the same address before relocation).
  * 0, or -1 with err.

@@ -140,7 +140,12 @@ static int find_section(const struct elf *e, uint32_t type)
 	return -1;
 }
 
-/* Add the STT_FUNC symbols defined in section symtab. */
+/*
+ * Add the STT_FUNC symbols defined in section symtab, and the symbol at
+ * the entry point whatever its type: hand-written startup code leaves its
+ * _start untyped (ld.so's, musl's crt1), and it is where a process's
+ * stacks begin (sym_start_routine()).
+ */
 static int elf_functions(const struct elf *e, int symtab, struct sym_table *t,
 			 char *err, size_t err_size)
 {
@@ -167,8 +172,9 @@ static int elf_functions(const struct elf *e, int symtab, struct sym_table *t,
 		if (sym.st_name < str.sh_size && sym.st_shndx != SHN_UNDEF &&
 		    !strcmp((const char *)e->data + str.sh_offset + sym.st_name, "_text"))
 			t->text_addr = sym.st_value;
-		if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
-		    !sym.st_value || sym.st_name >= str.sh_size)
+		if ((ELF64_ST_TYPE(sym.st_info) != STT_FUNC &&
+		     (ELF64_ST_TYPE(sym.st_info) != STT_NOTYPE || sym.st_value != e->eh.e_entry)) ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value || sym.st_name >= str.sh_size)
 			continue;
 		if (sym_table_add(t, sym.st_value, sym.st_size,
 				  (const char *)e->data + str.sh_offset + sym.st_name)) {

@@ -14,11 +14,12 @@ struct sym_trace_addr {
 	uint64_t addr;
 	uint32_t id;			/* a pid, or a tid when by_tid */
 	bool by_tid;
+	bool outermost;			/* of a stack's user part */
 	int64_t time;			/* its record's */
 };
 
 static int push_addr(struct sym_trace_addrs *a, uint64_t addr, uint32_t id, bool by_tid,
-		     int64_t time)
+		     bool outermost, int64_t time)
 {
 	if (a->n == a->cap) {
 		size_t c = a->cap ? 2 * a->cap : 4096;
@@ -29,7 +30,7 @@ static int push_addr(struct sym_trace_addrs *a, uint64_t addr, uint32_t id, bool
 		a->v = v;
 		a->cap = c;
 	}
-	a->v[a->n++] = (struct sym_trace_addr){ addr, id, by_tid, time };
+	a->v[a->n++] = (struct sym_trace_addr){ addr, id, by_tid, outermost, time };
 	return 0;
 }
 
@@ -48,6 +49,15 @@ static int push_ref(struct sym_trace_addrs *a, const struct etl_stack_ref *ref)
 	return 0;
 }
 
+/* The index of the outermost user frame of f[0..n) (innermost first): n if none. */
+static size_t outermost_user(const uint64_t *f, size_t n)
+{
+	for (size_t i = n; i-- > 0;)
+		if (f[i] && !(f[i] >> 63))
+			return i;
+	return n;
+}
+
 /* Each stack key reference's frames, once every definition is in. */
 static int take_refs(struct sym_trace_addrs *a)
 {
@@ -56,10 +66,14 @@ static int take_refs(struct sym_trace_addrs *a)
 
 	for (size_t i = 0; i < a->nrefs; i++) {
 		const struct etl_stack_ref *ref = &a->refs[i];
+		size_t out;
 
 		f = etl_stack_keys_find(&a->keys, ref->key, ref->time, &n);
-		for (uint32_t j = 0; f && j < n; j++)
-			if (push_addr(a, f[j], ref->pid, false, ref->time))
+		if (!f)
+			continue;
+		out = outermost_user(f, n);
+		for (uint32_t j = 0; j < n; j++)
+			if (push_addr(a, f[j], ref->pid, false, j == out, ref->time))
 				return -1;
 	}
 	a->nrefs = 0;
@@ -80,16 +94,27 @@ int sym_trace_gather(struct sym_trace_addrs *a, const struct etl_record *r)
 	case ETW_EVENT_SAMPLED_PROFILE_HOOK:
 		if (r->payload_len < 12)
 			return 0;
-		return push_addr(a, etl_le64(r->payload), etl_le32(r->payload + 8), true,
+		return push_addr(a, etl_le64(r->payload), etl_le32(r->payload + 8), true, false,
 				 r->timestamp);
 	case ETW_EVENT_STACK_WALK_HOOK: {
+		const uint8_t *f;
+		size_t n, out;
 		uint32_t pid;
 
 		if (r->payload_len < sizeof(struct etw_stack_walk))
 			return 0;
+		f = r->payload + sizeof(struct etw_stack_walk);
 		pid = etl_le32(r->payload + offsetof(struct etw_stack_walk, stack_process));
-		for (uint32_t off = sizeof(struct etw_stack_walk); off + 8 <= r->payload_len; off += 8)
-			if (push_addr(a, etl_le64(r->payload + off), pid, false, r->timestamp))
+		n = (r->payload_len - sizeof(struct etw_stack_walk)) / 8;
+		out = n;	/* the outermost user frame, as outermost_user() */
+		for (size_t i = n; i-- > 0 && out == n;) {
+			uint64_t addr = etl_le64(f + 8 * i);
+
+			if (addr && !(addr >> 63))
+				out = i;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (push_addr(a, etl_le64(f + 8 * i), pid, false, i == out, r->timestamp))
 				return -1;
 		return 0;
 	}
@@ -152,6 +177,8 @@ static int resolve(struct sym_trace *t, const struct etl_model *m, const struct 
 			t->kernel_addrs++;
 		else
 			t->user_addrs++;
+		/* a stack's user part ending in no image (in one: named by sym_functions_of()) */
+		t->user_ends_missed += a->outermost && !img;
 		/* SampledProfile's IPs (found by thread), for dump --stats */
 		if (a->by_tid)
 			t->all_samples++;
@@ -168,7 +195,7 @@ static int resolve(struct sym_trace *t, const struct etl_model *m, const struct 
 				cap = c;
 			}
 			t->samples[t->nsamples++] = (struct sym_trace_sample){
-				(size_t)(img - t->v), a->addr, !a->by_tid };
+				(size_t)(img - t->v), a->addr, !a->by_tid, a->outermost };
 		}
 		if (img)
 			img->hits++;

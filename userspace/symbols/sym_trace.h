@@ -11,6 +11,13 @@
  * ImageBase, ProcessId and time), read in the same pass as the addresses;
  * an address is in the image its process had loaded there last before
  * its time.
+ *
+ * A stack's user part is its frames below 2^63, of a StackWalk record or
+ * of the frames a stack key reference resolves to (a StackKeyUser's, or
+ * of a stack whose user part is short, kernel and user frames in one
+ * key): its outermost frame, the last of them, is marked, so that
+ * sym_functions_of() can tell how the walk ended. A stack with no user
+ * frame (a kernel thread's, the idle thread's) has none.
  */
 #ifndef NTKL_SYM_TRACE_H
 #define NTKL_SYM_TRACE_H
@@ -38,6 +45,7 @@ struct sym_trace_sample {
 	size_t image;			/* index in v */
 	uint64_t addr;
 	bool frame;			/* a stack frame, not a sample's IP */
+	bool outermost;			/* the outermost frame of a stack's user part */
 };
 
 struct sym_trace {
@@ -50,6 +58,7 @@ struct sym_trace {
 	unsigned long rsds_records, none_records;
 	unsigned long kernel_addrs, kernel_missed;	/* kernel IPs and frames; in no image */
 	unsigned long user_addrs, user_missed;
+	unsigned long user_ends_missed;	/* user stacks whose outermost frame is in no image */
 };
 
 /* Read f into t. 0, or -1 with err; sym_trace_free() either way. */
