@@ -9,11 +9,15 @@
  * As in Windows' kernel traces (shared/etl-samples): KernelBase (0x1421)
  * once, at the start rundown; Image DCStart (0x1403) and DCEnd (0x1404)
  * for the kernel, every module and every process's code files; Load
- * (0x140A) and UnLoad (0x1402) while the logger runs. Without LOADER, no
- * Image event at all.
+ * (0x140A) and UnLoad (0x1402) while the logger runs: of modules, of an
+ * exec's executable, and of each library a process maps after exec (ld.so's,
+ * dlopen's), once each, in a process that ends before the stop. Without
+ * LOADER, no Image event at all.
  */
+#include <elf.h>
 #include <limits.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -21,7 +25,10 @@
 
 #define LOGGER		"selftest image"
 #define LOCKBENCH_KO	"/lib/modules/ntkl_lockbench.ko"
-#define MAX_IMAGES	512
+#define MAX_IMAGES	2048
+/* vm-run's copies of the host's build: a program against libc.so.6, the library it opens */
+#define DYNAMIC_PROG	"/workloads/unwind-dynamic"
+#define DL_LIB		"/workloads/libunwind_dl.so"
 
 struct image {
 	uint16_t hook;
@@ -347,6 +354,226 @@ TEST_F(image, none_without_loader)
 			    EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD, exec_true, NULL, &v));
 	EXPECT_EQ(0, v.n);
 	EXPECT_EQ(0, v.kernel_base_events);
+	free(v.img);
+}
+
+/* Does name's last part equal base? */
+static bool named(const struct image *img, const char *base)
+{
+	const char *slash = strrchr(img->name, '/');
+
+	return slash && !strcmp(slash + 1, base);
+}
+
+/* The Loads of process pid named base (its last part): how many, the first in *first. */
+static unsigned int loads_named(const struct image_view *v, uint32_t pid, const char *base,
+				const struct image **first)
+{
+	unsigned int i, n = 0;
+
+	*first = NULL;
+	for (i = 0; i < v->n; i++) {
+		const struct image *img = &v->img[i];
+
+		if (img->hook != ETW_EVENT_IMAGE_LOAD_HOOK || img->pid != pid || !named(img, base))
+			continue;
+		if (!n++)
+			*first = img;
+	}
+	return n;
+}
+
+/*
+ * From an ELF file's program headers: where its code ends and where its
+ * last segment ends, both from the page its first segment begins in (the
+ * image's base, where it is loaded): 0, or -1 if it cannot be read.
+ */
+static int elf_extent(const char *path, uint64_t *text_end, uint64_t *load_end)
+{
+	uint64_t first = UINT64_MAX, text = 0, last = 0;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	FILE *f = fopen(path, "rb");
+	unsigned int i;
+	int ok = 0;
+
+	if (!f)
+		return -1;
+	if (fread(&eh, sizeof(eh), 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_phentsize != sizeof(ph))
+		goto out;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (fseek(f, (long)(eh.e_phoff + i * sizeof(ph)), SEEK_SET) ||
+		    fread(&ph, sizeof(ph), 1, f) != 1)
+			goto out;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr < first)
+			first = ph.p_vaddr & ~4095ULL;
+		if ((ph.p_flags & PF_X) && ph.p_vaddr + ph.p_memsz > text)
+			text = ph.p_vaddr + ph.p_memsz;
+		if (ph.p_vaddr + ph.p_memsz > last)
+			last = ph.p_vaddr + ph.p_memsz;
+	}
+	if (first == UINT64_MAX || !text)
+		goto out;
+	*text_end = text - first;
+	*load_end = ((last + 4095) & ~4095ULL) - first;
+	ok = 1;
+out:
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+/* The library's one Load in pid: covering its code, no further than its last segment. */
+static void expect_one_library(struct __test_metadata *_metadata, const struct image_view *v,
+			       uint32_t pid, const char *base)
+{
+	const struct image *img;
+	uint64_t text, end;
+
+	ASSERT_EQ(1, loads_named(v, pid, base, &img)) TH_LOG("Image Loads of %s in %u", base, pid);
+	EXPECT_EQ(pid, img->header_pid);
+	EXPECT_EQ(0, img->base % 4096)
+		TH_LOG("%s at 0x%llx", img->name, (unsigned long long)img->base);
+	ASSERT_EQ(0, elf_extent(img->name, &text, &end)) TH_LOG("%s: no ELF headers", img->name);
+	EXPECT_GE(img->size, text) TH_LOG("%s: %llu bytes, its code ends at %llu", img->name,
+					  (unsigned long long)img->size,
+					  (unsigned long long)text);
+	EXPECT_LE(img->size, end) TH_LOG("%s: %llu bytes, its segments end at %llu", img->name,
+					 (unsigned long long)img->size, (unsigned long long)end);
+}
+
+/* No two Loads of process pid at one base. */
+static void expect_no_duplicate(struct __test_metadata *_metadata, const struct image_view *v,
+				uint32_t pid)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < v->n; i++) {
+		if (v->img[i].hook != ETW_EVENT_IMAGE_LOAD_HOOK || v->img[i].pid != pid)
+			continue;
+		for (k = i + 1; k < v->n; k++)
+			if (v->img[k].hook == ETW_EVENT_IMAGE_LOAD_HOOK && v->img[k].pid == pid)
+				EXPECT_NE(v->img[i].base, v->img[k].base)
+					TH_LOG("two Loads at 0x%llx: %s, %s",
+					       (unsigned long long)v->img[i].base, v->img[i].name,
+					       v->img[k].name);
+	}
+}
+
+struct child_run {
+	const char *mode;
+	pid_t pid;
+	int status;
+};
+
+/* unwind-dynamic MODE for 300 ms, to its end, while the logger runs. */
+static void run_dynamic(void *arg)
+{
+	struct child_run *c = arg;
+
+	c->pid = fork();
+	if (c->pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(DYNAMIC_PROG, "unwind-dynamic", "-q", c->mode, "300", (char *)NULL);
+		_exit(127);
+	}
+	if (c->pid > 0)
+		waitpid(c->pid, &c->status, 0);
+}
+
+/*
+ * A dynamically linked program that opens a library, run from start to
+ * end while the logger runs (no rundown sees it): Image Load of its
+ * executable and ld.so (at exec), and of libc.so.6 (ld.so maps it) and
+ * libunwind_dl.so (dlopen), each once, each covering its code.
+ */
+TEST_F(image, libraries_mapped_after_exec_load_once)
+{
+	struct child_run c = { .mode = "dlopen" };
+	const struct image *img;
+	char exe[PATH_MAX];
+	struct image_view v;
+
+	if (access(DYNAMIC_PROG, X_OK) || access(DL_LIB, R_OK))
+		SKIP(return, "%s or %s is not in this VM", DYNAMIC_PROG, DL_LIB);
+	ASSERT_NE(NULL, realpath(DYNAMIC_PROG, exe));
+	ASSERT_EQ(0, record(_metadata, self->ctl, self->reader, EVENT_TRACE_FLAG_IMAGE_LOAD,
+			    run_dynamic, &c, &v));
+	ASSERT_GT(c.pid, 0);
+	ASSERT_TRUE(WIFEXITED(c.status));
+	ASSERT_EQ(0, WEXITSTATUS(c.status));
+	ASSERT_LT(v.n, MAX_IMAGES);
+	/* exec's two, from the exec's probe, not again as they are mapped */
+	EXPECT_EQ(1, loads_named(&v, c.pid, strrchr(exe, '/') + 1, &img));
+	EXPECT_EQ(1, loads_named(&v, c.pid, "ld-linux-x86-64.so.2", &img));
+	expect_one_library(_metadata, &v, c.pid, "libc.so.6");
+	expect_one_library(_metadata, &v, c.pid, "libunwind_dl.so");
+	expect_no_duplicate(_metadata, &v, c.pid);
+	/* it ended before the stop: no rundown lists it */
+	EXPECT_EQ(NULL, find_image(&v, ETW_EVENT_IMAGE_DC_END_HOOK, exe, c.pid));
+	free(v.img);
+}
+
+struct protect_run {
+	uint64_t *addr;		/* shared with the child: where it mapped the file */
+	pid_t pid;
+	int status;
+};
+
+/*
+ * In a child: a file mapped read-only, then given code by mprotect (as
+ * loaders of other formats do), then its first and last pages made
+ * read-only again: the file has code from the first mprotect on, and
+ * its mapping, split in three, is still one image.
+ */
+static void map_then_protect(void *arg)
+{
+	struct protect_run *m = arg;
+
+	m->pid = fork();
+	if (m->pid == 0) {
+		int fd = open(DL_LIB, O_RDONLY);
+		char *p = fd < 0 ? MAP_FAILED : mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED)
+			_exit(1);
+		*m->addr = (uintptr_t)p;
+		if (mprotect(p, 3 * 4096, PROT_READ | PROT_EXEC) ||
+		    mprotect(p, 4096, PROT_READ) ||
+		    mprotect(p + 2 * 4096, 4096, PROT_READ))
+			_exit(2);
+		_exit(munmap(p, 3 * 4096) ? 3 : 0);
+	}
+	if (m->pid > 0)
+		waitpid(m->pid, &m->status, 0);
+}
+
+/* mprotect(PROT_EXEC) gives a file mapping code: one Load, the whole mapping. */
+TEST_F(image, mprotect_exec_loads_once)
+{
+	struct protect_run m = { 0 };
+	const struct image *img;
+	struct image_view v;
+
+	if (access(DL_LIB, R_OK))
+		SKIP(return, "%s is not in this VM", DL_LIB);
+	m.addr = mmap(NULL, sizeof(*m.addr), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		      -1, 0);
+	ASSERT_NE(MAP_FAILED, m.addr);
+	ASSERT_EQ(0, record(_metadata, self->ctl, self->reader, EVENT_TRACE_FLAG_IMAGE_LOAD,
+			    map_then_protect, &m, &v));
+	ASSERT_GT(m.pid, 0);
+	ASSERT_TRUE(WIFEXITED(m.status));
+	ASSERT_EQ(0, WEXITSTATUS(m.status));
+	ASSERT_EQ(1, loads_named(&v, m.pid, "libunwind_dl.so", &img));
+	EXPECT_EQ(*m.addr, img->base);
+	EXPECT_EQ(3 * 4096, img->size);
+	munmap(m.addr, sizeof(*m.addr));
 	free(v.img);
 }
 

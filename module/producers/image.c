@@ -15,10 +15,11 @@
  *    the last of the consecutive mappings of that file, named by its path.
  *  - its vDSO is one image too, "[vdso]".
  * At logger start and stop every one is listed (DCStart, DCEnd); while
- * it runs, module loads and unloads (the module notifier) and each exec's
- * new executable and interpreter (sched_process_exec) are written as Load
- * and UnLoad. Libraries mapped after exec have no tracepoint: they appear
- * in the DCEnd rundown if their process is still alive at stop.
+ * it runs, module loads and unloads (the module notifier), each exec's
+ * new executable and interpreter (sched_process_exec), and each file a
+ * process maps with code after exec (ld.so's libraries, dlopen's: a
+ * kretprobe on perf_event_mmap(), below) are written as Load and UnLoad.
+ * A process's images are not unloaded: no UnLoad at munmap or exit.
  *
  * TimeDateStamp and ImageCheckSum stay 0: Linux files carry no such
  * stamps (a build id is not a time or a PE checksum).
@@ -27,9 +28,12 @@
 
 #include <linux/dcache.h>
 #include <linux/kallsyms.h>
+#include <linux/kprobes.h>
 #include <linux/limits.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
@@ -237,6 +241,14 @@ struct mapping_run {
 	bool exec;
 };
 
+/* A mapped file's name: its path, or the last part of it if d_path() fails. */
+static const char *mapped_path(struct file *file, char *buf, size_t len)
+{
+	const char *path = d_path(&file->f_path, buf, len);
+
+	return IS_ERR(path) ? (const char *)file->f_path.dentry->d_name.name : path;
+}
+
 static void write_run(struct ntkl_logger *lg, enum etw_event_id id, u32 pid,
 		      const struct mapping_run *run, char *buf, size_t len)
 {
@@ -245,9 +257,7 @@ static void write_run(struct ntkl_logger *lg, enum etw_event_id id, u32 pid,
 
 	if (!run->file || !run->exec)
 		return;
-	path = d_path(&run->file->f_path, buf, len);
-	if (IS_ERR(path))
-		path = run->file->f_path.dentry->d_name.name;
+	path = mapped_path(run->file, buf, len);
 	ntkl_build_id_file(run->file, &bid);
 	preempt_disable();
 	write_image(lg, id, run->start, run->end - run->start, pid, path, &bid);
@@ -338,13 +348,6 @@ static void rundown(struct ntkl_logger *lg, bool end)
 	kfree(buf);
 }
 
-const struct ntkl_producer ntkl_image_producer = {
-	.name = "image",
-	.init = ntkl_image_init,
-	.exit = ntkl_image_exit,
-	.rundown = rundown,
-};
-
 /* A module comes (its code is in place, its init not run yet) or goes. */
 static int module_event(struct notifier_block *nb, unsigned long state, void *data)
 {
@@ -396,16 +399,312 @@ void ntkl_image_new_process(struct ntkl_logger *lg, struct task_struct *p)
 	mmap_read_unlock(mm);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Files mapped with code after exec                                       */
+/* ---------------------------------------------------------------------- */
+
+#ifdef CONFIG_KRETPROBES
+
+/*
+ * ld.so maps a program's shared libraries after exec, dlopen() maps more
+ * later, and no tracepoint sees either. perf_event_mmap(vma) is how perf
+ * learns of them: mmap_region() calls it for every new mapping once it is
+ * in place in the mm's tree, and mprotect_fixup() for every mapping whose
+ * protection changed (so mprotect(PROT_EXEC) too), both with the mm's
+ * lock held for writing, on 6.1 and 6.12 alike. It is probed while a
+ * running logger takes Image Load (registered in publish, unregistered
+ * in published, as FileIo's probes are); a call the kprobes machinery
+ * misses is lost for every such logger (EventsLost).
+ *
+ * A mapping of a file with code (VM_EXEC) makes the file's image, the
+ * run of that file's consecutive mappings around it (write_mm_images()'s
+ * grouping), written as Load once: when the run has no other mapping
+ * with code. ld.so maps a library as a whole-file read-only mapping, then
+ * its code over part of it, then its read-only and writable data: the
+ * code's mapping writes the image, from the library's first page to the
+ * end of ld.so's mapping of it (its zero-filled pages too, which are
+ * anonymous by the time a rundown lists it), and the others have no code.
+ * What this cannot tell apart: an mprotect() of an image's only mapping
+ * with code that leaves it code (text relocations, a code patcher), or a
+ * new mapping with code merged into one of the same file, writes the
+ * Load again (the mapping is seen as it is after the change). Not written here: what exec
+ * maps (the executable, its interpreter; written whole by the exec's
+ * probe once the new mm is complete) and stacks (VM_GROWSDOWN, which a
+ * page fault grows under the lock taken for reading only).
+ *
+ * The handler runs with preemption off and never sleeps: the path is
+ * formed with d_path() into a buffer per CPU (a kprobe handler never
+ * runs inside another on its CPU), the build id read from the page
+ * cache only, nothing allocated. Where the kprobe is still a breakpoint
+ * (a kernel without ftrace, as the debug kernel, until the optimizer
+ * makes it a jump) the entry handler runs as an NMI, in which d_path()'s
+ * seqlocks may not be taken: the return handler, in the task, writes
+ * the image then, before mmap_region() or mprotect_fixup() go on.
+ */
+static char __percpu *map_path_buf;
+
+static DEFINE_MUTEX(map_lock);		/* the probe's registration */
+static struct kretprobe map_krp;
+static bool map_registered, map_warned;
+static unsigned long map_missed;	/* nmissed already counted lost */
+
+/* Does a logger of the set take Image Load? */
+static bool loads_on(struct ntkl_logger *const *loggers, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (ntkl_event_on(loggers[i], ETW_EVENT_IMAGE_LOAD))
+			return true;
+	return false;
+}
+
+/* A mapping of a file with code, made by the process itself, not by exec. */
+static bool map_has_code(const struct vm_area_struct *vma)
+{
+	return vma && vma->vm_file && (vma->vm_flags & VM_EXEC) &&
+	       !(vma->vm_flags & (VM_GROWSDOWN | VM_GROWSUP)) &&
+	       vma->vm_mm == current->mm && !current->in_execve &&
+	       !(current->flags & PF_KTHREAD);
+}
+
+static bool same_file(const struct vm_area_struct *vma, const struct inode *inode)
+{
+	return vma->vm_file && file_inode(vma->vm_file) == inode;
+}
+
+/*
+ * The run of vma's file around it, as write_mm_images() groups it: false
+ * if another mapping of the run has code, whose image was written when
+ * it was mapped (or by a rundown, or by exec). The caller holds the mm's
+ * lock: its tree holds still.
+ */
+static bool map_new_image(struct vm_area_struct *vma, struct mapping_run *run)
+{
+	const struct inode *inode = file_inode(vma->vm_file);
+	struct vm_area_struct *v;
+
+	VMA_ITERATOR(prev, vma->vm_mm, vma->vm_start);
+	VMA_ITERATOR(next, vma->vm_mm, vma->vm_end);
+
+	run->file = vma->vm_file;
+	run->start = vma->vm_start;
+	run->end = vma->vm_end;
+	run->exec = true;
+	while ((v = vma_prev(&prev)) && same_file(v, inode)) {
+		if (v->vm_flags & VM_EXEC)
+			return false;
+		run->start = v->vm_start;
+	}
+	while ((v = vma_next(&next)) && same_file(v, inode)) {
+		if (v->vm_flags & VM_EXEC)
+			return false;
+		run->end = v->vm_end;
+	}
+	return true;
+}
+
+/* A new image's Load, to every logger that takes it. */
+static void map_write(struct vm_area_struct *vma)
+{
+	struct ntkl_logger **loggers;
+	struct ntkl_build_id bid;
+	struct mapping_run run;
+	const char *path;
+	unsigned int i, n = ntkl_active_loggers(&loggers);
+
+	if (!loads_on(loggers, n) || !map_new_image(vma, &run))
+		return;
+	path = mapped_path(run.file, this_cpu_ptr(map_path_buf), PATH_MAX);
+	ntkl_build_id_file(run.file, &bid);
+	for (i = 0; i < n; i++)
+		if (ntkl_event_on(loggers[i], ETW_EVENT_IMAGE_LOAD))
+			write_image(loggers[i], ETW_EVENT_IMAGE_LOAD, run.start,
+				    run.end - run.start, task_tgid_nr(current), path, &bid);
+}
+
+/* perf_event_mmap(vma): at entry, or at return for an entry run as an NMI. */
+static int map_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
+	struct ntkl_logger **loggers;
+	unsigned int n;
+
+	if (!map_has_code(vma))
+		return 1;
+	n = ntkl_active_loggers(&loggers);
+	if (!loads_on(loggers, n))
+		return 1;
+	if (in_nmi()) {
+		*(struct vm_area_struct **)ri->data = vma;
+		return 0;
+	}
+	map_write(vma);
+	return 1;
+}
+
+static int map_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	map_write(*(struct vm_area_struct **)ri->data);
+	return 0;
+}
+
+/* The calls the probe missed since last asked: lost for every Load logger. */
+static void map_count_missed(void)
+{
+	struct ntkl_logger **loggers;
+	unsigned long now, missed;
+	unsigned int i, n;
+
+	if (!map_registered)
+		return;
+	now = (unsigned long)READ_ONCE(map_krp.nmissed) + READ_ONCE(map_krp.kp.nmissed);
+	missed = now - map_missed;
+	map_missed = now;
+	if (!missed)
+		return;
+	preempt_disable();
+	n = ntkl_active_loggers(&loggers);
+	for (i = 0; i < n; i++)
+		if (ntkl_event_on(loggers[i], ETW_EVENT_IMAGE_LOAD))
+			atomic64_add(missed, &loggers[i]->events_lost_extra);
+	preempt_enable();
+}
+
+static void map_register(void)
+{
+	int ret;
+
+	memset(&map_krp, 0, sizeof(map_krp));
+	map_krp.kp.symbol_name = "perf_event_mmap";
+	map_krp.entry_handler = map_entry;
+	map_krp.handler = map_return;
+	map_krp.data_size = sizeof(struct vm_area_struct *);
+	/* each call takes one for its entry handler; only an NMI entry's keeps it */
+	map_krp.maxactive = max_t(int, 64, 4 * num_possible_cpus());
+	ret = register_kretprobe(&map_krp);
+	if (ret && !map_warned) {
+		pr_info("perf_event_mmap not probed (%d): no Image Load of libraries mapped after exec\n",
+			ret);
+		map_warned = true;
+	}
+	map_registered = !ret;
+	map_missed = 0;
+}
+
+static void map_unregister(void)
+{
+	map_count_missed();
+	unregister_kretprobe(&map_krp);
+	map_registered = false;
+}
+
+/* Attach before the set that wants it is seen: it finds no logger in the old one. */
+static int image_publish(struct ntkl_active_set *set)
+{
+	mutex_lock(&map_lock);
+	if (!map_registered && loads_on(set->loggers, set->n))
+		map_register();
+	mutex_unlock(&map_lock);
+	return 0;
+}
+
+/* Detach once no logger of the set now seen takes Load. */
+static void image_published(const struct ntkl_active_set *set)
+{
+	mutex_lock(&map_lock);
+	if (map_registered && !loads_on(set->loggers, set->n))
+		map_unregister();
+	else
+		map_count_missed();
+	mutex_unlock(&map_lock);
+}
+
+static void image_flush(void)
+{
+	mutex_lock(&map_lock);
+	map_count_missed();
+	mutex_unlock(&map_lock);
+}
+
+static int map_init(void)
+{
+	map_path_buf = __alloc_percpu(PATH_MAX, SMP_CACHE_BYTES);
+	return map_path_buf ? 0 : -ENOMEM;
+}
+
+static void map_exit(void)
+{
+	mutex_lock(&map_lock);
+	if (map_registered)
+		map_unregister();
+	mutex_unlock(&map_lock);
+	free_percpu(map_path_buf);
+}
+
+#else /* !CONFIG_KRETPROBES */
+
+static int image_publish(struct ntkl_active_set *set)
+{
+	return 0;
+}
+
+static void image_published(const struct ntkl_active_set *set)
+{
+}
+
+static void image_flush(void)
+{
+}
+
+static int map_init(void)
+{
+	return 0;
+}
+
+static void map_exit(void)
+{
+}
+
+#endif /* CONFIG_KRETPROBES */
+
+/* The stop's DCEnd rundown comes after the losses counted so far. */
+static void image_rundown(struct ntkl_logger *lg, bool end)
+{
+	if (end)
+		image_flush();
+	rundown(lg, end);
+}
+
 int ntkl_image_init(void)
 {
+	int ret;
+
 	find_kernel_image();
 	if (kernel_end <= kernel_start)
 		pr_warn("kernel image not found in the symbol table: no kernel Image record\n");
 	ntkl_build_id_find_kernel();
-	return register_module_notifier(&module_nb);
+	ret = map_init();
+	if (ret)
+		return ret;
+	ret = register_module_notifier(&module_nb);
+	if (ret)
+		map_exit();
+	return ret;
 }
 
 void ntkl_image_exit(void)
 {
 	unregister_module_notifier(&module_nb);
+	map_exit();
 }
+
+const struct ntkl_producer ntkl_image_producer = {
+	.name = "image",
+	.init = ntkl_image_init,
+	.exit = ntkl_image_exit,
+	.publish = image_publish,
+	.published = image_published,
+	.flush = image_flush,
+	.rundown = image_rundown,
+};
