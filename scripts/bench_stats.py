@@ -11,14 +11,23 @@ skipped, and so is a kind this script does not know:
   header           text: the kernel, CPUs, clock source and parameters
   switch_run       round, mode, rep, workload, ns, ctxt, ...: one run
   switch_totals    round (a number, or "max": the max-rate runs), mode,
-                   switches, evbytes, filebytes, rawbytes, lost
+                   switches, evbytes, filebytes, rawbytes, lost, [uwhole,
+                   uearly, unomap, ufp: a stack walking logger's user
+                   stacks, whole, ended early, of them for want of the
+                   process's map, walked by frame pointers (-nounwind)]
   max_rate_run     mode, workload, ns, ...: one CPU's max-rate pingpong
   lockbench        round, mode, rounds, ns, records, lost: ntkl_lockbench
   contend          round, mode, workload, ns, records, lost, ...
   profile_run      round, mode, rep, workload, ns, ...: profile runs
-  profile_samples  round, [mode], samples, [lost]: samples in pingpong
-                   (pinned to CPU 1) over the round's runs of recorder
-                   mode (no mode: profile)
+  profile_samples  round, [mode], [workload], samples, [lost, allsamples,
+                   filebytes, uwhole, uearly, unomap, ufp]: samples in the
+                   workload (pinned to CPU 1; no workload: pingpong) over
+                   the round's runs of recorder mode (no mode: profile),
+                   every sample in the file and its bytes, what it lost,
+                   its user stacks (as switch_totals')
+  profile_max      mode, workload, samples, allsamples, filebytes, lost,
+                   [u...]: the same over one run of the workload pinned
+                   to each CPU at once (the highest rate)
   libntkl          round, mode (none, um, umc), events, ns, cpu, lost,
                    bytes: libntkl-bench, one writer pinned to CPU 1
   peer_run         round, mode, rep, workload, ns, ctxt, ...: peers and
@@ -48,21 +57,35 @@ import sys
 # The kinds of raw record, as the module docstring says (a kind not here is
 # skipped: scripts/test_bench_stats.py checks ntkl-bench prints no other).
 KINDS = ("header", "switch_run", "switch_totals", "max_rate_run", "lockbench", "contend",
-         "profile_run", "profile_samples", "libntkl", "peer_run", "peer_lost", "bpf_count",
-         "storage_run", "storage_records", "note", "done")
+         "profile_run", "profile_samples", "profile_max", "libntkl", "peer_run", "peer_lost",
+         "bpf_count", "storage_run", "storage_records", "note", "done")
 MODES = ("none", "cswitch", "compact", "tracecmd")
 # Recorders tabulated only when the raw output has them.
-OPTIONAL_MODES = ("cswstack", "perfswg")
+OPTIONAL_MODES = ("cswstack", "cswstackwarm", "cswstackfp", "perfswg")
 # The recorders whose losses the target "nothing lost" is about.
-NTKL_MODES = ("cswitch", "compact", "cswstack")
+NTKL_MODES = ("cswitch", "compact", "cswstack", "cswstackwarm", "cswstackfp")
+# CSWITCH with stacks: by tables (made as each run's processes start; warm:
+# already made), by frame pointers (-nounwind); the lines of each
+STACK_MODES = (("cswstack", "cost per CSwitch stack", "CSWITCH+stacks"),
+               ("cswstackwarm", "  the same, warm", "CSWITCH+stacks, warm"),
+               ("cswstackfp", "  the same, -nounwind", "CSWITCH+stacks -nounwind"))
+# their ratio to perf -g's, the label of each
+STACK_VS = {"cswstack": "CSWITCH+stacks vs perf -g", "cswstackwarm": "  warm, vs perf -g",
+            "cswstackfp": "  -nounwind, vs perf -g"}
 NAMES = {
     "none": "no tracing",
     "cswitch": "ntkl CSWITCH",
     "compact": "ntkl COMPACT_CSWITCH",
     "tracecmd": "trace-cmd sched_switch",
     "cswstack": "ntkl CSWITCH+stacks",
+    "cswstackwarm": "CSWITCH+stacks, warm",
+    "cswstackfp": "CSWITCH+stacks -nounwind",
     "perfswg": "perf sched_switch -g",
 }
+# A stack walking logger's user stacks (switch_totals, profile_samples):
+# whole, ended early, of them for want of the process's map, walked by
+# frame pointers alone (-nounwind).
+USTACKS = ("uwhole", "uearly", "unomap", "ufp")
 SPIN_MODES = ("none", "spinlock", "tracecmd", "tracecmdT")
 SPIN_NAMES = {
     "none": "no tracing",
@@ -100,17 +123,41 @@ K_NAMES = {
 }
 # The peers at a scale of ntkl's: n sessions of a peer against n loggers.
 K_PEER_SCALE = (("ntkl8", "tracecmd8"), ("ntkl8", "perf8"))
-# The sampled profile (profile_run and profile_samples records): pingpong
-# pinned to CPU 1.
-PROF_MODES = ("profile", "profstack", "perf", "perfg")
+# The sampled profile (profile_run, profile_samples and profile_max
+# records): each workload pinned to CPU 1 (pingpong; gzip: Debian's).
+PROF_MODES = ("profile", "profstack", "profstackwarm", "profstackfp", "perf", "perfg",
+              "perfdwarf")
 PROF_NAMES = {
     "profile": "ntkl PROFILE",
     "profstack": "ntkl PROFILE+stacks",
+    "profstackwarm": "ntkl PROFILE+stacks, warm",
+    "profstackfp": "ntkl PROFILE+stacks -nounwind",
     "perf": "perf record",
     "perfg": "perf record -g",
+    "perfdwarf": "perf record --call-graph dwarf",
 }
-# ntkl's cost per sample over perf's, at comparable information
-PROF_PAIRS = (("profile", "perf"), ("profstack", "perfg"))
+# The same in the ratios' labels
+PROF_SHORT = {
+    "profile": "PROFILE",
+    "profstack": "PROFILE+stacks",
+    "profstackwarm": "PROFILE+stacks, warm",
+    "profstackfp": "PROFILE+stacks -nounwind",
+    "perf": "perf",
+    "perfg": "perf -g",
+    "perfdwarf": "perf dwarf",
+}
+# The recorders whose losses the profile's "nothing lost" is about.
+PROF_NTKL = ("profile", "profstack", "profstackwarm", "profstackfp")
+PROF_WL_NAMES = {
+    "pingpong": "pingpong (static, no frame pointers, libc's code inside: samples mostly\n"
+                "in the kernel, under libc's read or write and main)",
+    "gzip": "Debian's gzip -9 (its own build: no frame pointers, libc.so.6): samples\n"
+            "in user code, 5 to 8 user frames",
+}
+# ntkl's cost per sample over perf's, at comparable information: no
+# stack; stacks by frame pointers (ntkl's by tables too); whole stacks
+PROF_PAIRS = (("profile", "perf"), ("profstack", "perfg"), ("profstackwarm", "perfg"),
+              ("profstackfp", "perfg"), ("profstack", "perfdwarf"), ("profstackwarm", "perfdwarf"))
 # Storage (storage_run and storage_records): fileops pinned to CPU 1, per
 # workload (io) its recorders, in table order, the trace-cmd one last.
 ST_MODES = {"file": ("none", "fileio", "syscalls"), "nullblk": ("none", "diskio", "block"),
@@ -199,15 +246,17 @@ class Raw:
         self.workloads = []            # in order of first appearance
         self.runs = {}                 # (workload, mode, "ns"|"ctxt") -> [values]
         self.round_ns = {}             # (workload, mode, round) -> [ns]
+        self.rep_ns = {}               # (kind, workload, mode, round) -> [(rep, ns)]
         self.totals = {}               # mode -> {switches, evbytes, ...}
         self.max_ns = {}               # mode -> longest max-rate run, ns
         self.max_rate = {}             # mode -> {switches, lost}
         self.spin = {}                 # (kind, mode) -> [(ns, records)]
         self.spin_lost = {}            # (kind, mode) -> lost events
         self.lockbench_rounds = None
-        self.prof = {}                 # mode -> [ns] of the profile runs
-        self.prof_samples = {}         # mode -> profile_samples' samples, summed
-        self.prof_lost = {}            # mode -> profile_samples' lost, summed
+        self.prof_workloads = []       # in order of first appearance
+        self.prof = {}                 # (workload, mode) -> [ns] of the profile runs
+        self.prof_samples = {}         # (workload, mode) -> profile_samples' fields, summed
+        self.prof_max = {}             # (workload, mode) -> profile_max's fields
         self.um = {}                   # mode -> [(ns, cpu, events, lost, bytes)]
         self.k_runs = {}               # (mode, "ns"|"ctxt") -> [values] of peer runs
         self.k_lost = {}               # mode -> events lost, peer_lost summed
@@ -233,17 +282,24 @@ class Raw:
             for what in ("ns", "ctxt"):
                 self.runs.setdefault((wl, mode, what), []).append(number(kv.get(what)))
             self.round_ns.setdefault((wl, mode, kv.get("round")), []).append(number(kv.get("ns")))
+            self.rep_ns.setdefault((kind, wl, mode, kv.get("round")), []).append(
+                (number(kv.get("rep")), number(kv.get("ns"))))
         elif kind == "switch_totals" and kv.get("round") == "max":
             self.max_rate[mode] = {
                 "switches": number(kv.get("switches")), "lost": number(kv.get("lost"))}
         elif kind == "switch_totals":
             t = self.totals.setdefault(mode, {})
-            for what in ("switches", "evbytes", "filebytes", "rawbytes", "lost"):
+            for what in ("switches", "evbytes", "filebytes", "rawbytes", "lost") + USTACKS:
                 t[what] = t.get(what, 0) + number(kv.get(what))
         elif kind == "max_rate_run":
             self.max_ns[mode] = max(self.max_ns.get(mode, 0), number(kv.get("ns")))
         elif kind == "profile_run":
-            self.prof.setdefault(mode, []).append(number(kv.get("ns")))
+            wl = kv.get("workload", "pingpong")
+            if wl not in self.prof_workloads:
+                self.prof_workloads.append(wl)
+            self.prof.setdefault((wl, mode), []).append(number(kv.get("ns")))
+            self.rep_ns.setdefault((kind, wl, mode, kv.get("round")), []).append(
+                (number(kv.get("rep")), number(kv.get("ns"))))
         elif kind == "libntkl":
             self.um.setdefault(mode, []).append(tuple(
                 number(kv.get(k)) for k in ("ns", "cpu", "events", "lost", "bytes")))
@@ -266,10 +322,12 @@ class Raw:
             for what in ("ops", "events", "lost", "filebytes", "reads", "writes", "inits",
                          "ends"):
                 t[what] = t.get(what, 0) + number(kv.get(what))
-        elif kind == "profile_samples":
-            m = kv.get("mode", "profile")
-            self.prof_samples[m] = self.prof_samples.get(m, 0) + number(kv.get("samples"))
-            self.prof_lost[m] = self.prof_lost.get(m, 0) + number(kv.get("lost"))
+        elif kind in ("profile_samples", "profile_max"):
+            key = (kv.get("workload", "pingpong"), kv.get("mode", "profile"))
+            t = (self.prof_samples if kind == "profile_samples" else self.prof_max).setdefault(
+                key, {})
+            for what in ("samples", "allsamples", "filebytes", "lost") + USTACKS:
+                t[what] = t.get(what, 0) + number(kv.get(what))
         elif kind in ("lockbench", "contend"):
             key = (kind, kv.get("mode", ""))
             self.spin.setdefault(key, []).append((number(kv.get("ns")), number(kv.get("records"))))
@@ -291,6 +349,49 @@ def round_ratios(raw, wl, mode, peer):
         if raw.round_ns.get((wl, mode, r)) and raw.round_ns.get((wl, peer, r)) and b > 0:
             out.append(a / b)
     return out
+
+
+def ustacks_line(t):
+    """How a stack walking logger's user stacks ended (USTACKS summed in
+    t): "N whole, N ended early (N: no map yet)", or "N by frame pointers"
+    (-nounwind); "" for a logger without them."""
+    parts = []
+    walked = t.get("uwhole", 0) + t.get("uearly", 0)
+    if walked:
+        parts.append("%d whole (%.1f%%), %d ended early (%d: the process's map not made yet)"
+                     % (t.get("uwhole", 0), 100.0 * t.get("uwhole", 0) / walked,
+                        t.get("uearly", 0), t.get("unomap", 0)))
+    if t.get("ufp", 0):
+        parts.append("%d by frame pointers" % t["ufp"])
+    return "; ".join(parts)
+
+
+def first_runs(raw, kind, wl, mode):
+    """The first run of each start of a recorder over the median of that
+    start's other runs, ns, one a round: what the start's first processes
+    pay once (a stack walking logger's tables, made as it first meets each
+    file; a logger's start); [] without runs numbered from 1."""
+    out = []
+    for (k, w, m, _), runs in sorted(raw.rep_ns.items(), key=lambda kv: str(kv[0][3])):
+        if (k, w, m) != (kind, wl, mode):
+            continue
+        first = [ns for r, ns in runs if r == 1]
+        rest = [ns for r, ns in runs if r > 1]
+        if len(first) == 1 and rest:
+            out.append(first[0] - min_median(rest)[1])
+    return out
+
+
+def first_runs_lines(raw, kind, wl, modes):
+    """first_runs of each of modes ((mode, name)), in ms: a line each
+    under a heading; [] for none."""
+    out = []
+    for m, name in modes:
+        f = first_runs(raw, kind, wl, m)
+        if f:
+            out.append("    %-30s %s" % (name, " ".join("%6.1f" % (ns / 1e6) for ns in f)))
+    return ["  the first run of each start over its others' median, ms, a round:"] + out \
+        if out else []
 
 
 def switch_table(raw):
@@ -332,16 +433,29 @@ def switch_table(raw):
                   (NAMES[m], wall[m][0] / 1e6, wall[m][1] / 1e6, int(ctx[m]),
                    add_min[m], add_med[m], ratio(add_min[m], add_min["tracecmd"]),
                    ratio(add_med[m], add_med["tracecmd"])))
-        if "cswstack" in modes:
-            # each switch of a CSWITCH -stackwalk CSwitch logger has a stack
-            p("  %-24s %21s %10s %10.0f | %9.0f" %
-              ("cost per CSwitch stack", "", "", add_min["cswstack"] - add_min["cswitch"],
-               add_med["cswstack"] - add_med["cswitch"]))
-        if "cswstack" in modes and "perfswg" in modes:
-            p("  %-24s %21s %10s %22s %7s | %6s" %
-              ("CSWITCH+stacks vs perf -g", "", "", "", ratio(add_min["cswstack"],
-                                                              add_min["perfswg"]),
-               ratio(add_med["cswstack"], add_med["perfswg"])))
+        # each switch of a CSWITCH -stackwalk CSwitch logger has a stack
+        for m, label, _ in STACK_MODES:
+            if m in modes:
+                p("  %-24s %21s %10s %10.0f | %9.0f" %
+                  (label, "", "", add_min[m] - add_min["cswitch"],
+                   add_med[m] - add_med["cswitch"]))
+        for m, label in (("cswstack", "  the tables, per stack"),
+                         ("cswstackwarm", "  warm tables, per stack")):
+            if m in modes and "cswstackfp" in modes:
+                # the same stacks walked by frame pointers: what the tables add
+                p("  %-24s %21s %10s %10.0f | %9.0f" %
+                  (label, "", "", add_min[m] - add_min["cswstackfp"],
+                   add_med[m] - add_med["cswstackfp"]))
+        for m, _, _ in STACK_MODES:
+            if m in modes and "perfswg" in modes:
+                p("  %-24s %21s %10s %22s %7s | %6s" %
+                  (STACK_VS[m], "", "", "", ratio(add_min[m], add_min["perfswg"]),
+                   ratio(add_med[m], add_med["perfswg"])))
+        if any(m in modes for m, _, _ in STACK_MODES):
+            # a stack walking logger makes the tables of the files it meets
+            out.extend(first_runs_lines(raw, "switch_run", wl, [
+                (m, NAMES[m]) for m in ("cswitch",) + tuple(k for k, _, _ in STACK_MODES)
+                if m in modes]))
         spread = round_ratios(raw, wl, "cswitch", "tracecmd")
         if spread and add_min["tracecmd"] >= noise[wl]:
             p("  %-24s %s (each round's medians)" %
@@ -369,6 +483,10 @@ def switch_table(raw):
            raw.max_rate.get(m, {}).get("lost", 0)))
     p("  (trace-cmd: records = its ring-buffer pages before compression; file = the")
     p("  compressed .dat, kallsyms and event formats included)")
+    for m in modes[1:]:
+        line = ustacks_line(raw.totals.get(m, {}))
+        if line:
+            p("  %s, user stacks: %s" % (NAMES[m], line))
     p("")
     p("Max rate: one pinned pingpong per CPU at once")
     for m in modes[1:]:
@@ -393,14 +511,16 @@ def switch_table(raw):
     for wl in raw.workloads:
         target(wl + ": COMPACT_CSWITCH adds <= 1/4 of trace-cmd", wl, "compact", 0.25)
         target(wl + ": CSWITCH adds <= 1/2 of trace-cmd", wl, "cswitch", 0.5)
-        if ("cswstack" in modes and "perfswg" in modes and
-                (wl, "cswstack", "ns") in raw.runs and (wl, "perfswg", "ns") in raw.runs):
+        for m, _, short in STACK_MODES[:2]:
+            if not (m in modes and "perfswg" in modes and
+                    (wl, m, "ns") in raw.runs and (wl, "perfswg", "ns") in raw.runs):
+                continue
             base_min, base_med = min_median(raw.runs[(wl, "none", "ns")])
-            stk, prf = (min_median(raw.runs[(wl, m, "ns")]) for m in ("cswstack", "perfswg"))
+            stk, prf = (min_median(raw.runs[(wl, k, "ns")]) for k in (m, "perfswg"))
             ok = prf[0] > base_min and prf[1] > base_med
             r_lo = (stk[0] - base_min) / (prf[0] - base_min) if ok else 0
             r_md = (stk[1] - base_med) / (prf[1] - base_med) if ok else 0
-            p("  %-52s %s" % (wl + ": CSWITCH+stacks adds <= 1/2 of perf -g",
+            p("  %-52s %s" % ("%s: %s adds <= 1/2 of perf -g" % (wl, short),
                               "%s (%.2f; median %.2f)" % ("met" if r_lo <= 0.5 else "NOT met",
                                                          r_lo, r_md)
                               if ok else "unknown: perf -g added no measurable cost"))
@@ -490,43 +610,98 @@ def spin_table(raw):
 
 def profile_table(raw):
     """The cost of a sample: what each sampling recorder at 8.2 kHz adds to
-    pingpong pinned to CPU 1, over the samples it took in pingpong; and
-    ntkl's cost per sample over perf's."""
-    if not raw.prof.get("none") or not any(raw.prof.get(m) for m in PROF_MODES):
+    each workload pinned to CPU 1, over the samples it took in it; the
+    bytes of a sample; ntkl's cost per sample over perf's; what the unwind
+    tables add a sample (stacks by them less stacks by frame pointers);
+    the losses at the highest rate; the targets."""
+    wls = [wl for wl in raw.prof_workloads if raw.prof.get((wl, "none"))
+           and any(raw.prof.get((wl, m)) for m in PROF_MODES)]
+    if not wls:
         return ""
-    base_min, base_med = min_median(raw.prof["none"])
     out = [
         "",
-        "Sampled profile: pingpong pinned to CPU 1, untraced and under each recorder",
-        "sampling every CPU at 8.2 kHz (ntkl: -setprofint 1221, +stacks: -stackwalk",
-        "Profile; perf: -a -e cpu-clock -c 122100, a software clock: no PMU under TCG)",
-        "  %-24s %21s %12s %22s %8s" % ("recorder", "wall ms min | med", "samples/run",
-                                        "ns per sample min | med", "lost"),
-        "  %-24s %10.1f | %8.1f %12s %22s %8s" %
-        ("no tracing", base_min / 1e6, base_med / 1e6, "-", "-", "-"),
+        "Sampled profile: each workload pinned to CPU 1, untraced and under each",
+        "recorder sampling every CPU at 8.2 kHz (ntkl: -setprofint 1221, +stacks:",
+        "-stackwalk Profile, user frames by the binaries' unwind tables; -nounwind:",
+        "by frame pointers; perf: -a -e cpu-clock -c 122100, a software clock: no",
+        "PMU under TCG; -g: by frame pointers; dwarf: 8 KB of user stack a sample)",
     ]
-    cost = {}
-    for m in PROF_MODES:
-        runs = raw.prof.get(m)
-        if not runs:
-            continue
-        r_min, r_med = min_median(runs)
-        per_run = raw.prof_samples.get(m, 0) / len(runs)
-        if per_run > 0:
-            cost[m] = ((r_min - base_min) / per_run, (r_med - base_med) / per_run)
-            each = "%10.0f | %9.0f" % cost[m]
-        else:
-            each = "%22s" % "no samples"
-        out.append("  %-24s %10.1f | %8.1f %12.0f %22s %8d" %
-                   (PROF_NAMES[m], r_min / 1e6, r_med / 1e6, per_run, each,
-                    raw.prof_lost.get(m, 0)))
-    out.append("  (samples/run: those that hit pingpong; a sample's cost: the time added per")
-    out.append("  run over them)")
-    for ntkl, perf in PROF_PAIRS:
-        if ntkl in cost and perf in cost:
-            out.append("  %-46s %s | %s" % (
-                "%s vs %s, per sample (min | med)" % (PROF_NAMES[ntkl], PROF_NAMES[perf]),
-                ratio(cost[ntkl][0], cost[perf][0]), ratio(cost[ntkl][1], cost[perf][1])))
+    targets = []
+    for wl in wls:
+        base_min, base_med = min_median(raw.prof[(wl, "none")])
+        out += ["", PROF_WL_NAMES.get(wl, wl),
+                "  %-30s %21s %12s %22s %10s %8s" % (
+                    "recorder", "wall ms min | med", "samples/run", "ns/sample min | med",
+                    "B/sample", "lost"),
+                "  %-30s %10.1f | %8.1f %12s %22s %10s %8s" %
+                ("no tracing", base_min / 1e6, base_med / 1e6, "-", "-", "-", "-")]
+        cost = {}
+        for m in PROF_MODES:
+            runs = raw.prof.get((wl, m))
+            if not runs:
+                continue
+            t = raw.prof_samples.get((wl, m), {})
+            r_min, r_med = min_median(runs)
+            per_run = t.get("samples", 0) / len(runs)
+            if per_run > 0:
+                cost[m] = ((r_min - base_min) / per_run, (r_med - base_med) / per_run)
+                each = "%10.0f | %9.0f" % cost[m]
+            else:
+                each = "%22s" % "no samples"
+            nbytes = "%.0f" % (t["filebytes"] / t["allsamples"]) if t.get("allsamples") else "-"
+            out.append("  %-30s %10.1f | %8.1f %12.0f %22s %10s %8d" %
+                       (PROF_NAMES[m], r_min / 1e6, r_med / 1e6, per_run, each, nbytes,
+                        t.get("lost", 0)))
+        out.append("  (samples/run: those that hit %s; a sample's cost: the time added per" % wl)
+        out.append("  run over them; B/sample: the file's bytes over every sample in it, all CPUs)")
+        for ntkl, perf in PROF_PAIRS:
+            if ntkl in cost and perf in cost:
+                out.append("  %-62s %s | %s" % (
+                    "%s vs %s, per sample (min | med)" % (PROF_SHORT[ntkl], PROF_SHORT[perf]),
+                    ratio(cost[ntkl][0], cost[perf][0]), ratio(cost[ntkl][1], cost[perf][1])))
+        for m, what in (("profstack", "the tables"), ("profstackwarm", "warm tables")):
+            if m in cost and "profstackfp" in cost:
+                out.append("  %-62s %.0f | %.0f" % (
+                    "%s, per sample (less -nounwind's, min | med)" % what,
+                    cost[m][0] - cost["profstackfp"][0], cost[m][1] - cost["profstackfp"][1]))
+        lines = first_runs_lines(raw, "profile_run", wl,
+                                 [(m, PROF_NAMES[m]) for m in PROF_NTKL if m in cost])
+        if lines:
+            out += lines
+            out.append("  (a start's first processes pay its start; with stacks by tables, the")
+            out.append("  tables of the files it meets, which later processes find made)")
+        for m in PROF_NTKL:
+            line = ustacks_line(raw.prof_samples.get((wl, m), {}))
+            if line:
+                out.append("  %s, user stacks: %s" % (PROF_NAMES[m], line))
+        for m in ("profstack", "profstackwarm"):
+            if m in cost and "perfg" in cost and cost["perfg"][1] > 0:
+                r = cost[m][1] / cost["perfg"][1]
+                targets.append("  %-62s %s (%.2f; min %s)" % (
+                    "%s: %s per sample <= perf -g's (median)" % (wl, PROF_SHORT[m]),
+                    "met" if r <= 1 else "NOT met", r, ratio(cost[m][0], cost["perfg"][0])))
+    if raw.prof_max:
+        out += ["",
+                "Max rate: one of the workload pinned to each CPU at once, every CPU sampled",
+                "at 8.2 kHz, default buffers",
+                "  %-30s %-10s %10s %12s %10s %8s" % (
+                    "recorder", "workload", "samples", "in workload", "B/sample", "lost")]
+        for (wl, m), t in sorted(raw.prof_max.items(),
+                                 key=lambda kv: (kv[0][0], PROF_MODES.index(kv[0][1])
+                                                 if kv[0][1] in PROF_MODES else 99)):
+            nbytes = "%.0f" % (t["filebytes"] / t["allsamples"]) if t.get("allsamples") else "-"
+            out.append("  %-30s %-10s %10d %12d %10s %8d" % (
+                PROF_NAMES.get(m, m), wl, t.get("allsamples", 0), t.get("samples", 0), nbytes,
+                t.get("lost", 0)))
+            line = ustacks_line(t)
+            if line:
+                out.append("    user stacks: %s" % line)
+    lost = sum(t.get("lost", 0) for src in (raw.prof_samples, raw.prof_max)
+               for (wl, m), t in src.items() if m in PROF_NTKL)
+    targets.append("  %-62s %s (%d)" % (
+        "ntkl PROFILE lost nothing with default buffers" + (
+            " (and max rate)" if raw.prof_max else ""), "met" if lost == 0 else "NOT met", lost))
+    out += ["", "Targets (sampled profile)"] + targets
     return "\n".join(out) + "\n"
 
 
@@ -802,8 +977,9 @@ def lost_line(raw):
         add(SPIN_NAMES.get(m, m) + " (%s)" % kind, n)
     for m, n in raw.k_lost.items():
         add(K_NAMES.get(m, m), n)
-    for m, n in raw.prof_lost.items():
-        add(PROF_NAMES.get(m, m) + " (profile)", n)
+    for what, src in (("profile", raw.prof_samples), ("profile max rate", raw.prof_max)):
+        for (wl, m), t in src.items():
+            add(PROF_NAMES.get(m, m) + " (%s, %s)" % (what, wl), t.get("lost", 0))
     for (io, m), t in raw.st_rec.items():
         add(ST_NAMES.get(m, m) + " (storage)", t.get("lost", 0))
     if not lost:

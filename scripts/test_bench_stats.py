@@ -239,7 +239,7 @@ class Tables(unittest.TestCase):
         text = bench_stats.profile_table(r)
         # 100,000 ns more per run, 20 samples a run: 5000 ns a sample;
         # profile_samples without a mode are ntkl PROFILE's
-        self.assertRegex(text, r"ntkl PROFILE +1\.1 \| +1\.1 +20 +5000 \| +5000 +0")
+        self.assertRegex(text, r"ntkl PROFILE +1\.1 \| +1\.1 +20 +5000 \| +5000 +- +0")
         self.assertNotIn("vs perf", text)
         self.assertEqual(bench_stats.profile_table(raw(j("note", text="nothing"))), "")
 
@@ -255,13 +255,145 @@ class Tables(unittest.TestCase):
         r = raw(*lines)
         text = bench_stats.profile_table(r)
         # perf: 200,000 ns over 20 samples; -g: 800,000 over 16
-        self.assertRegex(text, r"ntkl PROFILE\+stacks +1\.4 \| +1\.4 +20 +20000 \| +20000 +0")
-        self.assertRegex(text, r"perf record +1\.2 \| +1\.2 +20 +10000 \| +10000 +0")
-        self.assertRegex(text, r"perf record -g +1\.8 \| +1\.8 +16 +50000 \| +50000 +5")
-        self.assertRegex(text, r"ntkl PROFILE vs perf record, per sample .* 0\.50 \| 0\.50")
-        self.assertRegex(text, r"ntkl PROFILE\+stacks vs perf record -g, .* 0\.40 \| 0\.40")
+        self.assertRegex(text, r"ntkl PROFILE\+stacks +1\.4 \| +1\.4 +20 +20000 \| +20000 +- +0")
+        self.assertRegex(text, r"perf record +1\.2 \| +1\.2 +20 +10000 \| +10000 +- +0")
+        self.assertRegex(text, r"perf record -g +1\.8 \| +1\.8 +16 +50000 \| +50000 +- +5")
+        self.assertRegex(text, r"  PROFILE vs perf, per sample .* 0\.50 \| 0\.50")
+        self.assertRegex(text, r"  PROFILE\+stacks vs perf -g, .* 0\.40 \| 0\.40")
         self.assertEqual(bench_stats.lost_line(r),
-                         "\nEvents lost: perf record -g (profile) 5\n")
+                         "\nEvents lost: perf record -g (profile, pingpong) 5\n")
+        self.assertRegex(text, r"pingpong: PROFILE\+stacks per sample <= perf -g's \(median\) +"
+                               r"met \(0\.40; min 0\.40\)")
+        self.assertRegex(text, r"ntkl PROFILE lost nothing with default buffers +met \(0\)")
+
+    def test_sample_cost_unwound(self):
+        """Two workloads, stacks by tables and by frame pointers, perf's
+        dwarf call graph: a sample's cost and bytes, what the tables add,
+        how the user stacks ended, the highest rate's losses, the targets."""
+        lines = []
+        for wl in ("pingpong", "gzip"):
+            lines.append(run("profile_run", "none", 1000000, workload=wl))
+            # (mode, ns per run, samples in wl over the round's 2 runs, lost,
+            # every sample in the file, its bytes, user stacks)
+            for m, ns, samples, lost, alls, nbytes, ust in (
+                    ("profstack", 1400000, 40, 0, 100, 20000,
+                     dict(uwhole=90, uearly=10, unomap=8, ufp=0)),
+                    ("profstackwarm", 1340000, 40, 0, 100, 20000,
+                     dict(uwhole=99, uearly=1, unomap=1, ufp=0)),
+                    ("profstackfp", 1300000, 40, 0, 100, 15000,
+                     dict(uwhole=0, uearly=0, unomap=0, ufp=100)),
+                    ("perfg", 1800000, 40, 0, 100, 30000, {}),
+                    ("perfdwarf", 2600000, 40, 3, 100, 500000, {})):
+                lines += [run("profile_run", m, ns, workload=wl, rep=i) for i in (1, 2)]
+                lines.append(j("profile_samples", round=1, mode=m, workload=wl,
+                               samples=samples, allsamples=alls, filebytes=nbytes, lost=lost,
+                               **ust))
+        lines += [j("profile_max", mode="profstack", workload="gzip", samples=390,
+                    allsamples=400, filebytes=80000, lost=2, uwhole=390, uearly=0, unomap=0,
+                    ufp=0),
+                  j("profile_max", mode="perfdwarf", workload="gzip", samples=380,
+                    allsamples=400, filebytes=3200000, lost=9)]
+        r = raw(*lines)
+        text = bench_stats.profile_table(r)
+        self.assertLess(text.index("pingpong (static"), text.index("Debian's gzip -9"))
+        # 400,000 ns over 20 samples; 20,000 bytes over 100 samples
+        self.assertRegex(text, r"ntkl PROFILE\+stacks +1\.4 \| +1\.4 +20 +20000 \| +20000 +200 +0")
+        self.assertRegex(text, r"ntkl PROFILE\+stacks -nounwind +1\.3 \| +1\.3 +20 "
+                               r"+15000 \| +15000 +150 +0")
+        self.assertRegex(text, r"perf record --call-graph dwarf +2\.6 \| +2\.6 +20 "
+                               r"+80000 \| +80000 +5000 +3")
+        self.assertRegex(text, r"  PROFILE\+stacks vs perf dwarf, "
+                               r"per sample \(min \| med\) +0\.25 \| 0\.25")
+        self.assertRegex(text, r"  PROFILE\+stacks -nounwind vs perf -g, .* 0\.38 \| 0\.38")
+        # perf -g: 800,000 over 20 samples, 40,000 a sample
+        # 20,000 a sample with tables, 15,000 by frame pointers
+        self.assertRegex(text, r"the tables, per sample \(less -nounwind's, min \| med\) "
+                               r"+5000 \| 5000")
+        # warm: 340,000 over 20 samples, 17,000 a sample: 2,000 more than -nounwind
+        self.assertRegex(text, r"ntkl PROFILE\+stacks, warm +1\.3 \| +1\.3 +20 "
+                               r"+17000 \| +17000 +200 +0")
+        self.assertRegex(text, r"warm tables, per sample \(less -nounwind's, min \| med\) "
+                               r"+2000 \| 2000")
+        self.assertRegex(text, r"  PROFILE\+stacks, warm vs perf -g, .* 0\.42 \| 0\.42")
+        self.assertRegex(text, r"gzip: PROFILE\+stacks, warm per sample <= perf -g's \(median\) +"
+                               r"met \(0\.42; min 0\.42\)")
+        self.assertIn("ntkl PROFILE+stacks, user stacks: 90 whole (90.0%), 10 ended early "
+                      "(8: the process's map not made yet)", text)
+        self.assertIn("ntkl PROFILE+stacks -nounwind, user stacks: 100 by frame pointers", text)
+        self.assertRegex(text, r"gzip: PROFILE\+stacks per sample <= perf -g's \(median\) +"
+                               r"met \(0\.50; min 0\.50\)")
+        # the highest rate: 80,000 bytes over 400 samples; ntkl's 2 lost
+        self.assertRegex(text, r"ntkl PROFILE\+stacks +gzip +400 +390 +200 +2")
+        self.assertRegex(text, r"perf record --call-graph dwarf +gzip +400 +380 +8000 +9")
+        self.assertLess(text.index("Max rate"), text.index("perf record --call-graph dwarf gzip"))
+        self.assertRegex(text, r"ntkl PROFILE lost nothing with default buffers \(and max rate\) +"
+                               r"NOT met \(2\)")
+        lost = bench_stats.lost_line(r)
+        self.assertIn("ntkl PROFILE+stacks (profile max rate, gzip) 2", lost)
+        self.assertIn("perf record --call-graph dwarf (profile, gzip) 3", lost)
+        self.assertIn("perf record --call-graph dwarf (profile max rate, gzip) 9", lost)
+
+    def test_first_runs(self):
+        """A start's first run over its other runs' median, a round each."""
+        lines = [run("profile_run", "none", 1000000)]
+        for rnd, first in ((1, 9000000), (2, 3000000)):
+            lines += [run("profile_run", "profstack", ns, rnd=rnd, rep=i)
+                      for i, ns in ((1, first), (2, 2000000), (3, 1000000), (4, 1500000))]
+        lines.append(j("profile_samples", round=1, mode="profstack", samples=40))
+        r = raw(*lines)
+        # round 1: 9 ms over the median 1.5 ms; round 2: 3 over 1.5
+        self.assertEqual(bench_stats.first_runs(r, "profile_run", "pingpong", "profstack"),
+                         [7500000, 1500000])
+        self.assertEqual(bench_stats.first_runs(r, "profile_run", "pingpong", "profile"), [])
+        self.assertRegex(bench_stats.profile_table(r),
+                         r"first run of each start .*\n +ntkl PROFILE\+stacks +7\.5 +1\.5\n")
+        # no stack walking logger in the switch table: no such lines
+        self.assertNotIn("first run", bench_stats.switch_table(
+            raw(run("switch_run", "none", 1000, 10), run("switch_run", "cswitch", 1100, 10),
+                run("switch_run", "tracecmd", 1200, 10), run("switch_run", "compact", 1050, 10))))
+
+    def test_stack_unwound_and_frame_pointers(self):
+        """CSwitch stacks by tables and by frame pointers (-nounwind): the
+        tables' cost per stack, how the user stacks ended, the losses."""
+        lines = [j("header", text="k")]
+        for m, ns in (("none", [1000, 1500]), ("cswitch", [1100, 1600]),
+                      ("compact", [1050, 1550]), ("tracecmd", [3000, 3500]),
+                      ("cswstack", [1400, 1900]), ("cswstackwarm", [1350, 1850]),
+                      ("cswstackfp", [1300, 1800]), ("perfswg", [2000, 2500])):
+            for i, t in enumerate(ns):
+                lines.append(run("switch_run", m, t, 10, workload="wl", rep=i))
+        lines += [j("switch_totals", round=1, mode="cswstack", switches=20, evbytes=1600,
+                    filebytes=2000, rawbytes=0, lost=0, uwhole=30, uearly=10, unomap=4, ufp=0),
+                  j("switch_totals", round=1, mode="cswstackfp", switches=20, evbytes=1500,
+                    filebytes=1900, rawbytes=0, lost=0, uwhole=0, uearly=0, unomap=0, ufp=40),
+                  j("switch_totals", round="max", mode="cswstackfp", switches=50, lost=4)]
+        text = bench_stats.switch_table(raw(*lines))
+        # stacks by tables add 30 a switch, by frame pointers 20: the tables 10
+        self.assertRegex(text, r"CSWITCH\+stacks -nounwind +0\.0 \| +0\.0 +10 +30 \| +30 ")
+        self.assertRegex(text, r"cost per CSwitch stack +30 \| +30")
+        self.assertRegex(text, r"  the same, -nounwind +20 \| +20")
+        self.assertRegex(text, r"  the tables, per stack +10 \| +10")
+        # warm: 35 a switch, 5 more than by frame pointers
+        self.assertRegex(text, r"  the same, warm +25 \| +25")
+        self.assertRegex(text, r"  warm tables, per stack +5 \| +5")
+        self.assertRegex(text, r"  warm, vs perf -g +0\.35 \| +0\.35")
+        self.assertRegex(text, r"  -nounwind, vs perf -g +0\.30 \| +0\.30")
+        self.assertRegex(text, r"wl: CSWITCH\+stacks adds <= 1/2 of perf -g +met \(0\.40; "
+                               r"median 0\.40\)")
+        self.assertRegex(text, r"wl: CSWITCH\+stacks, warm adds <= 1/2 of perf -g +met \(0\.35; "
+                               r"median 0\.35\)")
+        self.assertIn("ntkl CSWITCH+stacks, user stacks: 30 whole (75.0%), 10 ended early "
+                      "(4: the process's map not made yet)", text)
+        self.assertIn("CSWITCH+stacks -nounwind, user stacks: 40 by frame pointers", text)
+        # a -nounwind logger's stops by table too (a walk's "no map")
+        r = raw(j("switch_totals", round=1, mode="cswstackfp", switches=20, uearly=2, unomap=2,
+                  ufp=38))
+        self.assertEqual(bench_stats.ustacks_line(r.totals["cswstackfp"]),
+                         "0 whole (0.0%), 2 ended early (2: the process's map not made yet); "
+                         "38 by frame pointers")
+        self.assertEqual(bench_stats.ustacks_line({}), "")
+        # -nounwind's losses are ntkl's too
+        self.assertRegex(text, r"ntkl lost nothing with default buffers +NOT met \(4\)")
 
     def test_libntkl_cost(self):
         def um(rnd, mode, ns, cpu, lost, nbytes):

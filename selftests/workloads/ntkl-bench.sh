@@ -25,7 +25,19 @@
 #   cswitch    ntkl start -on CSWITCH (a CSwitch event per switch)
 #   compact    ntkl start -on COMPACT_CSWITCH (CompCS batches)
 #   cswstack   ntkl start -on CSWITCH -stackwalk CSwitch (each CSwitch
-#              followed by the new thread's stack: the cost of a stack)
+#              followed by the new thread's stack: the cost of a stack;
+#              its user frames walked by the binaries' unwind tables)
+#   cswstackwarm the same, the tables warm: a stopped process of each
+#              workload's file (hold) keeps its table made while the runs'
+#              processes come and go, so even the first run pays only its
+#              process's map and its walks, not its file's table
+#              (cswstack: the logger makes a file's table as it first
+#              meets it, in the first run after its start)
+#   cswstackfp the same with -nounwind: user frames by frame pointers
+#              alone (pingpong and threadmix are built as Debian builds,
+#              -O2 without frame pointers, static, libc's code too, so
+#              this is what the tables add and what they give: whole
+#              user stacks against a frame or two)
 #   tracecmd   trace-cmd record -C mono -e sched:sched_switch
 #   perfswg    perf record -a -g -e sched:sched_switch (a kernel and user
 #              callchain per switch: cswstack's peer; only when the guest
@@ -44,13 +56,20 @@
 #   header text        the kernel, CPUs, clock source and parameters
 #   switch_run round mode rep workload ... ns ctxt   one workload run
 #   switch_totals round mode switches evbytes filebytes rawbytes lost
+#                      [uwhole uearly unomap ufp]
 #                      what a recorder kept over a round (round "max":
-#                      over the max-rate runs)
+#                      over the max-rate runs); u*: a stack walking
+#                      logger's user stacks (ntkl query's User Stacks,
+#                      every process's): whole, ended early, of them
+#                      for want of the process's map, walked by frame
+#                      pointers (-nounwind)
 #   max_rate_run mode workload ... ns   one CPU's pingpong of the max rate
 #   lockbench, contend: spin locks (see the spin lock section below)
-#   profile_run, profile_samples: the sampled profile, ntkl PROFILE with
-#     and without stacks and perf record with and without -g (see the
-#     profile section)
+#   profile_run, profile_samples, profile_max: the sampled profile, ntkl
+#     PROFILE with and without stacks (by unwind tables, by frame
+#     pointers), perf record without a call graph, with -g and with
+#     --call-graph dwarf, on pingpong and on Debian's gzip; and every CPU
+#     busy at once (see the profile section)
 #   peer_run, peer_lost, bpf_count: peers and scale (1, 8, 64 CSWITCH and
 #     COMPACT loggers; one logger whose file fanout writes again into 7 or
 #     63 more files; perf record and trace-cmd, one and 8 at once; an
@@ -93,7 +112,7 @@ tmpfs) W=/tmp/ntkl-bench fs=tmpfs ;;
 *) echo "ntkl-bench: destination '$dest': tmpfs, disk, direct or xfs" >&2; exit 2 ;;
 esac
 LOGGER=ntkl-bench
-MODES="none cswitch compact tracecmd cswstack"
+MODES="none cswitch compact tracecmd cswstack cswstackwarm cswstackfp"
 mkdir -p "$W"
 
 want() {
@@ -285,12 +304,104 @@ ntkl_stop() {
 		END { printf "switches=%d evbytes=%d filebytes=%d rawbytes=0 lost=%d\n", n, b, file, lost }'
 }
 
+# How the running logger's user stacks ended, from ntkl query's "User
+# Stacks" counts (every stack it walked, of every process):
+# "uwhole=N uearly=N unomap=N ufp=N": whole, ended early, of those for
+# want of the process's map (made by a worker as a process is first met:
+# its first stacks end there), and walked by frame pointers (-nounwind)
+ustacks() {
+	ntkl query "$LOGGER" 2>/dev/null | awk '
+		/^User Stacks/ && / whole/ {
+			sub(/^[^:]*: */, "")
+			n = split($0, part, /[,;] */)
+			for (i = 1; i <= n; i++) {
+				v = part[i] + 0
+				if (part[i] ~ / whole/)
+					w = v
+				else if (part[i] ~ /ended early/)
+					e = v
+				else if (part[i] ~ /map not made/)
+					m = v
+				else if (part[i] ~ /by frame pointers/)
+					f = v
+			}
+		}
+		END { printf "uwhole=%d uearly=%d unomap=%d ufp=%d\n", w, e, m, f }'
+}
+
+# hold WORKLOAD...: for the warm modes, a process of each workload's
+# files (its program; gzip's libc.so.6 and ld.so too) that the running
+# logger meets (it runs 20 ms on CPU 2, switching or sampled) and that
+# then stops: its map keeps those files' tables made while the runs'
+# processes come and go, as long-lived processes keep libc's on a real
+# machine (in this VM nothing else maps them: busybox is static). The
+# worker's time to make them (libc's: about 220 ms in the TCG VM) passes
+# before the runs start. held_u: the logger's ustacks then (its stops
+# before the runs: ustacks_runs leaves them out). unhold ends them.
+held=
+held_u=
+hold() {
+	local wl
+
+	for wl in "$@"; do
+		case $wl in
+		pingpong) pingpong -c 2 -q 1000000000 & ;;
+		threadmix) taskset -c 2 threadmix -q 2 100000000 & ;;
+		gzip) taskset -c 2 /debian/gzip -c /dev/zero > /dev/null & ;;
+		esac
+		held="$held $!"
+	done
+	sleep 0.02
+	# shellcheck disable=SC2086 # held is a list of PIDs: one argument each
+	kill -STOP $held
+	sleep 1
+	held_u=$(ustacks)
+}
+
+unhold() {
+	local p
+
+	[ -n "$held" ] || return 0
+	# shellcheck disable=SC2086 # held is a list of PIDs: one argument each
+	kill -KILL $held
+	for p in $held; do
+		wait "$p" 2>/dev/null || true
+	done
+	held=
+	held_u=
+}
+
+# ustacks_runs: ustacks, less what the logger counted before the runs
+# (held_u: a warm mode's holding processes' stacks)
+ustacks_runs() {
+	echo "$(ustacks) $held_u" | awk '{
+		for (i = 1; i <= NF; i++) {
+			split($i, kv, "=")
+			if (seen[kv[1]]++) {
+				v[kv[1]] -= kv[2]
+			} else {
+				order[++n] = kv[1]
+				v[kv[1]] = kv[2]
+			}
+		}
+		out = ""
+		for (i = 1; i <= n; i++)
+			out = out (i > 1 ? " " : "") order[i] "=" v[order[i]]
+		print out
+	}'
+}
+
 start() {
 	case $1 in
 	none) ;;
 	cswitch) ntkl_start CSWITCH ;;
 	compact) ntkl_start COMPACT_CSWITCH ;;
 	cswstack) ntkl_start CSWITCH -stackwalk CSwitch ;;
+	cswstackwarm)
+		ntkl_start CSWITCH -stackwalk CSwitch
+		hold pingpong threadmix
+		;;
+	cswstackfp) ntkl_start CSWITCH -stackwalk CSwitch -nounwind ;;
 	tracecmd) tc_start ;;
 	perfswg) perf_start -a -g -e sched:sched_switch ;;
 	esac
@@ -298,9 +409,16 @@ start() {
 
 # Prints what the recorder kept (nothing for none).
 stop() {
+	local u
+
 	case $1 in
 	none) ;;
-	cswitch|compact|cswstack) ntkl_stop ;;
+	cswitch|compact) ntkl_stop ;;
+	cswstack|cswstackwarm|cswstackfp)
+		u=$(ustacks_runs)
+		echo "$(ntkl_stop) $u"
+		unhold
+		;;
 	tracecmd) tc_stop ;;
 	perfswg) perf_stop_switches ;;
 	esac
@@ -423,75 +541,191 @@ if want switch; then
 		emit switch_totals round=max "mode=$m" "$(cat "$W/f")"
 	done
 fi
-# The sampled profile: pingpong pinned to CPU 1 under each of these,
-# alternating, rounds times, all sampling every CPU at 8.2 kHz:
-#   none       no tracing
-#   profile    ntkl PROFILE -setprofint 1221 (xperf's highest rate), with
-#              PROC_THREAD (a few events per run) to name pingpong's samples
-#   profstack  the same with -stackwalk Profile (a stack per sample)
-#   perf       perf record -a -e cpu-clock -c 122100 (a software clock: the
-#              guest has no PMU under TCG; a fixed period of 122.1 us, as
-#              ntkl's: -F 8200 lets perf adjust it, and it samples more)
-#   perfg      the same with -g (a call graph per sample)
+# The sampled profile: two workloads pinned to CPU 1, each under each of
+# these recorders in turn (starting with the next one each round),
+# rounds times, all sampling every CPU at 8.2 kHz:
+#   none        no tracing
+#   profile     ntkl PROFILE -setprofint 1221 (xperf's highest rate), with
+#               PROC_THREAD (a few events per run) to name the samples
+#   profstack   the same with -stackwalk Profile (a stack per sample, its
+#               user frames walked by the binaries' unwind tables)
+#   profstackwarm the same, the tables warm (as cswstackwarm: a stopped
+#               process of the workload's files, hold, keeps their tables)
+#   profstackfp the same with -nounwind (user frames by frame pointers
+#               alone, as before issue 45): what the tables add a sample
+#   perf        perf record -a -e cpu-clock -c 122100 (a software clock: the
+#               guest has no PMU under TCG; a fixed period of 122.1 us, as
+#               ntkl's: -F 8200 lets perf adjust it, and it samples more)
+#   perfg       the same with -g (a call graph per sample, by frame pointers)
+#   perfdwarf   the same with --call-graph dwarf (a copy of 8 KB of the
+#               user stack and the registers per sample, unwound later by
+#               perf report: whole stacks without frame pointers)
 # (the perf modes only when the guest has perf: vm-run NTKL_VM_PERF=1)
-#   P round=R mode=M rep=N <pingpong's summary line>
-#   Q round=R mode=M samples=N lost=N   samples that hit pingpong (on CPU
-#                         1, where it runs without a pause) over the round's
-#                         runs, not those of the time between them (ntkl:
-#                         dump --stats --all's "Processes by samples" rows
-#                         named pingpong: a round has 2 per run, more than
-#                         the 10 rows of --stats; perf: perf script's comm and CPU
-#                         fields), and events the recorder lost
-PMODES="none profile profstack"
+# The workloads, both built without frame pointers, so that only the
+# tables (or perf's copies) make their user stacks whole:
+#   pingpong    pingpong -c 1 TRIPS (static, -O2 as Debian builds, libc's
+#               code inside): samples mostly in the kernel, its switches
+#               and pipe I/O, under a user stack of libc's read or write
+#               and main
+#   gzip        Debian's own gzip -9 (/debian/gzip, vm-run's copy of the
+#               host's: -O2 without frame pointers, against libc.so.6)
+#               compressing GZ_LINES lines of seq's output (the same bytes
+#               every run) to /dev/null, pinned with taskset -c 1: samples
+#               in user code under 5 to 8 user frames; timed by the shell
+#               ($EPOCHREALTIME, microseconds)
+# Each workload's REPS runs are under one start of the recorder, so its
+# samples, bytes and losses are that workload's:
+#   profile_run round=R mode=M rep=N <workload's summary line: ns=T>
+#   profile_samples round=R mode=M workload=W samples=N allsamples=N
+#           filebytes=N lost=N [uwhole uearly unomap ufp]
+#                         samples that hit W on CPU 1 over the round's runs
+#                         (ntkl: dump --stats --all's "Processes by
+#                         samples" rows named W: pingpong has 2 per run, more
+#                         than the 10 rows of --stats; perf: perf script's
+#                         comm and CPU fields), every sample in the file (all
+#                         CPUs, idle ones included) and its bytes (bytes a
+#                         sample: filebytes / allsamples), events the
+#                         recorder lost, and ntkl's user stacks (ustacks)
+# Then the highest rate: per recorder, one gzip pinned to each CPU at once
+# (every CPU in user code: every sample with a whole user stack to walk,
+# or to copy), its losses at default buffers:
+#   profile_max mode=M workload=gzip samples=N allsamples=N filebytes=N
+#           lost=N [u...]   as profile_samples, samples on every CPU
+PMODES="none profile profstack profstackwarm profstackfp"
+GZ_LINES=${GZ_LINES:-30000}
 
-# prof_start MODE: perf is this shell's child (perf_pid)
+# prof_start MODE WORKLOAD: perf is this shell's child (perf_pid)
 prof_start() {
 	case $1 in
 	profile) ntkl_start PROC_THREAD+PROFILE -setprofint 1221 ;;
 	profstack) ntkl_start PROC_THREAD+PROFILE -setprofint 1221 -stackwalk Profile ;;
+	profstackwarm)
+		ntkl_start PROC_THREAD+PROFILE -setprofint 1221 -stackwalk Profile
+		hold "$2"
+		;;
+	profstackfp)
+		ntkl_start PROC_THREAD+PROFILE -setprofint 1221 -stackwalk Profile -nounwind
+		;;
 	perf) perf_start -a -e cpu-clock -c 122100 ;;
 	perfg) perf_start -a -g -e cpu-clock -c 122100 ;;
+	perfdwarf) perf_start -a --call-graph dwarf -e cpu-clock -c 122100 ;;
 	esac
 }
 
-# Sets prof_result to "samples=N lost=N". Not in a subshell: perf.
+# gz_run CPU: Debian's gzip -9 of $W/gz.in pinned to CPU, timed; prints
+# its summary line as the workloads print theirs
+gz_run() {
+	local a b
+
+	# shellcheck disable=SC3028 # busybox sh has EPOCHREALTIME (checked where gzip is chosen)
+	a=$EPOCHREALTIME
+	taskset -c "$1" /debian/gzip -9 -c "$W/gz.in" > /dev/null || die "gzip -9 failed"
+	# shellcheck disable=SC3028 # as above
+	b=$EPOCHREALTIME
+	# seconds.microseconds, 6 digits after the point: microseconds
+	# once the point is gone
+	echo "gzip lines=$GZ_LINES cpu=$1 ns=$(((${b%.*}${b#*.} - ${a%.*}${a#*.}) * 1000))"
+}
+
+# prof_run WORKLOAD CPU: one run, its summary line
+prof_run() {
+	case $1 in
+	pingpong) pingpong -c "$2" "$trips" ;;
+	gzip) gz_run "$2" ;;
+	esac
+}
+
+# SAMPLE records of perf.data (--stats prints the count twice, once with
+# its share)
+perf_samples() {
+	perf report -i "$W/perf.data" --stats 2>/dev/null |
+		awk -F: '/^ *SAMPLE events/ { split($2, a, " "); n = a[1]; exit } END { print n + 0 }'
+}
+
+# prof_stop MODE WORKLOAD [CPU]: sets prof_result to "samples=N
+# allsamples=N filebytes=N lost=N" (and ntkl's stacks' ustacks): samples
+# are those in WORKLOAD (on CPU, if given). Not in a subshell: perf.
 prof_stop() {
-	local lost
+	local lost u=
 
 	case $1 in
-	profile|profstack)
+	profile|profstack|profstackwarm|profstackfp)
+		[ "$1" = profile ] || u=$(ustacks_runs)
 		lost=$(ntkl stop "$LOGGER" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
-		prof_result="samples=$(ntkl dump --stats --all "$W/ntkl.etl" |
-			awk '/^Processes by samples/ { f = 1; next } /^$/ { f = 0 }
-			     f && $NF == "pingpong" { n += $2 } END { print n + 0 }') lost=${lost:-0}"
+		unhold
+		[ -n "$lost" ] || die "ntkl stop printed no Events Lost"
+		prof_result="$(ntkl dump --stats --all "$W/ntkl.etl" | awk -v wl="$2" '
+			/^SampledProfile \(/ { all = $3 }
+			/^Processes by samples/ { f = 1; next }
+			/^$/ { f = 0 }
+			f && $NF == wl { n += $2 }
+			END { printf "samples=%d allsamples=%d", n, all }') filebytes=$(wc -c < "$W/ntkl.etl") lost=$lost $u"
+		rm -f "$W/ntkl.etl"
 		;;
-	perf|perfg)
+	perf|perfg|perfdwarf)
 		perf_stop
-		prof_result="samples=$(perf script -i "$W/perf.data" -F comm,cpu 2>/dev/null |
-			awk '$1 == "pingpong" && $2 == "[001]" { n++ } END { print n + 0 }') lost=$perf_lost"
+		prof_result="$(perf script -i "$W/perf.data" -F comm,cpu 2>/dev/null |
+			awk -v wl="$2" -v cpu="${3:-}" '
+			$1 == wl && (cpu == "" || $2 == sprintf("[%03d]", cpu)) { n++ }
+			END { printf "samples=%d", n }') allsamples=$(perf_samples) filebytes=$(wc -c < "$W/perf.data") lost=$perf_lost"
+		rm -f "$W/perf.data"
 		;;
 	esac
 }
 
 if want profile; then
-	! command -v perf > /dev/null || PMODES="$PMODES perf perfg"
+	! command -v perf > /dev/null || PMODES="$PMODES perf perfg perfdwarf"
+	pwls=pingpong
+	# shellcheck disable=SC3028 # busybox sh has it; a shell without it: no gzip rows
+	if [ -x /debian/gzip ] && [ -n "${EPOCHREALTIME:-}" ]; then
+		seq 1 "$GZ_LINES" > "$W/gz.in"
+		pwls="$pwls gzip"
+	else
+		emit_text note "profile: no /debian/gzip (scripts/vm-run copies the host's /usr/bin/gzip) or no EPOCHREALTIME in this shell to time it: no gzip rows"
+	fi
 	r=1
 	while [ $r -le "$rounds" ]; do
 		# shellcheck disable=SC2086 # PMODES is a list of words: one argument each
 		order=$(rotate $(((r - 1) % $(echo "$PMODES" | wc -w))) $PMODES)
-		for m in $order; do
-			prof_start "$m"
-			i=1
-			while [ $i -le "$reps" ]; do
-				emit profile_run "round=$r" "mode=$m" "rep=$i" "$(pingpong -c 1 "$trips")"
-				i=$((i + 1))
+		for wl in $pwls; do
+			for m in $order; do
+				prof_start "$m" "$wl"
+				: > "$W/w"
+				i=1
+				while [ $i -le "$reps" ]; do
+					emit profile_run "round=$r" "mode=$m" "rep=$i" "$(prof_run "$wl" 1)" >> "$W/w"
+					i=$((i + 1))
+				done
+				[ "$m" = none ] || prof_stop "$m" "$wl" 1
+				cat "$W/w"
+				[ "$m" = none ] ||
+					emit profile_samples "round=$r" "mode=$m" "workload=$wl" "$prof_result"
 			done
-			[ "$m" = none ] && continue
-			prof_stop "$m"
-			emit profile_samples "round=$r" "mode=$m" "$prof_result"
 		done
 		r=$((r + 1))
 	done
+	case " $pwls " in
+	*" gzip "*)
+		# shellcheck disable=SC2086 # PMODES is a list of words: one argument each
+		for m in $(echo $PMODES | sed 's/^none //'); do
+			prof_start "$m" gzip
+			pids=
+			c=0
+			while [ $c -lt "$(nproc)" ]; do
+				gz_run $c > "$W/max.$c" &
+				pids="$pids $!"
+				c=$((c + 1))
+			done
+			for p in $pids; do
+				wait "$p" || die "gzip failed"
+			done
+			prof_stop "$m" gzip
+			emit profile_max "mode=$m" workload=gzip "$prof_result"
+		done
+		rm -f "$W"/max.*
+		;;
+	esac
+	rm -f "$W/gz.in"
 	ntkl profile-interval -default > /dev/null
 fi
 
