@@ -497,9 +497,13 @@ struct ntkl_stack *ntkl_stack_switch(struct task_struct *prev, struct task_struc
 		st->truncated |= truncated;
 		st->user_stop = stop;
 	} else if (instruction_pointer(uregs)) {
-		/* not parked (first run, a collision): its user IP alone */
+		/*
+		 * not parked (first run, a collision): its user IP alone,
+		 * counted as a walk that found no map (by frame pointers if
+		 * that is how the logger walks)
+		 */
 		stack_add(st, instruction_pointer(uregs));
-		st->user_stop = NTKL_USTOP_NO_MAP;
+		st->user_stop = ntkl_unwind_wanted() ? NTKL_USTOP_NO_MAP : NTKL_USTOP_FRAME_POINTER;
 	}
 	return st;
 }
