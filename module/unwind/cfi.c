@@ -96,7 +96,8 @@ static u64 get_bytes(struct cursor *c, unsigned int n)
 	return v;
 }
 
-static u64 get_uleb(struct cursor *c)
+/* A LEB128 number: 7 bits a byte, low first; the sign is bit 6 of the last. */
+static u64 get_leb(struct cursor *c, bool is_signed)
 {
 	unsigned int shift = 0;
 	u64 v = 0;
@@ -108,24 +109,19 @@ static u64 get_uleb(struct cursor *c)
 			v |= (u64)(b & 0x7f) << shift;
 		shift += 7;
 	} while (c->ok && (b & 0x80));
+	if (is_signed && shift < 64 && (b & 0x40))
+		v |= ~0ULL << shift;
 	return v;
+}
+
+static u64 get_uleb(struct cursor *c)
+{
+	return get_leb(c, false);
 }
 
 static s64 get_sleb(struct cursor *c)
 {
-	unsigned int shift = 0;
-	u64 v = 0;
-	u8 b;
-
-	do {
-		b = get_bytes(c, 1);
-		if (shift < 64)
-			v |= (u64)(b & 0x7f) << shift;
-		shift += 7;
-	} while (c->ok && (b & 0x80));
-	if (shift < 64 && (b & 0x40))
-		v |= ~0ULL << shift;
-	return (s64)v;
+	return (s64)get_leb(c, true);
 }
 
 /*
