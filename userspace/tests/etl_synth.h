@@ -202,6 +202,50 @@ static inline void synth_thread(struct synth *s, uint16_t hook, int64_t t, uint3
 	synth_system_record(s, hook, 3, t, rec, (uint32_t)(sizeof(*th) + 2 * n + 2));
 }
 
+/* Frames a synthetic stack record holds at most */
+#define SYNTH_STACK_FRAMES	16
+
+/*
+ * A StackWalk/Stack record at t for pid/tid's event at event_time, of
+ * frames f[0..n) (innermost first, n <= SYNTH_STACK_FRAMES).
+ */
+static inline void synth_stack_walk(struct synth *s, int64_t t, int64_t event_time,
+				    uint32_t pid, uint32_t tid, const uint64_t *f, size_t n)
+{
+	struct {
+		struct etw_stack_walk sw;
+		uint64_t frames[SYNTH_STACK_FRAMES];
+	} rec = { { (uint64_t)event_time, pid, tid }, { 0 } };
+
+	memcpy(rec.frames, f, n * sizeof(*f));
+	synth_record(s, ETW_EVENT_STACK_WALK_HOOK, 2, t, &rec,
+		     (uint32_t)(sizeof(rec.sw) + n * sizeof(*f)));
+}
+
+/* A stack key reference (hook: StackKeyKernel or StackKeyUser) at t. */
+static inline void synth_stack_key_ref(struct synth *s, uint16_t hook, int64_t t,
+				       int64_t event_time, uint32_t pid, uint32_t tid,
+				       uint64_t key)
+{
+	struct etw_stack_key_ref ref = { (uint64_t)event_time, pid, tid, key };
+
+	synth_record(s, hook, 2, t, &ref, sizeof(ref));
+}
+
+/* A key's definition (KeyRundown) at t: frames f[0..n), innermost first. */
+static inline void synth_stack_key_def(struct synth *s, int64_t t, uint64_t key,
+				       const uint64_t *f, size_t n)
+{
+	struct {
+		struct etw_stack_key_def h;
+		uint64_t frames[SYNTH_STACK_FRAMES];
+	} rec = { { key }, { 0 } };
+
+	memcpy(rec.frames, f, n * sizeof(*f));
+	synth_record(s, ETW_EVENT_STACK_KEY_RUNDOWN_HOOK, 2, t, &rec,
+		     (uint32_t)(sizeof(rec.h) + n * sizeof(*f)));
+}
+
 /*
  * Close the last buffer, set BuffersWritten and EndTime; returns the file
  * in an exactly-sized malloc (so ASan sees reads past it), or NULL if a

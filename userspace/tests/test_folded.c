@@ -75,33 +75,12 @@ static void sample(struct synth *s, int64_t t, uint64_t ip)
 /* A StackWalk of frames f[0..n) (innermost first) for the event at event_time. */
 static void stack_walk(struct synth *s, int64_t t, int64_t event_time, const uint64_t *f, size_t n)
 {
-	struct {
-		struct etw_stack_walk sw;
-		uint64_t frames[4];
-	} rec = { { (uint64_t)event_time, PID, TID }, { 0 } };
-
-	memcpy(rec.frames, f, n * sizeof(*f));
-	synth_record(s, ETW_EVENT_STACK_WALK_HOOK, 2, t, &rec,
-		     (uint32_t)(sizeof(rec.sw) + n * sizeof(*f)));
+	synth_stack_walk(s, t, event_time, PID, TID, f, n);
 }
 
 static void key_ref(struct synth *s, uint16_t hook, int64_t t, int64_t event_time, uint64_t key)
 {
-	struct etw_stack_key_ref ref = { (uint64_t)event_time, PID, TID, key };
-
-	synth_record(s, hook, 2, t, &ref, sizeof(ref));
-}
-
-static void key_def(struct synth *s, int64_t t, uint64_t key, const uint64_t *f, size_t n)
-{
-	struct {
-		struct etw_stack_key_def h;
-		uint64_t frames[4];
-	} rec = { { key }, { 0 } };
-
-	memcpy(rec.frames, f, n * sizeof(*f));
-	synth_record(s, ETW_EVENT_STACK_KEY_RUNDOWN_HOOK, 2, t, &rec,
-		     (uint32_t)(sizeof(rec.h) + n * sizeof(*f)));
+	synth_stack_key_ref(s, hook, t, event_time, PID, TID, key);
 }
 
 /* Where this program's function name lies in the traced image: BASE + its offset. */
@@ -155,8 +134,8 @@ static uint8_t *make_file(const char *path, uint64_t image_size, uint64_t inner,
 	stack_walk(&s, 1701, 1700, out_only, 1);
 	synth_buffer(&s, 1);
 	key_ref(&s, ETW_EVENT_STACK_KEY_USER_HOOK, 5000, 1500, 0xC);
-	key_def(&s, 9000, 0xB, out_only, 1);
-	key_def(&s, 9001, 0xC, both, 2);
+	synth_stack_key_def(&s, 9000, 0xB, out_only, 1);
+	synth_stack_key_def(&s, 9001, 0xC, both, 2);
 	return synth_end(&s, size);
 }
 

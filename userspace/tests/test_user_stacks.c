@@ -71,36 +71,15 @@ static void sample(struct synth *s, int64_t t, uint64_t ip)
 	synth_record(s, ETW_EVENT_SAMPLED_PROFILE_HOOK, 2, t, &sp, sizeof(sp));
 }
 
-/* A StackWalk of frames f[0..n) (innermost first) for the event at event_time. */
+/* A StackWalk of frames f[0..n) (innermost first) for the event just before t. */
 static void stack_walk(struct synth *s, int64_t t, const uint64_t *f, size_t n)
 {
-	struct {
-		struct etw_stack_walk sw;
-		uint64_t frames[8];
-	} rec = { { (uint64_t)t - 1, PID, TID }, { 0 } };
-
-	memcpy(rec.frames, f, n * sizeof(*f));
-	synth_record(s, ETW_EVENT_STACK_WALK_HOOK, 2, t, &rec,
-		     (uint32_t)(sizeof(rec.sw) + n * sizeof(*f)));
+	synth_stack_walk(s, t, t - 1, PID, TID, f, n);
 }
 
 static void key_ref(struct synth *s, uint16_t hook, int64_t t, uint64_t key)
 {
-	struct etw_stack_key_ref ref = { (uint64_t)t - 1, PID, TID, key };
-
-	synth_record(s, hook, 2, t, &ref, sizeof(ref));
-}
-
-static void key_def(struct synth *s, int64_t t, uint64_t key, const uint64_t *f, size_t n)
-{
-	struct {
-		struct etw_stack_key_def h;
-		uint64_t frames[8];
-	} rec = { { key }, { 0 } };
-
-	memcpy(rec.frames, f, n * sizeof(*f));
-	synth_record(s, ETW_EVENT_STACK_KEY_RUNDOWN_HOOK, 2, t, &rec,
-		     (uint32_t)(sizeof(rec.h) + n * sizeof(*f)));
+	synth_stack_key_ref(s, hook, t, t - 1, PID, TID, key);
 }
 
 /* Where this program's function name lies in the traced image: BASE + its offset. */
@@ -159,9 +138,9 @@ static uint8_t *make_file(const struct prog *p, bool with_sample, size_t *size)
 	key_ref(&s, ETW_EVENT_STACK_KEY_KERNEL_HOOK, 1130, 0xA);
 	/* a key no definition has */
 	key_ref(&s, ETW_EVENT_STACK_KEY_USER_HOOK, 1140, 0xD);
-	key_def(&s, 9000, 0xA, kernel_only, 2);
-	key_def(&s, 9001, 0xB, user_key, 2);
-	key_def(&s, 9002, 0xC, short_key, 3);
+	synth_stack_key_def(&s, 9000, 0xA, kernel_only, 2);
+	synth_stack_key_def(&s, 9001, 0xB, user_key, 2);
+	synth_stack_key_def(&s, 9002, 0xC, short_key, 3);
 	return synth_end(&s, size);
 }
 
