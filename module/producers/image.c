@@ -48,6 +48,7 @@
 #include "producers/image_ident.h"
 #include "producers/ntsched.h"
 #include "producers/producer.h"
+#include "unwind/unwind.h"
 #include "wrapper/compat.h"
 
 /* The kernel image, found once at load: it does not move. */
@@ -515,6 +516,8 @@ static void map_write(struct vm_area_struct *vma)
 
 	if (!loads_on(loggers, n) || !map_new_image(vma, &run))
 		return;
+	/* the unwinder's map of this process wants the new code too, now */
+	ntkl_unwind_mapped(vma->vm_mm);
 	path = mapped_path(run.file, this_cpu_ptr(map_path_buf), PATH_MAX);
 	ntkl_build_id_file(run.file, &bid);
 	for (i = 0; i < n; i++)

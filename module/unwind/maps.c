@@ -12,7 +12,9 @@
  * (a library mapped since: ld.so's at start, dlopen's later), asks for
  * one (again) through an irq_work (safe from NMI) that queues the
  * worker; that stack ends there (NTKL_USTOP_NO_MAP), the next ones are
- * whole. A program maps its libraries as it starts, so its first few maps
+ * whole. While a logger takes Image Load, image.c's probe of new code
+ * mappings asks too (ntkl_unwind_mapped()), so a library is usually in
+ * its process's map before the process runs it. A program maps its libraries as it starts, so its first few maps
  * are remade as soon as a walk asks; after those, at most every
  * REMAKE_AFTER, so a stack that wanders into unmapped addresses does not
  * keep the worker busy.
@@ -120,6 +122,17 @@ static struct mm_slot *slot_of(struct mm_struct *mm)
 	}
 	want_map(free);
 	return free;
+}
+
+void ntkl_unwind_mapped(struct mm_struct *mm)
+{
+	struct mm_slot *s;
+
+	if (!READ_ONCE(maps_on))
+		return;
+	s = slot_of(mm);
+	if (s)
+		want_map(s);
 }
 
 const struct ntkl_unwind_range *ntkl_unwind_find_range(struct mm_struct *mm, unsigned long ip,

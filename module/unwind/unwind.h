@@ -37,6 +37,13 @@ void ntkl_unwind_walk(struct ntkl_stack *st, struct pt_regs *regs);
 /* Are the tables wanted (a running logger walks stacks by them)? */
 bool ntkl_unwind_wanted(void);
 
+/*
+ * mm (current's) mapped a file with code (image.c's probe, any context):
+ * its map is remade now rather than when a walk misses the new code, so a
+ * library ld.so maps is in the map by the time the program runs it.
+ */
+void ntkl_unwind_mapped(struct mm_struct *mm);
+
 /* maps.c: turned on and off by the unwind producer, in process context */
 int ntkl_unwind_maps_init(void);
 void ntkl_unwind_maps_exit(void);
