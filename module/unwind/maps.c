@@ -14,10 +14,10 @@
  * worker; that stack ends there (NTKL_USTOP_NO_MAP), the next ones are
  * whole. While a logger takes Image Load, image.c's probe of new code
  * mappings asks too (ntkl_unwind_mapped()), so a library is usually in
- * its process's map before the process runs it. A program maps its libraries as it starts, so its first few maps
- * are remade as soon as a walk asks; after those, at most every
- * REMAKE_AFTER, so a stack that wanders into unmapped addresses does not
- * keep the worker busy.
+ * its process's map before the process runs it. A program maps its
+ * libraries as it starts, so its first few maps are remade as soon as a
+ * walk asks; after those, at most every REMAKE_AFTER, so a stack that
+ * wanders into unmapped addresses does not keep the worker busy.
  *
  * Processes are found by their mm_struct in a fixed table of slots, open
  * addressing: a walk claims a free slot with cmpxchg, taking a reference
