@@ -202,6 +202,28 @@ static inline void synth_thread(struct synth *s, uint16_t hook, int64_t t, uint3
 	synth_system_record(s, hook, 3, t, rec, (uint32_t)(sizeof(*th) + 2 * n + 2));
 }
 
+/* An Image DCStart (v3) of pid at t: base, size and an ASCII path. */
+static inline void synth_image_dc_start(struct synth *s, int64_t t, uint32_t pid, uint64_t base,
+					uint64_t size, const char *path)
+{
+	uint8_t rec[sizeof(struct etw_image_v3) + 2 * 4096 + 2] = { 0 };
+	struct etw_image_v3 im = { .image_base = base, .image_size = size, .process_id = pid };
+	size_t n = strlen(path) < 4096 ? strlen(path) : 4096;
+
+	memcpy(rec, &im, sizeof(im));
+	for (size_t i = 0; i < n; i++)
+		rec[sizeof(im) + 2 * i] = (uint8_t)path[i];
+	synth_record(s, ETW_EVENT_IMAGE_DC_START_HOOK, 3, t, rec, (uint32_t)(sizeof(im) + 2 * n + 2));
+}
+
+/* A SampledProfile of thread tid at ip, at t. */
+static inline void synth_sample(struct synth *s, int64_t t, uint32_t tid, uint64_t ip)
+{
+	struct perfinfo_sampled_profile sp = { .instruction_pointer = ip, .thread_id = tid, .count = 1 };
+
+	synth_record(s, ETW_EVENT_SAMPLED_PROFILE_HOOK, 2, t, &sp, sizeof(sp));
+}
+
 /* Frames a synthetic stack record holds at most */
 #define SYNTH_STACK_FRAMES	16
 

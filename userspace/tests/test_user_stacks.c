@@ -54,21 +54,12 @@ __attribute__((noipa, used)) static void ustk_mid(void)
 
 static void image_rec(struct synth *s, int64_t t, uint64_t base, uint64_t size, const char *path)
 {
-	uint8_t rec[sizeof(struct etw_image_v3) + 2 * PATH_MAX + 2] = { 0 };
-	struct etw_image_v3 im = { .image_base = base, .image_size = size, .process_id = PID };
-	size_t n = strlen(path);
-
-	memcpy(rec, &im, sizeof(im));
-	for (size_t i = 0; i < n; i++)
-		rec[sizeof(im) + 2 * i] = (uint8_t)path[i];
-	synth_record(s, ETW_EVENT_IMAGE_DC_START_HOOK, 3, t, rec, (uint32_t)(sizeof(im) + 2 * n + 2));
+	synth_image_dc_start(s, t, PID, base, size, path);
 }
 
 static void sample(struct synth *s, int64_t t, uint64_t ip)
 {
-	struct perfinfo_sampled_profile sp = { .instruction_pointer = ip, .thread_id = TID, .count = 1 };
-
-	synth_record(s, ETW_EVENT_SAMPLED_PROFILE_HOOK, 2, t, &sp, sizeof(sp));
+	synth_sample(s, t, TID, ip);
 }
 
 /* A StackWalk of frames f[0..n) (innermost first) for the event just before t. */
