@@ -756,3 +756,16 @@ size_t ntkl_cfi_sort(struct ntkl_cfi_row *rows, size_t n, struct ntkl_cfi_row *s
 	}
 	return out;
 }
+
+void ntkl_cfi_index(const struct ntkl_cfi_row *rows, size_t n, u32 *index)
+{
+	size_t b, nb = ntkl_cfi_index_size(rows, n), i = 0;
+	u64 start;
+
+	for (b = 0; b < nb; b++) {
+		start = rows[0].pc + ((u64)b << NTKL_CFI_BUCKET_SHIFT);
+		while (i + 1 < n && rows[i + 1].pc <= start)
+			i++;
+		index[b] = i;
+	}
+}

@@ -75,15 +75,10 @@ long ntkl_cfi_compile(const u8 *eh, size_t size, u64 eh_vaddr, struct ntkl_cfi_r
  */
 size_t ntkl_cfi_sort(struct ntkl_cfi_row *rows, size_t n, struct ntkl_cfi_row *scratch);
 
-/* The row whose range holds pc, or NULL: a binary search of sorted rows. */
+/* The last of rows [lo, hi) whose pc <= pc (rows[lo].pc <= pc): a binary search. */
 static inline const struct ntkl_cfi_row *
-ntkl_cfi_find(const struct ntkl_cfi_row *rows, size_t n, u64 pc)
+ntkl_cfi_search(const struct ntkl_cfi_row *rows, size_t lo, size_t hi, u64 pc)
 {
-	size_t lo = 0, hi = n;
-
-	if (!n || pc < rows[0].pc || pc > U32_MAX)
-		return NULL;
-	/* the last row whose pc <= pc */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -93,6 +88,50 @@ ntkl_cfi_find(const struct ntkl_cfi_row *rows, size_t n, u64 pc)
 			hi = mid;
 	}
 	return &rows[lo];
+}
+
+/* The row whose range holds pc, or NULL: a binary search of sorted rows. */
+static inline const struct ntkl_cfi_row *
+ntkl_cfi_find(const struct ntkl_cfi_row *rows, size_t n, u64 pc)
+{
+	if (!n || pc < rows[0].pc || pc > U32_MAX)
+		return NULL;
+	return ntkl_cfi_search(rows, 0, n, pc);
+}
+
+/*
+ * An index of sorted rows by the code they cover, so that a walk's lookup
+ * searches a few rows rather than all of them (libc's 28,000: fifteen
+ * steps of a binary search, most of a frame's cost). The code from
+ * rows[0].pc on is cut into buckets of 2^NTKL_CFI_BUCKET_SHIFT bytes;
+ * index[b] is the row that holds the bucket's first byte. 256-byte
+ * buckets hold some five of libc's rows (one per 53 bytes of its code)
+ * and cost 4 bytes each: the index is 1/16 of the rows' memory.
+ */
+#define NTKL_CFI_BUCKET_SHIFT	8
+
+/* The entries of n sorted rows' index (0: none, n is 0). */
+static inline size_t ntkl_cfi_index_size(const struct ntkl_cfi_row *rows, size_t n)
+{
+	return n ? ((size_t)(rows[n - 1].pc - rows[0].pc) >> NTKL_CFI_BUCKET_SHIFT) + 2 : 0;
+}
+
+/* Fill index (ntkl_cfi_index_size() entries) for n sorted rows. */
+void ntkl_cfi_index(const struct ntkl_cfi_row *rows, size_t n, u32 *index);
+
+/* ntkl_cfi_find() by the index of rows (made by ntkl_cfi_index()). */
+static inline const struct ntkl_cfi_row *
+ntkl_cfi_find_indexed(const struct ntkl_cfi_row *rows, size_t n, const u32 *index, u64 pc)
+{
+	size_t b;
+
+	if (!n || pc < rows[0].pc || pc > U32_MAX)
+		return NULL;
+	b = (pc - rows[0].pc) >> NTKL_CFI_BUCKET_SHIFT;
+	if (b + 1 >= ntkl_cfi_index_size(rows, n))
+		return &rows[n - 1];		/* past the last row's pc */
+	/* the row that holds pc is at or after its bucket's and at or before the next's */
+	return ntkl_cfi_search(rows, index[b], index[b + 1] + 1, pc);
 }
 
 #endif /* _NTKL_UNWIND_CFI_H */

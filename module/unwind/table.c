@@ -42,9 +42,10 @@ struct ntkl_unwind_table {
 	struct list_head node;		/* in tables */
 	struct inode *inode;		/* pinned (ihold) */
 	unsigned int users;		/* maps that hold it */
-	size_t bytes;			/* of rows */
+	size_t bytes;			/* of rows and index */
 	u32 n;				/* rows; 0: no unwind data */
 	struct ntkl_cfi_row *rows;
+	u32 *index;			/* of rows by code address (ntkl_cfi_index()) */
 	unsigned int nsegs;
 	struct {
 		u64 offset, vaddr, filesz;
@@ -56,7 +57,8 @@ static size_t tables_bytes;
 
 const struct ntkl_cfi_row *ntkl_unwind_table_row(const struct ntkl_unwind_table *t, u64 pc)
 {
-	return ntkl_cfi_find(t->rows, t->n, pc);
+	return t->index ? ntkl_cfi_find_indexed(t->rows, t->n, t->index, pc) :
+			  ntkl_cfi_find(t->rows, t->n, pc);
 }
 
 bool ntkl_unwind_table_vaddr(const struct ntkl_unwind_table *t, u64 file_off, u64 *vaddr)
@@ -147,13 +149,13 @@ out:
  * Compile a .eh_frame section into t's rows, in one pass where the guess
  * of their number holds (libc has a row per 8 bytes of it: room for one
  * per 4 is made; a second pass where it does not), sorted, then kept in an
- * array of their size.
+ * array of their size with its index (unwind/cfi.h).
  */
 static int table_compile(struct ntkl_unwind_table *t, const u8 *section, size_t size, u64 vaddr)
 {
 	struct ntkl_cfi_row *rows, *scratch;
 	struct ntkl_cfi_stats stats;
-	size_t room = size / 4 + 16;
+	size_t room = size / 4 + 16, nindex, bytes;
 	long n;
 
 	rows = kvmalloc_array(room, sizeof(*rows), GFP_KERNEL);
@@ -172,10 +174,6 @@ static int table_compile(struct ntkl_unwind_table *t, const u8 *section, size_t 
 		kvfree(rows);
 		return n ? n : -ENOENT;
 	}
-	if (tables_bytes + n * sizeof(*rows) > (size_t)READ_ONCE(unwind_tables_mb) << 20) {
-		kvfree(rows);
-		return -ENOSPC;
-	}
 	/* sort into scratch's room, then keep an array of the rows left */
 	scratch = kvmalloc_array(n, sizeof(*rows), GFP_KERNEL);
 	if (!scratch) {
@@ -184,15 +182,27 @@ static int table_compile(struct ntkl_unwind_table *t, const u8 *section, size_t 
 	}
 	n = ntkl_cfi_sort(rows, n, scratch);
 	kvfree(scratch);
-	t->rows = kvmalloc_array(n, sizeof(*rows), GFP_KERNEL);
-	if (!t->rows) {
+	/* rows scattered over far more code than they describe go unindexed */
+	nindex = ntkl_cfi_index_size(rows, n);
+	if (nindex > 4 * n + 64)
+		nindex = 0;
+	bytes = n * sizeof(*rows) + nindex * sizeof(*t->index);
+	if (tables_bytes + bytes > (size_t)READ_ONCE(unwind_tables_mb) << 20) {
 		kvfree(rows);
-		return -ENOMEM;
+		return -ENOSPC;
+	}
+	t->rows = kvmalloc_array(n, sizeof(*rows), GFP_KERNEL);
+	t->index = nindex ? kvmalloc_array(nindex, sizeof(*t->index), GFP_KERNEL) : NULL;
+	if (!t->rows || (nindex && !t->index)) {
+		kvfree(rows);
+		return -ENOMEM;		/* the caller frees t's */
 	}
 	memcpy(t->rows, rows, n * sizeof(*rows));
 	kvfree(rows);
+	if (t->index)
+		ntkl_cfi_index(t->rows, n, t->index);
 	t->n = n;
-	t->bytes = n * sizeof(*rows);
+	t->bytes = bytes;
 	tables_bytes += t->bytes;
 	return 0;
 }
@@ -249,7 +259,9 @@ struct ntkl_unwind_table *ntkl_unwind_table_get(struct file *file)
 		return NULL;
 	if (table_read(file, t)) {
 		kvfree(t->rows);
+		kvfree(t->index);
 		t->rows = NULL;
+		t->index = NULL;
 		t->n = 0;
 	}
 	ihold(inode);
@@ -267,6 +279,7 @@ void ntkl_unwind_table_put(struct ntkl_unwind_table *t)
 	tables_bytes -= t->bytes;
 	iput(t->inode);
 	kvfree(t->rows);
+	kvfree(t->index);
 	kfree(t);
 }
 

@@ -157,6 +157,7 @@ struct compiled {
 	long counted, filled;
 	struct ntkl_cfi_row *rows;
 	size_t n;
+	u32 *index;		/* ntkl_cfi_index() of rows: the module's lookup */
 	struct ntkl_cfi_stats st;
 };
 
@@ -229,7 +230,42 @@ static bool compile_rows(const struct eh_section *s, struct compiled *c, char *w
 			return false;
 		}
 	}
+	c->index = malloc(ntkl_cfi_index_size(c->rows, c->n) * sizeof(*c->index));
+	if (!c->index) {
+		snprintf(why, why_size, "out of memory");
+		return false;
+	}
+	ntkl_cfi_index(c->rows, c->n, c->index);
 	return true;
+}
+
+/*
+ * The module looks rows up by their index: it must find what a binary
+ * search of all of them finds, at every address.
+ */
+static bool index_agrees(const struct ntkl_cfi_row *rows, size_t n, const u32 *index, u64 pc)
+{
+	return ntkl_cfi_find_indexed(rows, n, index, pc) == ntkl_cfi_find(rows, n, pc);
+}
+
+/* A mutation's rows: the index finds what the search finds, about each row. */
+static void index_check(const struct ntkl_cfi_row *rows, size_t n, const char *what)
+{
+	u32 *index = malloc((ntkl_cfi_index_size(rows, n) + 1) * sizeof(*index));
+	size_t i;
+	int d;
+
+	if (!index)
+		return;
+	ntkl_cfi_index(rows, n, index);
+	for (i = 0; i < n; i++)
+		for (d = -1; d <= 1; d++)
+			if (!index_agrees(rows, n, index, rows[i].pc + (s64)d)) {
+				CHECK_MSG(false, "%s: the index misses row %zu's pc%+d", what, i, d);
+				free(index);
+				return;
+			}
+	free(index);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -718,6 +754,7 @@ struct file_run {
 	size_t nfdes;
 
 	unsigned long points, mismatches, unsupported, libdw_errors, not_read, overlaps;
+	unsigned long index_misses;	/* the index found another row than the search */
 	unsigned long sampled, sampled_unsupported;	/* the pseudo-random addresses inside FDEs */
 	unsigned long kinds[NTKL_CFI_END + 1];		/* the rows the points found, by kind */
 	char first[600];
@@ -762,11 +799,14 @@ static void count_unsupported(struct file_run *fr, const char *text)
 
 static void check_point(struct file_run *fr, u64 pc, bool sampled)
 {
-	const struct ntkl_cfi_row *row = ntkl_cfi_find(fr->c->rows, fr->c->n, pc);
+	const struct ntkl_cfi_row *row = ntkl_cfi_find_indexed(fr->c->rows, fr->c->n, fr->c->index,
+								pc);
 	bool overlap, in = in_fdes(fr->fdes, fr->nfdes, pc, &overlap);
 	struct truth t;
 	bool ok;
 
+	if (!index_agrees(fr->c->rows, fr->c->n, fr->c->index, pc))
+		fr->index_misses++;
 	if (overlap) {
 		fr->overlaps++;
 		return;
@@ -969,6 +1009,8 @@ static void check_file(const char *case_name, const char *path, bool libc)
 	fflush(stdout);
 	CHECK_MSG(fr.mismatches == 0, "%lu of %lu points differ from libdw; the first: %s",
 		  fr.mismatches, fr.points, fr.first);
+	CHECK_MSG(fr.index_misses == 0, "%lu of %lu points: the index finds another row than a search",
+		  fr.index_misses, fr.points);
 	CHECK_MSG(fr.not_read == 0, "%s: libdw finds frames at %lu points outside the FDEs the test read",
 		  path, fr.not_read);
 	/* libdw reads every FDE a linker wrote */
@@ -990,6 +1032,7 @@ out:
 	if (elf)
 		elf_end(elf);
 	free(c.rows);
+	free(c.index);
 	eh_section_free(&s);
 }
 
@@ -1354,6 +1397,7 @@ static void compile_mutant(const u8 *eh, size_t size, u64 vaddr, struct mutation
 				CHECK_MSG(false, "%s: sorted rows %zu, %zu out of order", what, i - 1, i);
 				break;
 			}
+		index_check(rows, left, what);
 		m->rows += filled;
 	}
 	free(rows);
