@@ -79,6 +79,8 @@ struct idle_memo {
 struct stack_scratch {
 	struct ntkl_stack level[NESTING_LEVELS];
 	struct idle_memo memo[NESTING_LEVELS];	/* used by samples (regs) only */
+	/* what the walk of a thread parked at a switch read (no switch nests) */
+	struct ntkl_unwind_memo park_memo;
 };
 
 static struct stack_scratch __percpu *scratch;
@@ -408,11 +410,13 @@ bool ntkl_user_call_precedes(unsigned long ret)
  * would read bytes the walk never looks at, and frames with large locals
  * would still lie beyond it.
  */
-static void walk_user(struct ntkl_stack *st, struct pt_regs *regs)
+static void walk_user(struct ntkl_stack *st, struct pt_regs *regs, struct ntkl_unwind_memo *memo)
 {
 	unsigned long next, ret, fp, ip = instruction_pointer(regs);
 	const unsigned long __user *frame;
 
+	if (memo)
+		memo->reads = NTKL_UNWIND_MEMO_NONE;
 	if (!ip || !stack_add(st, ip))
 		return;
 	st->user_stop = NTKL_USTOP_BAD_READ;
@@ -427,7 +431,7 @@ static void walk_user(struct ntkl_stack *st, struct pt_regs *regs)
 		return;
 	pagefault_disable();
 	if (IS_ENABLED(CONFIG_X86_64) && ntkl_unwind_wanted()) {
-		ntkl_unwind_walk(st, regs);
+		ntkl_unwind_walk(st, regs, memo);
 		pagefault_enable();
 		return;
 	}
@@ -444,6 +448,24 @@ static void walk_user(struct ntkl_stack *st, struct pt_regs *regs)
 		fp = next;
 	}
 	pagefault_enable();
+}
+
+/*
+ * Does prev, switched out where it was switched out before (a wait loop),
+ * have the user stack it has parked? Then that is parked again, checked
+ * by the words its walk read rather than walked (stack_parked.c).
+ */
+static bool parked_again(struct task_struct *prev, struct pt_regs *uregs)
+{
+	bool same;
+
+	if (!IS_ENABLED(CONFIG_X86_64) || !ntkl_unwind_wanted() || !user_64bit_mode(uregs) ||
+	    !nmi_uaccess_okay())
+		return false;
+	pagefault_disable();
+	same = ntkl_parked_again(prev, uregs);
+	pagefault_enable();
+	return same;
 }
 
 struct ntkl_stack *ntkl_stack_current(struct pt_regs *regs)
@@ -463,24 +485,26 @@ struct ntkl_stack *ntkl_stack_current(struct pt_regs *regs)
 		uregs = user_regs_of(current);
 	}
 	if (uregs && user_mode(uregs))
-		walk_user(st, uregs);
+		walk_user(st, uregs, NULL);
 	return st;
 }
 
 struct ntkl_stack *ntkl_stack_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct pt_regs *uregs = user_regs_of(prev);
+	struct ntkl_unwind_memo *memo;
 	struct ntkl_stack *st;
 	bool truncated;
 	s8 stop;
 	u32 n;
 
 	/* prev is current, its address space still the current one: park it */
-	if (uregs && user_mode(uregs)) {
+	if (uregs && user_mode(uregs) && !parked_again(prev, uregs)) {
 		st = stack_begin(prev);
 		if (st) {
-			walk_user(st, uregs);
-			ntkl_parked_put(prev, st->frames, st->n, st->user_stop);
+			memo = &this_cpu_ptr(scratch)->park_memo;
+			walk_user(st, uregs, memo);
+			ntkl_parked_put(prev, st->frames, st->n, st->user_stop, memo);
 		}
 	}
 	st = stack_begin(next);

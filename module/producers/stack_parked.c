@@ -18,6 +18,16 @@
  * taken for a later one. A third thread in a set takes the slot parked
  * longer ago: a thread that finds no slot of its own at its switch in
  * gets its user IP alone, as without parking.
+ *
+ * A slot also keeps what the last two walks of its frames that reached
+ * the stack's end read (struct ntkl_unwind_memo, which holds their frames
+ * too): a thread switched out again from the same user registers over
+ * the same words of stack has the same frames, which ntkl_parked_again()
+ * then parks rather than walk them again. A thread that waits in a loop
+ * (a read, a futex, a poll) is switched out where it was before, or at
+ * one of two places (pingpong: blocked in read, preempted after the
+ * write that woke its peer), and a check of its words costs a fraction
+ * of a walk by the unwind tables (docs/performance.md).
  */
 #include <linux/atomic.h>
 #include <linux/hash.h>
@@ -31,10 +41,12 @@
 
 #include "uapi/ntkl.h"
 #include "producers/stack_parked.h"
+#include "unwind/unwind.h"
 
-#define PARKED_BITS	11		/* 2048 slots: 1.1 MiB */
+#define PARKED_BITS	11		/* 2048 slots: 2 MiB */
 #define PARKED_WAYS	2		/* the slots of a set */
 #define SET_BITS	(PARKED_BITS - 1)
+#define PARKED_MEMOS	2		/* the walks of a thread a slot keeps */
 
 struct parked {
 	atomic_t seq;
@@ -46,6 +58,8 @@ struct parked {
 	unsigned long switches;
 	unsigned long parked_at;	/* jiffies: which slot of a set is older */
 	u64 frames[NTKL_PARKED_FRAMES];
+	u8 memo_last;			/* the memo of frames' walk, or PARKED_MEMOS */
+	struct ntkl_unwind_memo memo[PARKED_MEMOS];
 };
 
 /* Made by the first logger that walks CSwitch, kept until unload. */
@@ -103,9 +117,36 @@ static __always_inline struct parked *slot_for(struct parked *set, const struct 
 	       &set[1] : &set[0];
 }
 
-void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n, s8 stop)
+/*
+ * A held slot's memos after a walk: its memo takes the place of the one
+ * used longer ago; a slot new to its thread drops the last thread's.
+ */
+static void put_memo(struct parked *s, const struct ntkl_unwind_memo *memo, bool fresh)
+{
+	struct ntkl_unwind_memo *m;
+	unsigned int i;
+
+	if (fresh)
+		for (i = 0; i < PARKED_MEMOS; i++)
+			s->memo[i].reads = NTKL_UNWIND_MEMO_NONE;
+	if (!memo || memo->reads == NTKL_UNWIND_MEMO_NONE || s->truncated) {
+		s->memo_last = PARKED_MEMOS;	/* frames are no memo's */
+		return;
+	}
+	i = s->memo_last < PARKED_MEMOS ? (s->memo_last + 1) % PARKED_MEMOS : 0;
+	m = &s->memo[i];
+	/* the memo's fixed part, then only the words it holds */
+	memcpy(m, memo, offsetof(struct ntkl_unwind_memo, off));
+	memcpy(m->off, memo->off, memo->reads * sizeof(memo->off[0]));
+	memcpy(m->word, memo->word, memo->reads * sizeof(memo->word[0]));
+	s->memo_last = i;
+}
+
+void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n, s8 stop,
+		     const struct ntkl_unwind_memo *memo)
 {
 	struct parked *set = set_of(t), *s;
+	bool fresh;
 	int seq;
 
 	if (!set)
@@ -115,6 +156,7 @@ void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n, s8 s
 	/* a full barrier: the writes below are not seen before the odd seq */
 	if ((seq & 1) || atomic_cmpxchg(&s->seq, seq, seq + 1) != seq)
 		return;
+	fresh = s->task != t || s->tid != t->pid;
 	s->task = t;
 	s->tid = t->pid;
 	s->switches = switches_of(t);
@@ -123,7 +165,43 @@ void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n, s8 s
 	s->stop = s->truncated ? NTKL_USTOP_LIMIT : stop;
 	s->n = min_t(u32, n, NTKL_PARKED_FRAMES);
 	memcpy(s->frames, frames, s->n * sizeof(*frames));
+	put_memo(s, memo, fresh);
 	atomic_set_release(&s->seq, seq + 2);
+}
+
+bool ntkl_parked_again(const struct task_struct *t, const struct pt_regs *regs)
+{
+	struct parked *set = set_of(t), *s;
+	unsigned int m;
+	int seq;
+
+	if (!set)
+		return false;
+	if (READ_ONCE(set[0].task) == t)
+		s = &set[0];
+	else if (READ_ONCE(set[1].task) == t)
+		s = &set[1];
+	else
+		return false;
+	seq = atomic_read(&s->seq);
+	if ((seq & 1) || atomic_cmpxchg(&s->seq, seq, seq + 1) != seq)
+		return false;
+	/* held: still t's, with a memo of a walk from these registers over these words */
+	for (m = 0; m < PARKED_MEMOS; m++)
+		if (s->task == t && s->tid == t->pid && ntkl_unwind_memo_holds(&s->memo[m], regs))
+			break;
+	if (m < PARKED_MEMOS) {
+		if (s->memo_last != m) {
+			s->n = ntkl_unwind_memo_frames(&s->memo[m], s->frames);
+			s->truncated = false;
+			s->stop = NTKL_USTOP_END;
+			s->memo_last = m;
+		}
+		s->switches = switches_of(t);
+		s->parked_at = jiffies;
+	}
+	atomic_set_release(&s->seq, seq + 2);
+	return m < PARKED_MEMOS;
 }
 
 /* One slot's frames if they are t's of its last switch out, else 0. */

@@ -13,6 +13,8 @@
 #include <linux/types.h>
 
 struct task_struct;
+struct pt_regs;
+struct ntkl_unwind_memo;
 
 /* The user frames kept per thread; a deeper stack keeps its innermost. */
 #define NTKL_PARKED_FRAMES	64
@@ -23,11 +25,21 @@ void ntkl_parked_free(void);
 
 /*
  * At the switch that takes t (current) off its CPU: its user frames and
- * how their walk ended (enum ntkl_user_stop).
+ * how their walk ended (enum ntkl_user_stop), and what that walk read
+ * (memo: NULL or none kept where it was not by the tables).
  * Lock-free; a thread another CPU parks in the same slot at that moment
  * keeps its slot, and t is not parked.
  */
-void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n, s8 stop);
+void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n, s8 stop,
+		     const struct ntkl_unwind_memo *memo);
+
+/*
+ * At the switch that takes t (current) off its CPU, instead of a walk and
+ * a put: are its parked frames its user stack again (ntkl_unwind_memo)?
+ * Then they are parked for this switch too. Page faults disabled by the
+ * caller; lock-free as put is.
+ */
+bool ntkl_parked_again(const struct task_struct *t, const struct pt_regs *regs);
 
 /*
  * At the switch that brings t back: its parked frames (up to room) into

@@ -69,6 +69,7 @@ static bool maps_on;				/* read by walks */
 static DEFINE_MUTEX(maps_lock);			/* the worker, enable and disable */
 /* maps replaced, newest first, freed once no walk can read them */
 static struct ntkl_unwind_map *freeing;
+static u32 gens;				/* ntkl_unwind_maps_gen(); maps_lock */
 static void maps_kick(struct irq_work *w);
 static void maps_work(struct work_struct *w);
 static DEFINE_IRQ_WORK(kick, maps_kick);
@@ -133,6 +134,19 @@ void ntkl_unwind_mapped(struct mm_struct *mm)
 	s = slot_of(mm);
 	if (s)
 		want_map(s);
+}
+
+u32 ntkl_unwind_maps_gen(void)
+{
+	/* pairs with maps_changed(): a walk that sees gen sees the maps of it */
+	return smp_load_acquire(&gens);
+}
+
+/* A map was published or dropped: walks' memos of the maps before do not hold. */
+static void maps_changed(void)
+{
+	/* after the map's pointer: a walk that sees the new gen finds the new map */
+	smp_store_release(&gens, gens + 1);
 }
 
 const struct ntkl_unwind_range *ntkl_unwind_find_range(struct mm_struct *mm, unsigned long ip,
@@ -296,6 +310,7 @@ static void maps_update(bool all)
 		if (all || !atomic_read(&mm->mm_users)) {
 			/* a walk of mm cannot come: it ended, or walks are off */
 			retire_map(rcu_replace_pointer(s->map, NULL, lockdep_is_held(&maps_lock)));
+			maps_changed();
 			WRITE_ONCE(s->want, 0);
 			WRITE_ONCE(s->mm, SLOT_FREED);
 			mmdrop(mm);
@@ -306,6 +321,7 @@ static void maps_update(bool all)
 			old = rcu_dereference_protected(s->map, lockdep_is_held(&maps_lock));
 			map->made_before = old ? old->made_before + 1 : 0;
 			rcu_assign_pointer(s->map, map);
+			maps_changed();
 			retire_map(old);
 		}
 	}
