@@ -250,6 +250,8 @@ static void count_lost(struct ntkl_cpu_ring *ring)
  * by several records, as a switch's CSwitch and CompCS); it is raised to
  * the ring's latest record time if a nested writer got in since, so the
  * records of a ring stay in time order. Without at, the clock is read here.
+ * Either way the ring's latest record time is raised to the record's
+ * (for at, the inline path does not raise it: reserve.h says why).
  */
 static void *reserve(struct ntkl_logger *lg, unsigned int size,
 		     struct ntkl_buffer **bufp, u64 *clock, bool at)

@@ -27,18 +27,29 @@ static __always_inline struct ntkl_buffer *ntkl_ring_buffer(struct ntkl_cpu_ring
 
 /*
  * The ring's latest record time only goes up, and goes up before the
- * record is reserved: every record reserved before ours in this ring had
- * raised it by the time we read the buffer's fill (else our swap fails),
- * so a time given from the past, raised to it, stays in order. Raised
- * after reserving, or simply stored, an interrupt in between could leave
- * it lower than a nested writer's record. last is the caller's reading.
+ * record is reserved: a writer that reads the clock here raises it to its
+ * reading before its swap, so every such record reserved before ours in
+ * this ring had raised it by the time we read the buffer's fill (else our
+ * swap fails), and a time given from the past, raised to it, stays in
+ * order. Raised after reserving, or simply stored, an interrupt in
+ * between could leave it lower than a nested writer's record. last is
+ * the caller's reading.
  *
  * Only records whose time is given from the past need it, and only
- * against writers that can get in between: an interrupt, an NMI. So the
+ * against writers that can get in between: an interrupt, an NMI. The
  * writers given a time (ntkl_reserve_at(): the switch probe's CSwitch
- * records, in sched_switch with interrupts off, which gets in between no
- * reservation) read it but do not raise it; the clock they were given is
- * one of each CPU's readings, taken after the ring's earlier records'.
+ * records, in sched_switch with interrupts off; HardFault's, in the
+ * faulting task once its fault is done, which no writer can be in the
+ * middle of: a writer never sleeps, and a major fault waits for its I/O)
+ * get in between no other writer's reading and reservation, and their
+ * time is this CPU's, read after every record the ring then held (one
+ * that an interrupt adds before theirs is reserved raised the latest
+ * time, which they then take). So the inline path below reads it for
+ * them but does not raise it: their records may leave it lower than
+ * their own time, which is harmless, a later writer's time being read
+ * later still. The out-of-line path (buffers.c reserve()) raises it for
+ * them too: not needed, never wrong (it rises only to a time one of the
+ * ring's records has), and off the path a switch takes.
  */
 static __always_inline void ntkl_raise_last_clock(struct ntkl_cpu_ring *ring, u64 t, long last)
 {
