@@ -38,8 +38,17 @@
  * (pipes, sockets, anonymous inodes, memfds are not FileIo).
  *
  * Handlers run with preemption off and never sleep: a path is formed with
- * d_path() into one buffer per CPU (a kprobe handler never runs inside
- * another on its CPU), nothing is allocated, no lock is taken.
+ * d_path() (or dentry_path_raw()) into one buffer per CPU (a kprobe
+ * handler never runs inside another on its CPU), and nothing is
+ * allocated. They take no lock of their own; the kernel's path walk
+ * reads rename_lock and mount_lock as seqlocks, and only when a rename or
+ * a mount change raced its first pass does it take their spinlocks for a
+ * second (read_seqbegin_or_lock()), as any d_path() caller may. That is
+ * safe here: a handler runs in the task that made the VFS call, at its
+ * entry or return, where no one on this CPU holds either spinlock (the
+ * probed functions may sleep, so none is called under one), and an entry
+ * handler run as an NMI forms no path (fio_late()). On PREEMPT_RT a
+ * spinlock sleeps and this would not hold; ntkl is not tested there.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
