@@ -32,6 +32,40 @@
 			 NTKL_OPT_PROFILE | NTKL_OPT_STACKCACHING | NTKL_OPT_NOSTACKCACHING | \
 			 NTKL_OPT_NOUNWIND)
 
+/*
+ * -stackwalk's names, from the event list's NTKL_STACKWALK lines
+ * (ntkl_stackwalk_names()), wrapped under indent: a stack event added
+ * there is in the help, the man page and the bash completion (which
+ * reads them here) with no line of its own.
+ */
+static void stackwalk_help(FILE *out, const char *indent)
+{
+	size_t width = 74 - strlen(indent), col = 0;
+	char names[512];
+	const char *p = names;
+
+	ntkl_stackwalk_names(names, sizeof(names), false);
+	while (*p) {
+		size_t n = strcspn(p, " ");
+
+		if (col && col + 1 + n > width) {
+			fputc('\n', out);
+			col = 0;
+		}
+		if (col) {
+			fputc(' ', out);
+			col++;
+		} else {
+			fputs(indent, out);
+		}
+		fwrite(p, 1, n, out);
+		col += n;
+		p += n + strspn(p + n, " ");
+	}
+	if (col)
+		fputc('\n', out);
+}
+
 void cmd_start_usage(FILE *out)
 {
 	fprintf(out,
@@ -60,9 +94,11 @@ void cmd_start_usage(FILE *out)
 		"  -setprofint N      PROFILE's interval, 100 ns units (kernel-wide, as\n"
 		"                     ntkl profile-interval N; default 10000 = 1 ms)\n"
 		"  -stackwalk HOOKS   record the stacks of these events, names joined\n"
-		"                     with '+' as xperf's: Profile, CSwitch, ReadyThread,\n"
-		"                     SpinLock, DiskReadInit, DiskWriteInit, DiskFlushInit,\n"
-		"                     FileRead, FileWrite, HardFault, or hook ids (0x0524)\n"
+		"                     with '+' as xperf's, or hook ids (0x0524):\n",
+		NTKL_MIN_BUFFER_KB, NTKL_MAX_BUFFER_KB, NTKL_DEFAULT_BUFFER_KB,
+		NTKL_MAX_BUFFERS);
+	stackwalk_help(out, "                     ");
+	fprintf(out,
 		"  -stackcaching      write each stack as references to keys\n"
 		"                     (StackKeyKernel, StackKeyUser) and each key's\n"
 		"                     frames once (KeyDelete, KeyRundown), as Windows'\n"
@@ -80,9 +116,7 @@ void cmd_start_usage(FILE *out)
 		"                     only on ntkl stop (NTKL_MODE_OWNED; needs -f)\n"
 		"  -f FILE.etl        the file to write\n"
 		"\n"
-		"Exit status: 0 started, 1 failed, 2 usage error.\n",
-		NTKL_MIN_BUFFER_KB, NTKL_MAX_BUFFER_KB, NTKL_DEFAULT_BUFFER_KB,
-		NTKL_MAX_BUFFERS);
+		"Exit status: 0 started, 1 failed, 2 usage error.\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
