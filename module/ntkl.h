@@ -38,7 +38,9 @@ struct ntkl_logger {
 	 * read() or NEXT_BUFFER at a time and is the only one held across a
 	 * copy to user memory; lock guards the reader's state (header_read,
 	 * read_count, held, pause) and is never held across a user copy or
-	 * a wait, so close() and a dying reader always get it.
+	 * the wait for a buffer (only, as a snapshot begins or ends, across
+	 * work that ends by itself: an RCU grace period, a call on each
+	 * CPU), so close() and a dying reader always get it.
 	 */
 	struct mutex read_lock;		/* one reader call at a time */
 	struct mutex lock;		/* the reader's state */

@@ -3,8 +3,11 @@
  * The set of running loggers that probes write to.
  *
  * Probes find the loggers through one RCU-published array, so an event
- * costs a mask test per running logger (and nothing when nothing runs:
- * the busy probes are attached only while a logger takes their events).
+ * costs a mask test per running logger. When nothing runs, most probes
+ * cost nothing, being attached only while a logger takes their events;
+ * those attached from load (NTKL_TP_ALWAYS: the spin lock producer's
+ * contention and irq_handler_entry probes, the process producer's) cost
+ * their call and a test, or a per-CPU count.
  */
 #include <linux/rcupdate.h>
 #include <linux/slab.h>

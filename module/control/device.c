@@ -14,7 +14,9 @@
  * read() or NEXT_BUFFER at a time, the only lock held across a copy to
  * user memory; only this reader's own calls wait for it, and they can be
  * interrupted. lock, the reader's state, is held briefly and never
- * across a user copy or a wait: close() takes it, so a reader whose copy
+ * across a user copy or the wait for a buffer (as a buffering-mode
+ * snapshot begins or ends, across work that ends by itself: an RCU grace
+ * period, a call on each CPU): close() takes it, so a reader whose copy
  * faulted, stalled or died half way never keeps close() out.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

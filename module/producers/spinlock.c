@@ -7,10 +7,12 @@
  * Each CPU keeps a stack of the contended acquisitions in progress, as
  * Windows tracks nesting to a depth of 8: a task's wait can be interrupted
  * by a hardirq's, and that by an NMI's, and each finishes before the one it
- * interrupted. An entry is written before the depth that publishes it, so
- * a nested context never sees half an entry. Only spinning locks are
- * traced (LCB_F_SPIN without MUTEX, RT or PERCPU), so no entry belongs to a
- * task that sleeps; mutex spinning's begin, begin, end is ignored whole.
+ * interrupted. A wait claims its slot (the depth) first and fills it
+ * after, its lock last, so a nested context pushes above it and a nested
+ * end never matches half an entry (probe_contention_begin() says why
+ * not the other way round). Only spinning locks are traced (LCB_F_SPIN
+ * without MUTEX, RT or PERCPU), so no entry belongs to a task that
+ * sleeps; mutex spinning's begin, begin, end is ignored whole.
  *
  * Linux has no tracepoint at release: the record is written when the lock
  * is acquired (contention_end) and ReleaseTime equals AcquireTime.

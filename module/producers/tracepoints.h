@@ -15,8 +15,11 @@
  * A probe of group NTKL_TP_ALWAYS is attached while the module is loaded.
  * A busy tracepoint's probe is in a group of its producer's (1, 2, ...),
  * attached only while a logger takes its events: ntkl_tp_set(), from the
- * producer's publish hooks, which run under the table mutex. So a loaded
- * module with nothing to record costs the scheduler nothing.
+ * producer's hooks, which run under the table mutex. So a loaded module
+ * with nothing to record costs the scheduler (sched_switch, sched_waking)
+ * nothing. The spin lock producer's probes are the exception: lock
+ * contention and irq_handler_entry stay attached (NTKL_TP_ALWAYS), and
+ * with no SPINLOCK logger cost a call and a test, or a per-CPU count.
  *
  * lost NULL: the tracepoint is required, without it the module does not
  * load (a group's is looked for at load all the same); else what is

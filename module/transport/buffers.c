@@ -19,11 +19,13 @@
  *
  * head moves on the ring's own CPU while writers may run, so local_t
  * operations suffice; the reader resets a buffer before it moves tail, so
- * writers never reset one. Closing the current buffer on demand (flush,
- * stop) runs on the ring's CPU for the same reason (an offline CPU's ring,
- * which no writer can touch, is closed from here). In buffering mode a
- * writer that finds no free buffer overwrites the oldest; reading a
- * snapshot first stops writers, and lets them go on once it is read.
+ * writers reset none but in buffering mode (below). Closing the current
+ * buffer on demand (flush, stop) runs on the ring's CPU for the same
+ * reason (an offline CPU's ring, which no writer can touch, is closed
+ * from here). In buffering mode a writer that finds no free buffer
+ * empties the oldest and moves tail past it, as the reader would
+ * (ring_drop_oldest()), and overwrites it; reading a snapshot first stops
+ * writers, and lets them go on once it is read.
  *
  * Buffers are vmalloc'd, whole pages, zeroed: a reader may map them all
  * (transport/mapping.c), so each is pages of its own that never held
