@@ -12,6 +12,26 @@
 #ifndef _NTKL_NTSTATE_H
 #define _NTKL_NTSTATE_H
 
+/*
+ * The state bits and priorities the map below was written for, and that
+ * userspace/tests/test_ntstate.c gives it: checked by each module build
+ * against the kernel's own headers (scripts/build-module --all, each
+ * supported kernel), and by the test's build against its copy. A kernel
+ * that moves one fails to build here: the map and its test are then
+ * looked at again, not trusted.
+ */
+static_assert(TASK_RUNNING == 0x0000 && TASK_INTERRUPTIBLE == 0x0001 &&
+	      TASK_UNINTERRUPTIBLE == 0x0002 && __TASK_STOPPED == 0x0004 &&
+	      __TASK_TRACED == 0x0008 && EXIT_DEAD == 0x0010 && EXIT_ZOMBIE == 0x0020 &&
+	      TASK_PARKED == 0x0040 && TASK_DEAD == 0x0080 && TASK_WAKEKILL == 0x0100 &&
+	      TASK_NOLOAD == 0x0400 && TASK_FREEZABLE == 0x2000 && TASK_FROZEN == 0x8000,
+	      "the task state bits ntkl_nt_state() and test_ntstate.c know");
+static_assert(TASK_REPORT == 0x7f && TASK_KILLABLE == 0x0102 && TASK_STOPPED == 0x0104 &&
+	      TASK_TRACED == 0x0008 && TASK_IDLE == 0x0402,
+	      "the task states the kernel composes of them");
+static_assert(MAX_RT_PRIO == 100 && PRIO_TO_NICE(120) == 0 && PRIO_TO_NICE(100) == -20 &&
+	      PRIO_TO_NICE(139) == 19, "the priorities ntkl_nt_prio_of() knows");
+
 struct nt_switch_out {
 	u8 state;			/* KTHREAD_STATE */
 	u8 wait_reason;			/* KWAIT_REASON */

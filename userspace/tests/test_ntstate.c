@@ -4,7 +4,15 @@
  * compiled here from the same file, against the table in
  * docs/linux-to-nt.md: the state and wait reason of a thread switched out,
  * and NT priorities.
+ *
+ * The kernel's constants below are a copy: ntstate.h static_asserts their
+ * values, so this file does not build with a copy that differs from them,
+ * nor the module with a kernel whose <linux/sched.h> does (each supported
+ * kernel's headers, scripts/build-module --all). The states are given as
+ * the kernel composes them (TASK_KILLABLE, TASK_IDLE, ...), not rebuilt
+ * here.
  */
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -14,7 +22,7 @@
 typedef uint8_t u8;
 typedef int8_t s8;
 
-/* <linux/sched.h> task state bits, the same in 6.1 and 6.12 */
+/* <linux/sched.h> task state bits (6.1 and 6.12) */
 #define TASK_RUNNING		0x00000000
 #define TASK_INTERRUPTIBLE	0x00000001
 #define TASK_UNINTERRUPTIBLE	0x00000002
@@ -26,7 +34,12 @@ typedef int8_t s8;
 #define TASK_DEAD		0x00000080
 #define TASK_WAKEKILL		0x00000100
 #define TASK_NOLOAD		0x00000400
+#define TASK_FREEZABLE		0x00002000
 #define TASK_FROZEN		0x00008000
+#define TASK_KILLABLE		(TASK_WAKEKILL | TASK_UNINTERRUPTIBLE)
+#define TASK_STOPPED		(TASK_WAKEKILL | __TASK_STOPPED)
+#define TASK_TRACED		__TASK_TRACED
+#define TASK_IDLE		(TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
 #define TASK_REPORT		(TASK_RUNNING | TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE | \
 				 __TASK_STOPPED | __TASK_TRACED | EXIT_DEAD | EXIT_ZOMBIE | \
 				 TASK_PARKED)
@@ -66,13 +79,20 @@ static const struct state_case cases[] = {
 	  ETW_KTHREAD_WAITING, ETW_KWAIT_WR_QUEUE, ETW_KERNEL_MODE },
 	{ "uninterruptible", false, false, false, TASK_UNINTERRUPTIBLE,
 	  ETW_KTHREAD_WAITING, ETW_KWAIT_EXECUTIVE, ETW_KERNEL_MODE },
-	{ "task_idle", false, true, false, TASK_UNINTERRUPTIBLE | TASK_NOLOAD,
+	{ "task_idle", false, true, false, TASK_IDLE,
 	  ETW_KTHREAD_WAITING, ETW_KWAIT_EXECUTIVE, ETW_KERNEL_MODE },
-	{ "killable", false, false, false, TASK_UNINTERRUPTIBLE | TASK_WAKEKILL,
+	{ "killable", false, false, false, TASK_KILLABLE,
 	  ETW_KTHREAD_WAITING, ETW_KWAIT_EXECUTIVE, ETW_KERNEL_MODE },
-	{ "stopped", false, false, false, __TASK_STOPPED | TASK_WAKEKILL,
+	/* wait_event_freezable(), a freezable kthread's sleep */
+	{ "freezable_user_sleep", false, false, false, TASK_INTERRUPTIBLE | TASK_FREEZABLE,
+	  ETW_KTHREAD_WAITING, ETW_KWAIT_USER_REQUEST, ETW_USER_MODE },
+	{ "freezable_kthread_sleep", false, true, false, TASK_INTERRUPTIBLE | TASK_FREEZABLE,
+	  ETW_KTHREAD_WAITING, ETW_KWAIT_WR_QUEUE, ETW_KERNEL_MODE },
+	{ "freezable_killable", false, false, false, TASK_KILLABLE | TASK_FREEZABLE,
+	  ETW_KTHREAD_WAITING, ETW_KWAIT_EXECUTIVE, ETW_KERNEL_MODE },
+	{ "stopped", false, false, false, TASK_STOPPED,
 	  ETW_KTHREAD_WAITING, ETW_KWAIT_SUSPENDED, ETW_KERNEL_MODE },
-	{ "traced", false, false, false, __TASK_TRACED | TASK_WAKEKILL,
+	{ "traced", false, false, false, TASK_TRACED,
 	  ETW_KTHREAD_WAITING, ETW_KWAIT_SUSPENDED, ETW_KERNEL_MODE },
 	{ "parked", false, true, false, TASK_PARKED,
 	  ETW_KTHREAD_WAITING, ETW_KWAIT_SUSPENDED, ETW_KERNEL_MODE },
