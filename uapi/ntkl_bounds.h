@@ -10,6 +10,17 @@
 
 #include "ntkl.h"
 
+/*
+ * What the validators below rely on: a default within its bounds, and the
+ * longest flush timer in milliseconds within 32 bits.
+ */
+static_assert(NTKL_PROFILE_INTERVAL_MIN <= NTKL_PROFILE_INTERVAL_DEFAULT,
+	      "the default profile interval is in bounds");
+static_assert(NTKL_PROFILE_INTERVAL_DEFAULT <= NTKL_PROFILE_INTERVAL_MAX,
+	      "the default profile interval is in bounds");
+static_assert(NTKL_MIN_BUFFER_KB <= NTKL_MAX_BUFFER_KB, "buffer size bounds");
+static_assert(NTKL_MAX_FLUSH_TIMER <= 0xFFFFFFFFu / 1000, "flush timer in ms fits 32 bits");
+
 /* The settings of START (as given, before defaults), one bit each. */
 enum ntkl_prop {
 	NTKL_PROP_NAME,			/* 1..NTKL_NAME_MAX - 1 bytes, NUL-terminated */

@@ -1858,6 +1858,31 @@ ETW_ASSERT_OFFSET(struct etw_fileio_op_end, nt_status, 16);
 static_assert(ETW_MARKER_PERFINFO64(2) == 0xC0110002u, "PERFINFO64 marker");
 static_assert(ETW_MARKER_SYSTEM64(2) == 0xC0020002u, "SYSTEM64 marker");
 static_assert(PERF_GET_MASK_INDEX(PERF_CONTEXT_SWITCH) == 1 &&
-	      PERF_GET_MASK_GROUP(PERF_CONTEXT_SWITCH) == 0x4, "group mask encoding");
+	      PERF_GET_MASK_GROUP(PERF_CONTEXT_SWITCH) == 0x4 &&
+	      PERF_GET_MASK_INDEX(PERF_SPINLOCK) == 1 &&
+	      PERF_GET_MASK_GROUP(PERF_SPINLOCK) == 0x10000 &&
+	      PERF_GET_MASK_INDEX(PERF_SYSCALL) == 2 &&
+	      PERF_GET_MASK_GROUP(PERF_SYSCALL) == 0x40, "group mask encoding");
+
+/*
+ * CompCS packet fields: each width, at the place the encoder shifts it to,
+ * is the mask Geoff Chappell documents for PERFINFO_CCSWAP (LITE: TID
+ * 0x3C, PriInc 0x1C0, StateWr 0x7E00, TimeDelta 0xFFFF8000; FULL's second
+ * dword: TID 0xF, StateWr 0x3F0, Priority 0x7C00, NewThreadWaitTime
+ * 0xFFFF8000; IDLE and FULL TimeDelta 0xFFFFFFFC; IDLE_SHORT 0xFFFC).
+ */
+static_assert(PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_TYPE) == 0x3 &&
+	      PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_TID) << 2 == 0x3C &&
+	      PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_PRI_INC) << 6 == 0x1C0 &&
+	      PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_STATE_WR) << 9 == 0x7E00 &&
+	      PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_SMALL_TS) << 15 == 0xFFFF8000u,
+	      "CompCS LITE packet masks");
+static_assert(PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_TID) == 0xF &&
+	      PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_STATE_WR) << 4 == 0x3F0 &&
+	      PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_PRIORITY) << 10 == 0x7C00 &&
+	      PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_WAIT_TIME) << 15 == 0xFFFF8000u &&
+	      PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_FULL_TS) << 2 == 0xFFFFFFFCu &&
+	      PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_SHORT_TS) << 2 == 0xFFFC,
+	      "CompCS FULL, IDLE and IDLE_SHORT packet masks");
 
 #endif /* _UAPI_NTKL_ETW_H */

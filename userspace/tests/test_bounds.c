@@ -5,8 +5,19 @@
  * every problem of a START at once, the spin-lock settings and the
  * profile interval.
  */
+#include <assert.h>
+
 #include "test.h"
 #include "uapi/ntkl_bounds.h"
+
+/* xperf's profile interval bounds and default, in 100 ns units: 0.1221 ms to 1 s, 1 ms */
+static_assert(NTKL_PROFILE_INTERVAL_MIN == 1221 && NTKL_PROFILE_INTERVAL_MAX == 10000000 &&
+	      NTKL_PROFILE_INTERVAL_DEFAULT == 10000, "xperf's profile interval bounds");
+/* what the edge cases below take for granted */
+static_assert(sizeof(((struct ntkl_properties *)0)->logger_name) == NTKL_NAME_MAX,
+	      "logger_name holds NTKL_NAME_MAX bytes");
+static_assert(NTKL_MIN_BUFFER_KB > 1 && NTKL_MAX_BUFFERS >= 9 && NTKL_CLOCK_CYCLE + 1 < 9,
+	      "the values the cases use are in bounds (or out) as they say");
 
 static void props(struct ntkl_properties *p)
 {
@@ -113,8 +124,11 @@ static void test_profile_interval(void)
 	struct ntkl_profile_interval p = { .size = sizeof(p) };
 
 	test_begin("profile_interval_bounds");
-	/* 0 asks for the default, xperf's 10000 (1 ms) */
-	CHECK_EQ(ntkl_profile_interval_asked(&p), 10000);
+	/* 0 asks for the default */
+	CHECK_EQ(ntkl_profile_interval_asked(&p), NTKL_PROFILE_INTERVAL_DEFAULT);
+	p.interval = 5000;
+	CHECK_EQ(ntkl_profile_interval_asked(&p), 5000);
+	p.interval = 0;
 	CHECK_EQ(ntkl_profile_interval_out_of_bounds(&p), 0);
 	p.interval = NTKL_PROFILE_INTERVAL_MIN;
 	CHECK_EQ(ntkl_profile_interval_out_of_bounds(&p), 0);
@@ -126,9 +140,6 @@ static void test_profile_interval(void)
 	p.source = 1;
 	CHECK_EQ(ntkl_profile_interval_out_of_bounds(&p),
 		 1u << NTKL_PROFINT_INTERVAL | 1u << NTKL_PROFINT_SOURCE);
-	/* xperf's bounds, in 100 ns units */
-	CHECK_EQ(NTKL_PROFILE_INTERVAL_MIN, 1221);
-	CHECK_EQ(NTKL_PROFILE_INTERVAL_MAX, 10000000);
 	test_end();
 }
 

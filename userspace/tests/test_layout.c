@@ -2,10 +2,10 @@
 /*
  * The uapi wire format at run time: the group-mask helpers, and CompCS
  * packets against bytes computed by hand from the masks Geoff Chappell
- * documents for PERFINFO_CCSWAP (not from the decoder). Sizes and offsets
- * are not here: uapi/ntkl_etw.h static_asserts them, so a wrong layout
- * does not build; the Windows samples check them against real files
- * (test_samples.c).
+ * documents for PERFINFO_CCSWAP (not from the decoder). Sizes, offsets,
+ * the group masks' encoding and the CompCS fields' widths are not here:
+ * uapi/ntkl_etw.h static_asserts them, so a wrong layout does not build;
+ * the Windows samples check them against real files (test_samples.c).
  */
 #include <assert.h>
 #include <stddef.h>
@@ -63,9 +63,6 @@ static void test_group_masks(void)
 	CHECK(perf_group_is_on(&gm, PERF_COMPACT_CSWITCH));
 	perf_group_clear(&gm, PERF_SPININSTR);	/* SPINLOCK and CNTRS bits: none set */
 	CHECK_EQ(gm.masks[1], 0x100);
-	CHECK_EQ(PERF_GET_MASK_INDEX(PERF_SPINLOCK), 1);
-	CHECK_EQ(PERF_GET_MASK_GROUP(PERF_SPINLOCK), 0x10000);
-	CHECK_EQ(PERF_GET_MASK_INDEX(PERF_SYSCALL), 2);
 	test_end();
 }
 
@@ -167,27 +164,16 @@ static void test_packet(const struct packet_case *c)
 	test_end();
 }
 
-/* The masks of GC-CCSWAP equal each field's max shifted to its place. */
+/*
+ * Each LITE field at its maximum, alone, lands exactly on the mask GC-CCSWAP
+ * documents (the widths themselves: static_asserts in uapi/ntkl_etw.h).
+ */
 static void test_masks(void)
 {
 	struct perfinfo_ccswap_packet p;
 	uint8_t b[8];
 
 	test_begin("ccswap_documented_masks");
-	CHECK_EQ(PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_TID) << 2, 0x3C);
-	CHECK_EQ(PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_PRI_INC) << 6, 0x1C0);
-	CHECK_EQ(PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_STATE_WR) << 9, 0x7E00);
-	CHECK_EQ((uint32_t)PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_SMALL_TS) << 15,
-		 0xFFFF8000u);
-	CHECK_EQ((uint32_t)PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_FULL_TS) << 2,
-		 0xFFFFFFFCu);
-	CHECK_EQ(PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_STATE_WR) << 4, 0x3F0);
-	CHECK_EQ(PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_PRIORITY) << 10, 0x7C00);
-	CHECK_EQ((uint32_t)PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_WAIT_TIME) << 15,
-		 0xFFFF8000u);
-	CHECK_EQ(PERFINFO_CCSWAP_MAX(PERFINFO_CCSWAP_BIT_SHORT_TS) << 2, 0xFFFC);
-
-	/* Each LITE field alone lands exactly on its mask. */
 	memset(&p, 0, sizeof(p));
 	p.type = PERF_CSWAP_LITE;
 	p.tid_index = 15;
