@@ -9,6 +9,15 @@
  * would pass the memory bound (unwind_tables_mb) gets a table with no
  * rows, so that it is not read again: its frames go by frame pointer.
  *
+ * A table no process maps any more is kept (while a logger walks by
+ * tables) for the next process of the same file: a shell's commands, a
+ * build's compilers, a test's runs start and end by the thousand, and
+ * rebuilding libc's table costs each one some milliseconds. It is kept
+ * while the file is as it was read (its ctime and size) and linked (an
+ * unlinked file's blocks are not held), and until the memory bound needs
+ * its room: tables are listed by last use, the least recently used
+ * unmapped one goes first.
+ *
  * Only the maps worker (maps.c) calls these, under its mutex: no lock of
  * their own. A walk reads a table's rows through a map published with
  * RCU, and a table is freed only after the maps that held it were
@@ -41,7 +50,9 @@ MODULE_PARM_DESC(unwind_tables_mb,
 struct ntkl_unwind_table {
 	struct list_head node;		/* in tables */
 	struct inode *inode;		/* pinned (ihold) */
-	unsigned int users;		/* maps that hold it */
+	struct timespec64 ctime;	/* the file's, as it was read */
+	loff_t size;
+	unsigned int users;		/* maps that hold it; 0: kept for the next */
 	size_t bytes;			/* of rows and index */
 	u32 n;				/* rows; 0: no unwind data */
 	struct ntkl_cfi_row *rows;
@@ -52,8 +63,40 @@ struct ntkl_unwind_table {
 	} seg[TABLE_SEGMENTS];
 };
 
-static LIST_HEAD(tables);
+static LIST_HEAD(tables);			/* by last use, the latest first */
 static size_t tables_bytes;
+
+static void table_free(struct ntkl_unwind_table *t)
+{
+	list_del(&t->node);
+	tables_bytes -= t->bytes;
+	iput(t->inode);
+	kvfree(t->rows);
+	kvfree(t->index);
+	kfree(t);
+}
+
+/* Is t's file still the one it was read from? */
+static bool table_current(const struct ntkl_unwind_table *t)
+{
+	struct timespec64 ctime = inode_get_ctime(t->inode);
+
+	return t->inode->i_nlink && timespec64_equal(&ctime, &t->ctime) &&
+	       i_size_read(t->inode) == t->size;
+}
+
+/* Free unmapped tables, least recently used first, until bytes more fit. */
+static void tables_make_room(size_t bytes, size_t limit)
+{
+	struct ntkl_unwind_table *t, *prev;
+
+	list_for_each_entry_safe_reverse(t, prev, &tables, node) {
+		if (tables_bytes + bytes <= limit)
+			return;
+		if (!t->users)
+			table_free(t);
+	}
+}
 
 const struct ntkl_cfi_row *ntkl_unwind_table_row(const struct ntkl_unwind_table *t, u64 pc)
 {
@@ -187,6 +230,7 @@ static int table_compile(struct ntkl_unwind_table *t, const u8 *section, size_t 
 	if (nindex > 4 * n + 64)
 		nindex = 0;
 	bytes = n * sizeof(*rows) + nindex * sizeof(*t->index);
+	tables_make_room(bytes, (size_t)READ_ONCE(unwind_tables_mb) << 20);
 	if (tables_bytes + bytes > (size_t)READ_ONCE(unwind_tables_mb) << 20) {
 		kvfree(rows);
 		return -ENOSPC;
@@ -246,17 +290,27 @@ out:
 struct ntkl_unwind_table *ntkl_unwind_table_get(struct file *file)
 {
 	struct inode *inode = file_inode(file);
-	struct ntkl_unwind_table *t;
+	struct ntkl_unwind_table *t, *next;
 
-	list_for_each_entry(t, &tables, node) {
+	list_for_each_entry_safe(t, next, &tables, node) {
+		if (!table_current(t)) {
+			/* changed or unlinked since: no new user, and gone once unmapped */
+			if (!t->users)
+				table_free(t);
+			continue;
+		}
 		if (t->inode == inode) {
 			t->users++;
+			list_move(&t->node, &tables);
 			return t;
 		}
 	}
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return NULL;
+	/* before the read: a change while it reads makes the table stale, not wrong */
+	t->ctime = inode_get_ctime(inode);
+	t->size = i_size_read(inode);
 	if (table_read(file, t)) {
 		kvfree(t->rows);
 		kvfree(t->index);
@@ -273,14 +327,9 @@ struct ntkl_unwind_table *ntkl_unwind_table_get(struct file *file)
 
 void ntkl_unwind_table_put(struct ntkl_unwind_table *t)
 {
-	if (!t || --t->users)
-		return;
-	list_del(&t->node);
-	tables_bytes -= t->bytes;
-	iput(t->inode);
-	kvfree(t->rows);
-	kvfree(t->index);
-	kfree(t);
+	/* unmapped: kept for the next process of the file, if it is current */
+	if (t && !--t->users && !table_current(t))
+		table_free(t);
 }
 
 /* Every table, when no map holds any (maps.c, at disable and unload). */
@@ -290,7 +339,6 @@ void ntkl_unwind_tables_free(void)
 
 	list_for_each_entry_safe(t, next, &tables, node) {
 		WARN_ON_ONCE(t->users);
-		t->users = 1;
-		ntkl_unwind_table_put(t);
+		table_free(t);
 	}
 }
