@@ -18,15 +18,30 @@
  * and in the ntkl file alone: InitialTime <= the record's time; on each
  * CPU the intervals nest (an interrupt's inside the softirq it
  * interrupted, never half in); every Routine inside the kernel image or a
- * module (the Image records); nothing lost. Without DPC and INTERRUPT no
- * such record at all.
+ * module (the Image records); nothing lost.
+ *
+ * Without trace-cmd, the records are checked against work the test does
+ * itself and against the kernel's own counters: O_DIRECT reads of the
+ * scratch disk ($NTKL_SCRATCH's virtio disk, read by nothing else), whose
+ * interrupts must each be an ISR of that disk's irq by virtio's handler,
+ * as many as /proc/interrupts counted on it; timeouts of its own (a
+ * terminal read with VTIME), each a process_timeout TimerDPC inside a DPC
+ * (the TIMER softirq); one DPC per softirq /proc/softirqs counted. (The disk's
+ * interrupts bring no DPC: with a queue per CPU, virtio-blk completes its
+ * requests in the handler itself, never in the BLOCK softirq.) A logger
+ * without DPC or INTERRUPT, running beside one with both over the same
+ * work, has none of their records: so a producer that writes nothing
+ * fails, and so does one that writes where the flag is off.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 
 #include "kselftest_harness.h"
@@ -51,6 +66,7 @@ struct interval {
 	int sym;			/* trace-cmd: routine printed by name (syms[]) */
 	enum kind kind;
 	uint16_t cpu;
+	uint8_t vector;			/* ISR: the irq (8 bits) */
 };
 
 struct intervals {
@@ -115,6 +131,7 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 		x.kind = K_ISR;
 		x.start = (int64_t)p->initial_time * 100;
 		x.routine = p->routine;
+		x.vector = p->vector;
 	} else if (r->hook_id == ETW_EVENT_DPC_HOOK || r->hook_id == ETW_EVENT_TIMER_DPC_HOOK) {
 		const struct perfinfo_dpc *p = (const void *)r->payload;
 
@@ -373,7 +390,7 @@ static int read_trace_cmd(struct intervals *iv, unsigned long *lost, char *why, 
 	return 0;
 }
 
-/* ---- the workload: timers, disk interrupts, IPIs ---- */
+/* ---- the workload: disk interrupts, timeouts, timers, IPIs ---- */
 
 static int64_t mono_ns(void)
 {
@@ -393,10 +410,173 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
-/* Direct reads of the VM's virtio disk: block interrupts and completions. */
-static void disk_reads(void)
+/*
+ * The scratch disk ($NTKL_SCRATCH's, a virtio disk of its own that only
+ * this test reads while it runs) and its interrupts: the irqs of
+ * /proc/interrupts named after its virtio device (virtioN-req.0, ... one
+ * per queue; not virtioN-config).
+ */
+#define MAX_DEV_IRQS	16
+struct scratch_disk {
+	char dev[96];			/* /dev/vdb */
+	char virtio[32];		/* virtio1 */
+	unsigned int irq[MAX_DEV_IRQS];
+	unsigned int n_irq;
+};
+
+/* Of an action name in /proc/interrupts: virtioN's request queue(s). */
+static bool is_dev_action(const char *name, const char *virtio)
 {
-	int fd = open("/dev/vda", O_RDONLY | O_DIRECT);
+	size_t n = strlen(virtio);
+
+	return !strncmp(name, virtio, n) && (name[n] == '-' || name[n] == 0 || name[n] == ',') &&
+	       strncmp(name + n, "-config", 7);
+}
+
+static int find_scratch_disk(struct scratch_disk *d, char *why, size_t len)
+{
+	const char *scratch = getenv("NTKL_SCRATCH");
+	char sys[160], link[256], line[1024], devname[64];
+	struct stat st;
+	ssize_t n;
+	FILE *f;
+
+	memset(d, 0, sizeof(*d));
+	if (!scratch || stat(scratch, &st)) {
+		snprintf(why, len, "no scratch disk ($NTKL_SCRATCH unset)");
+		return -1;
+	}
+	/* the whole disk: the partition's parent, if /scratch is on one */
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u/partition", major(st.st_dev),
+		 minor(st.st_dev));
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/%s", major(st.st_dev),
+		 minor(st.st_dev), access(link, F_OK) ? "" : "../");
+	snprintf(link, sizeof(link), "%suevent", sys);
+	f = fopen(link, "r");
+	devname[0] = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "DEVNAME=%63s", devname) == 1)
+			break;
+	if (f)
+		fclose(f);
+	snprintf(link, sizeof(link), "%sdevice", sys);
+	n = readlink(link, line, sizeof(line) - 1);
+	if (!devname[0] || n <= 0) {
+		snprintf(why, len, "%s (%u:%u): no block device with a device link", scratch,
+			 major(st.st_dev), minor(st.st_dev));
+		return -1;
+	}
+	line[n] = 0;
+	snprintf(d->dev, sizeof(d->dev), "/dev/%s", devname);
+	snprintf(d->virtio, sizeof(d->virtio), "%.31s",
+		 strrchr(line, '/') ? strrchr(line, '/') + 1 : line);
+	f = fopen("/proc/interrupts", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *tok, *save = NULL, *last = NULL;
+		unsigned int irq;
+
+		if (sscanf(line, " %u:", &irq) != 1)
+			continue;
+		for (tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
+			last = tok;
+		if (last && is_dev_action(last, d->virtio) && d->n_irq < MAX_DEV_IRQS)
+			d->irq[d->n_irq++] = irq;
+	}
+	if (f)
+		fclose(f);
+	if (!d->n_irq) {
+		snprintf(why, len, "%s (%s): no irq of %s in /proc/interrupts", scratch, d->dev,
+			 d->virtio);
+		return -1;
+	}
+	return 0;
+}
+
+static bool dev_irq(const struct scratch_disk *d, unsigned int vector)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n_irq; i++)
+		if ((uint8_t)d->irq[i] == vector)	/* ISR's Vector: 8 bits */
+			return true;
+	return false;
+}
+
+/* What the kernel counted: the disk's interrupts, and softirqs run (all vectors). */
+struct kcount {
+	uint64_t irq, softirq;
+};
+
+static uint64_t sum_columns(const char *p)
+{
+	uint64_t sum = 0;
+	char *end;
+
+	for (;;) {
+		unsigned long long v = strtoull(p, &end, 10);
+
+		if (end == p)
+			return sum;
+		sum += v;
+		p = end;
+	}
+}
+
+static void read_kcount(const struct scratch_disk *d, struct kcount *k)
+{
+	char line[1024];
+	unsigned int irq, i;
+	FILE *f;
+
+	memset(k, 0, sizeof(*k));
+	f = fopen("/proc/interrupts", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " %u:", &irq) != 1)
+			continue;
+		for (i = 0; i < d->n_irq; i++)
+			if (d->irq[i] == irq)
+				k->irq += sum_columns(strchr(line, ':') + 1);
+	}
+	if (f)
+		fclose(f);
+	f = fopen("/proc/softirqs", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strchr(line, ':'))
+			k->softirq += sum_columns(strchr(line, ':') + 1);
+	if (f)
+		fclose(f);
+}
+
+/*
+ * The kernel's counts over the window every logger surely ran in (after
+ * the last START returned, before the first STOP: a lower bound on what
+ * each logger must hold) and over the one around them all (before the
+ * first START, after the last STOP: an upper bound).
+ */
+struct windows {
+	struct kcount outer0, inner0, inner1, outer1;
+};
+
+#define DISK_READS	300
+#define TIMEOUTS	20
+
+/* What the test did itself. */
+struct work {
+	unsigned int reads;		/* O_DIRECT reads of the scratch disk */
+	unsigned int timeouts;		/* reads that timed out */
+	int64_t timeout_from[TIMEOUTS], timeout_to[TIMEOUTS];	/* each, ns mono */
+};
+
+/*
+ * Direct reads of the scratch disk, 4 KiB each, one at a time: each goes
+ * to the disk, and its completion is an interrupt of the disk's. (With a
+ * queue per CPU virtio-blk completes the request in that handler, on the
+ * CPU that issued it: no BLOCK softirq follows, so the DPC records the
+ * test asks for come from its timeouts below.)
+ */
+static void disk_reads(const struct scratch_disk *d, struct work *w)
+{
+	int fd = open(d->dev, O_RDONLY | O_DIRECT);
 	void *buf;
 	int i;
 
@@ -406,14 +586,73 @@ static void disk_reads(void)
 		close(fd);
 		return;
 	}
-	for (i = 0; i < 400; i++)
-		if (pread(fd, buf, 4096, (off_t)(i % 64) * 4096) < 0)
-			break;
+	for (i = 0; i < DISK_READS; i++)
+		if (pread(fd, buf, 4096, (off_t)(i % 256) * 4096) == 4096)
+			w->reads++;
 	free(buf);
 	close(fd);
 }
 
-static void workload(void)
+/*
+ * Reads of a terminal nothing writes to, with a timeout (VMIN 0, VTIME 1:
+ * a tenth of a second): each waits in schedule_timeout(), whose timer_list
+ * timer (process_timeout) expires in the TIMER softirq: a TimerDPC inside
+ * a DPC, for each timeout. (A pseudo-terminal of a devpts of its own: the
+ * VM mounts none, and the debug kernel has no network for a socket's
+ * SO_RCVTIMEO.)
+ */
+#define PTS_DIR		"/tmp/ntkl_dpc_pts"
+static void *timeouts(void *arg)
+{
+	struct work *w = arg;
+	struct termios t;
+	int unlock = 0, m, s = -1, i;
+	char c;
+
+	mkdir(PTS_DIR, 0700);
+	if (mount("devpts", PTS_DIR, "devpts", 0, "newinstance,ptmxmode=0600"))
+		return NULL;
+	m = open(PTS_DIR "/ptmx", O_RDWR | O_NOCTTY);
+	if (m >= 0 && !ioctl(m, TIOCSPTLCK, &unlock))
+		s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY);
+	if (s >= 0 && !tcgetattr(s, &t)) {
+		cfmakeraw(&t);
+		t.c_cc[VMIN] = 0;
+		t.c_cc[VTIME] = 1;
+		if (!tcsetattr(s, TCSANOW, &t))
+			for (i = 0; i < TIMEOUTS; i++) {
+				int64_t from = mono_ns();
+
+				if (read(s, &c, 1) == 0) {
+					w->timeout_from[w->timeouts] = from;
+					w->timeout_to[w->timeouts++] = mono_ns();
+				}
+			}
+	}
+	if (s >= 0)
+		close(s);
+	if (m >= 0)
+		close(m);
+	umount2(PTS_DIR, MNT_DETACH);
+	rmdir(PTS_DIR);
+	return NULL;
+}
+
+/* The disk's reads and the timeouts, at once. */
+static void controlled_work(const struct scratch_disk *d, struct work *w)
+{
+	pthread_t th;
+	bool threaded;
+
+	memset(w, 0, sizeof(*w));
+	threaded = !pthread_create(&th, NULL, timeouts, w);
+	disk_reads(d, w);
+	if (threaded)
+		pthread_join(th, NULL);
+}
+
+/* For the comparison with trace-cmd: all of the above and a busy machine. */
+static void workload(const struct scratch_disk *d, struct work *w)
 {
 	char *const mix[] = { "threadmix", "-q", "4", "100", NULL };
 	pthread_t th[2];
@@ -423,11 +662,71 @@ static void workload(void)
 	pid = spawn(mix, "/dev/null");
 	for (i = 0; i < 2; i++)
 		pthread_create(&th[i], NULL, sleeper, NULL);
-	disk_reads();
+	controlled_work(d, w);
 	for (i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
 	if (pid > 0)
 		wait_timeout(pid, 120);
+}
+
+/* ---- the kernel's symbols ---- */
+
+/*
+ * The softirq actions, as the module names them (dpc.c), then the other
+ * routines the checks name.
+ */
+#define KSYM_SOFTIRQS		11
+#define KSYM_PROCESS_TIMEOUT	11
+#define KSYM_VIRTIO		12	/* to the end: virtio-pci's interrupt handlers */
+#define KSYM_N			15
+static const char *const ksym_names[KSYM_N] = {
+	"tasklet_hi_action", "run_timer_softirq", "net_tx_action", "net_rx_action",
+	"blk_done_softirq", "irq_poll_softirq", "tasklet_action", "sched_balance_softirq",
+	"run_rebalance_domains", "hrtimer_run_softirq", "rcu_core_si",
+	"process_timeout",
+	"vring_interrupt", "vp_vring_interrupt", "vp_interrupt",
+};
+static uint64_t ksym_addr[KSYM_N];
+
+static void resolve_ksyms(void)
+{
+	char line[512], name[128], type;
+	unsigned long long addr;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int k;
+
+	memset(ksym_addr, 0, sizeof(ksym_addr));
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %127s", &addr, &type, name) == 3 &&
+		    (type == 't' || type == 'T'))
+			for (k = 0; k < KSYM_N; k++)
+				if (!ksym_addr[k] && !strcmp(ksym_names[k], name))
+					ksym_addr[k] = addr;
+	if (f)
+		fclose(f);
+}
+
+/* A softirq's DPC: its vector's action, or 0 where the module could not look it up. */
+static bool softirq_routine(uint64_t routine)
+{
+	int k;
+
+	if (!routine)
+		return true;
+	for (k = 0; k < KSYM_SOFTIRQS; k++)
+		if (ksym_addr[k] == routine)
+			return true;
+	return false;
+}
+
+static bool virtio_routine(uint64_t routine)
+{
+	int k;
+
+	for (k = KSYM_VIRTIO; k < KSYM_N; k++)
+		if (ksym_addr[k] && ksym_addr[k] == routine)
+			return true;
+	return false;
 }
 
 /* ---- checks ---- */
@@ -591,13 +890,13 @@ static void save_artifacts(void)
 
 NTKL_READER_FIXTURE(dpc);
 
-static void start_logger(struct __test_metadata *_metadata, int ctl, int reader,
-			 uint32_t flags, struct drain_job *job, pthread_t *th)
+static void start_named(struct __test_metadata *_metadata, int ctl, int reader, const char *name,
+			uint32_t flags, uint32_t clock, struct drain_job *job, pthread_t *th)
 {
 	struct ntkl_properties p;
 
-	props_init(&p, LOGGER, flags);
-	p.clock_type = NTKL_CLOCK_QPC;
+	props_init(&p, name, flags);
+	p.clock_type = clock;
 	p.buffer_size_kb = 256;
 	p.maximum_buffers = 64;
 	ASSERT_EQ(0, ntkl_ctl(ctl, NTKL_IOC_START, &p));
@@ -608,18 +907,145 @@ static void start_logger(struct __test_metadata *_metadata, int ctl, int reader,
 	ASSERT_EQ(0, pthread_create(th, NULL, drain_thread, job));
 }
 
-static void stop_logger(struct __test_metadata *_metadata, int ctl, struct drain_job *job,
-			pthread_t th)
+static void stop_named(struct __test_metadata *_metadata, int ctl, const char *name,
+		       struct drain_job *job, pthread_t th)
 {
 	struct ntkl_properties final = { .size = sizeof(final) };
 
-	ASSERT_EQ(0, ntkl_stop_name(ctl, LOGGER));
+	ASSERT_EQ(0, ntkl_stop_name(ctl, name));
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	ASSERT_EQ(0, job->ret);
 	ASSERT_EQ(0, ntkl_ctl(job->fd, NTKL_IOC_QUERY, &final));
 	capture_patch(&job->c, &final);
-	EXPECT_EQ(0, final.events_lost);
+	EXPECT_EQ(0, final.events_lost) TH_LOG("%s lost events", name);
 }
+
+static void start_logger(struct __test_metadata *_metadata, int ctl, int reader,
+			 uint32_t flags, struct drain_job *job, pthread_t *th)
+{
+	start_named(_metadata, ctl, reader, LOGGER, flags, NTKL_CLOCK_QPC, job, th);
+}
+
+static void stop_logger(struct __test_metadata *_metadata, int ctl, struct drain_job *job,
+			pthread_t th)
+{
+	stop_named(_metadata, ctl, LOGGER, job, th);
+}
+
+/* What the capture holds (records and images), the capture freed. */
+static struct dpc_view *view_of(struct __test_metadata *_metadata, struct drain_job *job)
+{
+	struct dpc_view *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	EXPECT_EQ(0, capture_walk(&job->c, view_record, v, &v->verdict));
+	EXPECT_EQ(0, v->verdict.violations) TH_LOG("first: %s", v->verdict.first_violation);
+	EXPECT_EQ(0, v->bad_size);
+	capture_free(&job->c);
+	return v;
+}
+
+static void view_free(struct dpc_view *v)
+{
+	if (v)
+		free(v->iv.v);
+	free(v);
+}
+
+/*
+ * One logger's records against what the test did and what the kernel
+ * counted. With INTERRUPT on: the scratch disk's interrupts, as many as
+ * the kernel counted on its irqs (at least those of the inner window, at
+ * most those of the outer one), each by virtio's handler, and the reads
+ * did interrupt. With DPC on: one DPC per softirq the kernel ran (the same
+ * bounds, from /proc/softirqs), and for each of the test's timeouts a
+ * process_timeout TimerDPC while its read waited (the logger's clock
+ * QPC), each process_timeout inside a DPC (the TIMER softirq) on its CPU.
+ * With a flag off: no record of its kinds at all.
+ */
+static void check_controlled(struct __test_metadata *_metadata, const char *who,
+			     const struct dpc_view *v, const struct scratch_disk *d,
+			     const struct windows *win, const struct work *w, bool isr, bool dpc)
+{
+	uint64_t irq_lo = win->inner1.irq - win->inner0.irq;
+	uint64_t irq_hi = win->outer1.irq - win->outer0.irq;
+	uint64_t sirq_lo = win->inner1.softirq - win->inner0.softirq;
+	uint64_t sirq_hi = win->outer1.softirq - win->outer0.softirq;
+	size_t n[K_KINDS] = { 0 }, dev_isr = 0, not_virtio = 0, softirqs = 0, pt = 0, pt_in = 0;
+	size_t i, j, cpus = (size_t)sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int k, timed = 0;
+
+	for (i = 0; i < v->iv.n; i++) {
+		const struct interval *x = &v->iv.v[i];
+
+		n[x->kind]++;
+		if (x->kind == K_ISR && dev_irq(d, x->vector)) {
+			dev_isr++;
+			not_virtio += !virtio_routine(x->routine);
+		} else if (x->kind == K_DPC && softirq_routine(x->routine)) {
+			softirqs++;
+		} else if (x->kind == K_TIMER && x->routine == ksym_addr[KSYM_PROCESS_TIMEOUT]) {
+			pt++;
+			for (j = 0; j < v->iv.n; j++) {
+				const struct interval *y = &v->iv.v[j];
+
+				if (y->kind == K_DPC && y->cpu == x->cpu && y->start <= x->start &&
+				    y->end >= x->end)
+					break;
+			}
+			pt_in += j < v->iv.n;
+		}
+	}
+	/* each of the test's timeouts: a process_timeout TimerDPC while its read waited */
+	for (k = 0; k < w->timeouts; k++)
+		for (i = 0; i < v->iv.n; i++) {
+			const struct interval *x = &v->iv.v[i];
+
+			if (x->kind == K_TIMER && x->routine == ksym_addr[KSYM_PROCESS_TIMEOUT] &&
+			    x->start >= w->timeout_from[k] && x->end <= w->timeout_to[k]) {
+				timed++;
+				break;
+			}
+		}
+	TH_LOG("%s: ISR %zu, of %s (irq %u...) %zu, the kernel counted %llu to %llu; DPC %zu, of softirqs %zu, the kernel ran %llu to %llu; TimerDPC %zu, process_timeout %zu (%zu in a DPC), in %u of the %u timeouts; %u reads",
+	       who, n[K_ISR], d->virtio, d->irq[0], dev_isr, (unsigned long long)irq_lo,
+	       (unsigned long long)irq_hi, n[K_DPC], softirqs, (unsigned long long)sirq_lo,
+	       (unsigned long long)sirq_hi, n[K_TIMER], pt, pt_in, timed, w->timeouts, w->reads);
+	if (isr) {
+		EXPECT_GE(irq_lo * 2, w->reads) TH_LOG("%s: the reads made few interrupts", who);
+		EXPECT_GE(dev_isr + 2, irq_lo) TH_LOG("%s: ISR of %s missing", who, d->virtio);
+		EXPECT_LE(dev_isr, irq_hi) TH_LOG("%s: more ISR of %s than interrupts", who,
+						  d->virtio);
+		EXPECT_EQ(0, not_virtio) TH_LOG("%s: ISR of %s not by virtio's handler", who,
+						d->virtio);
+	} else {
+		EXPECT_EQ(0, n[K_ISR]) TH_LOG("%s: ISR records without INTERRUPT", who);
+	}
+	if (dpc) {
+		EXPECT_GE(softirqs + cpus, sirq_lo) TH_LOG("%s: softirq DPCs missing", who);
+		EXPECT_LE(softirqs, sirq_hi) TH_LOG("%s: more softirq DPCs than softirqs", who);
+		EXPECT_EQ(timed, w->timeouts) TH_LOG("%s: TimerDPC of a timeout missing", who);
+		EXPECT_GE(pt_in + 2, pt) TH_LOG("%s: TimerDPC outside any DPC", who);
+	} else {
+		EXPECT_EQ(0, n[K_DPC]) TH_LOG("%s: DPC records without DPC", who);
+		EXPECT_EQ(0, n[K_TIMER]) TH_LOG("%s: TimerDPC records without DPC", who);
+	}
+}
+
+/* The disk found, the symbols read: or SKIP without a scratch disk. */
+#define SETUP_CONTROLLED(d)							\
+	do {									\
+		char why_[256];							\
+										\
+		if (!getenv("NTKL_SCRATCH"))					\
+			SKIP(return, "no scratch disk ($NTKL_SCRATCH unset)");	\
+		ASSERT_EQ(0, find_scratch_disk(d, why_, sizeof(why_)))		\
+			TH_LOG("%s", why_);					\
+		resolve_ksyms();						\
+		ASSERT_NE(0, ksym_addr[KSYM_PROCESS_TIMEOUT])			\
+			TH_LOG("no process_timeout in /proc/kallsyms");		\
+	} while (0)
 
 #define DPC_FLAGS	(EVENT_TRACE_FLAG_DPC | EVENT_TRACE_FLAG_INTERRUPT | \
 			 EVENT_TRACE_FLAG_IMAGE_LOAD)
@@ -643,12 +1069,15 @@ TEST_F_TIMEOUT(dpc, same_as_trace_cmd, 600)
 	size_t bad, k, i, routines = 0, missing = 0;
 	int64_t a, b;
 	pthread_t th;
+	struct scratch_disk disk;
+	struct work w;
 	pid_t tcpid;
 	bool kprobes;
 	int status;
 
+	SETUP_CONTROLLED(&disk);
 	if (system("command -v trace-cmd >/dev/null 2>&1"))
-		SKIP(return, "trace-cmd is not on $PATH");
+		SKIP(return, "trace-cmd is not on $PATH (dpc.none_without_flags and dpc.each_flag_its_events check the records without it)");
 	unlink(TC_DAT);
 	tcpid = spawn(tc_argv, TC_LOG);
 	ASSERT_GT(tcpid, 0);
@@ -657,7 +1086,7 @@ TEST_F_TIMEOUT(dpc, same_as_trace_cmd, 600)
 
 	start_logger(_metadata, self->ctl, self->reader, DPC_FLAGS, &job, &th);
 	a = mono_ns();
-	workload();
+	workload(&disk, &w);
 	b = mono_ns();
 	stop_logger(_metadata, self->ctl, &job, th);
 	kill(tcpid, SIGINT);
@@ -748,60 +1177,86 @@ TEST_F_TIMEOUT(dpc, same_as_trace_cmd, 600)
 	free(tc.v);
 }
 
-/* The flags off: no ISR, DPC or TimerDPC, however busy the CPUs. */
+/*
+ * The flags off: no ISR, DPC or TimerDPC, however busy the CPUs, while a
+ * logger with both flags holds them all over the same work, as many as
+ * the kernel counted: a producer that writes nothing fails here, and so
+ * does one that writes into a logger without its flags.
+ */
 TEST_F(dpc, none_without_flags)
 {
-	struct drain_job job;
-	pthread_t th;
+	struct scratch_disk d;
+	struct windows win;
+	struct work w;
+	struct drain_job job, job2;
+	struct dpc_view *v, *v2;
+	pthread_t th, th2;
+	int reader2;
 
-	start_logger(_metadata, self->ctl, self->reader,
-		     EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_CSWITCH, &job, &th);
-	disk_reads();
-	sleeper(NULL);
-	stop_logger(_metadata, self->ctl, &job, th);
-	EXPECT_EQ(0, capture_count_hook(&job.c, ETW_EVENT_ISR_HOOK));
-	EXPECT_EQ(0, capture_count_hook(&job.c, ETW_EVENT_DPC_HOOK));
-	EXPECT_EQ(0, capture_count_hook(&job.c, ETW_EVENT_TIMER_DPC_HOOK));
-	EXPECT_LT(0, capture_count_hook(&job.c, ETW_EVENT_CSWITCH_HOOK));
-	capture_free(&job.c);
+	SETUP_CONTROLLED(&d);
+	reader2 = ntkl_open();
+	ASSERT_GE(reader2, 0);
+	read_kcount(&d, &win.outer0);
+	start_named(_metadata, self->ctl, self->reader, LOGGER, DPC_FLAGS, NTKL_CLOCK_QPC, &job,
+		    &th);
+	start_named(_metadata, self->ctl, reader2, "selftest no dpc",
+		    EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_CSWITCH, NTKL_CLOCK_QPC, &job2, &th2);
+	read_kcount(&d, &win.inner0);
+	controlled_work(&d, &w);
+	read_kcount(&d, &win.inner1);
+	stop_named(_metadata, self->ctl, "selftest no dpc", &job2, th2);
+	stop_named(_metadata, self->ctl, LOGGER, &job, th);
+	read_kcount(&d, &win.outer1);
+	EXPECT_EQ(DISK_READS, w.reads);
+	EXPECT_EQ(TIMEOUTS, w.timeouts);
+	EXPECT_LT(0, capture_count_hook(&job2.c, ETW_EVENT_CSWITCH_HOOK));
+	v = view_of(_metadata, &job);
+	v2 = view_of(_metadata, &job2);
+	ASSERT_TRUE(v && v2);
+	check_controlled(_metadata, "DPC+INTERRUPT", v, &d, &win, &w, true, true);
+	check_controlled(_metadata, "neither flag", v2, &d, &win, &w, false, false);
+	view_free(v);
+	view_free(v2);
+	close(reader2);
 }
 
-/* DPC alone: no ISR; INTERRUPT alone: no DPC; both on one logger each. */
+/*
+ * DPC alone: its DPC and TimerDPC, no ISR; INTERRUPT alone (another
+ * clock): the disk's ISR, no DPC or TimerDPC; both loggers at once.
+ */
 TEST_F(dpc, each_flag_its_events)
 {
+	struct scratch_disk d;
+	struct windows win;
+	struct work w;
 	struct drain_job job, job2;
+	struct dpc_view *v, *v2;
 	pthread_t th, th2;
-	int reader2 = ntkl_open();
-	struct ntkl_properties p, final = { .size = sizeof(final) };
+	int reader2;
 
+	SETUP_CONTROLLED(&d);
+	reader2 = ntkl_open();
 	ASSERT_GE(reader2, 0);
-	start_logger(_metadata, self->ctl, self->reader, EVENT_TRACE_FLAG_DPC, &job, &th);
-	props_init(&p, "selftest isr", EVENT_TRACE_FLAG_INTERRUPT);
-	p.clock_type = NTKL_CLOCK_CYCLE;
-	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
-	ASSERT_EQ(0, ntkl_bind_id(reader2, p.logger_id));
-	memset(&job2, 0, sizeof(job2));
-	job2.fd = reader2;
-	job2.size = p.buffer_size_kb * 1024;
-	ASSERT_EQ(0, pthread_create(&th2, NULL, drain_thread, &job2));
-	disk_reads();
-	sleeper(NULL);
-	ASSERT_EQ(0, ntkl_stop_name(self->ctl, "selftest isr"));
-	ASSERT_EQ(0, pthread_join(th2, NULL));
-	ASSERT_EQ(0, ntkl_ctl(reader2, NTKL_IOC_QUERY, &final));
-	capture_patch(&job2.c, &final);
-	stop_logger(_metadata, self->ctl, &job, th);
-
-	EXPECT_EQ(0, capture_count_hook(&job.c, ETW_EVENT_ISR_HOOK));
-	EXPECT_LT(0, capture_count_hook(&job.c, ETW_EVENT_DPC_HOOK));
-	EXPECT_LT(0, capture_count_hook(&job.c, ETW_EVENT_TIMER_DPC_HOOK));
-	EXPECT_EQ(0, capture_count_hook(&job2.c, ETW_EVENT_DPC_HOOK));
-	EXPECT_EQ(0, capture_count_hook(&job2.c, ETW_EVENT_TIMER_DPC_HOOK));
-	/* virtio-blk's interrupts, if the VM has its disk */
-	if (access("/dev/vda", R_OK) == 0)
-		EXPECT_LT(0, capture_count_hook(&job2.c, ETW_EVENT_ISR_HOOK));
-	capture_free(&job.c);
-	capture_free(&job2.c);
+	read_kcount(&d, &win.outer0);
+	start_named(_metadata, self->ctl, self->reader, LOGGER, EVENT_TRACE_FLAG_DPC,
+		    NTKL_CLOCK_QPC, &job, &th);
+	start_named(_metadata, self->ctl, reader2, "selftest isr", EVENT_TRACE_FLAG_INTERRUPT,
+		    NTKL_CLOCK_CYCLE, &job2, &th2);
+	read_kcount(&d, &win.inner0);
+	controlled_work(&d, &w);
+	read_kcount(&d, &win.inner1);
+	stop_named(_metadata, self->ctl, "selftest isr", &job2, th2);
+	stop_named(_metadata, self->ctl, LOGGER, &job, th);
+	read_kcount(&d, &win.outer1);
+	EXPECT_EQ(DISK_READS, w.reads);
+	EXPECT_EQ(TIMEOUTS, w.timeouts);
+	v = view_of(_metadata, &job);
+	v2 = view_of(_metadata, &job2);
+	ASSERT_TRUE(v && v2);
+	check_controlled(_metadata, "DPC", v, &d, &win, &w, false, true);
+	check_controlled(_metadata, "INTERRUPT", v2, &d, &win, &w, true, false);
+	view_free(v);
+	view_free(v2);
 	close(reader2);
 }
 
