@@ -14,6 +14,7 @@
 #include <linux/string.h>
 
 #include "control/active_set.h"
+#include "control/fault.h"
 #include "producers/producer.h"
 
 struct ntkl_active_set __rcu *ntkl_active;
@@ -42,36 +43,57 @@ void ntkl_active_exit(void)
 
 /*
  * Publish the loggers that accept events, again whenever one's group masks
- * change. Called with the table mutex held; once it returns no probe sees
- * a logger left out of the new set. Fails, keeping the old set, if memory
- * runs out or a producer's publish hook fails (never for an empty set).
+ * change, in the one order no producer decides (producers/producer.h):
+ * every producer attaches what the new set needs, works out its state,
+ * the set is published, and once no probe reads the old set every
+ * producer detaches what the new one does not need. Called with the table
+ * mutex held; once it returns no probe sees a logger left out of the new
+ * set. Fails, with every logger and producer as before, if memory runs
+ * out or a producer cannot attach: undo (if not NULL) first puts back
+ * what the caller changed in a running logger (its group masks), so that
+ * the producers detach what the set in use, as it was, does not need.
+ * shrink (a STOP: a logger leaves, none joins or changes) cannot fail, as
+ * nothing is attached for it and its set is allocated with __GFP_NOFAIL.
  */
-int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n)
+int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n, bool shrink,
+			void (*undo)(void *ctx), void *ctx)
 {
-	struct ntkl_active_set *set = NULL, *old;
+	struct ntkl_active_set *set = NULL, *old, *in_use;
 	int ret;
 
+	old = rcu_dereference_protected(ntkl_active, true);
+	in_use = old ? old : none;
 	if (n) {
-		set = kzalloc(set_bytes(), GFP_KERNEL);
-		if (!set)
+		set = shrink || !ntkl_fault() ?
+		      kzalloc(set_bytes(), GFP_KERNEL | (shrink ? __GFP_NOFAIL : 0)) : NULL;
+		if (!set) {
+			if (undo)
+				undo(ctx);
 			return -ENOMEM;
+		}
 		set->n = n;
 		memcpy(set->loggers, loggers, n * sizeof(*loggers));
 	} else {
-		/* the table mutex: no other publish uses it */
+		/* the table mutex: no other publish uses it; never published */
 		memset(none, 0, set_bytes());
 	}
-	ret = ntkl_producers_publish(set ? set : none);
+	ret = ntkl_producers_attach(set ? set : none);
 	if (ret) {
+		WARN_ON_ONCE(shrink);
 		kfree(set);
+		if (undo)
+			undo(ctx);
+		/* what the producers before the one that failed attached goes */
+		ntkl_producers_detach(in_use);
 		return ret;
 	}
+	ntkl_producers_publish(set ? set : none);
 	/* what producers hold back goes to the loggers it was made for */
 	ntkl_producers_flush();
-	old = rcu_replace_pointer(ntkl_active, set, true);
+	rcu_assign_pointer(ntkl_active, set);
 	/* tracepoint probes run with preemption off: this waits for them */
 	synchronize_rcu();
 	kfree(old);
-	ntkl_producers_published(set ? set : none);
+	ntkl_producers_detach(set ? set : none);
 	return 0;
 }

@@ -41,6 +41,7 @@ static inline unsigned int ntkl_active_loggers(struct ntkl_logger ***loggers)
 
 int ntkl_active_init(void);
 void ntkl_active_exit(void);
-int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n);
+int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n, bool shrink,
+			void (*undo)(void *ctx), void *ctx);
 
 #endif /* _NTKL_ACTIVE_SET_H */

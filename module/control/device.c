@@ -29,6 +29,7 @@
 #include <linux/uaccess.h>
 
 #include "control/control.h"
+#include "control/fault.h"
 #include "format/redact.h"
 #include "control/active_set.h"
 #include "producers/producer.h"
@@ -325,6 +326,7 @@ static int __init ntkl_init(void)
 	int ret;
 
 	ntkl_clock_anchor();
+	ntkl_fault_init();
 	ntkl_redact_register();
 	ret = ntkl_producers_init();
 	if (ret)

@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "control/fault.h"
 #include "control/control.h"
 #include "uapi/ntkl_bounds.h"
 #include "control/active_set.h"
@@ -46,7 +47,12 @@ void ntkl_logger_put(struct ntkl_logger *lg)
 	kref_put(&lg->ref, logger_release);
 }
 
-static int publish_locked(void)
+/*
+ * shrink: a logger left the table and none joined or changed (cannot
+ * fail); undo puts back what the caller changed in a running logger
+ * before the producers settle, if publishing fails (active_set.c).
+ */
+static int publish_locked(bool shrink, void (*undo)(void *ctx), void *ctx)
 {
 	struct ntkl_logger *running[NTKL_MAX_LOGGERS];
 	unsigned int i, n = 0;
@@ -54,7 +60,7 @@ static int publish_locked(void)
 	for (i = 0; i < NTKL_MAX_LOGGERS; i++)
 		if (table[i] && table[i]->status == NTKL_STATUS_RUNNING)
 			running[n++] = table[i];
-	return ntkl_probes_publish(running, n);
+	return ntkl_probes_publish(running, n, shrink, undo, ctx);
 }
 
 /* Does a logger on the QPC clock run? (Then QPC must not be re-anchored.) */
@@ -248,7 +254,7 @@ static int logger_start(const struct file *file, struct ntkl_properties *p)
 		goto unlock;
 
 	ret = -ENOMEM;
-	lg = kzalloc(sizeof(*lg), GFP_KERNEL);
+	lg = ntkl_fault() ? NULL : kzalloc(sizeof(*lg), GFP_KERNEL);
 	if (!lg)
 		goto unlock;
 	kref_init(&lg->ref);
@@ -294,7 +300,7 @@ static int logger_start(const struct file *file, struct ntkl_properties *p)
 	lg->status = NTKL_STATUS_RUNNING;
 	table[slot] = lg;
 
-	ret = publish_locked();
+	ret = publish_locked(false, NULL, NULL);
 	if (ret) {
 		table[slot] = NULL;
 		ntkl_logger_put(lg);
@@ -319,9 +325,13 @@ static void stop_locked(struct ntkl_logger *lg)
 {
 	ntkl_producers_stop(lg);
 	table[ID_TO_SLOT(lg->id)] = NULL;
-	/* never fails when shrinking the set to nothing; else keep going */
-	if (publish_locked())
-		pr_warn_once("ntkl: out of memory publishing loggers\n");
+	/*
+	 * A shrink cannot fail (active_set.c): once it returns no probe
+	 * reads lg, and the table's reference may go. Were it to fail, the
+	 * set in use would still name lg: keep it rather than free it.
+	 */
+	if (WARN_ON_ONCE(publish_locked(true, NULL, NULL)))
+		kref_get(&lg->ref);
 	cancel_delayed_work_sync(&lg->flush_work);
 	WRITE_ONCE(lg->accept, 0);
 	ntkl_flush_cpus(lg);
@@ -358,6 +368,32 @@ void ntkl_logger_stop_all(void)
 	mutex_unlock(&table_lock);
 }
 
+/* What UPDATE changed in a running logger, put back if publishing fails. */
+struct groups_undo {
+	struct ntkl_logger *lg;
+	struct perfinfo_groupmask old;
+};
+
+static void undo_groups(void *ctx)
+{
+	struct groups_undo *u = ctx;
+
+	groups_store(u->lg, &u->old);
+}
+
+/* ... and what SET_STACK_TRACING changed. */
+struct walks_undo {
+	struct ntkl_logger *lg;
+	u32 old;
+};
+
+static void undo_walks(void *ctx)
+{
+	struct walks_undo *u = ctx;
+
+	WRITE_ONCE(u->lg->stack_walks, u->old);
+}
+
 static int logger_update(struct ntkl_logger *lg, struct ntkl_properties *p)
 {
 	struct perfinfo_groupmask gm;
@@ -377,16 +413,14 @@ static int logger_update(struct ntkl_logger *lg, struct ntkl_properties *p)
 
 	groups_from(&gm, p);
 	if (memcmp(&gm, &lg->groups, sizeof(gm))) {
-		struct perfinfo_groupmask old = lg->groups;
+		struct groups_undo undo = { lg, lg->groups };
 		int ret;
 
 		/* the probes' set says who takes which switch events: renew it */
 		groups_store(lg, &gm);
-		ret = publish_locked();
-		if (ret) {
-			groups_store(lg, &old);
+		ret = publish_locked(false, undo_groups, &undo);
+		if (ret)
 			return ret;
-		}
 	}
 	if (p->flush_timer) {
 		/* no flush by the old timer once UPDATE returns, not even one running */
@@ -516,15 +550,12 @@ int ntkl_logger_set_stack_tracing(const struct ntkl_stack_tracing *st, const u16
 	lg = find_named_locked(st->logger_name, st->logger_id);
 	ret = lg ? ntkl_may_manage(lg) : -ENOENT;
 	if (!ret) {
-		u32 old = lg->stack_walks;
+		struct walks_undo undo = { lg, lg->stack_walks };
 
 		WRITE_ONCE(lg->stack_walks, bits);
 		/* what the producers prepare for a walk (CSwitch's parked stacks) */
-		if (lg->status == NTKL_STATUS_RUNNING && bits != old) {
-			ret = publish_locked();
-			if (ret)
-				WRITE_ONCE(lg->stack_walks, old);
-		}
+		if (lg->status == NTKL_STATUS_RUNNING && bits != undo.old)
+			ret = publish_locked(false, undo_walks, &undo);
 	}
 	mutex_unlock(&table_lock);
 	return ret;

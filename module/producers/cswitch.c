@@ -431,8 +431,27 @@ static void prepare_group(unsigned int group)
 		per_cpu_ptr(&cswitch_cpu, cpu)->cstate = 0;
 }
 
+/* Does a logger of set take switches, in either form? */
+static bool set_switches(const struct ntkl_active_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++)
+		if (wants_cswitch(set->loggers[i]) || wants_compact(set->loggers[i]))
+			return true;
+	return false;
+}
+
+/* Attached before the set is seen: a new logger misses no event. */
+static int cswitch_attach(const struct ntkl_active_set *set)
+{
+	if (set_switches(set))
+		return ntkl_tp_set(&ntkl_cswitch_producer, CSWITCH_TP_SCHED, true, prepare_group);
+	return 0;
+}
+
 /* Which loggers take which form, on which clocks: once per set, not per switch. */
-static int cswitch_publish(struct ntkl_active_set *set)
+static void cswitch_publish(struct ntkl_active_set *set)
 {
 	struct cswitch_set *cs = cswitch_set(set);
 	unsigned int i;
@@ -452,22 +471,12 @@ static int cswitch_publish(struct ntkl_active_set *set)
 		cs->shape = NTKL_SWITCH_ONE_CSWITCH;
 	else if (!cs->n_cswitch && cs->compact_clocks == BIT(NTKL_CLOCK_QPC))
 		cs->shape = NTKL_SWITCH_COMPACT;
-	/*
-	 * Attached before the set is seen: a new logger misses no event. If
-	 * a later producer's publish fails, the group may stay attached with
-	 * the old set: harmless, its probes find no logger there to write to.
-	 */
-	if (cs->n_cswitch || cs->n_compact)
-		return ntkl_tp_set(&ntkl_cswitch_producer, CSWITCH_TP_SCHED, true, prepare_group);
-	return 0;
 }
 
-/* Detached once the set is seen: a leaving logger misses no event either. */
-static void cswitch_published(const struct ntkl_active_set *set)
+/* Detached once no probe reads the old set: a leaving logger misses no event either. */
+static void cswitch_detach(const struct ntkl_active_set *set)
 {
-	const struct cswitch_set *cs = cswitch_set(set);
-
-	if (!cs->n_cswitch && !cs->n_compact)
+	if (!set_switches(set))
 		ntkl_tp_set(&ntkl_cswitch_producer, CSWITCH_TP_SCHED, false, NULL);
 }
 
@@ -483,7 +492,8 @@ const struct ntkl_producer ntkl_cswitch_producer = {
 	.nr_tps = ARRAY_SIZE(cswitch_tps),
 	.set_size = sizeof(struct cswitch_set),
 	.set_offset = &cswitch_set_offset,
+	.attach = cswitch_attach,
 	.publish = cswitch_publish,
-	.published = cswitch_published,
+	.detach = cswitch_detach,
 	.flush = cswitch_flush,
 };

@@ -40,7 +40,7 @@
  * overwritten when its bio is reused, and otherwise only takes a slot.
  *
  * The probes are one group, attached only while a running logger takes
- * DISK_IO or DISK_IO_INIT (the publish hook below).
+ * DISK_IO or DISK_IO_INIT (the attach and detach hooks below).
  */
 #include <linux/atomic.h>
 #include <linux/blk-mq.h>
@@ -384,16 +384,29 @@ static void prepare_group(unsigned int group)
 	memset(disk_table, 0, DISK_TABLE_SIZE * sizeof(*disk_table));
 }
 
-static int disk_publish(struct ntkl_active_set *set)
+/* Does a logger of set take DiskIo (its completions or its inits)? */
+static bool set_disk(const struct ntkl_active_set *set)
 {
-	bool on = false;
 	unsigned int i;
 
 	for (i = 0; i < set->n; i++)
-		on |= ntkl_event_on(set->loggers[i], ETW_EVENT_DISKIO_READ) ||
-		      ntkl_event_on(set->loggers[i], ETW_EVENT_DISKIO_READ_INIT);
-	/* under the table mutex, as every publish hook */
-	return ntkl_tp_set(&ntkl_disk_producer, DISK_TP, on, prepare_group);
+		if (ntkl_event_on(set->loggers[i], ETW_EVENT_DISKIO_READ) ||
+		    ntkl_event_on(set->loggers[i], ETW_EVENT_DISKIO_READ_INIT))
+			return true;
+	return false;
+}
+
+/* Attached before the set is seen (under the table mutex, as every hook) */
+static int disk_attach(const struct ntkl_active_set *set)
+{
+	return set_disk(set) ? ntkl_tp_set(&ntkl_disk_producer, DISK_TP, true, prepare_group) : 0;
+}
+
+/* ... and detached once no probe reads a set that took DiskIo. */
+static void disk_detach(const struct ntkl_active_set *set)
+{
+	if (!set_disk(set))
+		ntkl_tp_set(&ntkl_disk_producer, DISK_TP, false, NULL);
 }
 
 static int disk_init(void)
@@ -426,5 +439,6 @@ const struct ntkl_producer ntkl_disk_producer = {
 	.exit = disk_exit,
 	.tps = disk_tps,
 	.nr_tps = ARRAY_SIZE(disk_tps),
-	.publish = disk_publish,
+	.attach = disk_attach,
+	.detach = disk_detach,
 };

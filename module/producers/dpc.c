@@ -18,9 +18,13 @@
  *
  * These tracepoints fire thousands of times a second. Their probes are
  * attached only while a running logger takes ISR or DPC events (the
- * publish hook below, one group of tracepoints for each flag): with
- * neither flag on, the tracepoints stay disabled static branches and
- * cost what they cost before ntkl.
+ * attach and detach hooks below, one group of tracepoints for each
+ * flag): with neither flag on, the softirq, tasklet and timer
+ * tracepoints stay disabled static branches and cost what they cost
+ * before ntkl. irq_handler_entry does not: the spin lock producer's
+ * probe of it (its InterruptCount) is attached from load
+ * (NTKL_TP_ALWAYS), so every interrupt costs that call and a per-CPU
+ * increment while ntkl is loaded.
  *
  * Each CPU keeps a stack of entries in progress per group: a softirq is
  * interrupted by an interrupt, whose handler may run an hrtimer callback,
@@ -358,13 +362,47 @@ static void prepare_group(unsigned int group)
 		resolve_softirq_actions();
 }
 
-static int dpc_publish(struct ntkl_active_set *set)
+/* Which groups the loggers of set take: BIT(DPC_TP_ISR), BIT(DPC_TP_DPC). */
+static unsigned int dpc_groups(const struct ntkl_active_set *set)
+{
+	unsigned int i, groups = 0;
+
+	for (i = 0; i < set->n; i++) {
+		if (ntkl_event_on(set->loggers[i], ETW_EVENT_ISR))
+			groups |= BIT(DPC_TP_ISR);
+		if (ntkl_event_on(set->loggers[i], ETW_EVENT_DPC))
+			groups |= BIT(DPC_TP_DPC);
+	}
+	return groups;
+}
+
+/* Attach the groups set takes: both, or (on failure) none that were not. */
+static int dpc_attach(const struct ntkl_active_set *set)
 {
 	const struct ntkl_producer *self = &ntkl_dpc_producer;
-	struct dpc_set *state = dpc_set(set);
+	unsigned int groups = dpc_groups(set);
 	bool had_isr;
+	int ret = 0;
+
+	mutex_lock(&dpc_lock);
+	had_isr = ntkl_tp_attached(self, DPC_TP_ISR);
+	if (groups & BIT(DPC_TP_ISR))
+		ret = ntkl_tp_set(self, DPC_TP_ISR, true, prepare_group);
+	if (!ret && (groups & BIT(DPC_TP_DPC))) {
+		ret = ntkl_tp_set(self, DPC_TP_DPC, true, prepare_group);
+		/* fail whole: the ISR group as it was (detaching cannot fail) */
+		if (ret && !had_isr)
+			ntkl_tp_set(self, DPC_TP_ISR, false, NULL);
+	}
+	mutex_unlock(&dpc_lock);
+	return ret;
+}
+
+/* Which loggers take ISR and DPC records, on which clocks. */
+static void dpc_publish(struct ntkl_active_set *set)
+{
+	struct dpc_set *state = dpc_set(set);
 	unsigned int i;
-	int ret;
 
 	state->isr_clocks = 0;
 	state->dpc_clocks = 0;
@@ -376,17 +414,20 @@ static int dpc_publish(struct ntkl_active_set *set)
 		if (ntkl_event_on(lg, ETW_EVENT_DPC))
 			state->dpc_clocks |= BIT(lg->clock_type);
 	}
+}
+
+/* Detach the groups set does not take, once no probe reads a set that did. */
+static void dpc_detach(const struct ntkl_active_set *set)
+{
+	const struct ntkl_producer *self = &ntkl_dpc_producer;
+	unsigned int groups = dpc_groups(set);
+
 	mutex_lock(&dpc_lock);
-	had_isr = ntkl_tp_attached(self, DPC_TP_ISR);
-	ret = ntkl_tp_set(self, DPC_TP_ISR, state->isr_clocks, prepare_group);
-	if (!ret) {
-		ret = ntkl_tp_set(self, DPC_TP_DPC, state->dpc_clocks, prepare_group);
-		/* fail whole: the ISR group as it was (detaching cannot fail) */
-		if (ret)
-			ntkl_tp_set(self, DPC_TP_ISR, had_isr, prepare_group);
-	}
+	if (!(groups & BIT(DPC_TP_ISR)))
+		ntkl_tp_set(self, DPC_TP_ISR, false, NULL);
+	if (!(groups & BIT(DPC_TP_DPC)))
+		ntkl_tp_set(self, DPC_TP_DPC, false, NULL);
 	mutex_unlock(&dpc_lock);
-	return ret;
 }
 
 /* Each group's exits before its entries (producers/tracepoints.h). */
@@ -409,5 +450,7 @@ const struct ntkl_producer ntkl_dpc_producer = {
 	.nr_tps = ARRAY_SIZE(dpc_tps),
 	.set_size = sizeof(struct dpc_set),
 	.set_offset = &dpc_set_offset,
+	.attach = dpc_attach,
 	.publish = dpc_publish,
+	.detach = dpc_detach,
 };

@@ -25,8 +25,8 @@
  * not), vfs_open, filp_flush (6.12; filp_close before: close(2) of an fd),
  * __fput (the last reference to a struct file gone), vfs_fsync_range,
  * notify_change, vfs_unlink, vfs_rename, iterate_dir. They are registered
- * while a running logger takes FileIo events (publish, process context)
- * and unregistered when none does (published), never per event; those of
+ * while a running logger takes FileIo events (attach, process context)
+ * and unregistered when none does (detach), never per event; those of
  * the reads, writes and the rest only for FILE_IO_INIT or FILE_IO; a call
  * the kprobes machinery misses (an instance pool empty, a probe hit
  * inside another) is counted as a lost event (nmissed) for each logger
@@ -72,6 +72,7 @@
 #include <linux/uio.h>
 #include <linux/vmalloc.h>
 
+#include "control/fault.h"
 #include "ntkl.h"
 #include "format/record.h"
 #include "format/utf16.h"
@@ -824,7 +825,7 @@ static int register_one(struct fio_probe *fp)
 		fp->krp.handler = fp->ret;
 		fp->krp.data_size = fp->data_size ?: sizeof(struct fio_data);
 		fp->krp.maxactive = fio_maxactive();
-		ret = register_kretprobe(&fp->krp);
+		ret = ntkl_fault() ? -ENOMEM : register_kretprobe(&fp->krp);
 		if (!ret)
 			break;
 	}
@@ -864,14 +865,31 @@ static void count_missed(void)
 	preempt_enable();
 }
 
-static void fio_register(unsigned int groups)
+static void fio_unregister(unsigned int groups);
+
+/*
+ * Register the probes of groups, or none: a probe that could not be
+ * registered (memory ran out, the kprobe layer refused) fails the call
+ * and unregisters those this call registered. A probe whose function
+ * this kernel does not have (-ENOENT for each name it goes by) is not a
+ * failure: the records it makes are missing, as register_one() says.
+ */
+static int fio_register(unsigned int groups)
 {
 	unsigned int i;
+	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(fio_probes); i++)
-		if (fio_probes[i].group & groups)
-			register_one(&fio_probes[i]);
 	fio_groups |= groups;
+	for (i = 0; i < ARRAY_SIZE(fio_probes); i++) {
+		if (!(fio_probes[i].group & groups))
+			continue;
+		ret = register_one(&fio_probes[i]);
+		if (ret && ret != -ENOENT) {
+			fio_unregister(groups);
+			return ret;
+		}
+	}
+	return 0;
 }
 
 static void fio_unregister(unsigned int groups)
@@ -906,19 +924,20 @@ static unsigned int set_wants(const struct ntkl_active_set *set)
 }
 
 /* Attach before the set that wants them is seen: they find no logger in the old one. */
-static int fio_publish(struct ntkl_active_set *set)
+static int fio_attach(const struct ntkl_active_set *set)
 {
 	unsigned int want = set_wants(set);
+	int ret = 0;
 
 	mutex_lock(&fio_lock);
 	if (want & ~fio_groups)
-		fio_register(want & ~fio_groups);
+		ret = fio_register(want & ~fio_groups);
 	mutex_unlock(&fio_lock);
-	return 0;
+	return ret;
 }
 
 /* Detach what no logger of the set now seen wants. */
-static void fio_published(const struct ntkl_active_set *set)
+static void fio_detach(const struct ntkl_active_set *set)
 {
 	unsigned int want = set_wants(set);
 
@@ -955,7 +974,7 @@ static void fio_exit(void)
 
 #else /* !CONFIG_KRETPROBES */
 
-static int fio_publish(struct ntkl_active_set *set)
+static int fio_attach(const struct ntkl_active_set *set)
 {
 	static bool warned;
 	unsigned int i;
@@ -968,7 +987,7 @@ static int fio_publish(struct ntkl_active_set *set)
 	return 0;
 }
 
-static void fio_published(const struct ntkl_active_set *set)
+static void fio_detach(const struct ntkl_active_set *set)
 {
 }
 
@@ -1116,8 +1135,8 @@ const struct ntkl_producer ntkl_fileio_producer = {
 	.name = "fileio",
 	.init = fio_init,
 	.exit = fio_exit,
-	.publish = fio_publish,
-	.published = fio_published,
+	.attach = fio_attach,
+	.detach = fio_detach,
 	.flush = fio_flush,
 	.rundown = fio_rundown,
 };

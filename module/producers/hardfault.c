@@ -21,9 +21,9 @@
  * stamp lost to another thread of the same slot leaves InitialTime the
  * record's own time (counted).
  *
- * Both events exist only while a logger takes HardFault: the publish hook
- * creates them for every online CPU and releases them when the last such
- * logger stops or drops it; a CPU hotplug state has a work item follow
+ * Both events exist only while a logger takes HardFault: the attach hook
+ * creates them for every online CPU and the detach hook releases them
+ * when the last such logger stops or drops it; a CPU hotplug state has a work item follow
  * CPUs that come and go (hf_sync_events()).
  */
 #include <linux/atomic.h>
@@ -37,6 +37,7 @@
 #include <linux/sched.h>
 #include <linux/workqueue.h>
 
+#include "control/fault.h"
 #include "format/record.h"
 #include "producers/ntsched.h"
 #include "producers/producer.h"
@@ -338,6 +339,8 @@ static int hf_events_create(void)
 {
 	int ret;
 
+	if (ntkl_fault())
+		return -ENOMEM;
 	atomic64_set(&hf_faults, 0);
 	atomic64_set(&hf_no_vma, 0);
 	atomic64_set(&hf_no_start, 0);
@@ -371,23 +374,26 @@ static void hf_events_release(void)
 			(long long)atomic64_read(&hf_no_start));
 }
 
-/*
- * A new set of running loggers: the events exist while one of them takes
- * HardFault, and stamps are taken in the clocks those loggers use. Fails
- * (and changes nothing) only if the events cannot be created.
- */
-static int hf_publish(struct ntkl_active_set *set)
+/* Does a logger of set take hard faults? */
+static bool set_faults(const struct ntkl_active_set *set)
 {
-	struct hf_set *state = ntkl_set_state(set, hf_set_offset);
 	unsigned int i;
-	int ret = 0;
 
-	state->clocks = 0;
 	for (i = 0; i < set->n; i++)
 		if (ntkl_event_on(set->loggers[i], ETW_EVENT_HARD_FAULT))
-			state->clocks |= BIT(set->loggers[i]->clock_type);
+			return true;
+	return false;
+}
+
+/* The page fault perf events, before a set that takes hard faults is seen. */
+static int hf_attach(const struct ntkl_active_set *set)
+{
+	int ret = 0;
+
+	if (!set_faults(set))
+		return 0;
 	mutex_lock(&hf_lock);
-	if (state->clocks && !hf_state) {
+	if (!hf_state) {
 		ret = hf_events_create();
 		if (ret) {
 			hf_events_release();
@@ -395,11 +401,32 @@ static int hf_publish(struct ntkl_active_set *set)
 			if (ret != -ENOMEM)
 				ret = -EOPNOTSUPP;
 		}
-	} else if (!state->clocks && hf_state) {
-		hf_events_release();
 	}
 	mutex_unlock(&hf_lock);
 	return ret;
+}
+
+/* Which clocks the loggers that take hard faults run on. */
+static void hf_publish(struct ntkl_active_set *set)
+{
+	struct hf_set *state = ntkl_set_state(set, hf_set_offset);
+	unsigned int i;
+
+	state->clocks = 0;
+	for (i = 0; i < set->n; i++)
+		if (ntkl_event_on(set->loggers[i], ETW_EVENT_HARD_FAULT))
+			state->clocks |= BIT(set->loggers[i]->clock_type);
+}
+
+/* Released once no probe reads a set that took them. */
+static void hf_detach(const struct ntkl_active_set *set)
+{
+	if (set_faults(set))
+		return;
+	mutex_lock(&hf_lock);
+	if (hf_state)
+		hf_events_release();
+	mutex_unlock(&hf_lock);
 }
 
 static int hf_init(void)
@@ -413,5 +440,7 @@ const struct ntkl_producer ntkl_hardfault_producer = {
 	.init = hf_init,
 	.set_size = sizeof(struct hf_set),
 	.set_offset = &hf_set_offset,
+	.attach = hf_attach,
 	.publish = hf_publish,
+	.detach = hf_detach,
 };

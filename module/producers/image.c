@@ -42,6 +42,7 @@
 #include <linux/slab.h>
 #include <linux/utsname.h>
 
+#include "control/fault.h"
 #include "ntkl.h"
 #include "format/record.h"
 #include "format/utf16.h"
@@ -413,8 +414,8 @@ void ntkl_image_new_process(struct ntkl_logger *lg, struct task_struct *p)
  * in place in the mm's tree, and mprotect_fixup() for every mapping whose
  * protection changed (so mprotect(PROT_EXEC) too), both with the mm's
  * lock held for writing, on 6.1 and 6.12 alike. It is probed while a
- * running logger takes Image Load (registered in publish, unregistered
- * in published, as FileIo's probes are); a call the kprobes machinery
+ * running logger takes Image Load (registered in attach, unregistered
+ * in detach, as FileIo's probes are); a call the kprobes machinery
  * misses is lost for every such logger (EventsLost).
  *
  * A mapping of a file with code (VM_EXEC) makes the file's image, the
@@ -574,7 +575,8 @@ static void map_count_missed(void)
 	preempt_enable();
 }
 
-static void map_register(void)
+/* Registered, or an error: -ENOENT (no such function here) is only said. */
+static int map_register(void)
 {
 	int ret;
 
@@ -585,7 +587,7 @@ static void map_register(void)
 	map_krp.data_size = sizeof(struct vm_area_struct *);
 	/* each call takes one for its entry handler; only an NMI entry's keeps it */
 	map_krp.maxactive = max_t(int, 64, 4 * num_possible_cpus());
-	ret = register_kretprobe(&map_krp);
+	ret = ntkl_fault() ? -ENOMEM : register_kretprobe(&map_krp);
 	if (ret && !map_warned) {
 		pr_info("perf_event_mmap not probed (%d): no Image Load of libraries mapped after exec\n",
 			ret);
@@ -593,6 +595,7 @@ static void map_register(void)
 	}
 	map_registered = !ret;
 	map_missed = 0;
+	return ret == -ENOENT ? 0 : ret;
 }
 
 static void map_unregister(void)
@@ -603,17 +606,19 @@ static void map_unregister(void)
 }
 
 /* Attach before the set that wants it is seen: it finds no logger in the old one. */
-static int image_publish(struct ntkl_active_set *set)
+static int image_attach(const struct ntkl_active_set *set)
 {
+	int ret = 0;
+
 	mutex_lock(&map_lock);
 	if (!map_registered && loads_on(set->loggers, set->n))
-		map_register();
+		ret = map_register();
 	mutex_unlock(&map_lock);
-	return 0;
+	return ret;
 }
 
 /* Detach once no logger of the set now seen takes Load. */
-static void image_published(const struct ntkl_active_set *set)
+static void image_detach(const struct ntkl_active_set *set)
 {
 	mutex_lock(&map_lock);
 	if (map_registered && !loads_on(set->loggers, set->n))
@@ -647,12 +652,12 @@ static void map_exit(void)
 
 #else /* !CONFIG_KRETPROBES */
 
-static int image_publish(struct ntkl_active_set *set)
+static int image_attach(const struct ntkl_active_set *set)
 {
 	return 0;
 }
 
-static void image_published(const struct ntkl_active_set *set)
+static void image_detach(const struct ntkl_active_set *set)
 {
 }
 
@@ -706,8 +711,8 @@ const struct ntkl_producer ntkl_image_producer = {
 	.name = "image",
 	.init = ntkl_image_init,
 	.exit = ntkl_image_exit,
-	.publish = image_publish,
-	.published = image_published,
+	.attach = image_attach,
+	.detach = image_detach,
 	.flush = image_flush,
 	.rundown = image_rundown,
 };

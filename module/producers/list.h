@@ -8,10 +8,11 @@
  * builds module/producers/<name>.o for each.
  *
  * The order is the one in which control calls their hooks: init in this
- * order at load, exit in reverse at unload. Last, those whose publish
- * may fail (then nothing after it has run): FileIo's (its kprobes),
- * HardFault's (its perf events) and DPC's leave what they attached
- * harmless, the profile's is the last step.
+ * order at load, exit in reverse at unload; attach, publish and detach
+ * in this order at each change of the set of running loggers
+ * (producer.h). A failed attach is undone whatever its place (the ones
+ * before it detach what the set in use does not need), so no producer
+ * needs to be last.
  */
 NTKL_PRODUCER(ntsched)
 NTKL_PRODUCER(stack)

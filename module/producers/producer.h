@@ -16,20 +16,34 @@
  *            it with ntkl_set_state() (no per-producer field in the set).
  *   setting  a kernel-wide setting it owns, behind a pair of ioctls
  *            (struct ntkl_setting).
- *   publish  a new set of running loggers is about to be published (a
- *            logger started, stopped, or changed its group masks): work
- *            out, once, what the producer's probes would otherwise work
- *            out on every event (for CSwitch: which loggers take CSwitch,
- *            which CompCS, on which clocks), and set up what its probes
- *            need (the profile's perf events). Runs before the set is
- *            seen, in process context; an error keeps the old set (the
- *            START or UPDATE fails with it), so a hook that may fail
- *            changes nothing when it does, and is listed after the hooks
- *            that cannot be undone (attaching probes early is harmless:
- *            they find no logger in the old set to write to).
- *   published the new set is the one every probe sees: let go of what
- *            the old set needed and the new one does not (the
- *            scheduler's probes). Process context, may sleep.
+ * A new set of running loggers (a logger started, stopped, or changed its
+ * group masks) is published by control in one sequence that no producer
+ * orders (control/active_set.c), so that a call that fails leaves every
+ * logger and every producer as it was:
+ *
+ *   attach   first, each producer in list order: attach what the new
+ *            set's loggers need and is not attached (probes, perf events,
+ *            a store their probes use). Process context, may sleep. On
+ *            failure the producer undoes what this call of it attached
+ *            and returns the error; control then puts back what the
+ *            call changed in a running logger (its group masks), has
+ *            every producer detach what the set in use does not need,
+ *            keeps that set, and the START or UPDATE fails with the error.
+ *            Attaching before the set is seen is harmless: the probes
+ *            find no logger in the old set to write to. A shrinking set
+ *            (a STOP) needs nothing new: its attach does nothing and
+ *            cannot fail.
+ *   publish  every attach succeeded: work out, once, what the producer's
+ *            probes would otherwise work out on every event (for CSwitch:
+ *            which loggers take CSwitch, which CompCS, on which clocks),
+ *            into its state in the set, and write what a logger's events
+ *            begin or end with as the set changes (the profile's
+ *            CollectionStart/End). Runs before the set is seen, in
+ *            process context; cannot fail.
+ *   detach   the new set is the one every probe sees and no probe still
+ *            reads the old one (RCU): let go of what the set does not
+ *            need. Also the undo of a failed attach (with the set in
+ *            use). Process context, may sleep; cannot fail.
  *   flush    write out whatever the producer holds back (CompCS batches)
  *            to the loggers running now: before FLUSH and the flush timer
  *            close the buffers, and before the set of loggers changes.
@@ -87,8 +101,9 @@ struct ntkl_producer {
 	/* its state in each set: set_size bytes at *set_offset (ntkl_set_state()) */
 	size_t set_size;
 	size_t *set_offset;
-	int (*publish)(struct ntkl_active_set *set);
-	void (*published)(const struct ntkl_active_set *set);
+	int (*attach)(const struct ntkl_active_set *set);
+	void (*publish)(struct ntkl_active_set *set);
+	void (*detach)(const struct ntkl_active_set *set);
 	void (*flush)(void);
 	void (*snapshot)(struct ntkl_logger *lg, bool taken);
 	void (*rundown)(struct ntkl_logger *lg, bool end);
@@ -120,8 +135,9 @@ extern const struct ntkl_producer
 int ntkl_producers_init(void);
 void ntkl_producers_exit(void);
 size_t ntkl_producers_set_size(void);
-int ntkl_producers_publish(struct ntkl_active_set *set);
-void ntkl_producers_published(const struct ntkl_active_set *set);
+int ntkl_producers_attach(const struct ntkl_active_set *set);
+void ntkl_producers_publish(struct ntkl_active_set *set);
+void ntkl_producers_detach(const struct ntkl_active_set *set);
 void ntkl_producers_flush(void);
 void ntkl_producers_snapshot(struct ntkl_logger *lg, bool taken);
 void ntkl_producers_start(struct ntkl_logger *lg);

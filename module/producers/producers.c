@@ -78,28 +78,40 @@ void ntkl_producers_exit(void)
 	exit_from(ARRAY_SIZE(producers));
 }
 
-int ntkl_producers_publish(struct ntkl_active_set *set)
+/*
+ * Attach what set needs, producer by producer, up to the first that
+ * fails (which undid its own part): then control has every producer
+ * detach what the set in use does not need (active_set.c).
+ */
+int ntkl_producers_attach(const struct ntkl_active_set *set)
 {
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(producers); i++) {
-		if (!producers[i]->publish)
-			continue;
-		ret = producers[i]->publish(set);
+		ret = producers[i]->attach ? producers[i]->attach(set) : 0;
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-void ntkl_producers_published(const struct ntkl_active_set *set)
+void ntkl_producers_publish(struct ntkl_active_set *set)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(producers); i++)
-		if (producers[i]->published)
-			producers[i]->published(set);
+		if (producers[i]->publish)
+			producers[i]->publish(set);
+}
+
+void ntkl_producers_detach(const struct ntkl_active_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(producers); i++)
+		if (producers[i]->detach)
+			producers[i]->detach(set);
 }
 
 void ntkl_producers_flush(void)

@@ -12,11 +12,11 @@
  * hard interrupt context with the interrupted registers, in the idle loop
  * too: idle samples carry the idle thread, as Windows' do.
  *
- * The events exist only while a logger takes PERF_PROFILE: the publish
+ * The events exist only while a logger takes PERF_PROFILE: the attach
  * hook creates them (through a CPU hotplug state, whose callbacks give a
  * CPU that comes online its event and take it from one going offline)
- * when the first such logger starts or is updated to take it, and
- * releases them when the last stops or drops it. A logger's profiling
+ * when the first such logger starts or is updated to take it, and the
+ * detach hook releases them when the last stops or drops it. A logger's profiling
  * begins with CollectionStart and ends with CollectionEnd, each with the
  * interval; changing the interval while loggers profile writes SetInterval
  * to each (ntkl_profile_set_interval()).
@@ -36,6 +36,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 
+#include "control/fault.h"
 #include "producers/ntsched.h"
 #include "format/record.h"
 #include "format/utf16.h"
@@ -141,6 +142,8 @@ static int events_create(void)
 {
 	int ret;
 
+	if (ntkl_fault())
+		return -ENOMEM;
 	/* read by the callbacks, in each CPU's hotplug thread */
 	WRITE_ONCE(profile_setting_up, true);
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "ntkl/profile:online",
@@ -199,34 +202,51 @@ static void collection_end(unsigned int i)
 	profiling[i] = profiling[--n_profiling];
 }
 
-/*
- * A new set of running loggers: the events exist if one of them takes
- * samples; each logger whose profiling begins gets CollectionStart, each
- * still running whose profiling ends (UPDATE) gets CollectionEnd. Runs
- * before the set is published, so a logger's samples come after its
- * CollectionStart. Fails (and changes nothing) only if the events cannot
- * be created.
- */
-static int profile_publish(struct ntkl_active_set *set)
+/* How many loggers of set take samples. */
+static unsigned int set_profiles(const struct ntkl_active_set *set)
 {
-	u32 interval = profile_interval;
-	unsigned int i, want = 0;
-	int ret = 0, k;
+	unsigned int i, n = 0;
 
-	mutex_lock(&profile_lock);
 	for (i = 0; i < set->n; i++)
 		if (ntkl_event_on(set->loggers[i], ETW_EVENT_SAMPLED_PROFILE))
-			want++;
-	if (want && !profile_state) {
+			n++;
+	return n;
+}
+
+/* The events exist before a set that takes samples is seen. */
+static int profile_attach(const struct ntkl_active_set *set)
+{
+	int ret = 0;
+
+	if (!set_profiles(set))
+		return 0;
+	mutex_lock(&profile_lock);
+	if (!profile_state) {
 		ret = events_create();
 		if (ret) {
 			pr_warn("ntkl: PROFILE: no cpu-clock perf event: %d\n", ret);
 			/* ERROR_NOT_SUPPORTED, unless memory ran out */
 			if (ret != -ENOMEM)
 				ret = -EOPNOTSUPP;
-			goto unlock;
 		}
 	}
+	mutex_unlock(&profile_lock);
+	return ret;
+}
+
+/*
+ * Every producer attached what the set needs: each logger whose profiling
+ * begins gets CollectionStart, each still running whose profiling ends
+ * (UPDATE) gets CollectionEnd. Before the set is seen, so a logger's
+ * samples come after its CollectionStart.
+ */
+static void profile_publish(struct ntkl_active_set *set)
+{
+	u32 interval = profile_interval;
+	unsigned int i;
+	int k;
+
+	mutex_lock(&profile_lock);
 	for (i = 0; i < set->n; i++) {
 		struct ntkl_logger *lg = set->loggers[i];
 		bool on = ntkl_event_on(lg, ETW_EVENT_SAMPLED_PROFILE);
@@ -239,11 +259,18 @@ static int profile_publish(struct ntkl_active_set *set)
 			collection_end(k);
 		}
 	}
-	if (!want && profile_state)
-		events_release();
-unlock:
 	mutex_unlock(&profile_lock);
-	return ret;
+}
+
+/* The events go once no probe reads a set that took samples. */
+static void profile_detach(const struct ntkl_active_set *set)
+{
+	if (set_profiles(set))
+		return;
+	mutex_lock(&profile_lock);
+	if (profile_state)
+		events_release();
+	mutex_unlock(&profile_lock);
 }
 
 /* A logger stops: its profiling ends while it still takes events. */
@@ -340,7 +367,9 @@ static const struct ntkl_setting profile_setting = {
 
 const struct ntkl_producer ntkl_profile_producer = {
 	.name = "profile",
+	.attach = profile_attach,
 	.publish = profile_publish,
+	.detach = profile_detach,
 	.rundown = profile_rundown,
 	.setting = &profile_setting,
 };

@@ -64,7 +64,7 @@ static struct ntkl_tp ready_thread_tps[] = {
 };
 
 /* Attached before the set is seen: a new logger misses no event. */
-static int ready_thread_publish(struct ntkl_active_set *set)
+static int ready_thread_attach(const struct ntkl_active_set *set)
 {
 	unsigned int i;
 
@@ -75,8 +75,8 @@ static int ready_thread_publish(struct ntkl_active_set *set)
 	return 0;
 }
 
-/* Detached once the set is seen: a leaving logger misses no event either. */
-static void ready_thread_published(const struct ntkl_active_set *set)
+/* Detached once no probe reads the old set: a leaving logger misses no event either. */
+static void ready_thread_detach(const struct ntkl_active_set *set)
 {
 	unsigned int i;
 
@@ -90,6 +90,6 @@ const struct ntkl_producer ntkl_ready_thread_producer = {
 	.name = "ready_thread",
 	.tps = ready_thread_tps,
 	.nr_tps = ARRAY_SIZE(ready_thread_tps),
-	.publish = ready_thread_publish,
-	.published = ready_thread_published,
+	.attach = ready_thread_attach,
+	.detach = ready_thread_detach,
 };

@@ -503,16 +503,14 @@ static int spinlock_init(void)
 }
 
 /* The contention probes stay idle unless a logger takes spin lock records. */
-static int spinlock_publish(struct ntkl_active_set *set)
+static void spinlock_publish(struct ntkl_active_set *set)
 {
-	unsigned int i;
-
 	struct spinlock_set *state = ntkl_set_state(set, spinlock_set_offset);
+	unsigned int i;
 
 	for (i = 0; i < set->n; i++)
 		if (ntkl_event_on(set->loggers[i], ETW_EVENT_SPINLOCK))
 			state->traced = true;
-	return 0;
 }
 
 static struct ntkl_tp spinlock_tps[] = {

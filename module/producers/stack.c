@@ -532,8 +532,8 @@ struct ntkl_stack *ntkl_stack_switch(struct task_struct *prev, struct task_struc
 	return st;
 }
 
-/* A logger walks CSwitch: the parked stacks' store is needed. */
-static int stack_publish(struct ntkl_active_set *set)
+/* A logger walks CSwitch: the parked stacks' store is needed (kept until unload). */
+static int stack_attach(const struct ntkl_active_set *set)
 {
 	unsigned int i;
 
@@ -581,7 +581,7 @@ const struct ntkl_producer ntkl_stack_producer = {
 	.name = "stack",
 	.init = stack_init,
 	.exit = stack_exit,
-	.publish = stack_publish,
+	.attach = stack_attach,
 	.snapshot = ntkl_stack_cache_snapshot,
 	.rundown = stack_rundown,
 };

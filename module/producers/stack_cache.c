@@ -45,6 +45,7 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 
+#include "control/fault.h"
 #include "producers/stack.h"
 #include "producers/stack_cache.h"
 
@@ -91,7 +92,7 @@ int ntkl_stack_cache_alloc(struct ntkl_logger *lg)
 
 	if (!(lg->options & NTKL_LOGGER_OPT_STACK_CACHING))
 		return 0;
-	sc = kvzalloc(struct_size(sc, cpu, nr_cpu_ids), GFP_KERNEL);
+	sc = ntkl_fault() ? NULL : kvzalloc(struct_size(sc, cpu, nr_cpu_ids), GFP_KERNEL);
 	if (!sc)
 		return -ENOMEM;
 	mutex_init(&sc->define_lock);

@@ -39,6 +39,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "control/fault.h"
 #include "uapi/ntkl.h"
 #include "producers/stack_parked.h"
 #include "unwind/unwind.h"
@@ -76,7 +77,8 @@ int ntkl_parked_prepare(void)
 		return 0;
 	mutex_lock(&parked_lock);
 	if (!parked) {
-		table = kvcalloc(1u << PARKED_BITS, sizeof(*table), GFP_KERNEL);
+		table = ntkl_fault() ? NULL :
+			kvcalloc(1u << PARKED_BITS, sizeof(*table), GFP_KERNEL);
 		if (!table)
 			ret = -ENOMEM;
 		else	/* the zeroed slots before the pointer a probe may read */

@@ -6,6 +6,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
+#include "control/fault.h"
 #include "producers/producer.h"
 #include "producers/tracepoints.h"
 
@@ -40,7 +41,7 @@ static int attach_probe(struct ntkl_tp *p)
 		pr_warn("ntkl: tracepoint %s not found: %s\n", p->name, p->lost);
 		return 0;
 	}
-	ret = tracepoint_probe_register(p->tp, p->func, NULL);
+	ret = ntkl_fault() ? -ENOMEM : tracepoint_probe_register(p->tp, p->func, NULL);
 	if (ret) {
 		pr_err("ntkl: cannot attach to tracepoint %s: %d\n", p->name, ret);
 		return ret;

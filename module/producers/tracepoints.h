@@ -61,7 +61,7 @@ int ntkl_tp_register(const struct ntkl_producer *const *producers, unsigned int 
 void ntkl_tp_unregister(const struct ntkl_producer *const *producers, unsigned int n);
 
 /*
- * For a producer's publish hooks: attach (on) or detach a group of its
+ * For a producer's attach and detach hooks: attach (on) or detach a group of its
  * probes. prepare, if not NULL, runs just before a group not attached is,
  * while none of its probes runs (to empty what they keep between calls).
  * On failure nothing of the group stays attached.

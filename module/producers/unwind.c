@@ -21,23 +21,24 @@ static bool set_unwinds(const struct ntkl_active_set *set)
 }
 
 /* On before the set is seen, so that its first stacks are walked by tables. */
-static int unwind_publish(struct ntkl_active_set *set)
+static int unwind_attach(const struct ntkl_active_set *set)
 {
 	if (set_unwinds(set))
 		ntkl_unwind_maps_enable(true);
 	return 0;
 }
 
-/* Off once the set is the one probes see (a failed publish left it on). */
-static void unwind_published(const struct ntkl_active_set *set)
+/* Off once no probe reads a set that walks by tables. */
+static void unwind_detach(const struct ntkl_active_set *set)
 {
-	ntkl_unwind_maps_enable(set_unwinds(set));
+	if (!set_unwinds(set))
+		ntkl_unwind_maps_enable(false);
 }
 
 const struct ntkl_producer ntkl_unwind_producer = {
 	.name = "unwind",
 	.init = ntkl_unwind_maps_init,
 	.exit = ntkl_unwind_maps_exit,
-	.publish = unwind_publish,
-	.published = unwind_published,
+	.attach = unwind_attach,
+	.detach = unwind_detach,
 };

@@ -41,6 +41,7 @@
 #include <linux/vmalloc.h>
 
 #include "ntkl.h"
+#include "control/fault.h"
 #include "transport/reserve.h"
 
 #define HDR_SIZE	sizeof(struct wmi_buffer_header)
@@ -95,6 +96,8 @@ int ntkl_buffers_alloc(struct ntkl_logger *lg)
 	unsigned int cpus = num_possible_cpus();
 	unsigned int per_cpu, cpu, i;
 
+	if (ntkl_fault())
+		return -ENOMEM;
 	/* A power of two per CPU, so a ring slot is a mask, not a division. */
 	per_cpu = max_t(unsigned int, NTKL_MIN_BUFFERS_PER_CPU, lg->max_buffers / cpus);
 	per_cpu = rounddown_pow_of_two(per_cpu);
