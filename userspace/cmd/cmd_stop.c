@@ -101,8 +101,9 @@ static int print_written(const struct ntkl_writer_state *st, const struct ntkl_p
 
 /*
  * The writer died without a word (SIGKILL, out of memory): its file has
- * no patched header, maybe half a buffer at the end. Complete it here, so
- * it reads, and say that events after its death are gone. Returns 1.
+ * no patched header, maybe half a buffer at the end. Complete it here, as
+ * `ntkl dump --repair` would (EndTime its last buffer's time, not now),
+ * so it reads, and say that events after its death are gone. Returns 1.
  */
 static int complete_for_dead_writer(const struct ntkl_writer_state *st,
 				    const struct ntkl_properties *p)

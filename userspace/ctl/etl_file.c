@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "etl/etl_reader.h"
+#include "etl/etl_repair.h"
 #include "etl/etl_utf16.h"
 #include "etl_file.h"
 #include "ntkl_state.h"
@@ -216,9 +218,10 @@ int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
 {
 	struct wmi_buffer_header bh;
 	struct etl_header_patch patch;
-	uint64_t n = 0;
-	uint64_t whole = 0, last = 0;
+	struct etl_repair r;
+	struct etl_error e;
 	struct stat st;
+	void *map;
 	int fd, ret = 0;
 
 	*buffers = 0;
@@ -240,37 +243,43 @@ int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
 		ret = -EINVAL;
 		goto out;
 	}
-	/* buffer by buffer: a compressed one's BufferSize is its own */
-	for (uint64_t off = 0;;) {
-		struct wmi_buffer_header next;
-
-		if ((uint64_t)st.st_size - off < sizeof(next) ||
-		    pread(fd, &next, sizeof(next), (off_t)off) != (ssize_t)sizeof(next) ||
-		    next.buffer_size < ETL_BUFFER_HEADER_SIZE ||
-		    next.buffer_size > (uint64_t)st.st_size - off) {
-			whole = off;
-			break;
-		}
-		last = off;
-		off += next.buffer_size;
-		n++;
+	/*
+	 * The whole buffers and the latest one's time, as `ntkl dump
+	 * --repair` finds them (etl_repair.h): buffer by buffer, each by its
+	 * own BufferSize (a compressed one's is its own).
+	 */
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		snprintf(err, err_size, "%s: cannot map: %s", path, strerror(-ret));
+		goto out;
 	}
-	if (whole < (uint64_t)st.st_size && ftruncate(fd, (off_t)whole) < 0) {
+	ret = etl_repair_plan(map, (uint64_t)st.st_size, &r, &e);
+	munmap(map, (size_t)st.st_size);
+	if (ret) {
+		snprintf(err, err_size, "%s: %s", path, e.msg);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (r.whole < (uint64_t)st.st_size && ftruncate(fd, (off_t)r.whole) < 0) {
 		ret = -errno;
 		snprintf(err, err_size, "%s: cannot cut the partial buffer off: %s", path,
 			 strerror(-ret));
 		goto out;
 	}
-	etl_header_patch_init(&patch, n, final);
+	etl_header_patch_init(&patch, r.buffers, final);
+	/* the trace ends with its last buffer, not when ntkl stop came by (else now) */
+	if (r.has_buffers_end_time)
+		patch.end_time = r.buffers_end_time;
 	ret = etl_header_patch_fd(fd, &patch, err, err_size);
 	if (!ret)
-		ret = etl_mark_last_buffer_fd(fd, n > 1 ? last : 0, err, err_size);
+		ret = etl_mark_last_buffer_fd(fd, r.last, err, err_size);
 	if (!ret && fsync(fd) < 0 && errno != EINVAL && errno != EROFS) {
 		ret = -errno;
 		snprintf(err, err_size, "%s: fsync: %s", path, strerror(-ret));
 	}
 	if (!ret)
-		*buffers = n;
+		*buffers = r.buffers;
 out:
 	close(fd);
 	return ret;

@@ -85,10 +85,13 @@ int etl_header_patch_fd(int fd, const struct etl_header_patch *patch,
 int etl_mark_last_buffer_fd(int fd, uint64_t last, char *err, size_t err_size);
 
 /*
- * Complete a file whose writer died (SIGKILL, OOM) before patching it:
- * cut a partly written buffer off the end and patch the header with the
- * whole buffers found (*buffers) and the logger's final counters (final
- * may be NULL). 0, or -errno with a reason in err.
+ * Complete a file whose writer died (SIGKILL, OOM) before patching it, as
+ * `ntkl dump --repair` plans it (etl/etl_repair.h): cut a partly written
+ * buffer off the end and patch the header with the whole buffers found
+ * (*buffers), EndTime the latest whole buffer's time (now only if no
+ * buffer time converts), and the logger's final counters (final may be
+ * NULL). A file damaged before its end is refused, as repair refuses it.
+ * 0, or -errno with a reason in err.
  */
 int ntkl_file_complete(const char *path, const struct ntkl_properties *final,
 		      uint64_t *buffers, char *err, size_t err_size);

@@ -89,8 +89,11 @@ int etl_repair_plan(const uint8_t *data, uint64_t size, struct etl_repair *r,
 	}
 	/* a buffer time that converts to before StartTime is not to be trusted */
 	r->end_time = r->old_end_time;
-	if (etl_time_to_filetime(&f, latest, &end) && end >= f.header.start_time)
+	if (etl_time_to_filetime(&f, latest, &end) && end >= f.header.start_time) {
+		r->has_buffers_end_time = true;
+		r->buffers_end_time = end;
 		r->end_time = end;
+	}
 	etl_close(&f);
 
 	r->needed = r->whole < size || r->buffers != r->old_buffers_written;

@@ -2,7 +2,9 @@
 /*
  * What `ntkl dump --repair` would change in a file whose writer died
  * before completing it (kill -9, a crash, a full disk), worked out from
- * the file alone and before anything is written:
+ * the file alone and before anything is written. `ntkl stop`, completing
+ * the file of a background writer that died (ntkl_file_complete() in
+ * ctl/etl_file.c), takes its buffers and EndTime from the same plan:
  *
  *  - a partly written buffer at the end (the last BufferSize runs past
  *    the end of the file, or fewer bytes than a buffer header are left,
@@ -39,6 +41,13 @@ struct etl_repair {
 	uint32_t old_buffers_written;
 	int64_t old_end_time;		/* FILETIME */
 	int64_t end_time;		/* FILETIME after: old_end_time if no buffer time converts */
+	/*
+	 * The latest whole buffer's time as a FILETIME, needed or not (a
+	 * whole file's too), if it converts to one at or after StartTime
+	 * (has_buffers_end_time); end_time is this when the repair is needed.
+	 */
+	bool has_buffers_end_time;
+	int64_t buffers_end_time;
 	uint32_t events_lost, buffers_lost;	/* kept, for the message */
 };
 

@@ -549,6 +549,81 @@ static void test_pipeline(void)
 	}
 	test_end();
 
+	/*
+	 * A dead writer's file ends with its last buffer, not when ntkl stop
+	 * completes it: EndTime is the latest whole buffer's TimeStamp, as
+	 * `ntkl dump --repair` converts it (StartTime + (t - the Header
+	 * event's time) / PerfFreq), here seconds after 1970 and so long
+	 * before now. Whole (the writer patched EndTime "now" after its last
+	 * buffer) or cut mid-buffer (the cut buffer's later time does not
+	 * count).
+	 */
+	test_begin("complete_takes_end_time_from_the_last_buffer");
+	{
+		/* PerfFreq 10 MHz: one tick, one FILETIME unit */
+		const int64_t t1 = START_CLOCK + 5 * (int64_t)PERF_FREQ;
+		const int64_t t2 = START_CLOCK + 7 * (int64_t)PERF_FREQ;
+		const int64_t t3 = START_CLOCK + 9 * (int64_t)PERF_FREQ;
+		struct wmi_buffer_header bh;
+		struct etl_header_patch patch;
+		uint8_t third[BUF_SIZE];
+		int64_t want;
+		uint64_t n = 0;
+		char msg[256];
+
+		build_logger();
+		memcpy(&bh, bufs[1], sizeof(bh));
+		bh.timestamp = t1;
+		memcpy(bufs[1], &bh, sizeof(bh));
+		memcpy(&bh, bufs[2], sizeof(bh));
+		bh.timestamp = t2;
+		memcpy(bufs[2], &bh, sizeof(bh));
+		memcpy(third, bufs[2], BUF_SIZE);
+		memcpy(&bh, third, sizeof(bh));
+		bh.timestamp = t3;
+		bh.sequence_number = 3;
+		memcpy(third, &bh, sizeof(bh));
+
+		/* whole: three buffers, the header patched after each as the writer does */
+		fd = temp_file(path, sizeof(path));
+		for (int i = 0; i < NBUFS; i++)
+			CHECK(write(fd, bufs[i], BUF_SIZE) == BUF_SIZE);
+		etl_header_patch_init(&patch, NBUFS, NULL);
+		CHECK_EQ(etl_header_patch_fd(fd, &patch, msg, sizeof(msg)), 0);
+		close(fd);
+		CHECK_EQ(ntkl_file_complete(path, NULL, &n, msg, sizeof(msg)), 0);
+		CHECK_EQ(n, NBUFS);
+		CHECK_EQ(etl_open(&f, path, &err), 0);
+		if (f.data) {
+			CHECK(etl_time_to_filetime(&f, t2, &want));
+			CHECK_EQ(want, ETW_FILETIME_UNIX_EPOCH + 7 * ETW_FILETIME_PER_SECOND);
+			CHECK_EQ(f.header.end_time, want);
+			CHECK(f.header.end_time < patch.end_time);
+			CHECK_EQ(etl_check(&f, false, NULL, NULL, NULL), 0);
+			etl_close(&f);
+		}
+
+		/* cut: two whole buffers and half of a later one, never patched */
+		fd = open(path, O_WRONLY | O_TRUNC);
+		CHECK(write(fd, bufs[0], BUF_SIZE) == BUF_SIZE);
+		CHECK(write(fd, bufs[1], BUF_SIZE) == BUF_SIZE);
+		CHECK(write(fd, bufs[2], BUF_SIZE) == BUF_SIZE);
+		CHECK(write(fd, third, BUF_SIZE / 2) == BUF_SIZE / 2);
+		close(fd);
+		CHECK_EQ(ntkl_file_complete(path, NULL, &n, msg, sizeof(msg)), 0);
+		CHECK_EQ(n, NBUFS);
+		CHECK_EQ(etl_open(&f, path, &err), 0);
+		if (f.data) {
+			CHECK(etl_time_to_filetime(&f, t2, &want));
+			CHECK_EQ(f.header.end_time, want);
+			CHECK_EQ(f.header.buffers_written, NBUFS);
+			etl_close(&f);
+		}
+		unlink(path);
+		build_logger();
+	}
+	test_end();
+
 	test_begin("patch_fd_on_a_foreign_file");
 	{
 		int out_fd = temp_file(path, sizeof(path));
