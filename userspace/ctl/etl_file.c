@@ -4,11 +4,13 @@
  * whole buffers, its header buffer completed and patched, its last buffer
  * marked, and a file whose writer died made whole. See etl_file.h.
  */
+#define _GNU_SOURCE	/* mkostemp */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -285,12 +287,57 @@ out:
 	return ret;
 }
 
-int ntkl_output_create(const char *path, char *err, size_t err_size)
+/* take_lock(): path names another file than fd by now; open it again */
+#define REPLACED	(-EAGAIN)
+/* how often a file replaced under us is opened again before giving up */
+#define OPEN_TRIES	16
+
+/*
+ * Take the writer's lock on fd, the file at path: 0; -EEXIST with the
+ * reason in err (naming the file name) while another ntkl writer holds
+ * it; REPLACED if path no longer names fd's file once the lock is ours (a
+ * writer that replaces its file, ntkl_output_commit(), did so since our
+ * open(): the lock is then on a file nobody will read); else -errno.
+ */
+static int take_lock(int fd, const char *path, const char *name, char *err, size_t err_size)
 {
 	struct ntkl_writer_state other;
-	struct stat st;
-	int fd, e;
+	struct stat mine, now;
+	int e;
 
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		e = errno;
+		if (e != EWOULDBLOCK) {
+			snprintf(err, err_size, "cannot lock %s: %s", name, strerror(e));
+			return -e;
+		}
+		if (!ntkl_state_find_file(path, &other))
+			snprintf(err, err_size,
+				 "%s is being written by logger %s (writer pid %ld): ERROR_ALREADY_EXISTS: choose another file, or ntkl stop %s first",
+				 name, other.logger, other.pid, other.logger);
+		else
+			snprintf(err, err_size,
+				 "%s is being written by another ntkl command (record or save): ERROR_ALREADY_EXISTS: choose another file",
+				 name);
+		return -EEXIST;
+	}
+	if (!fstat(fd, &mine) && (stat(path, &now) ? errno == ENOENT :
+				  now.st_dev != mine.st_dev || now.st_ino != mine.st_ino)) {
+		flock(fd, LOCK_UN);
+		snprintf(err, err_size,
+			 "%s is being replaced by another writer as it is opened: ERROR_ALREADY_EXISTS: choose another file",
+			 name);
+		return REPLACED;
+	}
+	return 0;
+}
+
+int ntkl_output_create(const char *path, char *err, size_t err_size)
+{
+	struct stat st;
+	int fd, e, tries = 0;
+
+again:
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		e = errno;
@@ -303,22 +350,12 @@ int ntkl_output_create(const char *path, char *err, size_t err_size)
 		snprintf(err, err_size, "%s is not a regular file: give a file name", path);
 		return -EINVAL;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		e = errno;
+	e = take_lock(fd, path, path, err, err_size);
+	if (e) {
 		close(fd);
-		if (e != EWOULDBLOCK) {
-			snprintf(err, err_size, "cannot lock %s: %s", path, strerror(e));
-			return -e;
-		}
-		if (!ntkl_state_find_file(path, &other))
-			snprintf(err, err_size,
-				 "%s is being written by logger %s (writer pid %ld): ERROR_ALREADY_EXISTS: choose another file, or ntkl stop %s first",
-				 path, other.logger, other.pid, other.logger);
-		else
-			snprintf(err, err_size,
-				 "%s is being written by another ntkl command (record or save): ERROR_ALREADY_EXISTS: choose another file",
-				 path);
-		return -EEXIST;
+		if (e == REPLACED && ++tries < OPEN_TRIES)
+			goto again;
+		return e == REPLACED ? -EEXIST : e;
 	}
 	if (ftruncate(fd, 0) < 0) {
 		e = errno;
@@ -327,4 +364,169 @@ int ntkl_output_create(const char *path, char *err, size_t err_size)
 		return -e;
 	}
 	return fd;
+}
+
+/* A file at path: o->target, its st, and old_fd open and locked on it. 0 or -errno said. */
+static int hold_old(struct ntkl_output_new *o, const char *path, struct stat *st,
+		    char *err, size_t err_size)
+{
+	int e;
+
+	if (lstat(path, st)) {
+		e = errno;
+		if (e == ENOENT)
+			return REPLACED;	/* removed since: create it */
+		snprintf(err, err_size, "cannot create %s: %s", path, strerror(e));
+		return -e;
+	}
+	/* a symlink is followed: its target is the file replaced, the link stays */
+	if (!realpath(path, o->target)) {
+		e = errno;
+		if (e == ENOENT && S_ISLNK(st->st_mode)) {
+			snprintf(err, err_size,
+				 "%s is a symlink to a file that does not exist: give the file itself",
+				 path);
+			return -EINVAL;
+		}
+		if (e == ENOENT)
+			return REPLACED;
+		snprintf(err, err_size, "cannot create %s: %s", path, strerror(e));
+		return -e;
+	}
+	/* a device or FIFO is no ETL file: refused before it is opened */
+	if (!stat(o->target, st) && !S_ISREG(st->st_mode)) {
+		snprintf(err, err_size, "%s is not a regular file: give a file name", path);
+		return -EINVAL;
+	}
+	/* for writing, as a file written in place is: a file the caller may not write stays */
+	o->old_fd = open(o->target, O_RDWR | O_CLOEXEC);
+	if (o->old_fd < 0) {
+		e = errno;
+		if (e == ENOENT)
+			return REPLACED;
+		snprintf(err, err_size, "cannot create %s: %s", path, strerror(e));
+		return -e;
+	}
+	if (fstat(o->old_fd, st) || !S_ISREG(st->st_mode)) {
+		snprintf(err, err_size, "%s is not a regular file: give a file name", path);
+		return -EINVAL;
+	}
+	return take_lock(o->old_fd, o->target, path, err, err_size);
+}
+
+int ntkl_output_begin(struct ntkl_output_new *o, const char *path, char *err, size_t err_size)
+{
+	struct stat st;
+	int e, tries = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->old_fd = -1;
+	if (strlen(path) >= sizeof(o->target)) {
+		snprintf(err, err_size, "cannot create %.64s...: %s", path, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+again:
+	/* none there: a new file, this call's, written where it lies */
+	o->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (o->fd >= 0) {
+		if (!realpath(path, o->target))
+			snprintf(o->target, sizeof(o->target), "%s", path);
+		e = take_lock(o->fd, path, path, err, err_size);
+		if (e) {
+			/* another writer has it now (or removed it): not ours to remove */
+			close(o->fd);
+			o->fd = -1;
+			if (e == REPLACED && ++tries < OPEN_TRIES)
+				goto again;
+			return e == REPLACED ? -EEXIST : e;
+		}
+		o->created = true;
+		return 0;
+	}
+	e = errno;
+	if (e != EEXIST) {
+		snprintf(err, err_size, "cannot create %s: %s", path, strerror(e));
+		return -e;
+	}
+	/* one there: held, and left as it is until the commit */
+	e = hold_old(o, path, &st, err, err_size);
+	if (e) {
+		if (o->old_fd >= 0)
+			close(o->old_fd);
+		o->old_fd = -1;
+		if (e == REPLACED && ++tries < OPEN_TRIES)
+			goto again;
+		return e == REPLACED ? -EEXIST : e;
+	}
+	/* the new file beside it, locked before anyone can know its name, with its owner and permissions */
+	snprintf(o->tmp, sizeof(o->tmp), "%s.XXXXXX", o->target);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd < 0) {
+		e = errno;
+		o->tmp[0] = '\0';
+		ntkl_output_abort(o);
+		snprintf(err, err_size, "cannot create a file beside %s: %s", path, strerror(e));
+		return -e;
+	}
+	if ((st.st_uid != geteuid() || st.st_gid != getegid()) &&
+	    fchown(o->fd, st.st_uid, st.st_gid)) {
+		/* not ours to give (not root): the new file is the caller's */
+	}
+	if (fchmod(o->fd, st.st_mode & 07777) || flock(o->fd, LOCK_EX | LOCK_NB)) {
+		e = errno;
+		ntkl_output_abort(o);
+		snprintf(err, err_size, "cannot create a file beside %s: %s", path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int ntkl_output_commit(struct ntkl_output_new *o, char *err, size_t err_size)
+{
+	struct stat was, now;
+	int e;
+
+	if (o->created) {
+		o->created = false;	/* it has its name: the writer's from now on */
+		return 0;
+	}
+	/* the file there is still the one held: nothing else is replaced */
+	if (fstat(o->old_fd, &was) || stat(o->target, &now) ||
+	    was.st_dev != now.st_dev || was.st_ino != now.st_ino) {
+		snprintf(err, err_size,
+			 "%s was replaced or removed by another program meanwhile: it is left as it is",
+			 o->target);
+		return -EBUSY;
+	}
+	if (rename(o->tmp, o->target)) {
+		e = errno;
+		snprintf(err, err_size, "cannot replace %s: %s", o->target, strerror(e));
+		return -e;
+	}
+	o->tmp[0] = '\0';
+	close(o->old_fd);
+	o->old_fd = -1;
+	return 0;
+}
+
+void ntkl_output_abort(struct ntkl_output_new *o)
+{
+	struct stat mine, now;
+
+	if (o->fd >= 0) {
+		/* a file this call created, still at its name: removed; anything else stays */
+		if (o->created && !fstat(o->fd, &mine) && !stat(o->target, &now) &&
+		    mine.st_dev == now.st_dev && mine.st_ino == now.st_ino)
+			unlink(o->target);
+		if (o->tmp[0])
+			unlink(o->tmp);
+		close(o->fd);
+	}
+	if (o->old_fd >= 0)
+		close(o->old_fd);
+	o->fd = -1;
+	o->old_fd = -1;
+	o->created = false;
+	o->tmp[0] = '\0';
 }

@@ -11,6 +11,8 @@
 #ifndef NTKL_ETL_FILE_H
 #define NTKL_ETL_FILE_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,9 +42,40 @@ struct etl_header_patch {
  * open, or -errno with a one-line reason in err: -EEXIST when another
  * ntkl writer holds the file (naming its logger when it is a background
  * writer: two loggers on one file would lose the first one's events).
- * The file is only emptied once the lock is ours.
+ * The file is only emptied once the lock is ours, and once path still
+ * names the file locked: one replaced meanwhile (ntkl_output_commit()
+ * renames a new file over the old) is opened again.
  */
 int ntkl_output_create(const char *path, char *err, size_t err_size);
+
+/*
+ * The ETL file at path for one writer, made so that a writer that fails
+ * to start (libntkl's ntkl_um_start) leaves path as it was: a file there
+ * byte for byte, or none. Locked as ntkl_output_create() locks (-EEXIST
+ * while another ntkl writer holds the file, a device or FIFO refused).
+ *
+ * ntkl_output_begin(): with no file at path, create it (O_EXCL: this
+ * call's own) and write it where it lies. With one there, follow a
+ * symlink to it (the link stays), hold its lock without changing a byte
+ * of it, and create the new file beside it (TARGET.XXXXXX, its owner
+ * where allowed and its permissions), locked. The writer writes o->fd.
+ * ntkl_output_commit(): the new file takes the old one's name (rename),
+ * once the writer has started. ntkl_output_abort(): remove what this
+ * writer made (the temporary file, or the file it created, if path
+ * still names it) and close it all; nothing else is ever removed. Each
+ * returns 0 or -errno with a one-line reason in err.
+ */
+struct ntkl_output_new {
+	int fd;				/* the file to write, locked */
+	int old_fd;			/* the file there before, locked; -1 if none */
+	bool created;			/* fd is path itself, created by this writer */
+	char target[PATH_MAX];		/* the file's name: path, symlinks resolved */
+	char tmp[PATH_MAX + 8];		/* fd's name until the commit, or "" */
+};
+
+int ntkl_output_begin(struct ntkl_output_new *o, const char *path, char *err, size_t err_size);
+int ntkl_output_commit(struct ntkl_output_new *o, char *err, size_t err_size);
+void ntkl_output_abort(struct ntkl_output_new *o);
 
 /*
  * Complete the header buffer (size bytes at buf) as the one that writes

@@ -86,9 +86,13 @@ struct ntkl_um_logger;
 struct ntkl_um_provider;
 
 /*
- * StartTrace: start logger name writing to the ETL file path (created or
- * emptied). props may be NULL (every default). On success *out is the
- * logger and the logger thread runs.
+ * StartTrace: start logger name writing to the ETL file path (created, or
+ * replacing the file there; a symlink's target is replaced, the link
+ * kept). props may be NULL (every default). On success *out is the
+ * logger and the logger thread runs. A start that fails leaves path as
+ * it was: a file there byte for byte (the new one is written beside it
+ * and renamed over it only once the logger runs), and none where there
+ * was none. -EEXIST if another ntkl writer is writing path.
  */
 int ntkl_um_start(struct ntkl_um_logger **out, const char *name, const char *path,
 		  const struct ntkl_um_properties *props);

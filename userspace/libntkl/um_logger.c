@@ -195,10 +195,23 @@ static void logger_free(struct ntkl_um_logger *lg)
 	free(lg);
 }
 
+/* The logger thread told to stop, and gone: every closed buffer written. */
+static void stop_thread(struct ntkl_um_logger *lg)
+{
+	atomic_store(&lg->stopping, 1);
+	sem_post(&lg->wake);
+	/* blocked writers give up (their events are lost) */
+	pthread_mutex_lock(&lg->wait_lock);
+	pthread_cond_broadcast(&lg->wait_cond);
+	pthread_mutex_unlock(&lg->wait_lock);
+	pthread_join(lg->thread, NULL);
+}
+
 NTKL_UM_API int ntkl_um_start(struct ntkl_um_logger **out, const char *name, const char *path,
 			      const struct ntkl_um_properties *props)
 {
 	struct ntkl_um_logger *lg;
+	struct ntkl_output_new file;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	char err[320];
 	int ret;
@@ -246,13 +259,17 @@ NTKL_UM_API int ntkl_um_start(struct ntkl_um_logger **out, const char *name, con
 		um_set_error("ntkl_um_start: out of memory");
 		goto fail;
 	}
-	/* the kernel writers' own: created, locked against a second writer, emptied */
-	lg->fd = ntkl_output_create(path, err, sizeof(err));
-	if (lg->fd < 0) {
-		ret = lg->fd;
+	/*
+	 * Locked against a second writer as the kernel writers' files are;
+	 * a file already at path stays as it is, and a new one is written
+	 * beside it, until the logger runs (ntkl_output_begin()).
+	 */
+	ret = ntkl_output_begin(&file, path, err, sizeof(err));
+	if (ret) {
 		um_set_error("ntkl_um_start: %s", err);
 		goto fail;
 	}
+	lg->fd = file.fd;
 	um_clock_init(lg);
 	lg->start_clock = um_clock_now(lg);
 	lg->start_filetime = etl_filetime_now();
@@ -271,12 +288,21 @@ NTKL_UM_API int ntkl_um_start(struct ntkl_um_logger **out, const char *name, con
 
 		nanosleep(&t, NULL);
 	}
+	/* only now does the new file replace one at path */
+	ret = ntkl_output_commit(&file, err, sizeof(err));
+	if (ret) {
+		um_set_error("ntkl_um_start: %s", err);
+		stop_thread(lg);
+		goto fail_out;
+	}
 	*out = lg;
 	return 0;
 fail_out:
 	if (lg->out)
 		um_out_close(lg);
-	unlink(path);
+	/* what this call made goes, and nothing else: a file at path stays as it was */
+	ntkl_output_abort(&file);
+	lg->fd = -1;
 fail:
 	logger_free(lg);
 	return ret;
@@ -385,13 +411,7 @@ NTKL_UM_API int ntkl_um_stop(struct ntkl_um_logger *lg, struct ntkl_um_propertie
 
 	if (ret)
 		return ret;
-	atomic_store(&lg->stopping, 1);
-	sem_post(&lg->wake);
-	/* blocked writers give up (their events are lost) */
-	pthread_mutex_lock(&lg->wait_lock);
-	pthread_cond_broadcast(&lg->wait_cond);
-	pthread_mutex_unlock(&lg->wait_lock);
-	pthread_join(lg->thread, NULL);
+	stop_thread(lg);
 	ret = um_out_close(lg);
 	if (ret)
 		um_set_error("ntkl_um_stop: %s", lg->error);

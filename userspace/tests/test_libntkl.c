@@ -7,7 +7,10 @@
  * passed through the checker (ntkl dump --check).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -466,6 +469,116 @@ static void test_compressed_write_failure(void)
 	test_end();
 }
 
+/* Entries of dir other than . and .. */
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * A start that fails leaves its path as it was: here the header buffer
+ * cannot be written (RLIMIT_FSIZE below one buffer, as a full disk). A
+ * file that was there is still there byte for byte, the same file; where
+ * there was none there is none, and no temporary file is left either. A
+ * start that succeeds replaces the file, with its permissions, through a
+ * symlink that stays one.
+ */
+static void test_failed_start_keeps_the_file(void)
+{
+	struct ntkl_um_properties p = { .size = sizeof(p), .buffer_size_kb = 4 };
+	const char *dir = tmp_path("keep");
+	char path[700], fresh[700], link[700], real[PATH_MAX];
+	static uint8_t before[10000], after[sizeof(before) + 1];
+	struct ntkl_um_logger *lg = NULL, *lg2;
+	struct rlimit old, lim;
+	struct stat st0, st1;
+	int fd, ret;
+
+	test_begin("failed_start_keeps_the_file_there");
+	CHECK_EQ(mkdir(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/old.etl", dir);
+	snprintf(fresh, sizeof(fresh), "%s/new.etl", dir);
+	snprintf(link, sizeof(link), "%s/link.etl", dir);
+	for (size_t i = 0; i < sizeof(before); i++)
+		before[i] = (uint8_t)(i * 7 + 1);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0640);
+	CHECK(fd >= 0);
+	CHECK(write(fd, before, sizeof(before)) == (ssize_t)sizeof(before));
+	close(fd);
+	CHECK_EQ(chmod(path, 0640), 0);
+	CHECK_EQ(stat(path, &st0), 0);
+
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = 1024;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	ret = ntkl_um_start(&lg, "keep", path, &p);
+	setrlimit(RLIMIT_FSIZE, &old);
+	CHECK_EQ(ret, -EFBIG);
+	CHECK_HAS(ntkl_um_last_error(), "writing the header buffer");
+	CHECK(lg == NULL);
+	CHECK_EQ(stat(path, &st1), 0);
+	CHECK_EQ(st1.st_ino, st0.st_ino);
+	CHECK_EQ(st1.st_size, sizeof(before));
+	CHECK_EQ(st1.st_mode & 07777, 0640);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0);
+	CHECK(read(fd, after, sizeof(after)) == (ssize_t)sizeof(before));
+	close(fd);
+	CHECK(!memcmp(before, after, sizeof(before)));
+
+	/* a new file: gone again */
+	setrlimit(RLIMIT_FSIZE, &lim);
+	ret = ntkl_um_start(&lg, "keep", fresh, &p);
+	setrlimit(RLIMIT_FSIZE, &old);
+	CHECK_EQ(ret, -EFBIG);
+	CHECK(lg == NULL);
+	CHECK(access(fresh, F_OK) < 0 && errno == ENOENT);
+	/* old.etl alone: no temporary file beside it */
+	CHECK_EQ(count_entries(dir), 1);
+	test_end();
+
+	test_begin("start_replaces_the_file_with_its_permissions_through_a_symlink");
+	CHECK_EQ(symlink("old.etl", link), 0);
+	CHECK_EQ(ntkl_um_start(&lg, "keep", link, &p), 0);
+	/* while it runs, the file is the logger's: a second writer is refused */
+	CHECK_EQ(ntkl_um_start(&lg2, "keep2", path, NULL), -EEXIST);
+	CHECK_EQ(ntkl_um_stop(lg, NULL), 0);
+	CHECK_EQ(lstat(link, &st1), 0);
+	CHECK(S_ISLNK(st1.st_mode));
+	CHECK_EQ(stat(path, &st1), 0);
+	CHECK(st1.st_ino != st0.st_ino);
+	CHECK_EQ(st1.st_mode & 07777, 0640);
+	CHECK_EQ(count_entries(dir), 2);
+	{
+		struct etl_file f;
+		struct etl_error err;
+
+		CHECK_EQ(etl_open(&f, path, &err), 0);
+		if (f.data) {
+			CHECK(realpath(path, real) != NULL);
+			CHECK_STR(f.log_file_name, real);
+			CHECK_EQ(etl_check(&f, false, NULL, NULL, NULL), 0);
+			etl_close(&f);
+		}
+	}
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+	test_end();
+}
+
 /* QPC is CLOCK_MONOTONIC in 100 ns: the kernel loggers' clock. */
 static void test_clock(void)
 {
@@ -851,6 +964,7 @@ int main(void)
 	test_flush_timer();
 	test_compressed_round_trip();
 	test_compressed_write_failure();
+	test_failed_start_keeps_the_file();
 	test_sample_decodes();
 	test_provider_binaries();
 	/* lossy: few buffers, every loss counted; blocking: none lost */
