@@ -489,6 +489,24 @@ struct ntkl_stack *ntkl_stack_current(struct pt_regs *regs)
 	return st;
 }
 
+/*
+ * Has a kretprobe (FileIo's, or any tool's) replaced return addresses on
+ * t's kernel stack, t switching in? The unwinder recovers them from t's
+ * list of them, and warns (rethook_find_ret_addr(): WARN_ON_ONCE) when t
+ * is not current and its state says running, as next's does in
+ * sched_switch, though next cannot run meanwhile. Such a task's kernel
+ * frames are left out of its CSwitch stack (its user frames stay): a
+ * kernel warning is never the price of a stack.
+ */
+static bool kretprobed(struct task_struct *t)
+{
+#ifdef CONFIG_RETHOOK
+	return !llist_empty(&t->rethooks);
+#else
+	return false;
+#endif
+}
+
 struct ntkl_stack *ntkl_stack_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct pt_regs *uregs = user_regs_of(prev);
@@ -510,7 +528,8 @@ struct ntkl_stack *ntkl_stack_switch(struct task_struct *prev, struct task_struc
 	st = stack_begin(next);
 	if (!st)
 		return NULL;
-	walk_kernel(st, next, NULL);
+	if (!kretprobed(next))
+		walk_kernel(st, next, NULL);
 	uregs = user_regs_of(next);
 	if (!uregs || !user_mode(uregs))
 		return st;
