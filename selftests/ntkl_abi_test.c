@@ -123,9 +123,21 @@ TEST_F(abi, properties_sizes)
 	/* ...and the whole struct says whose the logger is: ours (root) */
 	props_select(&u.props, "selftest abi");
 	EXPECT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_QUERY, &u));
-	EXPECT_EQ(NTKL_PROPERTIES_SIZE_VER1, u.props.size);
+	EXPECT_EQ(NTKL_PROPERTIES_SIZE_VER2, u.props.size);
 	EXPECT_EQ(geteuid(), u.props.owner_uid);
 	EXPECT_EQ(0, u.props.__reserved1);
+	/* ABI 8: every function it probes is on the kernels ntkl supports */
+	EXPECT_EQ(0, u.props.absent_count);
+
+	/* an ABI 4 to 7 caller (no absent events) gets its size back */
+	memset(&u, CANARY, sizeof(u));
+	props_select(&u.props, "selftest abi");
+	u.props.size = NTKL_PROPERTIES_SIZE_VER1;
+	memset(u.bytes + NTKL_PROPERTIES_SIZE_VER1, CANARY, sizeof(u) - NTKL_PROPERTIES_SIZE_VER1);
+	EXPECT_EQ(0, ntkl_ctl(self->fd, NTKL_IOC_QUERY, &u));
+	EXPECT_EQ(NTKL_PROPERTIES_SIZE_VER1, u.props.size);
+	EXPECT_TRUE(all_bytes(u.bytes + NTKL_PROPERTIES_SIZE_VER1,
+			      sizeof(u) - NTKL_PROPERTIES_SIZE_VER1, CANARY));
 
 	/* a longer caller, its extra bytes zero: accepted, ours written back */
 	memset(&u, 0, sizeof(u));

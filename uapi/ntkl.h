@@ -64,10 +64,11 @@
  * of a bound descriptor and NEXT_BUFFER); 6 stack caching (logger_options,
  * where a reserved field that had to be zero was); 7 user stacks by unwind
  * tables (NTKL_LOGGER_OPT_FRAME_POINTERS for the old walk, and why user
- * stacks ended in GET_STACK_TRACING). The module's own version is the
- * release it comes from.
+ * stacks ended in GET_STACK_TRACING); 8 the events this kernel cannot give
+ * (absent_count and absent_hooks of struct ntkl_properties). The module's
+ * own version is the release it comes from.
  */
-#define NTKL_ABI_VERSION	7
+#define NTKL_ABI_VERSION	8
 #define NTKL_VERSION		"0.3"
 #define NTKL_DEVICE_PATH	"/dev/ntkl"
 
@@ -186,10 +187,23 @@ struct ntkl_properties {
 	 */
 	__u32 owner_uid;
 	__u32 __reserved1;		/* zero */
+	/*
+	 * ABI 8, out: events the logger takes that this kernel cannot give in
+	 * full, because a kernel function ntkl probes for them is absent (a
+	 * kernel built without it, or one that renamed it): how many, and up
+	 * to NTKL_ABSENT_HOOKS_MAX of them by hook id (group << 8 | opcode,
+	 * as ETW_HOOK()). Such an event is missing, or missing from some of
+	 * the calls it comes from; the kernel log names the function. START,
+	 * UPDATE and QUERY fill them; a call still succeeds.
+	 */
+	__u32 absent_count;
+	__u16 absent_hooks[14];
 };
 
 #define NTKL_PROPERTIES_SIZE_VER0	320	/* first published size */
 #define NTKL_PROPERTIES_SIZE_VER1	328	/* ABI 4: owner_uid */
+#define NTKL_PROPERTIES_SIZE_VER2	360	/* ABI 8: absent_count, absent_hooks */
+#define NTKL_ABSENT_HOOKS_MAX		14
 
 /*
  * LIST: fill up to count properties at props; count returns how many
@@ -403,10 +417,14 @@ struct ntkl_version {
 #endif
 
 /* 64-bit fields stay 8-aligned and no padding hides anywhere. */
-static_assert(sizeof(struct ntkl_properties) == NTKL_PROPERTIES_SIZE_VER1,
+static_assert(sizeof(struct ntkl_properties) == NTKL_PROPERTIES_SIZE_VER2,
 	      "struct ntkl_properties size");
 static_assert(__builtin_offsetof(struct ntkl_properties, owner_uid) ==
-	      NTKL_PROPERTIES_SIZE_VER0, "struct ntkl_properties grows at its end");
+	      NTKL_PROPERTIES_SIZE_VER0 &&
+	      __builtin_offsetof(struct ntkl_properties, absent_count) ==
+	      NTKL_PROPERTIES_SIZE_VER1, "struct ntkl_properties grows at its end");
+static_assert(sizeof(((struct ntkl_properties *)0)->absent_hooks) ==
+	      NTKL_ABSENT_HOOKS_MAX * sizeof(__u16), "absent_hooks holds NTKL_ABSENT_HOOKS_MAX");
 static_assert(sizeof(struct ntkl_list) == NTKL_LIST_SIZE_VER0, "struct ntkl_list size");
 static_assert(sizeof(struct ntkl_bind) == NTKL_BIND_SIZE_VER0, "struct ntkl_bind size");
 static_assert(sizeof(struct ntkl_next_buffer) == NTKL_NEXT_BUFFER_SIZE_VER1 &&

@@ -330,7 +330,7 @@ static int __init ntkl_init(void)
 	ntkl_redact_register();
 	ret = ntkl_producers_init();
 	if (ret)
-		return ret;
+		goto no_producers;
 	ret = ntkl_active_init();
 	if (ret)
 		goto no_set;
@@ -346,6 +346,8 @@ no_device:
 	ntkl_active_exit();
 no_set:
 	ntkl_producers_exit();
+no_producers:
+	ntkl_fault_exit();
 	return ret;
 }
 
@@ -356,6 +358,7 @@ static void __exit ntkl_exit(void)
 	ntkl_logger_stop_all();
 	ntkl_producers_exit();
 	ntkl_active_exit();
+	ntkl_fault_exit();
 	pr_info("unloaded\n");
 }
 

@@ -230,6 +230,7 @@ void ntkl_logger_fill(struct ntkl_logger *lg, struct ntkl_properties *p)
 	p->flags = NTKL_LOGGER_FLAG_KERNEL_TRACE |
 		   (p->readers ? NTKL_LOGGER_FLAG_REAL_TIME : 0);
 	p->owner_uid = ntkl_owner_uid(lg);
+	ntkl_events_absent_fill(lg, p);
 }
 
 static int logger_start(const struct file *file, struct ntkl_properties *p)

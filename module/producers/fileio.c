@@ -773,32 +773,48 @@ static int open_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 #define FIO_NAMES	BIT(0)
 #define FIO_OPS		BIT(1)
 
+/* the events a probe gives, for absent_hooks: one or two (FIO_NO_EVENT) */
+#define FIO_NO_EVENT	ETW_EVENT_COUNT
+
 struct fio_probe {
 	const char *symbol[2];		/* the function, or the one before it */
 	kretprobe_handler_t entry, ret;
 	unsigned int group;
-	const char *lost;		/* what is missing without it */
+	enum etw_event_id events[2];	/* what is missing without it, */
+	const char *lost;		/* and from where, for the log */
 	size_t data_size;		/* its instances' data, if not struct fio_data */
 	struct kretprobe krp;
 	unsigned long missed;		/* nmissed already counted lost */
 	bool registered, warned;
+	bool absent;			/* no function by any of its names */
 };
 
+#define FIO_EV(a, b)	{ ETW_EVENT_FILEIO_##a, ETW_EVENT_FILEIO_##b }
+#define FIO_EV1(a)	{ ETW_EVENT_FILEIO_##a, FIO_NO_EVENT }
+
 static struct fio_probe fio_probes[] = {
-	{ { "vfs_open" }, open_entry, open_return, FIO_NAMES, "no Create nor names at open" },
-	{ { "notify_change" }, set_info_entry, op_end, FIO_NAMES, "no SetInfo" },
-	{ { "vfs_unlink" }, delete_entry, op_end, FIO_NAMES, "no Delete" },
-	{ { "vfs_rename" }, rename_entry, rename_return, FIO_NAMES, "no Rename",
+	{ { "vfs_open" }, open_entry, open_return, FIO_NAMES, FIO_EV(CREATE, FILE_CREATE),
+	  "no Create nor names at open" },
+	{ { "notify_change" }, set_info_entry, op_end, FIO_NAMES, FIO_EV1(SET_INFO),
+	  "no SetInfo" },
+	{ { "vfs_unlink" }, delete_entry, op_end, FIO_NAMES, FIO_EV(DELETE, FILE_DELETE),
+	  "no Delete" },
+	{ { "vfs_rename" }, rename_entry, rename_return, FIO_NAMES, FIO_EV1(RENAME), "no Rename",
 	  sizeof(struct fio_rename_data) },
-	{ { "vfs_read" }, read_entry, op_end, FIO_OPS, "no Read of read(2), pread64" },
-	{ { "vfs_write" }, write_entry, op_end, FIO_OPS, "no Write of write(2), pwrite64" },
-	{ { "vfs_readv" }, readv_entry, op_end, FIO_OPS, "no Read of readv, preadv" },
-	{ { "vfs_writev" }, writev_entry, op_end, FIO_OPS, "no Write of writev, pwritev" },
+	{ { "vfs_read" }, read_entry, op_end, FIO_OPS, FIO_EV1(READ),
+	  "no Read of read(2), pread64" },
+	{ { "vfs_write" }, write_entry, op_end, FIO_OPS, FIO_EV1(WRITE),
+	  "no Write of write(2), pwrite64" },
+	{ { "vfs_readv" }, readv_entry, op_end, FIO_OPS, FIO_EV1(READ),
+	  "no Read of readv, preadv" },
+	{ { "vfs_writev" }, writev_entry, op_end, FIO_OPS, FIO_EV1(WRITE),
+	  "no Write of writev, pwritev" },
 	/* 6.12's close(2) flushes with filp_flush, 6.1's with filp_close */
-	{ { "filp_flush", "filp_close" }, cleanup_entry, op_end, FIO_OPS, "no Cleanup" },
-	{ { "__fput" }, close_entry, op_end, FIO_OPS, "no Close" },
-	{ { "vfs_fsync_range" }, flush_entry, op_end, FIO_OPS, "no Flush" },
-	{ { "iterate_dir" }, dir_enum_entry, op_end, FIO_OPS, "no DirEnum" },
+	{ { "filp_flush", "filp_close" }, cleanup_entry, op_end, FIO_OPS, FIO_EV1(CLEANUP),
+	  "no Cleanup" },
+	{ { "__fput" }, close_entry, op_end, FIO_OPS, FIO_EV1(CLOSE), "no Close" },
+	{ { "vfs_fsync_range" }, flush_entry, op_end, FIO_OPS, FIO_EV1(FLUSH), "no Flush" },
+	{ { "iterate_dir" }, dir_enum_entry, op_end, FIO_OPS, FIO_EV1(DIR_ENUM), "no DirEnum" },
 };
 
 static DEFINE_MUTEX(fio_lock);		/* the probes' registration */
@@ -813,6 +829,19 @@ static int fio_maxactive(void)
 	return max_t(int, 256, 16 * num_possible_cpus());
 }
 
+/* Each logger taking fp's events hears whether its function is absent. */
+static void fio_absent(struct fio_probe *fp, bool absent)
+{
+	unsigned int k;
+
+	if (fp->absent == absent)
+		return;
+	fp->absent = absent;
+	for (k = 0; k < ARRAY_SIZE(fp->events); k++)
+		if (fp->events[k] != FIO_NO_EVENT)
+			ntkl_event_absent(fp->events[k], absent);
+}
+
 static int register_one(struct fio_probe *fp)
 {
 	int ret = -ENOENT;
@@ -825,16 +854,19 @@ static int register_one(struct fio_probe *fp)
 		fp->krp.handler = fp->ret;
 		fp->krp.data_size = fp->data_size ?: sizeof(struct fio_data);
 		fp->krp.maxactive = fio_maxactive();
-		ret = ntkl_fault() ? -ENOMEM : register_kretprobe(&fp->krp);
-		if (!ret)
+		ret = ntkl_fault_probe() ?: register_kretprobe(&fp->krp);
+		/* the name before is for a kernel without this one, only */
+		if (ret != -ENOENT)
 			break;
 	}
-	if (ret && !fp->warned) {
-		pr_info("FileIo: %s not probed (%d): %s\n", fp->symbol[0], ret, fp->lost);
+	/* an error fails the call; an absent function is said once here */
+	if (ret == -ENOENT && !fp->warned) {
+		pr_info("FileIo: %s not probed (absent): %s\n", fp->symbol[0], fp->lost);
 		fp->warned = true;
 	}
 	fp->registered = !ret;
 	fp->missed = 0;
+	fio_absent(fp, ret == -ENOENT);
 	return ret;
 }
 
@@ -872,7 +904,8 @@ static void fio_unregister(unsigned int groups);
  * registered (memory ran out, the kprobe layer refused) fails the call
  * and unregisters those this call registered. A probe whose function
  * this kernel does not have (-ENOENT for each name it goes by) is not a
- * failure: the records it makes are missing, as register_one() says.
+ * failure: the records it makes are missing, as register_one() says in
+ * the log and each logger taking them hears (absent_hooks, uapi/ntkl.h).
  */
 static int fio_register(unsigned int groups)
 {

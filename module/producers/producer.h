@@ -143,6 +143,15 @@ void ntkl_producers_snapshot(struct ntkl_logger *lg, bool taken);
 void ntkl_producers_start(struct ntkl_logger *lg);
 void ntkl_producers_stop(struct ntkl_logger *lg);
 const struct ntkl_setting *ntkl_producers_setting(unsigned int cmd);
+/*
+ * A probe for event id: its kernel function is absent on this kernel
+ * (absent true: each such probe once, as it finds so), or it is there
+ * after all (false, for one that said absent). The caller holds its own
+ * registration lock.
+ */
+void ntkl_event_absent(enum etw_event_id id, bool absent);
+/* p's absent_count and absent_hooks: the events lg takes that are absent */
+void ntkl_events_absent_fill(const struct ntkl_logger *lg, struct ntkl_properties *p);
 
 /* image.c: a process's images, for process.c (its exec's Image records) */
 void ntkl_image_new_process(struct ntkl_logger *lg, struct task_struct *p);

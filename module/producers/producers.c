@@ -200,3 +200,33 @@ const struct ntkl_setting *ntkl_producers_setting(unsigned int cmd)
 	}
 	return NULL;
 }
+
+/*
+ * Events some probe of which has no kernel function to attach to on this
+ * kernel: for each, how many of its probes are absent now. Producers say
+ * so as they attach (ntkl_event_absent()), control reports it for each
+ * logger that takes the event (absent_hooks, uapi/ntkl.h).
+ */
+static atomic_t events_absent[ETW_EVENT_COUNT];
+
+void ntkl_event_absent(enum etw_event_id id, bool absent)
+{
+	if (absent)
+		atomic_inc(&events_absent[id]);
+	else
+		WARN_ON_ONCE(atomic_dec_return(&events_absent[id]) < 0);
+}
+
+void ntkl_events_absent_fill(const struct ntkl_logger *lg, struct ntkl_properties *p)
+{
+	enum etw_event_id id;
+
+	p->absent_count = 0;
+	for (id = 0; id < ETW_EVENT_COUNT; id++) {
+		if (!atomic_read(&events_absent[id]) || !ntkl_event_on(lg, id))
+			continue;
+		if (p->absent_count < NTKL_ABSENT_HOOKS_MAX)
+			p->absent_hooks[p->absent_count] = etw_events[id].hook_id;
+		p->absent_count++;
+	}
+}

@@ -611,6 +611,7 @@ int cmd_record(int argc, char **argv)
 		close(r.ctl_fd);
 		return 1;
 	}
+	ntkl_show_absent(stderr, "record", &r.props);
 
 	r.in_fd = ntkl_open();
 	ret = r.in_fd < 0 ? r.in_fd : ntkl_bind(r.in_fd, NULL, r.props.logger_id);

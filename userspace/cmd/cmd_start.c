@@ -495,6 +495,7 @@ int cmd_start(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
+	ntkl_show_absent(stderr, "start", &p);
 
 	if (o.buffering) {
 		ntkl_show_settings(stdout, &p);

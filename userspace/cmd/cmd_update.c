@@ -122,5 +122,6 @@ int cmd_update(int argc, char **argv)
 		return 1;
 	}
 	ntkl_show_settings(stdout, &p);
+	ntkl_show_absent(stderr, "update", &p);
 	return 0;
 }

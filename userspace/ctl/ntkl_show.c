@@ -119,6 +119,45 @@ static const char *mode_str(uint32_t mode, char *buf, size_t size)
 	return buf;
 }
 
+/* absent_count, as far as the module that answered wrote it (ABI 8) */
+static uint32_t absent_count(const struct ntkl_properties *p)
+{
+	if (p->size < offsetof(struct ntkl_properties, absent_hooks) + sizeof(p->absent_hooks))
+		return 0;
+	return p->absent_count;
+}
+
+/* "File/Read, File/Create": the absent events named, and how many more */
+static const char *absent_str(const struct ntkl_properties *p, char *buf, size_t size)
+{
+	uint32_t i, n = absent_count(p);
+	size_t len = 0;
+	char label[64];
+
+	buf[0] = '\0';
+	for (i = 0; i < n && i < NTKL_ABSENT_HOOKS_MAX && len < size; i++) {
+		len += snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
+				etl_hook_label(p->absent_hooks[i], label, sizeof(label)));
+	}
+	if (n > NTKL_ABSENT_HOOKS_MAX && len < size)
+		snprintf(buf + len, size - len, " and %u more", n - NTKL_ABSENT_HOOKS_MAX);
+	return buf;
+}
+
+unsigned int ntkl_show_absent(FILE *err, const char *cmd, const struct ntkl_properties *p)
+{
+	uint32_t i, n = absent_count(p);
+	char label[64];
+
+	for (i = 0; i < n && i < NTKL_ABSENT_HOOKS_MAX; i++)
+		fprintf(err, "ntkl %s: warning: this kernel cannot give every %s event: a kernel function ntkl probes for it is absent (the kernel log, dmesg, names it)\n",
+			cmd, etl_hook_label(p->absent_hooks[i], label, sizeof(label)));
+	if (n > NTKL_ABSENT_HOOKS_MAX)
+		fprintf(err, "ntkl %s: warning: and %u more events, for the same reason\n", cmd,
+			n - NTKL_ABSENT_HOOKS_MAX);
+	return n;
+}
+
 void ntkl_show_settings(FILE *out, const struct ntkl_properties *p)
 {
 	struct ntkl_flags f;
@@ -178,6 +217,9 @@ void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
 		fprintf(out, " %08x", p->group_masks[i]);
 	fprintf(out, "\n");
 	LINE(out, "Groups", "%s", ntkl_groups_format(p->group_masks, buf, sizeof(buf)));
+	if (absent_count(p))
+		LINE(out, "Absent Events", "%s (not on this kernel; dmesg says why)",
+		     absent_str(p, buf, sizeof(buf)));
 	LINE(out, "Number of Processors", "%u", p->number_of_processors);
 	LINE(out, "Maximum Event Size", "%u", p->maximum_event_size);
 	LINE(out, "Events Lost", "%" PRIu64, (uint64_t)p->events_lost);

@@ -23,6 +23,13 @@ struct ntkl_sink {
 	int busy;
 };
 
+/*
+ * The events a logger takes that this kernel cannot give in full (START,
+ * UPDATE and QUERY say so: absent_hooks): one warning line each on err,
+ * "ntkl CMD: warning: ...". How many it printed.
+ */
+unsigned int ntkl_show_absent(FILE *err, const char *cmd, const struct ntkl_properties *p);
+
 /* Every property and counter, "Name : value" lines. */
 void ntkl_show_props(FILE *out, const struct ntkl_properties *p,
 		     const struct ntkl_sink *sink);

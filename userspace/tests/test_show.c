@@ -7,6 +7,7 @@
 #include "ctl/ntkl_ctl.h"
 #include "ctl/ntkl_show.h"
 #include "uapi/ntkl_etw.h"
+#include "uapi/ntkl_events.h"
 
 /* A logger as QUERY returns it: PROC_THREAD+CSWITCH+SPINLOCK, to a file. */
 static void sample(struct ntkl_properties *p)
@@ -129,9 +130,50 @@ static void test_list(void)
 	test_end();
 }
 
+/*
+ * Events the kernel cannot give (ABI 8): a warning each, named as dump
+ * names them, and a line in query; none from an older module's answer.
+ */
+static void test_absent(void)
+{
+	struct ntkl_properties p;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	test_begin("absent_events");
+	sample(&p);
+	p.absent_count = 2;
+	p.absent_hooks[0] = ETW_EVENT_FILEIO_READ_HOOK;
+	p.absent_hooks[1] = ETW_EVENT_FILEIO_CREATE_HOOK;
+	out = open_memstream(&text, &len);
+	CHECK_EQ(ntkl_show_absent(out, "start", &p), 2);
+	fclose(out);
+	CHECK_HAS(text, "ntkl start: warning: this kernel cannot give every File/Read event: a kernel function ntkl probes for it is absent (the kernel log, dmesg, names it)\n");
+	CHECK_HAS(text, "every File/Create event");
+	free(text);
+	text = capture_props(&p, NULL);
+	CHECK_HAS(text, "Absent Events         : File/Read, File/Create (not on this kernel; dmesg says why)\n");
+	free(text);
+
+	/* an ABI 7 module wrote 328 bytes: nothing past them is its */
+	p.size = NTKL_PROPERTIES_SIZE_VER1;
+	text = NULL;
+	out = open_memstream(&text, &len);
+	CHECK_EQ(ntkl_show_absent(out, "start", &p), 0);
+	fclose(out);
+	CHECK(!text || !text[0]);
+	free(text);
+	text = capture_props(&p, NULL);
+	CHECK(!strstr(text, "Absent"));
+	free(text);
+	test_end();
+}
+
 int main(void)
 {
 	test_query();
 	test_list();
+	test_absent();
 	return test_exit();
 }
