@@ -16,13 +16,17 @@
  *   - a CSwitch logger and a compact logger on one clock: a CSwitch event
  *     and the same switch expanded from a compact batch carry the same time;
  *   - loggers on the QPC, system and cycle clocks at once: the same
- *     switches, at the same wall-clock times once converted.
+ *     switches, at the same wall-clock times once converted;
+ *   - CPU 1 taken offline under a compact logger: the switches it batched
+ *     are in that logger's file (or counted lost), and none reaches a
+ *     logger started while it was down.
  *
  * The ntkl files are read back with "ntkl dump --switches" (the ntkl
  * command on $PATH), the trace-cmd file with "trace-cmd report". Everything the test recorded is kept under /out when a case
  * fails (scripts/vm-run brings /out back).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -1186,6 +1190,219 @@ out:
 	cmp_free(&cmp);
 	if (!ok)
 		save_artifacts(files, 3);
+	ASSERT_TRUE(ok) TH_LOG("%s", self->why);
+}
+
+/*
+ * A CPU taken offline while a compact logger runs: what it batched
+ * before going down is in that logger's file, or counted lost, and none
+ * of it reaches a logger started later, once the CPU is back. The second
+ * logger starts while CPU 1 is still offline, as a capture started then
+ * would: that START's flush finds CPU 1 down, and whatever CPU 1 still
+ * held would go to that logger once it switches again.
+ */
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+#define OFFLINE_A	WORK_DIR "/ntkl_cswitch_offline_a.etl"
+#define OFFLINE_B	WORK_DIR "/ntkl_cswitch_offline_b.etl"
+
+static char *const pingpong_cpu1_argv[] = { "pingpong", "-q", "-c", "1", "1000", NULL };
+
+FIXTURE(hotplug) {
+	int ctl;
+	char why[MSG_MAX];
+};
+
+FIXTURE_SETUP(hotplug)
+{
+	self->ctl = ntkl_open();
+	ASSERT_GE(self->ctl, 0);
+	self->why[0] = 0;
+}
+
+/* Whatever happened: no logger left running, CPU 1 back online. */
+FIXTURE_TEARDOWN(hotplug)
+{
+	ntkl_stop_every_logger(self->ctl);
+	if (!access(CPU1_ONLINE, W_OK))
+		write_file(CPU1_ONLINE, "1");
+	close(self->ctl);
+}
+
+/* The thread id of the kernel thread named comm (a stopper: "migration/1"), or 0. */
+static uint32_t kthread_tid(const char *comm)
+{
+	char path[sizeof(((struct dirent *)0)->d_name) + 16], name[64];
+	struct dirent *d;
+	uint32_t tid = 0;
+	DIR *dir = opendir("/proc");
+
+	while (dir && !tid && (d = readdir(dir))) {
+		FILE *f;
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f) && !strncmp(name, comm, strlen(comm)) &&
+		    name[strlen(comm)] == '\n')
+			tid = strtoul(d->d_name, NULL, 10);
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return tid;
+}
+
+/* Run pingpong pinned to CPU 1 (a few thousand switches there). */
+static int pingpong_cpu1(char *why, size_t len)
+{
+	int status = wait_timeout(spawn(pingpong_cpu1_argv, NULL, false), 120);
+
+	if (status)
+		snprintf(why, len, "pingpong -c 1 failed with status %d", status);
+	return status ? -1 : 0;
+}
+
+/*
+ * The first logger's file: CPU 1's switches up to its going offline.
+ * Those it made as it went down (its hotplug thread, at t_off or after)
+ * are there; so is its very last switch, out of its stopper (which ran
+ * take_cpu_down()), unless the logger counted events lost.
+ */
+static int check_offline_logger(const struct logger *lg, const struct rec *r, int64_t t_off,
+				 uint32_t stopper, char *why, size_t len)
+{
+	const struct sw *v = r->v[1], *last;
+	size_t n = r->n[1], k, after = 0;
+
+	if (!n) {
+		snprintf(why, len, "%s: no switch of CPU 1, where pingpong ran", lg->path);
+		return -1;
+	}
+	for (k = 0; k < n; k++)
+		after += v[k].t >= t_off;
+	last = &v[n - 1];
+	fprintf(stderr, "# first logger: %zu switches of CPU 1, %zu of them as it went offline, the last out of thread %u at %lld; %llu events lost; CPU 1's stopper is thread %u\n",
+		n, after, last->old_tid, (long long)last->raw,
+		(unsigned long long)lg->final.events_lost, stopper);
+	if (!after) {
+		snprintf(why, len,
+			 "%s: CPU 1's last switch is at %lld ns, before it was taken offline (%lld ns): the switches it held back as it went down are missing",
+			 lg->path, (long long)last->t, (long long)t_off);
+		return -1;
+	}
+	if (!lg->final.events_lost && last->old_tid != stopper) {
+		snprintf(why, len,
+			 "%s: CPU 1's last switch is out of thread %u, not out of its stopper (thread %u), which took it down, and no event was counted lost",
+			 lg->path, last->old_tid, stopper);
+		return -1;
+	}
+	return 0;
+}
+
+/* The second logger's file: no switch from before its start, and some of CPU 1's. */
+static int check_later_logger(const struct logger *lg, const struct rec *r,
+			      char *why, size_t len)
+{
+	unsigned int cpu;
+	size_t k;
+
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		for (k = 0; k < r->n[cpu]; k++) {
+			const struct sw *s = &r->v[cpu][k];
+
+			if (s->raw >= (int64_t)lg->p.start_clock)
+				continue;
+			snprintf(why, len,
+				 "%s: cpu %u switch %zu (%u -> ...) at %lld, before the logger started (%lld): a batch from before its start reached it",
+				 lg->path, cpu, k, s->old_tid, (long long)s->raw,
+				 (long long)lg->p.start_clock);
+			return -1;
+		}
+	}
+	if (!r->n[1]) {
+		snprintf(why, len, "%s: no switch of CPU 1, back online and running pingpong",
+			 lg->path);
+		return -1;
+	}
+	return 0;
+}
+
+TEST_F_TIMEOUT(hotplug, offline_cpu_batches, 150)
+{
+	struct logger a = { .name = "ntkl_cswitch_test offline a", .reader = -1,
+			    .path = OFFLINE_A, .clock = NTKL_CLOCK_QPC, .compact = true };
+	struct logger b = { .name = "ntkl_cswitch_test offline b", .reader = -1,
+			    .path = OFFLINE_B, .clock = NTKL_CLOCK_QPC, .compact = true };
+	const char *const files[] = { OFFLINE_A, OFFLINE_B };
+	/* QPC is CLOCK_MONOTONIC in 100 ns ticks */
+	const struct conv mono = { .freq = 10000000 };
+	struct rec ra = { .name = "offline a" }, rb = { .name = "offline b" };
+	uint32_t stopper;
+	int64_t t_off;
+	bool ok = false;
+	int ret;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || access(CPU1_ONLINE, W_OK) ||
+	    write_file(CPU1_ONLINE, "1"))
+		SKIP(return, "CPU 1 cannot be taken offline here (%s not writable)", CPU1_ONLINE);
+	stopper = kthread_tid("migration/1");
+	ASSERT_NE(0, stopper) TH_LOG("no kernel thread migration/1 in /proc");
+
+	if (loggers_start(self->ctl, (struct logger *[]){ &a }, 1, self->why, sizeof(self->why)) ||
+	    pingpong_cpu1(self->why, sizeof(self->why)))
+		goto out;
+	t_off = clock_ns(CLOCK_MONOTONIC);
+	ret = write_file(CPU1_ONLINE, "0");
+	if (ret) {
+		logger_cleanup(self->ctl, &a);
+		SKIP(return, "CPU 1 cannot be taken offline here (writing 0 to %s: %s)",
+		     CPU1_ONLINE, strerror(-ret));
+	}
+	sleep_ms(50);
+	ret = logger_finish(self->ctl, &a);
+	if (ret) {
+		snprintf(self->why, sizeof(self->why), "stopping logger \"%s\": %s", a.name,
+			 strerror(-ret));
+		goto out;
+	}
+
+	/* started with CPU 1 down: its START's flush cannot reach CPU 1 */
+	if (loggers_start(self->ctl, (struct logger *[]){ &b }, 1, self->why, sizeof(self->why)))
+		goto out;
+	ret = write_file(CPU1_ONLINE, "1");
+	if (ret) {
+		snprintf(self->why, sizeof(self->why), "bringing CPU 1 back online: %s",
+			 strerror(-ret));
+		goto out;
+	}
+	if (pingpong_cpu1(self->why, sizeof(self->why)))
+		goto out;
+	sleep_ms(50);
+	ret = logger_finish(self->ctl, &b);
+	if (ret) {
+		snprintf(self->why, sizeof(self->why), "stopping logger \"%s\": %s", b.name,
+			 strerror(-ret));
+		goto out;
+	}
+
+	if (read_ntkl(&ra, OFFLINE_A, &mono, self->why, sizeof(self->why)) ||
+	    read_ntkl(&rb, OFFLINE_B, &mono, self->why, sizeof(self->why)) ||
+	    check_offline_logger(&a, &ra, t_off, stopper, self->why, sizeof(self->why)) ||
+	    check_later_logger(&b, &rb, self->why, sizeof(self->why)))
+		goto out;
+	TH_LOG("second logger: %zu switches, %zu of CPU 1, none before its start", rb.total,
+	       rb.n[1]);
+	ok = true;
+out:
+	logger_cleanup(self->ctl, &a);
+	logger_cleanup(self->ctl, &b);
+	rec_free(&ra);
+	rec_free(&rb);
+	if (!ok)
+		save_artifacts(files, 2);
 	ASSERT_TRUE(ok) TH_LOG("%s", self->why);
 }
 

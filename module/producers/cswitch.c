@@ -7,10 +7,14 @@
  * use, encoded by uapi/ntkl_ccswap.h.
  *
  * sched_switch runs with the run queue locked and interrupts off, and never
- * nests on a CPU, so each CPU's batches are only touched by this CPU's probe
- * or by a flush running on this CPU with interrupts off.
+ * nests on a CPU, so each CPU's batches are only touched by this CPU's probe,
+ * by a flush running on this CPU with interrupts off, or, once the CPU is
+ * offline (it runs nothing then), by a flush holding the CPU hotplug lock.
  */
+#include <linux/atomic.h>
 #include <linux/cache.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/percpu.h>
@@ -391,14 +395,102 @@ static void flush_this_cpu(void *unused)
 }
 
 /*
+ * An offline CPU's batches: what it switched after cswitch_cpu_down()
+ * below wrote its batches out (the stopper that takes it down, its idle
+ * thread), a few switches. No CPU can write them: a record goes into the
+ * ring of the CPU that writes it, whose number its buffer's header gives,
+ * and this one writes nothing any more. So each such batch is one event
+ * lost for every compact logger of its clock (the loggers it was made
+ * for: a change of the set flushes first), and starts anew, so that none
+ * of it reaches a logger started later, when the CPU comes back. A CPU
+ * that comes back before any flush keeps its batch: the loggers it was
+ * made for still run and get it, with what the CPU switches next. The
+ * CPU hotplug lock held: cpu is down, not on its way, and runs nothing.
+ */
+static void drop_offline_cpu(const struct ntkl_active_set *set, unsigned int cpu)
+{
+	struct cswitch_cpu *cc = per_cpu_ptr(&cswitch_cpu, cpu);
+	const struct cswitch_set *v = set ? cswitch_set(set) : NULL;
+	unsigned int i;
+	u32 clock;
+
+	for (clock = NTKL_CLOCK_QPC; clock <= NTKL_CLOCK_CYCLE; clock++) {
+		if (ccswap_empty(&cc->batch[clock]))
+			continue;
+		for (i = 0; v && i < v->n_compact; i++)
+			if (v->compact[i]->clock_type == clock)
+				atomic64_inc(&v->compact[i]->events_lost_extra);
+		ccswap_reset(&cc->batch[clock]);
+	}
+}
+
+/*
  * Write out every CPU's batches to the loggers running now: before FLUSH
  * or the flush timer closes the buffers, so a reader gets every switch
  * recorded so far, and before the set of loggers changes, so that no
- * switch is left behind and none reaches a logger started after it.
+ * switch is left behind and none reaches a logger started after it. An
+ * IPI reaches online CPUs only: an offline CPU's batches were written as
+ * it went down (cswitch_cpu_down()), and what it switched after is
+ * counted lost (drop_offline_cpu()). The CPU hotplug lock keeps each CPU
+ * online or offline meanwhile.
  */
 static void cswitch_flush(void)
 {
+	struct ntkl_active_set *set;
+	unsigned int cpu;
+
+	cpus_read_lock();
 	on_each_cpu(flush_this_cpu, NULL, 1);
+	rcu_read_lock_sched();
+	set = ntkl_active_set();
+	for_each_possible_cpu(cpu)
+		if (!cpu_online(cpu))
+			drop_offline_cpu(set, cpu);
+	rcu_read_unlock_sched();
+	cpus_read_unlock();
+}
+
+/*
+ * CPU hotplug. A flush's IPI reaches online CPUs only, and a CPU's batches
+ * may be written on that CPU only (into its own ring), so a CPU going
+ * offline writes them out itself, to the loggers running now, in the
+ * teardown of a CPUHP_AP_ONLINE_DYN state: it runs on the outgoing CPU, in
+ * its hotplug thread, once its tasks have moved away (CPUHP_AP_ACTIVE is
+ * torn down before it), as late there as a module's callback can run. The
+ * few switches the CPU makes after it are counted lost by the next flush
+ * (drop_offline_cpu()); counting the whole batch lost there instead would
+ * lose up to a batch of switches (a few hundred) each time a CPU
+ * goes down. Interrupts off: no switch and no flush on this CPU meanwhile.
+ * Set up at load, not with the probes: it costs a switch nothing, and
+ * START has one way less to fail.
+ */
+static int cswitch_hp_state;
+
+static int cswitch_cpu_down(unsigned int cpu)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	flush_this_cpu(NULL);
+	local_irq_restore(flags);
+	return 0;
+}
+
+static int cswitch_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "ntkl/cswitch:online",
+					NULL, cswitch_cpu_down);
+	if (ret < 0)
+		return ret;
+	cswitch_hp_state = ret;
+	return 0;
+}
+
+static void cswitch_exit(void)
+{
+	cpuhp_remove_state_nocalls(cswitch_hp_state);
 }
 
 /* The group mask bits that choose CSwitch (CSWITCH) or CompCS (both). */
@@ -488,6 +580,8 @@ static struct ntkl_tp cswitch_tps[] = {
 
 const struct ntkl_producer ntkl_cswitch_producer = {
 	.name = "cswitch",
+	.init = cswitch_init,
+	.exit = cswitch_exit,
 	.tps = cswitch_tps,
 	.nr_tps = ARRAY_SIZE(cswitch_tps),
 	.set_size = sizeof(struct cswitch_set),
