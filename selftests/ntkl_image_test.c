@@ -11,8 +11,11 @@
  * for the kernel, every module and every process's code files; Load
  * (0x140A) and UnLoad (0x1402) while the logger runs: of modules, of an
  * exec's executable, and of each library a process maps after exec (ld.so's,
- * dlopen's), once each, in a process that ends before the stop. Without
- * LOADER, no Image event at all.
+ * dlopen's), once each, in a process that ends before the stop; UnLoad of
+ * every image of a process as it goes, at exec (before the old program's
+ * Process End) and at its end, so that no two images of a process are
+ * ever loaded at once over the same addresses. Without LOADER, no Image
+ * event at all.
  */
 #include <elf.h>
 #include <limits.h>
@@ -29,18 +32,31 @@
 /* vm-run's copies of the host's build: a program against libc.so.6, the library it opens */
 #define DYNAMIC_PROG	"/workloads/unwind-dynamic"
 #define DL_LIB		"/workloads/libunwind_dl.so"
+/* busybox in the VM: static at 0x400000, as this test is, which a fork's child inherits */
+#define EXEC_PROG	"/bin/true"
+#define MAX_ENDS	256
 
 struct image {
 	uint16_t hook;
 	uint64_t base, size;
 	uint32_t pid, header_pid;
+	int64_t time;
+	unsigned int seq;		/* its place in the file */
 	char name[PATH_MAX];
+};
+
+/* A Process End: whose (its payload's ProcessId), and when. */
+struct process_end {
+	uint32_t pid;
+	int64_t time;
 };
 
 struct image_view {
 	struct image *img;
 	unsigned int n, kernel_base_events;
 	uint64_t kernel_base;
+	struct process_end end[MAX_ENDS];
+	unsigned int ends;
 	struct capture_verdict verdict;
 };
 
@@ -52,6 +68,12 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 	struct image *img;
 	unsigned int i, len;
 
+	if (r && r->kind == ETL_KIND_KERNEL && r->hook_id == ETW_EVENT_PROCESS_END_HOOK &&
+	    r->payload_len >= ETW_PROCESS_V4_FIXED_SIZE && v->ends < MAX_ENDS) {
+		v->end[v->ends].pid = ((const struct etw_process_v4 *)r->payload)->process_id;
+		v->end[v->ends++].time = r->timestamp;
+		return;
+	}
 	if (!r || r->kind != ETL_KIND_KERNEL || (r->hook_id >> 8) != ETW_GROUP_IMAGE)
 		return;
 	if (r->hook_id == ETW_EVENT_IMAGE_KERNEL_BASE_HOOK) {
@@ -69,6 +91,8 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 	img->size = p->image_size;
 	img->pid = p->process_id;
 	img->header_pid = r->process_id;
+	img->time = r->timestamp;
+	img->seq = v->n - 1;
 	/* FileName: UTF-16, ASCII here */
 	len = (r->payload_len - sizeof(*p)) / 2;
 	for (i = 0; i < len && i < sizeof(img->name) - 1 &&
@@ -574,6 +598,197 @@ TEST_F(image, mprotect_exec_loads_once)
 	EXPECT_EQ(*m.addr, img->base);
 	EXPECT_EQ(3 * 4096, img->size);
 	munmap(m.addr, sizeof(*m.addr));
+	free(v.img);
+}
+
+/* Image records in the order they were written: by time, then by place in the file. */
+static int by_time(const void *a, const void *b)
+{
+	const struct image *x = *(const struct image *const *)a, *y = *(const struct image *const *)b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Process pid's Load and UnLoad records, in time order, into *list: how many. */
+static unsigned int lifetime_records(const struct image_view *v, uint32_t pid,
+				     const struct image ***list)
+{
+	unsigned int i, n = 0;
+
+	*list = calloc(v->n ? v->n : 1, sizeof(**list));
+	if (!*list)
+		return 0;
+	for (i = 0; i < v->n; i++)
+		if (v->img[i].pid == pid && (v->img[i].hook == ETW_EVENT_IMAGE_LOAD_HOOK ||
+					     v->img[i].hook == ETW_EVENT_IMAGE_UNLOAD_HOOK))
+			(*list)[n++] = &v->img[i];
+	qsort(*list, n, sizeof(**list), by_time);
+	return n;
+}
+
+/* Process pid's Process Ends' times, in order, into t[max]: how many. */
+static unsigned int process_ends(const struct image_view *v, uint32_t pid, int64_t *t,
+				 unsigned int max)
+{
+	unsigned int i, k, n = 0;
+
+	for (i = 0; i < v->ends; i++) {
+		if (v->end[i].pid != pid || n == max)
+			continue;
+		for (k = n++; k && t[k - 1] > v->end[i].time; k--)
+			t[k] = t[k - 1];
+		t[k] = v->end[i].time;
+	}
+	return n;
+}
+
+/*
+ * Process pid's images over its life, as a reader that keeps a list per
+ * process sees them (a Load adds one, an UnLoad takes away the one at its
+ * base): never two at once over the same addresses, none UnLoaded that
+ * was not loaded, and none left when the process has ended (before its
+ * last Process End, at end). How many were loaded at once at most.
+ */
+static unsigned int expect_lifetimes(struct __test_metadata *_metadata,
+				     const struct image_view *v, uint32_t pid, int64_t end)
+{
+	const struct image **rec, **live;
+	unsigned int i, k, n, nlive = 0, most = 0;
+
+	n = lifetime_records(v, pid, &rec);
+	live = calloc(n ? n : 1, sizeof(*live));
+	if (!rec || !live) {
+		free(rec);
+		free(live);
+		EXPECT_TRUE(false) TH_LOG("out of memory");
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		const struct image *img = rec[i];
+
+		if (img->hook == ETW_EVENT_IMAGE_UNLOAD_HOOK) {
+			for (k = 0; k < nlive && live[k]->base != img->base; k++)
+				;
+			EXPECT_LT(k, nlive) TH_LOG("%u: UnLoad of %s at 0x%llx, not loaded", pid,
+						   img->name, (unsigned long long)img->base);
+			EXPECT_LE(img->time, end) TH_LOG("%u: UnLoad of %s after its End", pid,
+							 img->name);
+			if (k < nlive)
+				live[k] = live[--nlive];
+			continue;
+		}
+		for (k = 0; k < nlive; k++) {
+			EXPECT_TRUE(img->base >= live[k]->base + live[k]->size ||
+				    live[k]->base >= img->base + img->size)
+				TH_LOG("%u: %s loaded at 0x%llx+0x%llx over %s at 0x%llx+0x%llx", pid,
+				       img->name, (unsigned long long)img->base,
+				       (unsigned long long)img->size, live[k]->name,
+				       (unsigned long long)live[k]->base,
+				       (unsigned long long)live[k]->size);
+		}
+		live[nlive++] = img;
+		if (nlive > most)
+			most = nlive;
+	}
+	for (k = 0; k < nlive; k++) {
+		EXPECT_TRUE(false) TH_LOG("%u: %s at 0x%llx never UnLoaded", pid, live[k]->name,
+					  (unsigned long long)live[k]->base);
+	}
+	free(live);
+	free(rec);
+	return most;
+}
+
+struct fork_run {
+	pid_t exec_pid, exit_pid;
+	int exec_status, exit_status;
+};
+
+/* Two children of this process: one execs EXEC_PROG, one exits as it is. */
+static void fork_exec_and_exit(void *arg)
+{
+	struct fork_run *f = arg;
+
+	f->exec_pid = fork();
+	if (f->exec_pid == 0) {
+		execl(EXEC_PROG, "true", (char *)NULL);
+		_exit(127);
+	}
+	f->exit_pid = fork();
+	if (f->exit_pid == 0)
+		_exit(0);
+	if (f->exec_pid > 0)
+		waitpid(f->exec_pid, &f->exec_status, 0);
+	if (f->exit_pid > 0)
+		waitpid(f->exit_pid, &f->exit_status, 0);
+}
+
+/*
+ * A forked child that execs: the images it inherited (this test's own,
+ * static at 0x400000 as busybox is, and its vDSO) are Loads of its pid at
+ * the fork; at the exec each is UnLoaded, at the same base, before the
+ * old program's Process End, which comes before the first Load of the
+ * new program; at its exit, the new program's too, before its End. A
+ * child that exits without exec: its inherited images UnLoaded before its
+ * End. In neither are two images ever loaded over the same addresses.
+ */
+TEST_F(image, exec_and_exit_unload_a_process_images)
+{
+	const struct image **rec, *exec_load = NULL;
+	unsigned int i, k, n, before = 0;
+	struct fork_run f = { 0 };
+	int64_t ends[4];
+	char exe[PATH_MAX];
+	struct image_view v;
+
+	ASSERT_NE(NULL, realpath(EXEC_PROG, exe));
+	ASSERT_EQ(0, record(_metadata, self->ctl, self->reader,
+			    EVENT_TRACE_FLAG_IMAGE_LOAD | EVENT_TRACE_FLAG_PROCESS,
+			    fork_exec_and_exit, &f, &v));
+	ASSERT_GT(f.exec_pid, 0);
+	ASSERT_GT(f.exit_pid, 0);
+	ASSERT_TRUE(WIFEXITED(f.exec_status) && WEXITSTATUS(f.exec_status) == 0);
+	ASSERT_TRUE(WIFEXITED(f.exit_status) && WEXITSTATUS(f.exit_status) == 0);
+	ASSERT_LT(v.n, MAX_IMAGES);
+	ASSERT_LT(v.ends, MAX_ENDS);
+
+	/* the exec's child: the old program's End at the exec, the new one's at exit */
+	ASSERT_EQ(2, process_ends(&v, f.exec_pid, ends, 4));
+	n = lifetime_records(&v, f.exec_pid, &rec);
+	ASSERT_NE(NULL, rec);
+	for (i = 0; i < n && !exec_load; i++)
+		if (rec[i]->hook == ETW_EVENT_IMAGE_LOAD_HOOK && !strcmp(rec[i]->name, exe))
+			exec_load = rec[i];
+	ASSERT_NE(NULL, exec_load) TH_LOG("no Load of %s in %d", exe, f.exec_pid);
+	EXPECT_LE(ends[0], exec_load->time) TH_LOG("the exec's Process End after its Load");
+	for (i = 0; rec[i] != exec_load; i++) {
+		const struct image *img = rec[i];
+
+		if (img->hook != ETW_EVENT_IMAGE_LOAD_HOOK)
+			continue;
+		before++;
+		for (k = i + 1; rec[k] != exec_load; k++)
+			if (rec[k]->hook == ETW_EVENT_IMAGE_UNLOAD_HOOK &&
+			    rec[k]->base == img->base)
+				break;
+		EXPECT_NE(exec_load, rec[k])
+			TH_LOG("%s at 0x%llx, inherited, not UnLoaded before the exec's Load of %s",
+			       img->name, (unsigned long long)img->base, exe);
+		if (rec[k] != exec_load) {
+			EXPECT_LE(rec[k]->time, ends[0])
+				TH_LOG("%s UnLoaded after the old program's End", img->name);
+		}
+	}
+	/* this test's executable and its vDSO, at least */
+	EXPECT_GE(before, 2);
+	free(rec);
+	EXPECT_GE(expect_lifetimes(_metadata, &v, f.exec_pid, ends[1]), 2);
+
+	/* the child that only exits */
+	ASSERT_EQ(1, process_ends(&v, f.exit_pid, ends, 4));
+	EXPECT_GE(expect_lifetimes(_metadata, &v, f.exit_pid, ends[0]), 2);
 	free(v.img);
 }
 

@@ -14,12 +14,16 @@
  *    shared libraries) is one image of that process, from the first to
  *    the last of the consecutive mappings of that file, named by its path.
  *  - its vDSO is one image too, "[vdso]".
- * At logger start and stop every one is listed (DCStart, DCEnd); while
- * it runs, module loads and unloads (the module notifier), each exec's
- * new executable and interpreter (sched_process_exec), and each file a
- * process maps with code after exec (ld.so's libraries, dlopen's: a
- * kretprobe on perf_event_mmap(), below) are written as Load and UnLoad.
- * A process's images are not unloaded: no UnLoad at munmap or exit.
+ * At logger start and stop every one is listed (DCStart, DCEnd). While
+ * it runs: Load and UnLoad of modules (the module notifier); Load of each
+ * exec's new executable and interpreter (sched_process_exec), of the
+ * images a forked child inherits (sched_process_fork), and of each file
+ * a process maps with code after exec (ld.so's libraries, dlopen's: a
+ * kretprobe on perf_event_mmap(), below); UnLoad of every image of a
+ * process as its mm goes, before its Process End: the old program's at
+ * exec (a kretprobe on exec_mm_release()), and at the process's end (on
+ * exit_itimers(), called once per process before exit_mm()). No UnLoad at
+ * munmap: an image unmapped while the process lives keeps its Load.
  *
  * TimeDateStamp and ImageCheckSum stay 0: Linux files carry no such
  * stamps (a build id is not a time or a PE checksum).
@@ -443,20 +447,15 @@ void ntkl_image_new_process(struct ntkl_logger *lg, struct task_struct *p)
  * seqlocks may not be taken: the return handler, in the task, writes
  * the image then, before mmap_region() or mprotect_fixup() go on.
  */
-static char __percpu *map_path_buf;
+static char __percpu *probe_path_buf;	/* the probes' paths, PATH_MAX a CPU */
 
-static DEFINE_MUTEX(map_lock);		/* the probe's registration */
-static struct kretprobe map_krp;
-static bool map_registered, map_warned;
-static unsigned long map_missed;	/* nmissed already counted lost */
-
-/* Does a logger of the set take Image Load? */
-static bool loads_on(struct ntkl_logger *const *loggers, unsigned int n)
+/* Does a logger of the set take event id? */
+static bool event_on(struct ntkl_logger *const *loggers, unsigned int n, enum etw_event_id id)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		if (ntkl_event_on(loggers[i], ETW_EVENT_IMAGE_LOAD))
+		if (ntkl_event_on(loggers[i], id))
 			return true;
 	return false;
 }
@@ -515,11 +514,11 @@ static void map_write(struct vm_area_struct *vma)
 	const char *path;
 	unsigned int i, n = ntkl_active_loggers(&loggers);
 
-	if (!loads_on(loggers, n) || !map_new_image(vma, &run))
+	if (!event_on(loggers, n, ETW_EVENT_IMAGE_LOAD) || !map_new_image(vma, &run))
 		return;
 	/* the unwinder's map of this process wants the new code too, now */
 	ntkl_unwind_mapped(vma->vm_mm);
-	path = mapped_path(run.file, this_cpu_ptr(map_path_buf), PATH_MAX);
+	path = mapped_path(run.file, this_cpu_ptr(probe_path_buf), PATH_MAX);
 	ntkl_build_id_file(run.file, &bid);
 	for (i = 0; i < n; i++)
 		if (ntkl_event_on(loggers[i], ETW_EVENT_IMAGE_LOAD))
@@ -537,7 +536,7 @@ static int map_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (!map_has_code(vma))
 		return 1;
 	n = ntkl_active_loggers(&loggers);
-	if (!loads_on(loggers, n))
+	if (!event_on(loggers, n, ETW_EVENT_IMAGE_LOAD))
 		return 1;
 	if (in_nmi()) {
 		*(struct vm_area_struct **)ri->data = vma;
@@ -553,101 +552,277 @@ static int map_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-/* The calls the probe missed since last asked: lost for every Load logger. */
-static void map_count_missed(void)
+/* ---------------------------------------------------------------------- */
+/* A process's images going: at exec, at its end                           */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Windows writes an Image UnLoad for each image of a process as it goes,
+ * before the process's End. On Linux a process's images go with its mm:
+ * at exec, the old program's all at once (exec's Process End, at
+ * task_rename, and the new program's Start and Loads, at
+ * sched_process_exec, both come after the new mm has replaced it); at
+ * its end, when its last thread lets go of it (the Process End, at
+ * sched_process_exit, comes after exit_mm()). No tracepoint sees the mm
+ * before it goes, so a kretprobe each:
+ *
+ *  - exec: exec_mm_release(current, old_mm), which exec_mmap() alone
+ *    calls, just before it puts the new mm in the old one's place: past
+ *    the point of no return, after de_thread() (no other thread of the
+ *    process is left to map anything), the old mm still current's, on
+ *    6.1 and 6.12 alike. Not begin_new_exec()'s entry: an error there
+ *    (bprm_creds_from_file()) still returns to the old program, and its
+ *    other threads still run; nor sched_prepare_exec (6.10 on), before
+ *    de_thread() too. If exec_mmap() fails after it (a fatal signal as it
+ *    waits for its locks) the process dies with the old mm, and its
+ *    exit writes the UnLoads again.
+ *  - exit: exit_itimers(current), which do_exit() calls once per
+ *    process, in its last thread to exit (group_dead: every other one is
+ *    in do_exit() already, none runs user code), before exit_mm(), on
+ *    6.1 and 6.12 alike (with POSIX timers, as Debian's and the debug
+ *    kernel have them). exec calls it too, from a task not exiting
+ *    (PF_EXITING is do_exit()'s): that one is left to exec_mm_release().
+ *    No other function is called once per process before exit_mm() in
+ *    every kernel built here: acct_collect() and taskstats_exit() are
+ *    empty without BSD_PROCESS_ACCT and TASKSTATS (the debug kernel),
+ *    exit_mm_release() runs in every thread.
+ *
+ * The UnLoads list the images as the mappings show them then, grouped as
+ * the rundowns group them (write_mm_images()): each at the base of its
+ * Load (a fork's, an exec's, a mapping's) and as long, but for a library
+ * ld.so mapped, whose Load covered the zero-filled pages that are
+ * anonymous by now. An image unmapped before (dlclose()) has no UnLoad.
+ * The mm's lock is taken by trylock (a probe cannot sleep): if another
+ * holds it, the UnLoads are lost, counted in EventsLost. The handler
+ * writes them at entry, or at return for an entry run as an NMI (as
+ * map_entry()): the mm is still the process's then.
+ */
+
+/* The current process lets go of mm: UnLoad of each of its images. */
+static void unload_mm(struct mm_struct *mm)
+{
+	struct ntkl_logger **loggers;
+	unsigned int i, n = ntkl_active_loggers(&loggers);
+	bool locked;
+
+	if (!event_on(loggers, n, ETW_EVENT_IMAGE_UNLOAD))
+		return;
+	locked = mmap_read_trylock(mm);
+	for (i = 0; i < n; i++) {
+		if (!ntkl_event_on(loggers[i], ETW_EVENT_IMAGE_UNLOAD))
+			continue;
+		if (locked)
+			write_mm_images(loggers[i], ETW_EVENT_IMAGE_UNLOAD, task_tgid_nr(current),
+					mm, this_cpu_ptr(probe_path_buf), PATH_MAX);
+		else
+			atomic64_inc(&loggers[i]->events_lost_extra);
+	}
+	if (locked)
+		mmap_read_unlock(mm);
+}
+
+/* mm going from the current process: now, or at return for an NMI's entry. */
+static int unload_entry(struct kretprobe_instance *ri, struct mm_struct *mm)
+{
+	struct ntkl_logger **loggers;
+	unsigned int n;
+
+	if (!mm || mm != current->mm || (current->flags & PF_KTHREAD))
+		return 1;
+	n = ntkl_active_loggers(&loggers);
+	if (!event_on(loggers, n, ETW_EVENT_IMAGE_UNLOAD))
+		return 1;
+	if (in_nmi()) {
+		*(struct mm_struct **)ri->data = mm;
+		return 0;
+	}
+	unload_mm(mm);
+	return 1;
+}
+
+static int unload_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mm_struct *mm = *(struct mm_struct **)ri->data;
+
+	if (mm == current->mm)
+		unload_mm(mm);
+	return 0;
+}
+
+/* exec_mm_release(tsk, mm): exec lets go of mm, the old program's */
+static int exec_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return unload_entry(ri, (void *)regs_get_kernel_argument(regs, 1));
+}
+
+/* exit_itimers(tsk): the process's last thread exits, or it execs */
+static int exit_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (!(current->flags & PF_EXITING))
+		return 1;
+	return unload_entry(ri, current->mm);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The probes' registration                                                */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Each kretprobe is registered while a running logger takes the event it
+ * writes (in attach, as FileIo's probes are) and unregistered in detach
+ * once none does; a call the kprobes machinery misses is lost for every
+ * logger taking that event (EventsLost). A function this kernel does not
+ * have is said once in the log; the records it would give are not
+ * written.
+ */
+struct image_probe {
+	const char *symbol;
+	enum etw_event_id event;	/* what it writes */
+	const char *without;		/* what is not written without it */
+	kretprobe_handler_t entry, ret;
+	struct kretprobe krp;
+	bool registered, warned;
+	unsigned long missed;		/* nmissed already counted lost */
+};
+
+static struct image_probe probes[] = {
+	{ "perf_event_mmap", ETW_EVENT_IMAGE_LOAD,
+	  "no Image Load of libraries mapped after exec", map_entry, map_return },
+	{ "exec_mm_release", ETW_EVENT_IMAGE_UNLOAD,
+	  "no Image UnLoad of a process's images at exec", exec_entry, unload_return },
+	{ "exit_itimers", ETW_EVENT_IMAGE_UNLOAD,
+	  "no Image UnLoad of a process's images at its exit", exit_entry, unload_return },
+};
+
+static DEFINE_MUTEX(probe_lock);	/* the probes' registration */
+
+/* The calls p missed since last asked: lost for every logger taking its event. */
+static void probe_count_missed(struct image_probe *p)
 {
 	struct ntkl_logger **loggers;
 	unsigned long now, missed;
 	unsigned int i, n;
 
-	if (!map_registered)
+	if (!p->registered)
 		return;
-	now = (unsigned long)READ_ONCE(map_krp.nmissed) + READ_ONCE(map_krp.kp.nmissed);
-	missed = now - map_missed;
-	map_missed = now;
+	now = (unsigned long)READ_ONCE(p->krp.nmissed) + READ_ONCE(p->krp.kp.nmissed);
+	missed = now - p->missed;
+	p->missed = now;
 	if (!missed)
 		return;
 	preempt_disable();
 	n = ntkl_active_loggers(&loggers);
 	for (i = 0; i < n; i++)
-		if (ntkl_event_on(loggers[i], ETW_EVENT_IMAGE_LOAD))
+		if (ntkl_event_on(loggers[i], p->event))
 			atomic64_add(missed, &loggers[i]->events_lost_extra);
 	preempt_enable();
 }
 
 /* Registered, or an error: -ENOENT (no such function here) is only said. */
-static int map_register(void)
+static int probe_register(struct image_probe *p)
 {
 	int ret;
 
-	memset(&map_krp, 0, sizeof(map_krp));
-	map_krp.kp.symbol_name = "perf_event_mmap";
-	map_krp.entry_handler = map_entry;
-	map_krp.handler = map_return;
-	map_krp.data_size = sizeof(struct vm_area_struct *);
+	memset(&p->krp, 0, sizeof(p->krp));
+	p->krp.kp.symbol_name = p->symbol;
+	p->krp.entry_handler = p->entry;
+	p->krp.handler = p->ret;
+	p->krp.data_size = sizeof(void *);
 	/* each call takes one for its entry handler; only an NMI entry's keeps it */
-	map_krp.maxactive = max_t(int, 64, 4 * num_possible_cpus());
-	ret = ntkl_fault() ? -ENOMEM : register_kretprobe(&map_krp);
-	if (ret && !map_warned) {
-		pr_info("perf_event_mmap not probed (%d): no Image Load of libraries mapped after exec\n",
-			ret);
-		map_warned = true;
+	p->krp.maxactive = max_t(int, 64, 4 * num_possible_cpus());
+	ret = ntkl_fault() ? -ENOMEM : register_kretprobe(&p->krp);
+	if (ret && !p->warned) {
+		pr_info("%s not probed (%d): %s\n", p->symbol, ret, p->without);
+		p->warned = true;
 	}
-	map_registered = !ret;
-	map_missed = 0;
+	p->registered = !ret;
+	p->missed = 0;
 	return ret == -ENOENT ? 0 : ret;
 }
 
-static void map_unregister(void)
+/* Unregister the registered probes drop[] names, with one wait for their handlers. */
+static void probes_unregister(const bool *drop)
 {
-	map_count_missed();
-	unregister_kretprobe(&map_krp);
-	map_registered = false;
+	struct kretprobe *krps[ARRAY_SIZE(probes)];
+	unsigned int i, k = 0;
+
+	for (i = 0; i < ARRAY_SIZE(probes); i++) {
+		if (!drop[i] || !probes[i].registered)
+			continue;
+		probe_count_missed(&probes[i]);
+		krps[k++] = &probes[i].krp;
+		probes[i].registered = false;
+	}
+	if (k)
+		unregister_kretprobes(krps, k);
 }
 
-/* Attach before the set that wants it is seen: it finds no logger in the old one. */
+/*
+ * Attach before the set that wants them is seen: they find no logger in
+ * the old one. On failure, what this call registered is unregistered.
+ */
 static int image_attach(const struct ntkl_active_set *set)
 {
+	bool fresh[ARRAY_SIZE(probes)] = { };
+	unsigned int i;
 	int ret = 0;
 
-	mutex_lock(&map_lock);
-	if (!map_registered && loads_on(set->loggers, set->n))
-		ret = map_register();
-	mutex_unlock(&map_lock);
+	mutex_lock(&probe_lock);
+	for (i = 0; i < ARRAY_SIZE(probes) && !ret; i++) {
+		if (probes[i].registered || !event_on(set->loggers, set->n, probes[i].event))
+			continue;
+		ret = probe_register(&probes[i]);
+		fresh[i] = probes[i].registered;
+	}
+	if (ret)
+		probes_unregister(fresh);
+	mutex_unlock(&probe_lock);
 	return ret;
 }
 
-/* Detach once no logger of the set now seen takes Load. */
+/* Detach each probe once no logger of the set now seen takes its event. */
 static void image_detach(const struct ntkl_active_set *set)
 {
-	mutex_lock(&map_lock);
-	if (map_registered && !loads_on(set->loggers, set->n))
-		map_unregister();
-	else
-		map_count_missed();
-	mutex_unlock(&map_lock);
+	bool drop[ARRAY_SIZE(probes)];
+	unsigned int i;
+
+	mutex_lock(&probe_lock);
+	for (i = 0; i < ARRAY_SIZE(probes); i++) {
+		drop[i] = !event_on(set->loggers, set->n, probes[i].event);
+		if (!drop[i])
+			probe_count_missed(&probes[i]);
+	}
+	probes_unregister(drop);
+	mutex_unlock(&probe_lock);
 }
 
 static void image_flush(void)
 {
-	mutex_lock(&map_lock);
-	map_count_missed();
-	mutex_unlock(&map_lock);
+	unsigned int i;
+
+	mutex_lock(&probe_lock);
+	for (i = 0; i < ARRAY_SIZE(probes); i++)
+		probe_count_missed(&probes[i]);
+	mutex_unlock(&probe_lock);
 }
 
-static int map_init(void)
+static int probes_init(void)
 {
-	map_path_buf = __alloc_percpu(PATH_MAX, SMP_CACHE_BYTES);
-	return map_path_buf ? 0 : -ENOMEM;
+	probe_path_buf = __alloc_percpu(PATH_MAX, SMP_CACHE_BYTES);
+	return probe_path_buf ? 0 : -ENOMEM;
 }
 
-static void map_exit(void)
+static void probes_exit(void)
 {
-	mutex_lock(&map_lock);
-	if (map_registered)
-		map_unregister();
-	mutex_unlock(&map_lock);
-	free_percpu(map_path_buf);
+	bool all[ARRAY_SIZE(probes)];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(probes); i++)
+		all[i] = true;
+	mutex_lock(&probe_lock);
+	probes_unregister(all);
+	mutex_unlock(&probe_lock);
+	free_percpu(probe_path_buf);
 }
 
 #else /* !CONFIG_KRETPROBES */
@@ -665,12 +840,12 @@ static void image_flush(void)
 {
 }
 
-static int map_init(void)
+static int probes_init(void)
 {
 	return 0;
 }
 
-static void map_exit(void)
+static void probes_exit(void)
 {
 }
 
@@ -692,19 +867,19 @@ int ntkl_image_init(void)
 	if (kernel_end <= kernel_start)
 		pr_warn("kernel image not found in the symbol table: no kernel Image record\n");
 	ntkl_build_id_find_kernel();
-	ret = map_init();
+	ret = probes_init();
 	if (ret)
 		return ret;
 	ret = register_module_notifier(&module_nb);
 	if (ret)
-		map_exit();
+		probes_exit();
 	return ret;
 }
 
 void ntkl_image_exit(void)
 {
 	unregister_module_notifier(&module_nb);
-	map_exit();
+	probes_exit();
 }
 
 const struct ntkl_producer ntkl_image_producer = {
