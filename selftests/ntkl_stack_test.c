@@ -556,7 +556,7 @@ static void *parked_thread(void *arg)
 
 struct parked_view {
 	uint32_t tid;
-	unsigned long stacks, user_frames, with_ret;
+	unsigned long stacks, user_frames, with_ret, with_kernel;
 };
 
 static void view_parked(void *ctx, const struct etl_file *f, const struct etl_buffer *b,
@@ -584,15 +584,21 @@ static void view_parked(void *ctx, const struct etl_file *f, const struct etl_bu
 	v->stacks++;
 	v->user_frames += user;
 	v->with_ret += ret;
+	v->with_kernel += user < n;
 }
 
 /*
  * Whole New Thread Stacks: a thread blocked in parked_reader() and woken
- * PARKED_ROUNDS times; each CSwitch that brings it back has its user
- * frames as they were when it blocked, parked_reader()'s among them (not
- * its user IP alone, which is in raw_read()).
+ * PARKED_ROUNDS times; each CSwitch that brings it back has its kernel
+ * frames and its user frames as they were when it blocked,
+ * parked_reader()'s among them (not its user IP alone, which is in
+ * raw_read()). With FileIo on too, the thread blocks inside vfs_read(),
+ * whose return a kretprobe holds: its kernel frames cannot be walked as
+ * it switches in (the kernel's unwinder warns), so they are walked as it
+ * switches out and parked, and must be there all the same.
  */
-TEST_F_TIMEOUT(stack, new_thread_stack_has_user_frames, 180)
+static void whole_new_thread_stacks(struct __test_metadata *_metadata,
+				    FIXTURE_DATA(stack) *self, uint32_t flags)
 {
 	static const uint16_t hooks[] = { NTKL_STACK_HOOK_CSWITCH };
 	struct parked_job pj = { 0 };
@@ -604,12 +610,9 @@ TEST_F_TIMEOUT(stack, new_thread_stack_has_user_frames, 180)
 	int fds[2], i;
 	uint32_t id;
 
-#ifndef __x86_64__
-	SKIP(return, "the blocked thread's own system call is x86-64's");
-#endif
 	ASSERT_EQ(0, pipe(fds));
 	pj.fd = fds[0];
-	start_logger(_metadata, self->ctl, self->reader, "selftest stack", STACK_FLAGS, hooks,
+	start_logger(_metadata, self->ctl, self->reader, "selftest stack", flags, hooks,
 		     1, &job, &th, &id);
 	ASSERT_EQ(0, pthread_create(&reader, NULL, parked_thread, &pj));
 	for (i = 0; i < PARKED_ROUNDS; i++) {
@@ -626,13 +629,32 @@ TEST_F_TIMEOUT(stack, new_thread_stack_has_user_frames, 180)
 	pv.tid = (uint32_t)pj.tid;
 	ASSERT_EQ(0, capture_walk(&job.c, view_parked, &pv, &verdict));
 	EXPECT_EQ(0, verdict.violations) TH_LOG("first: %s", verdict.first_violation);
-	TH_LOG("thread %u: %lu CSwitch stacks, %lu user frames, %lu with parked_reader() (return 0x%llx)",
-	       pv.tid, pv.stacks, pv.user_frames, pv.with_ret, (unsigned long long)parked_ret);
+	TH_LOG("thread %u: %lu CSwitch stacks, %lu with kernel frames, %lu user frames, %lu with parked_reader() (return 0x%llx)",
+	       pv.tid, pv.stacks, pv.with_kernel, pv.user_frames, pv.with_ret,
+	       (unsigned long long)parked_ret);
 	/* most reads block (a slow kernel may write before the next read) */
 	EXPECT_GE(pv.stacks, PARKED_ROUNDS / 2);
 	/* each return but the first few (parked before the start, or not at all) */
 	EXPECT_GE(pv.with_ret * 10, pv.stacks * 9);
+	EXPECT_GE(pv.with_kernel * 10, pv.stacks * 9);
 	capture_free(&job.c);
+}
+
+TEST_F_TIMEOUT(stack, new_thread_stack_has_user_frames, 180)
+{
+#ifndef __x86_64__
+	SKIP(return, "the blocked thread's own system call is x86-64's");
+#endif
+	whole_new_thread_stacks(_metadata, self, STACK_FLAGS);
+}
+
+TEST_F_TIMEOUT(stack, new_thread_stack_whole_inside_kretprobe, 180)
+{
+#ifndef __x86_64__
+	SKIP(return, "the blocked thread's own system call is x86-64's");
+#endif
+	whole_new_thread_stacks(_metadata, self, STACK_FLAGS | EVENT_TRACE_FLAG_FILE_IO |
+				EVENT_TRACE_FLAG_FILE_IO_INIT);
 }
 
 TEST_F_TIMEOUT(stack, only_the_hooks_asked, 180)

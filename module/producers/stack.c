@@ -491,12 +491,14 @@ struct ntkl_stack *ntkl_stack_current(struct pt_regs *regs)
 
 /*
  * Has a kretprobe (FileIo's, or any tool's) replaced return addresses on
- * t's kernel stack, t switching in? The unwinder recovers them from t's
- * list of them, and warns (rethook_find_ret_addr(): WARN_ON_ONCE) when t
- * is not current and its state says running, as next's does in
- * sched_switch, though next cannot run meanwhile. Such a task's kernel
- * frames are left out of its CSwitch stack (its user frames stay): a
- * kernel warning is never the price of a stack.
+ * t's kernel stack? The unwinder recovers them from t's list of them, and
+ * warns (rethook_find_ret_addr(): WARN_ON_ONCE) when t is not current and
+ * its state says running, as next's does in sched_switch, though next
+ * cannot run meanwhile. So such a thread's kernel frames are walked as it
+ * switches out (it is current then) and parked for its switch in, which
+ * takes them rather than walk: the same frames, as it has not run since.
+ * A thread whose parked frames were lost (another took its slot) gets its
+ * user frames alone: a kernel warning is never the price of a stack.
  */
 static bool kretprobed(struct task_struct *t)
 {
@@ -525,10 +527,20 @@ struct ntkl_stack *ntkl_stack_switch(struct task_struct *prev, struct task_struc
 			ntkl_parked_put(prev, st->frames, st->n, st->user_stop, memo);
 		}
 	}
+	if (kretprobed(prev)) {
+		st = stack_begin(prev);
+		if (st) {
+			walk_kernel(st, prev, NULL);
+			ntkl_parked_put_kernel(prev, st->frames, st->n, st->truncated);
+		}
+	}
 	st = stack_begin(next);
 	if (!st)
 		return NULL;
-	if (!kretprobed(next))
+	if (kretprobed(next))
+		st->n = ntkl_parked_take_kernel(next, st->frames, ETW_STACK_MAX_FRAMES,
+						&st->truncated);
+	else
 		walk_kernel(st, next, NULL);
 	uregs = user_regs_of(next);
 	if (!uregs || !user_mode(uregs))

@@ -28,6 +28,10 @@
  * one of two places (pingpong: blocked in read, preempted after the
  * write that woke its peer), and a check of its words costs a fraction
  * of a walk by the unwind tables (docs/performance.md).
+ *
+ * Kernel frames are parked too, in a table of their own, for the threads
+ * whose kernel stack cannot be walked at their switch in (a kretprobe's
+ * return address on it: ntkl_stack_switch()).
  */
 #include <linux/atomic.h>
 #include <linux/hash.h>
@@ -63,13 +67,36 @@ struct parked {
 	struct ntkl_unwind_memo memo[PARKED_MEMOS];
 };
 
+/*
+ * Kernel frames, parked only for a thread switched out inside a function
+ * a kretprobe holds the return of (stack.c says why): few threads, so a
+ * table of single slots, a thread's chosen by its task_struct's address,
+ * the last to park there keeping it. The same seq protocol as above.
+ */
+#define KPARKED_BITS	9		/* 512 slots: 200 KiB */
+
+struct parked_kernel {
+	atomic_t seq;
+	u32 tid;
+	u32 n;
+	bool truncated;			/* more kernel frames than it keeps */
+	const struct task_struct *task;
+	unsigned long switches;
+	u64 frames[NTKL_PARKED_KERNEL_FRAMES];
+};
+
+struct parked_store {
+	struct parked user[1u << PARKED_BITS];
+	struct parked_kernel kernel[1u << KPARKED_BITS];
+};
+
 /* Made by the first logger that walks CSwitch, kept until unload. */
-static struct parked *parked;
+static struct parked_store *parked;
 static DEFINE_MUTEX(parked_lock);
 
 int ntkl_parked_prepare(void)
 {
-	struct parked *table;
+	struct parked_store *table;
 	int ret = 0;
 
 	/* made already: seen with its contents (the release below) */
@@ -77,8 +104,7 @@ int ntkl_parked_prepare(void)
 		return 0;
 	mutex_lock(&parked_lock);
 	if (!parked) {
-		table = ntkl_fault() ? NULL :
-			kvcalloc(1u << PARKED_BITS, sizeof(*table), GFP_KERNEL);
+		table = ntkl_fault() ? NULL : kvzalloc(sizeof(*table), GFP_KERNEL);
 		if (!table)
 			ret = -ENOMEM;
 		else	/* the zeroed slots before the pointer a probe may read */
@@ -103,9 +129,9 @@ static __always_inline unsigned long switches_of(const struct task_struct *t)
 static __always_inline struct parked *set_of(const struct task_struct *t)
 {
 	/* pairs with the release of ntkl_parked_prepare() */
-	struct parked *table = smp_load_acquire(&parked);
+	struct parked_store *table = smp_load_acquire(&parked);
 
-	return table ? &table[hash_ptr(t, SET_BITS) * PARKED_WAYS] : NULL;
+	return table ? &table->user[hash_ptr(t, SET_BITS) * PARKED_WAYS] : NULL;
 }
 
 /* t's slot in its set if one holds it, else the slot parked longer ago */
@@ -242,4 +268,53 @@ u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *t
 			return n;
 	}
 	return 0;
+}
+
+static __always_inline struct parked_kernel *kernel_slot_of(const struct task_struct *t)
+{
+	/* pairs with the release of ntkl_parked_prepare() */
+	struct parked_store *table = smp_load_acquire(&parked);
+
+	return table ? &table->kernel[hash_ptr(t, KPARKED_BITS)] : NULL;
+}
+
+void ntkl_parked_put_kernel(const struct task_struct *t, const u64 *frames, u32 n,
+			    bool truncated)
+{
+	struct parked_kernel *s = kernel_slot_of(t);
+	int seq;
+
+	if (!s)
+		return;
+	seq = atomic_read(&s->seq);
+	/* a full barrier: the writes below are not seen before the odd seq */
+	if ((seq & 1) || atomic_cmpxchg(&s->seq, seq, seq + 1) != seq)
+		return;
+	s->task = t;
+	s->tid = t->pid;
+	s->switches = switches_of(t);
+	s->truncated = truncated || n > NTKL_PARKED_KERNEL_FRAMES;
+	s->n = min_t(u32, n, NTKL_PARKED_KERNEL_FRAMES);
+	memcpy(s->frames, frames, s->n * sizeof(*frames));
+	atomic_set_release(&s->seq, seq + 2);
+}
+
+u32 ntkl_parked_take_kernel(const struct task_struct *t, u64 *frames, u32 room, bool *truncated)
+{
+	struct parked_kernel *s = kernel_slot_of(t);
+	int seq;
+	u32 n;
+
+	if (!s)
+		return 0;
+	seq = atomic_read_acquire(&s->seq);
+	if ((seq & 1) || READ_ONCE(s->task) != t || READ_ONCE(s->tid) != t->pid ||
+	    READ_ONCE(s->switches) != switches_of(t))
+		return 0;
+	n = min(READ_ONCE(s->n), room);
+	*truncated = READ_ONCE(s->truncated) || n < READ_ONCE(s->n);
+	memcpy(frames, s->frames, n * sizeof(*frames));
+	/* the copy, then the check that no writer came meanwhile */
+	smp_rmb();
+	return atomic_read(&s->seq) == seq ? n : 0;
 }

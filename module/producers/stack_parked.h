@@ -5,7 +5,9 @@
  * runs no user code, so they are its user stack then too, and that
  * CSwitch's New Thread Stack can be whole: its kernel frames, walked
  * from its saved context, and these user frames, which could not be
- * walked then (its address space is not the current one).
+ * walked then (its address space is not the current one). Kernel frames
+ * are parked likewise for a thread whose kernel stack cannot be walked at
+ * its switch in (below).
  */
 #ifndef _NTKL_STACK_PARKED_H
 #define _NTKL_STACK_PARKED_H
@@ -49,5 +51,19 @@ bool ntkl_parked_again(const struct task_struct *t, const struct pt_regs *regs);
  */
 u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *truncated,
 		     s8 *stop);
+
+/*
+ * Kernel frames parked: at the switch that takes t (current) off its
+ * CPU, its kernel frames (truncated: there were more), for the switch in
+ * that cannot walk them (ntkl_stack_switch() says why); lock-free as put
+ * is. Take gives them back at that switch in (up to room; *truncated:
+ * more than were kept or fit), 0 if t did not park them at its last
+ * switch out or another thread took its slot since.
+ */
+#define NTKL_PARKED_KERNEL_FRAMES	48
+
+void ntkl_parked_put_kernel(const struct task_struct *t, const u64 *frames, u32 n,
+			    bool truncated);
+u32 ntkl_parked_take_kernel(const struct task_struct *t, u64 *frames, u32 room, bool *truncated);
 
 #endif /* _NTKL_STACK_PARKED_H */
