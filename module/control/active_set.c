@@ -41,6 +41,32 @@ void ntkl_active_exit(void)
 	none = NULL;
 }
 
+/* A logger as it is now, for a set it stays the same in. */
+static struct ntkl_set_view view_of(const struct ntkl_logger *lg)
+{
+	struct ntkl_set_view v = { .groups = lg->groups, .stack_walks = lg->stack_walks };
+
+	return v;
+}
+
+/*
+ * The change, to the logger the probes read: each mask word and the walks
+ * are read without a lock, one at a time, as they are written. A probe may
+ * meet the new masks under the old set for the moment until the new set
+ * is seen: every producer attached for them already, and a probe finds
+ * its loggers through the set, so it writes at most what the new set has
+ * it write.
+ */
+static void apply_change(const struct ntkl_logger_change *change)
+{
+	struct ntkl_logger *lg = change->lg;
+	unsigned int i;
+
+	for (i = 0; i < PERF_NUM_MASKS; i++)
+		WRITE_ONCE(lg->groups.masks[i], change->to.groups.masks[i]);
+	WRITE_ONCE(lg->stack_walks, change->to.stack_walks);
+}
+
 /*
  * Publish the loggers that accept events, again whenever one's group masks
  * change, in the one order no producer decides (producers/producer.h):
@@ -49,16 +75,20 @@ void ntkl_active_exit(void)
  * producer detaches what the new one does not need. Called with the table
  * mutex held; once it returns no probe sees a logger left out of the new
  * set. Fails, with every logger and producer as before, if memory runs
- * out or a producer cannot attach: undo (if not NULL) first puts back
- * what the caller changed in a running logger (its group masks), so that
- * the producers detach what the set in use, as it was, does not need.
- * shrink (a STOP: a logger leaves, none joins or changes) cannot fail, as
- * nothing is attached for it and its set is allocated with __GFP_NOFAIL.
+ * out or a producer cannot attach: the producers then detach what the
+ * set in use does not need. A change to a running logger (change: its
+ * group masks, its stack walks, as UPDATE and SET_STACK_TRACING ask) is
+ * in the new set's view of it, which the producers attach for, and
+ * reaches the logger itself, which the probes read, only once they all
+ * did: until then probes record what they recorded before. shrink (a
+ * STOP: a logger leaves, none joins or changes) cannot fail, as nothing
+ * is attached for it and its set is allocated with __GFP_NOFAIL.
  */
 int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n, bool shrink,
-			void (*undo)(void *ctx), void *ctx)
+			const struct ntkl_logger_change *change)
 {
 	struct ntkl_active_set *set = NULL, *old, *in_use;
+	unsigned int i;
 	int ret;
 
 	old = rcu_dereference_protected(ntkl_active, true);
@@ -66,13 +96,13 @@ int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n, bool shrin
 	if (n) {
 		set = shrink || !ntkl_fault() ?
 		      kzalloc(set_bytes(), GFP_KERNEL | (shrink ? __GFP_NOFAIL : 0)) : NULL;
-		if (!set) {
-			if (undo)
-				undo(ctx);
+		if (!set)
 			return -ENOMEM;
-		}
 		set->n = n;
 		memcpy(set->loggers, loggers, n * sizeof(*loggers));
+		for (i = 0; i < n; i++)
+			set->view[i] = change && loggers[i] == change->lg ? change->to :
+				       view_of(loggers[i]);
 	} else {
 		/* the table mutex: no other publish uses it; never published */
 		memset(none, 0, set_bytes());
@@ -81,12 +111,12 @@ int ntkl_probes_publish(struct ntkl_logger **loggers, unsigned int n, bool shrin
 	if (ret) {
 		WARN_ON_ONCE(shrink);
 		kfree(set);
-		if (undo)
-			undo(ctx);
 		/* what the producers before the one that failed attached goes */
 		ntkl_producers_detach(in_use);
 		return ret;
 	}
+	if (change)
+		apply_change(change);
 	ntkl_producers_publish(set ? set : none);
 	/* what producers hold back goes to the loggers it was made for */
 	ntkl_producers_flush();

@@ -52,7 +52,7 @@ void ntkl_logger_put(struct ntkl_logger *lg)
  * fail); undo puts back what the caller changed in a running logger
  * before the producers settle, if publishing fails (active_set.c).
  */
-static int publish_locked(bool shrink, void (*undo)(void *ctx), void *ctx)
+static int publish_locked(bool shrink, const struct ntkl_logger_change *change)
 {
 	struct ntkl_logger *running[NTKL_MAX_LOGGERS];
 	unsigned int i, n = 0;
@@ -60,7 +60,7 @@ static int publish_locked(bool shrink, void (*undo)(void *ctx), void *ctx)
 	for (i = 0; i < NTKL_MAX_LOGGERS; i++)
 		if (table[i] && table[i]->status == NTKL_STATUS_RUNNING)
 			running[n++] = table[i];
-	return ntkl_probes_publish(running, n, shrink, undo, ctx);
+	return ntkl_probes_publish(running, n, shrink, change);
 }
 
 /* Does a logger on the QPC clock run? (Then QPC must not be re-anchored.) */
@@ -106,15 +106,6 @@ static void groups_from(struct perfinfo_groupmask *gm, const struct ntkl_propert
 {
 	memcpy(gm->masks, p->group_masks, sizeof(gm->masks));
 	etw_groups_add_enable_flags(gm, p->enable_flags);
-}
-
-static void groups_store(struct ntkl_logger *lg, const struct perfinfo_groupmask *gm)
-{
-	unsigned int i;
-
-	/* probes read each mask word without a lock */
-	for (i = 0; i < PERF_NUM_MASKS; i++)
-		WRITE_ONCE(lg->groups.masks[i], gm->masks[i]);
 }
 
 /* The out fields of struct ntkl_properties: zero on input. */
@@ -301,7 +292,7 @@ static int logger_start(const struct file *file, struct ntkl_properties *p)
 	lg->status = NTKL_STATUS_RUNNING;
 	table[slot] = lg;
 
-	ret = publish_locked(false, NULL, NULL);
+	ret = publish_locked(false, NULL);
 	if (ret) {
 		table[slot] = NULL;
 		ntkl_logger_put(lg);
@@ -331,7 +322,7 @@ static void stop_locked(struct ntkl_logger *lg)
 	 * reads lg, and the table's reference may go. Were it to fail, the
 	 * set in use would still name lg: keep it rather than free it.
 	 */
-	if (WARN_ON_ONCE(publish_locked(true, NULL, NULL)))
+	if (WARN_ON_ONCE(publish_locked(true, NULL)))
 		kref_get(&lg->ref);
 	cancel_delayed_work_sync(&lg->flush_work);
 	WRITE_ONCE(lg->accept, 0);
@@ -369,32 +360,6 @@ void ntkl_logger_stop_all(void)
 	mutex_unlock(&table_lock);
 }
 
-/* What UPDATE changed in a running logger, put back if publishing fails. */
-struct groups_undo {
-	struct ntkl_logger *lg;
-	struct perfinfo_groupmask old;
-};
-
-static void undo_groups(void *ctx)
-{
-	struct groups_undo *u = ctx;
-
-	groups_store(u->lg, &u->old);
-}
-
-/* ... and what SET_STACK_TRACING changed. */
-struct walks_undo {
-	struct ntkl_logger *lg;
-	u32 old;
-};
-
-static void undo_walks(void *ctx)
-{
-	struct walks_undo *u = ctx;
-
-	WRITE_ONCE(u->lg->stack_walks, u->old);
-}
-
 static int logger_update(struct ntkl_logger *lg, struct ntkl_properties *p)
 {
 	struct perfinfo_groupmask gm;
@@ -414,12 +379,13 @@ static int logger_update(struct ntkl_logger *lg, struct ntkl_properties *p)
 
 	groups_from(&gm, p);
 	if (memcmp(&gm, &lg->groups, sizeof(gm))) {
-		struct groups_undo undo = { lg, lg->groups };
+		struct ntkl_logger_change change = {
+			lg, { .groups = gm, .stack_walks = lg->stack_walks }
+		};
 		int ret;
 
-		/* the probes' set says who takes which switch events: renew it */
-		groups_store(lg, &gm);
-		ret = publish_locked(false, undo_groups, &undo);
+		/* the masks reach the logger once the set for them is ready */
+		ret = publish_locked(false, &change);
 		if (ret)
 			return ret;
 	}
@@ -550,13 +516,15 @@ int ntkl_logger_set_stack_tracing(const struct ntkl_stack_tracing *st, const u16
 	mutex_lock(&table_lock);
 	lg = find_named_locked(st->logger_name, st->logger_id);
 	ret = lg ? ntkl_may_manage(lg) : -ENOENT;
-	if (!ret) {
-		struct walks_undo undo = { lg, lg->stack_walks };
+	if (!ret && lg->status == NTKL_STATUS_RUNNING && bits != lg->stack_walks) {
+		struct ntkl_logger_change change = {
+			lg, { .groups = lg->groups, .stack_walks = bits }
+		};
 
-		WRITE_ONCE(lg->stack_walks, bits);
 		/* what the producers prepare for a walk (CSwitch's parked stacks) */
-		if (lg->status == NTKL_STATUS_RUNNING && bits != undo.old)
-			ret = publish_locked(false, undo_walks, &undo);
+		ret = publish_locked(false, &change);
+	} else if (!ret) {
+		WRITE_ONCE(lg->stack_walks, bits);
 	}
 	mutex_unlock(&table_lock);
 	return ret;

@@ -529,7 +529,7 @@ static bool set_switches(const struct ntkl_active_set *set)
 	unsigned int i;
 
 	for (i = 0; i < set->n; i++)
-		if (wants_cswitch(set->loggers[i]) || wants_compact(set->loggers[i]))
+		if (ntkl_set_event_on(set, i, ETW_EVENT_CSWITCH))	/* either form */
 			return true;
 	return false;
 }

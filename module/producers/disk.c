@@ -390,8 +390,8 @@ static bool set_disk(const struct ntkl_active_set *set)
 	unsigned int i;
 
 	for (i = 0; i < set->n; i++)
-		if (ntkl_event_on(set->loggers[i], ETW_EVENT_DISKIO_READ) ||
-		    ntkl_event_on(set->loggers[i], ETW_EVENT_DISKIO_READ_INIT))
+		if (ntkl_set_event_on(set, i, ETW_EVENT_DISKIO_READ) ||
+		    ntkl_set_event_on(set, i, ETW_EVENT_DISKIO_READ_INIT))
 			return true;
 	return false;
 }

@@ -368,9 +368,9 @@ static unsigned int dpc_groups(const struct ntkl_active_set *set)
 	unsigned int i, groups = 0;
 
 	for (i = 0; i < set->n; i++) {
-		if (ntkl_event_on(set->loggers[i], ETW_EVENT_ISR))
+		if (ntkl_set_event_on(set, i, ETW_EVENT_ISR))
 			groups |= BIT(DPC_TP_ISR);
-		if (ntkl_event_on(set->loggers[i], ETW_EVENT_DPC))
+		if (ntkl_set_event_on(set, i, ETW_EVENT_DPC))
 			groups |= BIT(DPC_TP_DPC);
 	}
 	return groups;

@@ -945,12 +945,13 @@ static unsigned int set_wants(const struct ntkl_active_set *set)
 	unsigned int i, groups = 0;
 
 	for (i = 0; i < set->n; i++) {
-		const struct ntkl_logger *lg = set->loggers[i];
+		bool ops = ntkl_set_event_on(set, i, ETW_EVENT_FILEIO_CREATE) ||
+			   ntkl_set_event_on(set, i, ETW_EVENT_FILEIO_OP_END);
 
-		if (fio_any_on(lg))
+		/* names: as fio_any_on() */
+		if (ops || ntkl_set_event_on(set, i, ETW_EVENT_FILEIO_NAME))
 			groups |= FIO_NAMES;
-		if (ntkl_event_on(lg, ETW_EVENT_FILEIO_CREATE) ||
-		    ntkl_event_on(lg, ETW_EVENT_FILEIO_OP_END))
+		if (ops)
 			groups |= FIO_OPS;
 	}
 	return groups;

@@ -380,7 +380,7 @@ static bool set_faults(const struct ntkl_active_set *set)
 	unsigned int i;
 
 	for (i = 0; i < set->n; i++)
-		if (ntkl_event_on(set->loggers[i], ETW_EVENT_HARD_FAULT))
+		if (ntkl_set_event_on(set, i, ETW_EVENT_HARD_FAULT))
 			return true;
 	return false;
 }

@@ -460,6 +460,17 @@ static bool event_on(struct ntkl_logger *const *loggers, unsigned int n, enum et
 	return false;
 }
 
+/* Does a logger of the set, as the set has it, take event id? For attach and detach. */
+static bool set_event_on(const struct ntkl_active_set *set, enum etw_event_id id)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++)
+		if (ntkl_set_event_on(set, i, id))
+			return true;
+	return false;
+}
+
 /* A mapping of a file with code, made by the process itself, not by exec. */
 static bool map_has_code(const struct vm_area_struct *vma)
 {
@@ -682,6 +693,7 @@ struct image_probe {
 	kretprobe_handler_t entry, ret;
 	struct kretprobe krp;
 	bool registered, warned;
+	bool absent;			/* this kernel has no such function */
 	unsigned long missed;		/* nmissed already counted lost */
 };
 
@@ -730,13 +742,19 @@ static int probe_register(struct image_probe *p)
 	p->krp.data_size = sizeof(void *);
 	/* each call takes one for its entry handler; only an NMI entry's keeps it */
 	p->krp.maxactive = max_t(int, 64, 4 * num_possible_cpus());
-	ret = ntkl_fault() ? -ENOMEM : register_kretprobe(&p->krp);
-	if (ret && !p->warned) {
-		pr_info("%s not probed (%d): %s\n", p->symbol, ret, p->without);
+	ret = ntkl_fault_probe() ?: register_kretprobe(&p->krp);
+	/* an error fails the call; an absent function is said once here */
+	if (ret == -ENOENT && !p->warned) {
+		pr_info("%s not probed (absent): %s\n", p->symbol, p->without);
 		p->warned = true;
 	}
 	p->registered = !ret;
 	p->missed = 0;
+	/* and to each logger taking its event (absent_hooks, uapi/ntkl.h) */
+	if (p->absent != (ret == -ENOENT)) {
+		p->absent = ret == -ENOENT;
+		ntkl_event_absent(p->event, p->absent);
+	}
 	return ret == -ENOENT ? 0 : ret;
 }
 
@@ -769,7 +787,7 @@ static int image_attach(const struct ntkl_active_set *set)
 
 	mutex_lock(&probe_lock);
 	for (i = 0; i < ARRAY_SIZE(probes) && !ret; i++) {
-		if (probes[i].registered || !event_on(set->loggers, set->n, probes[i].event))
+		if (probes[i].registered || !set_event_on(set, probes[i].event))
 			continue;
 		ret = probe_register(&probes[i]);
 		fresh[i] = probes[i].registered;
@@ -788,7 +806,7 @@ static void image_detach(const struct ntkl_active_set *set)
 
 	mutex_lock(&probe_lock);
 	for (i = 0; i < ARRAY_SIZE(probes); i++) {
-		drop[i] = !event_on(set->loggers, set->n, probes[i].event);
+		drop[i] = !set_event_on(set, probes[i].event);
 		if (!drop[i])
 			probe_count_missed(&probes[i]);
 	}

@@ -23,12 +23,15 @@
  *
  *   attach   first, each producer in list order: attach what the new
  *            set's loggers need and is not attached (probes, perf events,
- *            a store their probes use). Process context, may sleep. On
- *            failure the producer undoes what this call of it attached
- *            and returns the error; control then puts back what the
- *            call changed in a running logger (its group masks), has
- *            every producer detach what the set in use does not need,
- *            keeps that set, and the START or UPDATE fails with the error.
+ *            a store their probes use), as the set has them: their group
+ *            masks and stack walks in the set's view (ntkl_set_event_on(),
+ *            control/active_set.h), not the loggers' own, which a call
+ *            changes only once every attach succeeded. Process context,
+ *            may sleep. On failure the producer undoes what this call of
+ *            it attached and returns the error; control then has every
+ *            producer detach what the set in use does not need, keeps
+ *            that set, and the call fails with the error, no probe having
+ *            seen the change it asked for.
  *            Attaching before the set is seen is harmless: the probes
  *            find no logger in the old set to write to. A shrinking set
  *            (a STOP) needs nothing new: its attach does nothing and
@@ -42,8 +45,9 @@
  *            process context; cannot fail.
  *   detach   the new set is the one every probe sees and no probe still
  *            reads the old one (RCU): let go of what the set does not
- *            need. Also the undo of a failed attach (with the set in
- *            use). Process context, may sleep; cannot fail.
+ *            need (as the set's view has it, as attach). Also the undo of
+ *            a failed attach (with the set in use). Process context, may
+ *            sleep; cannot fail.
  *   flush    write out whatever the producer holds back (CompCS batches)
  *            to the loggers running now: before FLUSH and the flush timer
  *            close the buffers, and before the set of loggers changes.

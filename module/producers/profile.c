@@ -208,7 +208,7 @@ static unsigned int set_profiles(const struct ntkl_active_set *set)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < set->n; i++)
-		if (ntkl_event_on(set->loggers[i], ETW_EVENT_SAMPLED_PROFILE))
+		if (ntkl_set_event_on(set, i, ETW_EVENT_SAMPLED_PROFILE))
 			n++;
 	return n;
 }

@@ -69,7 +69,7 @@ static int ready_thread_attach(const struct ntkl_active_set *set)
 	unsigned int i;
 
 	for (i = 0; i < set->n; i++)
-		if (ntkl_event_on(set->loggers[i], ETW_EVENT_READY_THREAD))
+		if (ntkl_set_event_on(set, i, ETW_EVENT_READY_THREAD))
 			return ntkl_tp_set(&ntkl_ready_thread_producer, READY_TP_WAKING, true,
 					   NULL);
 	return 0;
@@ -81,7 +81,7 @@ static void ready_thread_detach(const struct ntkl_active_set *set)
 	unsigned int i;
 
 	for (i = 0; i < set->n; i++)
-		if (ntkl_event_on(set->loggers[i], ETW_EVENT_READY_THREAD))
+		if (ntkl_set_event_on(set, i, ETW_EVENT_READY_THREAD))
 			return;
 	ntkl_tp_set(&ntkl_ready_thread_producer, READY_TP_WAKING, false, NULL);
 }

@@ -569,7 +569,7 @@ static int stack_attach(const struct ntkl_active_set *set)
 	unsigned int i;
 
 	for (i = 0; i < set->n; i++)
-		if (ntkl_stack_on(set->loggers[i], NTKL_WALK_CSWITCH))
+		if (ntkl_set_stack_walks(set, i) & BIT(NTKL_WALK_CSWITCH))
 			return ntkl_parked_prepare();
 	return 0;
 }

@@ -14,7 +14,7 @@ static bool set_unwinds(const struct ntkl_active_set *set)
 	unsigned int i;
 
 	for (i = 0; i < set->n; i++)
-		if (READ_ONCE(set->loggers[i]->stack_walks) &&
+		if (ntkl_set_stack_walks(set, i) &&
 		    !(set->loggers[i]->options & NTKL_LOGGER_OPT_FRAME_POINTERS))
 			return true;
 	return false;
