@@ -531,7 +531,7 @@ struct ntkl_stack *ntkl_stack_switch(struct task_struct *prev, struct task_struc
 		st = stack_begin(prev);
 		if (st) {
 			walk_kernel(st, prev, NULL);
-			ntkl_parked_put_kernel(prev, st->frames, st->n, st->truncated);
+			ntkl_parked_put_kernel(prev, st->frames, st->n);
 		}
 	}
 	st = stack_begin(next);

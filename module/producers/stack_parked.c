@@ -70,24 +70,14 @@ struct parked {
 /*
  * Kernel frames, parked only for a thread switched out inside a function
  * a kretprobe holds the return of (stack.c says why): few threads, so a
- * table of single slots, a thread's chosen by its task_struct's address,
- * the last to park there keeping it. The same seq protocol as above.
+ * smaller table of sets alike, its slots' memos unused.
  */
-#define KPARKED_BITS	9		/* 512 slots: 200 KiB */
-
-struct parked_kernel {
-	atomic_t seq;
-	u32 tid;
-	u32 n;
-	bool truncated;			/* more kernel frames than it keeps */
-	const struct task_struct *task;
-	unsigned long switches;
-	u64 frames[NTKL_PARKED_KERNEL_FRAMES];
-};
+#define KPARKED_BITS	8		/* 256 slots: 256 KiB */
+#define KSET_BITS	(KPARKED_BITS - 1)
 
 struct parked_store {
 	struct parked user[1u << PARKED_BITS];
-	struct parked_kernel kernel[1u << KPARKED_BITS];
+	struct parked kernel[1u << KPARKED_BITS];
 };
 
 /* Made by the first logger that walks CSwitch, kept until unload. */
@@ -126,12 +116,17 @@ static __always_inline unsigned long switches_of(const struct task_struct *t)
 	return READ_ONCE(t->nvcsw) + READ_ONCE(t->nivcsw);
 }
 
-static __always_inline struct parked *set_of(const struct task_struct *t)
+/* t's set of slots in the user (kernel false) or the kernel table */
+static __always_inline struct parked *set_of(const struct task_struct *t, bool kernel)
 {
 	/* pairs with the release of ntkl_parked_prepare() */
 	struct parked_store *table = smp_load_acquire(&parked);
 
-	return table ? &table->user[hash_ptr(t, SET_BITS) * PARKED_WAYS] : NULL;
+	if (!table)
+		return NULL;
+	if (kernel)
+		return &table->kernel[hash_ptr(t, KSET_BITS) * PARKED_WAYS];
+	return &table->user[hash_ptr(t, SET_BITS) * PARKED_WAYS];
 }
 
 /* t's slot in its set if one holds it, else the slot parked longer ago */
@@ -170,10 +165,10 @@ static void put_memo(struct parked *s, const struct ntkl_unwind_memo *memo, bool
 	s->memo_last = i;
 }
 
-void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n, s8 stop,
-		     const struct ntkl_unwind_memo *memo)
+static void put_in(struct parked *set, const struct task_struct *t, const u64 *frames, u32 n,
+		   s8 stop, const struct ntkl_unwind_memo *memo)
 {
-	struct parked *set = set_of(t), *s;
+	struct parked *s;
 	bool fresh;
 	int seq;
 
@@ -197,9 +192,15 @@ void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n, s8 s
 	atomic_set_release(&s->seq, seq + 2);
 }
 
+void ntkl_parked_put(const struct task_struct *t, const u64 *frames, u32 n, s8 stop,
+		     const struct ntkl_unwind_memo *memo)
+{
+	put_in(set_of(t, false), t, frames, n, stop, memo);
+}
+
 bool ntkl_parked_again(const struct task_struct *t, const struct pt_regs *regs)
 {
-	struct parked *set = set_of(t), *s;
+	struct parked *set = set_of(t, false), *s;
 	unsigned int m;
 	int seq;
 
@@ -252,10 +253,9 @@ static u32 take_slot(struct parked *s, const struct task_struct *t, u64 *frames,
 	return atomic_read(&s->seq) == seq ? n : 0;
 }
 
-u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *truncated,
-		     s8 *stop)
+static u32 take_from(struct parked *set, const struct task_struct *t, u64 *frames, u32 room,
+		     bool *truncated, s8 *stop)
 {
-	struct parked *set = set_of(t);
 	unsigned int w;
 	u32 n;
 
@@ -270,51 +270,20 @@ u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *t
 	return 0;
 }
 
-static __always_inline struct parked_kernel *kernel_slot_of(const struct task_struct *t)
+u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *truncated,
+		     s8 *stop)
 {
-	/* pairs with the release of ntkl_parked_prepare() */
-	struct parked_store *table = smp_load_acquire(&parked);
-
-	return table ? &table->kernel[hash_ptr(t, KPARKED_BITS)] : NULL;
+	return take_from(set_of(t, false), t, frames, room, truncated, stop);
 }
 
-void ntkl_parked_put_kernel(const struct task_struct *t, const u64 *frames, u32 n,
-			    bool truncated)
+void ntkl_parked_put_kernel(const struct task_struct *t, const u64 *frames, u32 n)
 {
-	struct parked_kernel *s = kernel_slot_of(t);
-	int seq;
-
-	if (!s)
-		return;
-	seq = atomic_read(&s->seq);
-	/* a full barrier: the writes below are not seen before the odd seq */
-	if ((seq & 1) || atomic_cmpxchg(&s->seq, seq, seq + 1) != seq)
-		return;
-	s->task = t;
-	s->tid = t->pid;
-	s->switches = switches_of(t);
-	s->truncated = truncated || n > NTKL_PARKED_KERNEL_FRAMES;
-	s->n = min_t(u32, n, NTKL_PARKED_KERNEL_FRAMES);
-	memcpy(s->frames, frames, s->n * sizeof(*frames));
-	atomic_set_release(&s->seq, seq + 2);
+	put_in(set_of(t, true), t, frames, n, NTKL_USTOP_END, NULL);
 }
 
 u32 ntkl_parked_take_kernel(const struct task_struct *t, u64 *frames, u32 room, bool *truncated)
 {
-	struct parked_kernel *s = kernel_slot_of(t);
-	int seq;
-	u32 n;
+	s8 stop;
 
-	if (!s)
-		return 0;
-	seq = atomic_read_acquire(&s->seq);
-	if ((seq & 1) || READ_ONCE(s->task) != t || READ_ONCE(s->tid) != t->pid ||
-	    READ_ONCE(s->switches) != switches_of(t))
-		return 0;
-	n = min(READ_ONCE(s->n), room);
-	*truncated = READ_ONCE(s->truncated) || n < READ_ONCE(s->n);
-	memcpy(frames, s->frames, n * sizeof(*frames));
-	/* the copy, then the check that no writer came meanwhile */
-	smp_rmb();
-	return atomic_read(&s->seq) == seq ? n : 0;
+	return take_from(set_of(t, true), t, frames, room, truncated, &stop);
 }

@@ -53,17 +53,14 @@ u32 ntkl_parked_take(const struct task_struct *t, u64 *frames, u32 room, bool *t
 		     s8 *stop);
 
 /*
- * Kernel frames parked: at the switch that takes t (current) off its
- * CPU, its kernel frames (truncated: there were more), for the switch in
- * that cannot walk them (ntkl_stack_switch() says why); lock-free as put
- * is. Take gives them back at that switch in (up to room; *truncated:
- * more than were kept or fit), 0 if t did not park them at its last
- * switch out or another thread took its slot since.
+ * Kernel frames parked, in a table of their own: at the switch that takes
+ * t (current) off its CPU, its kernel frames, for the switch in that
+ * cannot walk them (ntkl_stack_switch() says why); lock-free as put is.
+ * Take gives them back at that switch in (up to room; *truncated: more
+ * than were kept or fit), 0 if t did not park them at its last switch
+ * out or other threads took its slots since.
  */
-#define NTKL_PARKED_KERNEL_FRAMES	48
-
-void ntkl_parked_put_kernel(const struct task_struct *t, const u64 *frames, u32 n,
-			    bool truncated);
+void ntkl_parked_put_kernel(const struct task_struct *t, const u64 *frames, u32 n);
 u32 ntkl_parked_take_kernel(const struct task_struct *t, u64 *frames, u32 room, bool *truncated);
 
 #endif /* _NTKL_STACK_PARKED_H */
