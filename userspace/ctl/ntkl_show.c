@@ -127,7 +127,7 @@ static uint32_t absent_count(const struct ntkl_properties *p)
 	return p->absent_count;
 }
 
-/* "File/Read, File/Create": the absent events named, and how many more */
+/* "FileIo/Read, FileIo/Create": the absent events named, and how many more */
 static const char *absent_str(const struct ntkl_properties *p, char *buf, size_t size)
 {
 	uint32_t i, n = absent_count(p);

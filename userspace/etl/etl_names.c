@@ -7,7 +7,9 @@
  * 2 UnLoad, 3 DCStart, 4 DCEnd; Thread_V2_TypeGroup1 1-4, CSwitch 36,
  * ReadyThread 50; PerfInfo: 46, 51, 52, 66-69; SystemConfig: the
  * EVENT_TRACE_TYPE_CONFIG_* types), group 0's from
- * shared/docs/etl-format.md §3.
+ * shared/docs/etl-format.md §3. Groups are named by their MOF classes
+ * where those differ from the group's name (FileIo, PageFault, ALPC), as
+ * WPA, TraceEvent and dissect.etl name the events.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,9 +23,9 @@
 static const char *const group_names[ETW_MAX_KERNEL_GROUPS] = {
 	[ETW_GROUP_HEADER]	= "EventTrace",
 	[ETW_GROUP_IO]		= "DiskIo",
-	[ETW_GROUP_MEMORY]	= "Memory",
+	[ETW_GROUP_MEMORY]	= "PageFault",	/* PageFault_V2's events */
 	[ETW_GROUP_PROCESS]	= "Process",
-	[ETW_GROUP_FILE]	= "File",
+	[ETW_GROUP_FILE]	= "FileIo",	/* FileIo's, not File */
 	[ETW_GROUP_THREAD]	= "Thread",
 	[ETW_GROUP_TCPIP]	= "TcpIp",
 	[ETW_GROUP_JOB]		= "Job",
@@ -45,7 +47,7 @@ static const char *const group_names[ETW_MAX_KERNEL_GROUPS] = {
 	[ETW_GROUP_CRITSEC]	= "CritSec",
 	[ETW_GROUP_STACKWALK]	= "StackWalk",
 	[ETW_GROUP_UMS]		= "Ums",
-	[ETW_GROUP_ALPC]	= "Alpc",
+	[ETW_GROUP_ALPC]	= "ALPC",
 	[ETW_GROUP_SPLITIO]	= "SplitIo",
 	[ETW_GROUP_THREAD_POOL]	= "ThreadPool",
 	[ETW_GROUP_HYPERVISOR]	= "Hypervisor",

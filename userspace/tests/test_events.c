@@ -206,6 +206,9 @@ static void test_names(void)
 	CHECK_STR(etl_hook_label(0x0F2E, buf, sizeof(buf)), "PerfInfo/SampleProf");
 	CHECK_STR(etl_hook_label(0x0B0A, buf, sizeof(buf)), "SystemConfig/CPU");
 	CHECK_STR(etl_hook_label(0x1820, buf, sizeof(buf)), "StackWalk/Stack");
+	/* the MOF classes' names, as WPA, TraceEvent and dissect.etl have them */
+	CHECK_STR(etl_hook_label(0x0443, buf, sizeof(buf)), "FileIo/Read");
+	CHECK_STR(etl_hook_label(0x0220, buf, sizeof(buf)), "PageFault/HardFault");
 	CHECK_STR(etl_hook_label(0x0599, buf, sizeof(buf)), "Thread/0x99");
 	test_end();
 }

@@ -149,11 +149,11 @@ static void test_absent(void)
 	out = open_memstream(&text, &len);
 	CHECK_EQ(ntkl_show_absent(out, "start", &p), 2);
 	fclose(out);
-	CHECK_HAS(text, "ntkl start: warning: this kernel cannot give every File/Read event: a kernel function ntkl probes for it is absent (the kernel log, dmesg, names it)\n");
-	CHECK_HAS(text, "every File/Create event");
+	CHECK_HAS(text, "ntkl start: warning: this kernel cannot give every FileIo/Read event: a kernel function ntkl probes for it is absent (the kernel log, dmesg, names it)\n");
+	CHECK_HAS(text, "every FileIo/Create event");
 	free(text);
 	text = capture_props(&p, NULL);
-	CHECK_HAS(text, "Absent Events         : File/Read, File/Create (not on this kernel; dmesg says why)\n");
+	CHECK_HAS(text, "Absent Events         : FileIo/Read, FileIo/Create (not on this kernel; dmesg says why)\n");
 	free(text);
 
 	/* an ABI 7 module wrote 328 bytes: nothing past them is its */
