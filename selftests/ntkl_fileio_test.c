@@ -23,9 +23,11 @@
  * The rundown alone, on every kernel. Without the three flags, no FileIo
  * record.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <limits.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/uio.h>
 
 #include "kselftest_harness.h"
@@ -693,6 +695,200 @@ TEST_F(fileio, none_without_its_flags)
 	unlink("pre-open");
 	EXPECT_EQ(0, chdir("/"));
 	rmdir(w.dir);
+}
+
+/*
+ * sendfile, copy_file_range and splice of a file of BIG bytes, each from
+ * an open of "src" of its own into a file of its own: each copy gives
+ * Reads of its open of "src" and Writes of its destination whose
+ * OperationEnds moved BIG bytes each way, once (no path counted twice),
+ * at offsets that follow one another from 0.
+ */
+#define BIG		(16u << 20)
+#define SPLICE_CHUNK	(64u << 10)
+
+enum copy_kind { BY_SENDFILE, BY_COPY_FILE_RANGE, BY_SPLICE, NKINDS };
+
+static const char *const copy_names[NKINDS] = { "sendfile", "copy_file_range", "splice" };
+static const char *const copy_dst[NKINDS] = { "dst-sendfile", "dst-cfr", "dst-splice" };
+
+struct copies {
+	char dir[PATH_MAX];
+	uint32_t tid;
+	int errors;
+	size_t moved[NKINDS];
+};
+
+static size_t copy_once(enum copy_kind k, int in, int out)
+{
+	loff_t off_in = 0, off_out = 0;
+	size_t done = 0;
+	int pfd[2];
+	ssize_t n, m;
+
+	if (k == BY_SPLICE && pipe(pfd))
+		return 0;
+	while (done < BIG) {
+		switch (k) {
+		case BY_SENDFILE:
+			n = sendfile(out, in, &off_in, BIG - done);
+			break;
+		case BY_COPY_FILE_RANGE:
+			n = copy_file_range(in, &off_in, out, &off_out, BIG - done, 0);
+			break;
+		default:
+			n = splice(in, &off_in, pfd[1], NULL, SPLICE_CHUNK, 0);
+			for (m = 0; n > 0 && m < n;) {
+				ssize_t w = splice(pfd[0], NULL, out, &off_out, n - m, 0);
+
+				if (w <= 0)
+					break;
+				m += w;
+			}
+			n = n > 0 && m != n ? -1 : n;
+			break;
+		}
+		if (n <= 0)
+			break;
+		done += n;
+	}
+	if (k == BY_SPLICE) {
+		close(pfd[0]);
+		close(pfd[1]);
+	}
+	return done;
+}
+
+static void copies_workload(void *arg)
+{
+	struct copies *c = arg;
+	unsigned int k;
+	int in, out;
+
+	for (k = 0; k < NKINDS; k++) {
+		in = open("src", O_RDONLY);
+		out = open(copy_dst[k], O_CREAT | O_WRONLY | O_TRUNC, 0644);
+		c->errors += in < 0 || out < 0;
+		c->moved[k] = copy_once(k, in, out);
+		close(in);
+		close(out);
+	}
+}
+
+/* An open's life: a struct file freed may come back at the same address. */
+struct life {
+	uint64_t fobj;
+	int64_t from, to;
+};
+
+/* This thread's n-th open of path (FileObject 0: none), from its Create to its Close. */
+static struct life created(const struct view *v, uint32_t tid, const char *path, unsigned int nth)
+{
+	struct life l = { 0, 0, INT64_MAX };
+	unsigned int i;
+
+	for (i = 0; i < v->nops && !l.fobj; i++)
+		if (v->ops[i].hook == ETW_EVENT_FILEIO_CREATE_HOOK && v->ops[i].ttid == tid &&
+		    !strcmp(v->ops[i].name, path) && !nth--) {
+			l.fobj = v->ops[i].file_object;
+			l.from = v->ops[i].time;
+		}
+	for (; i < v->nops && l.fobj; i++)
+		if (v->ops[i].hook == ETW_EVENT_FILEIO_CLOSE_HOOK &&
+		    v->ops[i].file_object == l.fobj) {
+			l.to = v->ops[i].time;
+			break;
+		}
+	return l;
+}
+
+/*
+ * The bytes hook's records of fobj moved (their OperationEnds' ExtraInfo),
+ * each paired with STATUS_SUCCESS and at the offset the one before it
+ * ended at, from 0; *bad counts those that were not.
+ */
+static uint64_t moved_by(struct __test_metadata *_metadata, const struct view *v, uint16_t hook,
+			 struct life l, unsigned int *count, unsigned int *bad)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	*count = 0;
+	for (i = 0; i < v->nops; i++) {
+		const struct op *o = &v->ops[i];
+
+		if (o->hook != hook || o->file_object != l.fobj || o->time < l.from ||
+		    o->time > l.to)
+			continue;
+		(*count)++;
+		if (o->paired != 1 || o->end_status != ETW_STATUS_SUCCESS || o->offset != sum ||
+		    o->moved > o->size) {
+			if (!(*bad)++)
+				TH_LOG("hook 0x%x at %llu of %u bytes: paired %d, status 0x%x, "
+				       "moved %llu, after %llu", hook,
+				       (unsigned long long)o->offset, o->size, o->paired,
+				       o->end_status, (unsigned long long)o->moved,
+				       (unsigned long long)sum);
+		}
+		sum += o->moved;
+	}
+	return sum;
+}
+
+TEST_F_TIMEOUT(fileio, sendfile_splice_copy_known_sizes, 600)
+{
+	char src[PATH_MAX + 8], path[PATH_MAX + 32];
+	const char *base = getenv("NTKL_SCRATCH");
+	struct copies c = { 0 };
+	unsigned int k, nr, nw, bad = 0;
+	struct life in_obj, out_obj;
+	uint64_t rd, wr;
+	struct view v;
+	int fd;
+
+	if (!kernel_has_kprobes())
+		SKIP(return, "this kernel has no kretprobes: ntkl cannot see the VFS");
+	snprintf(c.dir, sizeof(c.dir), "%s/ntkl-fileio-copy.%d", base && *base ? base : "/tmp",
+		 getpid());
+	ASSERT_EQ(0, mkdir(c.dir, 0755));
+	ASSERT_EQ(0, chdir(c.dir));
+	snprintf(src, sizeof(src), "%s/src", c.dir);
+	fd = make_file(src, BIG);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, fsync(fd));
+	close(fd);
+	c.tid = (uint32_t)syscall(SYS_gettid);
+
+	ASSERT_EQ(0, record(_metadata, self->ctl, self->reader, FILEIO_FLAGS, copies_workload, &c,
+			    &v));
+	EXPECT_EQ(0, c.errors);
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.lost);
+
+	for (k = 0; k < NKINDS; k++) {
+		EXPECT_EQ(BIG, c.moved[k]) TH_LOG("%s moved %zu bytes", copy_names[k], c.moved[k]);
+		in_obj = created(&v, c.tid, src, k);
+		snprintf(path, sizeof(path), "%s/%s", c.dir, copy_dst[k]);
+		out_obj = created(&v, c.tid, path, 0);
+		ASSERT_NE(0, in_obj.fobj) TH_LOG("no Create of %s for %s", src, copy_names[k]);
+		ASSERT_NE(0, out_obj.fobj) TH_LOG("no Create of %s", path);
+		rd = moved_by(_metadata, &v, ETW_EVENT_FILEIO_READ_HOOK, in_obj, &nr, &bad);
+		wr = moved_by(_metadata, &v, ETW_EVENT_FILEIO_WRITE_HOOK, out_obj, &nw, &bad);
+		TH_LOG("%s: %u Read of %llu bytes, %u Write of %llu bytes", copy_names[k], nr,
+		       (unsigned long long)rd, nw, (unsigned long long)wr);
+		EXPECT_EQ(BIG, rd) TH_LOG("%s: the Reads of src", copy_names[k]);
+		EXPECT_EQ(BIG, wr) TH_LOG("%s: the Writes of %s", copy_names[k], copy_dst[k]);
+		/* nothing the other way */
+		EXPECT_EQ(0, moved_by(_metadata, &v, ETW_EVENT_FILEIO_WRITE_HOOK, in_obj, &nw, &bad));
+		EXPECT_EQ(0, moved_by(_metadata, &v, ETW_EVENT_FILEIO_READ_HOOK, out_obj, &nr, &bad));
+	}
+	EXPECT_EQ(0, bad);
+	view_free(&v);
+	unlink(src);
+	for (k = 0; k < NKINDS; k++)
+		unlink(copy_dst[k]);
+	EXPECT_EQ(0, chdir("/"));
+	rmdir(c.dir);
 }
 
 TEST_HARNESS_MAIN

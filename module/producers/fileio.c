@@ -24,14 +24,16 @@
  * pread64, readv, preadv and their writes, served by the page cache or
  * not), vfs_open, filp_flush (6.12; filp_close before: close(2) of an fd),
  * __fput (the last reference to a struct file gone), vfs_fsync_range,
- * notify_change, vfs_unlink, vfs_rename, iterate_dir. They are registered
- * while a running logger takes FileIo events (attach, process context)
+ * notify_change, vfs_unlink, vfs_rename, iterate_dir; do_splice_direct,
+ * splice_file_range (6.8), splice_file_to_pipe and do_splice (sendfile,
+ * copy_file_range, splice: each path through one of them only). They are
+ * registered while a running logger takes FileIo events (attach, process context)
  * and unregistered when none does (detach), never per event; those of
  * the reads, writes and the rest only for FILE_IO_INIT or FILE_IO; a call
  * the kprobes machinery misses (an instance pool empty, a probe hit
  * inside another) is counted as a lost event (nmissed) for each logger
  * that takes FileIo. docs/linux-to-nt.md ("File I/O") says what is not
- * seen: io_uring and AIO, splice and sendfile, kernel-internal reads.
+ * seen: io_uring's and AIO's reads and writes, kernel-internal reads.
  *
  * Only files a user reaches by a path are reported: regular files,
  * directories and block devices on a mount that is not the kernel's own
@@ -278,6 +280,7 @@ struct fio_data {
 	};
 	u64 file_key;
 	bool read_bytes;	/* ExtraInfo: the bytes moved */
+	bool second;		/* a Write after a Read, by fio_irp2(): its end too */
 	u16 late_name;		/* 0, or the name record of dentry left to the return */
 };
 
@@ -312,12 +315,23 @@ static __always_inline u64 fio_irp(struct kretprobe_instance *ri)
 	return fio_key(ri);
 }
 
+/*
+ * The second operation of a call that does two (sendfile's Read of one
+ * file and Write of another): an address inside the instance, unique as
+ * the instance is.
+ */
+static __always_inline u64 fio_irp2(struct kretprobe_instance *ri)
+{
+	return fio_key((const u8 *)ri + 1);
+}
+
 /* An instance's data is not zeroed: each entry handler begins with this. */
 static __always_inline struct fio_data *fio_data(struct kretprobe_instance *ri)
 {
 	struct fio_data *d = (void *)ri->data;
 
 	d->read_bytes = false;
+	d->second = false;
 	d->late_name = 0;
 	return d;
 }
@@ -354,26 +368,21 @@ static int op_end(struct kretprobe_instance *ri, struct pt_regs *regs)
 		names_each(loggers, n, d->late_name, d->file_key,
 			   fio_dentry_path(d->dentry, fio_buf(), PATH_MAX));
 	ntkl_record_each(loggers, n, ETW_EVENT_FILEIO_OP_END, &e, ETW_FILEIO_OP_END_SIZE);
+	if (d->second) {
+		e.irp_ptr = fio_irp2(ri);
+		ntkl_record_each(loggers, n, ETW_EVENT_FILEIO_OP_END, &e, ETW_FILEIO_OP_END_SIZE);
+	}
 	return 0;
 }
 
-/* Read or Write at entry: file, count and the position the call names. */
-static int rw_begin(struct kretprobe_instance *ri, struct pt_regs *regs, enum etw_event_id id,
-		    struct file *file, size_t count, const loff_t *pos)
+/* One Read or Write record of file, to each logger of the set. */
+static void rw_record(struct ntkl_logger **loggers, unsigned int n, struct pt_regs *regs,
+		      enum etw_event_id id, u64 irp, struct file *file, size_t count, u64 offset)
 {
-	struct fio_data *d = fio_data(ri);
 	struct etw_fileio_read_write p = { };
-	struct ntkl_logger **loggers;
-	unsigned int n;
-	bool end;
 
-	if (!fio_file_ok(file))
-		return 1;
-	n = fio_loggers(&loggers, &end);
-	if (!n)
-		return 1;
-	p.offset = pos ? (u64)*pos : 0;
-	p.irp_ptr = fio_irp(ri);
+	p.offset = offset;
+	p.irp_ptr = irp;
 	p.file_object = fio_key(file);
 	p.file_key = fio_key(file_inode(file));
 	p.ttid = fio_ttid();
@@ -387,6 +396,23 @@ static int rw_begin(struct kretprobe_instance *ri, struct pt_regs *regs, enum et
 	ntkl_record_each_walked(loggers, n, id, &p, ETW_FILEIO_READ_WRITE_SIZE,
 				id == ETW_EVENT_FILEIO_READ ? NTKL_WALK_FILEIO_READ :
 							      NTKL_WALK_FILEIO_WRITE, regs);
+}
+
+/* Read or Write at entry: file, count and the position the call names. */
+static int rw_begin(struct kretprobe_instance *ri, struct pt_regs *regs, enum etw_event_id id,
+		    struct file *file, size_t count, const loff_t *pos)
+{
+	struct fio_data *d = fio_data(ri);
+	struct ntkl_logger **loggers;
+	unsigned int n;
+	bool end;
+
+	if (!fio_file_ok(file))
+		return 1;
+	n = fio_loggers(&loggers, &end);
+	if (!n)
+		return 1;
+	rw_record(loggers, n, regs, id, fio_irp(ri), file, count, pos ? (u64)*pos : 0);
 	d->read_bytes = true;
 	return end ? 0 : 1;
 }
@@ -450,6 +476,74 @@ static int writev_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 			iov_sum((void __user *)regs_get_kernel_argument(regs, 1),
 				regs_get_kernel_argument(regs, 2)),
 			(void *)regs_get_kernel_argument(regs, 3));
+}
+
+/*
+ * do_splice_direct(in, ppos, out, opos, len, flags): sendfile to a file or
+ * a socket (and, before 6.8, copy_file_range through the page cache);
+ * splice_file_range(in, ppos, out, opos, len) (6.8: copy_file_range
+ * through the page cache). One call moves the bytes through a pipe of
+ * the task's own, a pipe-full at a time, and returns the bytes written:
+ * a Read of in at *ppos and a Write of out at *opos, len each, whose
+ * OperationEnds both say what the call moved. A socket is not FileIo:
+ * its Write is not written. What the file systems do below (splice_read,
+ * splice_write) calls no probed function, so nothing is counted twice.
+ */
+static int splice_direct_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct file *in = (void *)regs_get_kernel_argument(regs, 0);
+	const loff_t *ppos = (void *)regs_get_kernel_argument(regs, 1);
+	struct file *out = (void *)regs_get_kernel_argument(regs, 2);
+	const loff_t *opos = (void *)regs_get_kernel_argument(regs, 3);
+	size_t len = regs_get_kernel_argument(regs, 4);
+	struct fio_data *d = fio_data(ri);
+	bool rd = fio_file_ok(in), wr = fio_file_ok(out);
+	struct ntkl_logger **loggers;
+	unsigned int n;
+	bool end;
+
+	if (!rd && !wr)
+		return 1;
+	n = fio_loggers(&loggers, &end);
+	if (!n)
+		return 1;
+	if (rd)
+		rw_record(loggers, n, regs, ETW_EVENT_FILEIO_READ, fio_irp(ri), in, len,
+			  ppos ? (u64)*ppos : 0);
+	if (wr)
+		rw_record(loggers, n, regs, ETW_EVENT_FILEIO_WRITE, rd ? fio_irp2(ri) : fio_irp(ri),
+			  out, len, opos ? (u64)*opos : 0);
+	d->read_bytes = true;
+	d->second = rd && wr;
+	return end ? 0 : 1;
+}
+
+/*
+ * splice_file_to_pipe(in, opipe, offset, len, flags): splice(2) from a
+ * file into a pipe (io_uring's IORING_OP_SPLICE too), and 6.12's
+ * sendfile to a pipe: a Read of in at *offset.
+ */
+static int splice_read_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return rw_begin(ri, regs, ETW_EVENT_FILEIO_READ, (void *)regs_get_kernel_argument(regs, 0),
+			regs_get_kernel_argument(regs, 3),
+			(void *)regs_get_kernel_argument(regs, 2));
+}
+
+/*
+ * do_splice(in, off_in, out, off_out, len, flags): splice(2) (and
+ * IORING_OP_SPLICE) from a pipe into a file: a Write of out at *off_out,
+ * or at its file position. (A file into a pipe is splice_file_to_pipe's
+ * Read; one of the two is a pipe, which is not FileIo.)
+ */
+static int splice_write_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct file *out = (void *)regs_get_kernel_argument(regs, 2);
+	const loff_t *off_out = (void *)regs_get_kernel_argument(regs, 3);
+
+	/* out->f_pos is read only for a file rw_begin() reports */
+	return rw_begin(ri, regs, ETW_EVENT_FILEIO_WRITE, out, regs_get_kernel_argument(regs, 4),
+			off_out ?: &out->f_pos);
 }
 
 /* Cleanup, Close, Flush: a struct file, first argument. */
@@ -783,6 +877,7 @@ struct fio_probe {
 	enum etw_event_id events[2];	/* what is missing without it, */
 	const char *lost;		/* and from where, for the log */
 	size_t data_size;		/* its instances' data, if not struct fio_data */
+	const char *older;		/* a kernel without it does its work here */
 	struct kretprobe krp;
 	unsigned long missed;		/* nmissed already counted lost */
 	bool registered, warned;
@@ -815,6 +910,16 @@ static struct fio_probe fio_probes[] = {
 	{ { "__fput" }, close_entry, op_end, FIO_OPS, FIO_EV1(CLOSE), "no Close" },
 	{ { "vfs_fsync_range" }, flush_entry, op_end, FIO_OPS, FIO_EV1(FLUSH), "no Flush" },
 	{ { "iterate_dir" }, dir_enum_entry, op_end, FIO_OPS, FIO_EV1(DIR_ENUM), "no DirEnum" },
+	/* sendfile, splice, copy_file_range: one probe per path, none inside another */
+	{ { "do_splice_direct" }, splice_direct_entry, op_end, FIO_OPS, FIO_EV(READ, WRITE),
+	  "no Read, Write of sendfile (before 6.8, of copy_file_range)" },
+	/* 6.8; before, copy_file_range copies through do_splice_direct */
+	{ { "splice_file_range" }, splice_direct_entry, op_end, FIO_OPS, FIO_EV(READ, WRITE),
+	  "no Read, Write of copy_file_range", .older = "do_splice_direct" },
+	{ { "splice_file_to_pipe" }, splice_read_entry, op_end, FIO_OPS, FIO_EV1(READ),
+	  "no Read of splice from a file, of sendfile to a pipe" },
+	{ { "do_splice" }, splice_write_entry, op_end, FIO_OPS, FIO_EV1(WRITE),
+	  "no Write of splice to a file" },
 };
 
 static DEFINE_MUTEX(fio_lock);		/* the probes' registration */
@@ -842,6 +947,17 @@ static void fio_absent(struct fio_probe *fp, bool absent)
 			ntkl_event_absent(fp->events[k], absent);
 }
 
+/* Is a row's function (its first name) probed? */
+static bool fio_older_probed(const char *symbol)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fio_probes); i++)
+		if (fio_probes[i].registered && !strcmp(fio_probes[i].symbol[0], symbol))
+			return true;
+	return false;
+}
+
 static int register_one(struct fio_probe *fp)
 {
 	int ret = -ENOENT;
@@ -858,6 +974,16 @@ static int register_one(struct fio_probe *fp)
 		/* the name before is for a kernel without this one, only */
 		if (ret != -ENOENT)
 			break;
+	}
+	/*
+	 * absent, but its work done where an older kernel does it: in the
+	 * function of a row before this one, registered
+	 */
+	if (ret == -ENOENT && fp->older && fio_older_probed(fp->older)) {
+		fp->registered = false;
+		fp->missed = 0;
+		fio_absent(fp, false);
+		return ret;
 	}
 	/* an error fails the call; an absent function is said once here */
 	if (ret == -ENOENT && !fp->warned) {
