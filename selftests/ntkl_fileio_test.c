@@ -891,4 +891,100 @@ TEST_F_TIMEOUT(fileio, sendfile_splice_copy_known_sizes, 600)
 	rmdir(c.dir);
 }
 
+/*
+ * Opens of a name that is not there, absolute and relative: each a Create
+ * of its path by this thread, FileObject 0, whose OperationEnd says
+ * STATUS_OBJECT_NAME_NOT_FOUND; an open that succeeds, one Create whose
+ * OperationEnd says STATUS_SUCCESS (vfs_open()'s, not a second).
+ */
+struct opens {
+	char dir[PATH_MAX];
+	int abs_errno, rel_errno, ok_fd;
+};
+
+static void opens_workload(void *arg)
+{
+	struct opens *o = arg;
+	char missing[PATH_MAX + 16];
+	int fd;
+
+	snprintf(missing, sizeof(missing), "%s/missing", o->dir);
+	errno = 0;
+	fd = open(missing, O_RDONLY);
+	o->abs_errno = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	errno = 0;
+	fd = open("missing-rel", O_RDONLY);
+	o->rel_errno = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	o->ok_fd = open("there", O_RDONLY);
+	if (o->ok_fd >= 0)
+		close(o->ok_fd);
+}
+
+/* This thread's Creates of path: how many, and the OperationEnd status of each. */
+static unsigned int creates_of(const struct view *v, uint32_t tid, const char *path,
+			       uint32_t *status, uint64_t *fobj)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < v->nops; i++) {
+		const struct op *o = &v->ops[i];
+
+		if (o->hook != ETW_EVENT_FILEIO_CREATE_HOOK || o->ttid != tid ||
+		    strcmp(o->name, path))
+			continue;
+		n++;
+		*status = o->paired == 1 ? o->end_status : 0xffffffffu;
+		*fobj = o->file_object;
+	}
+	return n;
+}
+
+TEST_F(fileio, failed_open_has_create_and_status)
+{
+	char path[PATH_MAX + 32];
+	struct opens o = { 0 };
+	uint32_t tid = (uint32_t)syscall(SYS_gettid), status = 0;
+	uint64_t fobj = 0;
+	struct view v;
+	int fd;
+
+	if (!kernel_has_kprobes())
+		SKIP(return, "this kernel has no kretprobes: ntkl cannot see the VFS");
+	snprintf(o.dir, sizeof(o.dir), "/tmp/ntkl-fileio-open.%d", getpid());
+	ASSERT_EQ(0, mkdir(o.dir, 0755));
+	ASSERT_EQ(0, chdir(o.dir));
+	fd = make_file("there", 4096);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	ASSERT_EQ(0, record(_metadata, self->ctl, self->reader, FILEIO_FLAGS, opens_workload, &o,
+			    &v));
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.lost);
+	EXPECT_EQ(ENOENT, o.abs_errno);
+	EXPECT_EQ(ENOENT, o.rel_errno);
+	EXPECT_LE(0, o.ok_fd);
+
+	snprintf(path, sizeof(path), "%s/missing", o.dir);
+	EXPECT_EQ(1, creates_of(&v, tid, path, &status, &fobj)) TH_LOG("Creates of %s", path);
+	EXPECT_EQ(ETW_STATUS_OBJECT_NAME_NOT_FOUND, status);
+	EXPECT_EQ(0, fobj);
+	snprintf(path, sizeof(path), "%s/missing-rel", o.dir);
+	EXPECT_EQ(1, creates_of(&v, tid, path, &status, &fobj)) TH_LOG("Creates of %s", path);
+	EXPECT_EQ(ETW_STATUS_OBJECT_NAME_NOT_FOUND, status);
+	EXPECT_EQ(0, fobj);
+	snprintf(path, sizeof(path), "%s/there", o.dir);
+	EXPECT_EQ(1, creates_of(&v, tid, path, &status, &fobj)) TH_LOG("Creates of %s", path);
+	EXPECT_EQ(ETW_STATUS_SUCCESS, status);
+	EXPECT_NE(0, fobj);
+
+	view_free(&v);
+	unlink("there");
+	EXPECT_EQ(0, chdir("/"));
+	rmdir(o.dir);
+}
+
 TEST_HARNESS_MAIN

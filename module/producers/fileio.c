@@ -24,10 +24,11 @@
  * pread64, readv, preadv and their writes, served by the page cache or
  * not), vfs_open, filp_flush (6.12; filp_close before: close(2) of an fd),
  * __fput (the last reference to a struct file gone), vfs_fsync_range,
- * notify_change, vfs_unlink, vfs_rename, iterate_dir; do_splice_direct,
- * splice_file_range (6.8), splice_file_to_pipe and do_splice (sendfile,
- * copy_file_range, splice: each path through one of them only). They are
- * registered while a running logger takes FileIo events (attach, process context)
+ * notify_change, vfs_unlink, vfs_rename, iterate_dir; do_filp_open (an
+ * open that failed); do_splice_direct, splice_file_range (6.8),
+ * splice_file_to_pipe and do_splice (sendfile, copy_file_range, splice:
+ * each path through one of them only). They are registered while a
+ * running logger takes FileIo events (attach, process context)
  * and unregistered when none does (detach), never per event; those of
  * the reads, writes and the rest only for FILE_IO_INIT or FILE_IO; a call
  * the kprobes machinery misses (an instance pool empty, a probe hit
@@ -765,8 +766,8 @@ static int rename_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 /*
  * vfs_open(path, file): at return, the file is open. Its names (Name of
  * the FileObject, FileCreate of the FileKey), then Create with the same
- * path, then OperationEnd. An open that fails writes nothing: the file
- * object never existed for anyone.
+ * path, then OperationEnd. An open that fails writes nothing here: the
+ * return of do_filp_open() (open_fail_return()) writes its Create.
  */
 static int open_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -854,6 +855,117 @@ static int open_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return op_end(ri, regs);
 }
 
+/* do_filp_open's: what its return needs of a failed open */
+struct fio_open_data {
+	struct fio_data d;
+	const struct filename *name;
+	int dfd;
+	unsigned int flags;
+};
+
+/*
+ * A failed open's name as a path: a relative one after the path of the
+ * working directory it was opened from, else as given (a name relative
+ * to another directory's fd keeps only its relative part). The working
+ * directory is read as chdir() writes it, under fs->seq, and held by
+ * RCU only (no reference taken): a thread sharing it may chdir() away
+ * meanwhile, and its dentry and mount are freed only after a grace period.
+ */
+static const char *fio_open_path(int dfd, const char *name, char *buf)
+{
+	struct fs_struct *fs = current->fs;
+	size_t len = strnlen(name, PATH_MAX);
+	const char *dir;
+	struct path pwd;
+	unsigned int seq;
+
+	if (name[0] == '/' || dfd != AT_FDCWD || !fs || (current->flags & PF_KTHREAD) ||
+	    len + 2 >= PATH_MAX)
+		return name;
+	rcu_read_lock();
+	do {
+		seq = read_seqcount_begin(&fs->seq);
+		pwd = fs->pwd;
+	} while (read_seqcount_retry(&fs->seq, seq));
+	/* room left after it for a '/', the name and its NUL */
+	dir = pwd.mnt && pwd.dentry ? d_path(&pwd, buf, PATH_MAX - len - 1) : ERR_PTR(-ENOENT);
+	rcu_read_unlock();
+	if (IS_ERR(dir))
+		return name;
+	memmove(buf, dir, strlen(dir) + 1);
+	if (strcmp(buf, "/"))
+		strlcat(buf, "/", PATH_MAX);
+	strlcat(buf, name, PATH_MAX);
+	return buf;
+}
+
+/*
+ * do_filp_open(dfd, pathname, op): every open by a name (open, openat,
+ * openat2, creat, exec, filp_open()). One that succeeds is vfs_open()'s;
+ * one that fails (a name not found, a permission refused, before or in
+ * the file system's open) writes here, at its return, the Create Windows
+ * writes for a failed create: no FileObject (0: none ever existed), the
+ * name asked for as OpenPath; then its OperationEnd with the status.
+ * op is fs/internal.h's struct open_flags, whose first member has been
+ * open_flag (the O_* flags) since 3.x; nothing else of it is read.
+ * Which open will fail is known only at its return, so every open by a
+ * name holds an instance through the call, a FIFO's open waiting for its
+ * writer too: maxactive of them at once, and a miss beyond is counted lost.
+ */
+static int open_fail_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct fio_open_data *o = container_of(fio_data(ri), struct fio_open_data, d);
+	const int *op = (void *)regs_get_kernel_argument(regs, 2);
+	struct ntkl_logger **loggers;
+	bool end;
+
+	o->name = (void *)regs_get_kernel_argument(regs, 1);
+	if (!o->name || !o->name->name || !op || !fio_loggers(&loggers, &end))
+		return 1;
+	o->dfd = (int)regs_get_kernel_argument(regs, 0);
+	o->flags = (unsigned int)*op;
+	return 0;
+}
+
+static int open_fail_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct fio_open_data *o = (void *)ri->data;
+	void *ret = (void *)regs_return_value(regs);
+	struct etw_fileio_create *p;
+	struct ntkl_logger **loggers;
+	struct ntkl_record rec;
+	unsigned int i, n;
+	const char *path;
+	size_t units;
+
+	if (!IS_ERR(ret))
+		return 0;
+	n = ntkl_active_loggers(&loggers);
+	if (!n)
+		return 0;
+	path = fio_open_path(o->dfd, o->name->name, fio_buf());
+	units = ntkl_utf16_len(path, PATH_MAX);
+	for (i = 0; i < n; i++) {
+		struct ntkl_logger *lg = loggers[i];
+
+		if (!ntkl_event_on(lg, ETW_EVENT_FILEIO_CREATE))
+			continue;
+		p = ntkl_begin_FILEIO_CREATE(lg, &rec, ETW_EVENT_FILEIO_CREATE,
+					     sizeof(*p) + (units + 1) * 2);
+		if (!p)
+			continue;
+		p->irp_ptr = fio_irp(ri);
+		p->file_object = 0;
+		p->ttid = fio_ttid();
+		p->create_options = fio_create_options(o->flags);
+		p->file_attributes = o->flags & O_DIRECTORY ? 0x10 : 0x80;
+		p->share_access = 0x7;
+		ntkl_put_utf16((u8 *)(p + 1), path, PATH_MAX);
+		ntkl_record_end(&rec);
+	}
+	return op_end(ri, regs);
+}
+
 /* ---------------------------------------------------------------------- */
 /* The probes, registered while a logger takes FileIo                     */
 /* ---------------------------------------------------------------------- */
@@ -910,6 +1022,8 @@ static struct fio_probe fio_probes[] = {
 	{ { "__fput" }, close_entry, op_end, FIO_OPS, FIO_EV1(CLOSE), "no Close" },
 	{ { "vfs_fsync_range" }, flush_entry, op_end, FIO_OPS, FIO_EV1(FLUSH), "no Flush" },
 	{ { "iterate_dir" }, dir_enum_entry, op_end, FIO_OPS, FIO_EV1(DIR_ENUM), "no DirEnum" },
+	{ { "do_filp_open" }, open_fail_entry, open_fail_return, FIO_OPS, FIO_EV1(CREATE),
+	  "no Create of a failed open", sizeof(struct fio_open_data) },
 	/* sendfile, splice, copy_file_range: one probe per path, none inside another */
 	{ { "do_splice_direct" }, splice_direct_entry, op_end, FIO_OPS, FIO_EV(READ, WRITE),
 	  "no Read, Write of sendfile (before 6.8, of copy_file_range)" },
