@@ -1158,6 +1158,23 @@ struct perfinfo_isr {
 #define ETW_ISR_SIZE			20
 
 /*
+ * SysClEnter (0x0F33) and SysClExit (0x0F34), version 2, PERFINFO64
+ * header (no thread in it: the record is the running thread's, written on
+ * its CPU between its switches in and out), TraceEvent's
+ * SysCallEnterTraceData and SysCallExitTraceData: the address of the
+ * routine that carries out the call as it begins, the status it returns
+ * as it ends. docs/linux-to-nt.md ("System calls") says how Linux fills
+ * them.
+ */
+struct perfinfo_syscall_enter {
+	__u64 syscall_address;		/* the system call's (kernel) routine */
+};
+
+struct perfinfo_syscall_exit {
+	__u32 syscall_nt_status;	/* NTSTATUS: the return value, errno mapped */
+};
+
+/*
  * FileIo (group 0x04), 64-bit, as TraceEvent's FileIO*TraceData read them
  * and the MOF classes FileIo_Name, FileIo_Create, FileIo_SimpleOp,
  * FileIo_ReadWrite, FileIo_Info, FileIo_DirEnum and FileIo_OpEnd give
@@ -1251,12 +1268,13 @@ struct etw_fileio_op_end {
 #define ETW_FILE_DISPOSITION_INFORMATION	13
 #define ETW_FILE_END_OF_FILE_INFORMATION	20
 
-/* NTSTATUS values ntkl writes in OperationEnd (errno's nearest) */
+/* NTSTATUS values ntkl writes in OperationEnd and SysClExit (errno's nearest) */
 #define ETW_STATUS_SUCCESS			0x00000000u
 #define ETW_STATUS_UNSUCCESSFUL			0xC0000001u
 #define ETW_STATUS_ACCESS_VIOLATION		0xC0000005u
 #define ETW_STATUS_INVALID_HANDLE		0xC0000008u
 #define ETW_STATUS_INVALID_PARAMETER		0xC000000Du
+#define ETW_STATUS_INVALID_SYSTEM_SERVICE	0xC000001Cu
 #define ETW_STATUS_NO_MEMORY			0xC0000017u
 #define ETW_STATUS_ACCESS_DENIED		0xC0000022u
 #define ETW_STATUS_OBJECT_NAME_NOT_FOUND	0xC0000034u
@@ -1782,6 +1800,10 @@ ETW_ASSERT_OFFSET(struct perfinfo_isr, routine, 8);
 ETW_ASSERT_OFFSET(struct perfinfo_isr, return_value, 16);
 ETW_ASSERT_OFFSET(struct perfinfo_isr, vector, 17);
 ETW_ASSERT_OFFSET(struct perfinfo_isr, reserved, 18);
+ETW_ASSERT_SIZE(struct perfinfo_syscall_enter, 8);
+ETW_ASSERT_OFFSET(struct perfinfo_syscall_enter, syscall_address, 0);
+ETW_ASSERT_SIZE(struct perfinfo_syscall_exit, 4);
+ETW_ASSERT_OFFSET(struct perfinfo_syscall_exit, syscall_nt_status, 0);
 ETW_ASSERT_SIZE(struct perfinfo_hard_fault, 40);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, initial_time, 0);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, read_offset, 8);

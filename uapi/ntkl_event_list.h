@@ -273,9 +273,9 @@ NTKL_EVENT(SAMPLED_PROFILE, PERFINFO64, 2, EXACT, PERF_PROFILE, "SampleProf", SA
 #define ETW_EVENT_ISR_MSI_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 50)
 NTKL_EVENT(ISR_MSI, ANY, 0, ANY, 0, "ISR-MSI", NONE)
 #define ETW_EVENT_SYSCALL_ENTER_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 51)
-NTKL_EVENT(SYSCALL_ENTER, ANY, 0, ANY, 0, "SysClEnter", NONE)
+NTKL_EVENT(SYSCALL_ENTER, PERFINFO64, 2, EXACT, PERF_SYSCALL, "SysClEnter", SYSCALL_ENTER)
 #define ETW_EVENT_SYSCALL_EXIT_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 52)
-NTKL_EVENT(SYSCALL_EXIT, ANY, 0, ANY, 0, "SysClExit", NONE)
+NTKL_EVENT(SYSCALL_EXIT, PERFINFO64, 2, EXACT, PERF_SYSCALL, "SysClExit", SYSCALL_EXIT)
 #define ETW_EVENT_THREADED_DPC_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 66)
 NTKL_EVENT(THREADED_DPC, ANY, 2, EXACT, 0, "ThreadedDPC", DPC)
 #define ETW_EVENT_ISR_HOOK	ETW_HOOK(ETW_GROUP_PERFINFO, 67)
@@ -646,6 +646,23 @@ NTKL_FIELD(ISR, struct perfinfo_isr, vector, 1, "Vector", UINT)
 NTKL_FIELD(ISR, struct perfinfo_isr, reserved, 2, "Reserved", RESERVED)
 
 /*
+ * SysClEnter and SysClExit (v2, PERFINFO64; module/producers/syscall.c):
+ * the routine that carries out the call (a kernel address), and the
+ * NTSTATUS the call returns (its errno mapped as FileIo OperationEnd's).
+ */
+NTKL_LAYOUT(SYSCALL_ENTER, perfinfo_syscall_enter, "SysClEnter",
+	    sizeof(struct perfinfo_syscall_enter), sizeof(struct perfinfo_syscall_enter),
+	    sizeof(struct perfinfo_syscall_enter), NONE)
+NTKL_FIELD(SYSCALL_ENTER, struct perfinfo_syscall_enter, syscall_address, 8, "SysCallAddress",
+	   KADDR)
+
+NTKL_LAYOUT(SYSCALL_EXIT, perfinfo_syscall_exit, "SysClExit",
+	    sizeof(struct perfinfo_syscall_exit), sizeof(struct perfinfo_syscall_exit),
+	    sizeof(struct perfinfo_syscall_exit), NONE)
+NTKL_FIELD(SYSCALL_EXIT, struct perfinfo_syscall_exit, syscall_nt_status, 4, "SysCallNtStatus",
+	   HEX)
+
+/*
  * HardFault (v2, 40 bytes in a 64-bit file): TraceEvent's
  * MemoryHardFaultTraceData and the MOF's PageFault_HardFault. The record's
  * own time is the fault's end, InitialTime its start, both in the
@@ -843,6 +860,8 @@ NTKL_KEYWORD(FILE_IO_INIT, EVENT_TRACE_FLAG_FILE_IO_INIT, 0,
 	     "file operations: open, read, write, close... (FileIo)")
 NTKL_KEYWORD(HARD_FAULTS, EVENT_TRACE_FLAG_MEMORY_HARD_FAULTS, 0,
 	     "page faults that waited for storage (HardFault)")
+NTKL_KEYWORD(SYSCALL, EVENT_TRACE_FLAG_SYSTEMCALL, 0,
+	     "system calls and their status (SysClEnter, SysClExit)")
 
 /* ---------------------------------------------------------------------- */
 /* The events whose stacks ntkl walks                                      */
@@ -866,6 +885,8 @@ NTKL_STACKWALK(DISKIO_FLUSH_INIT, "DiskFlushInit")
 NTKL_STACKWALK(FILEIO_READ, "FileRead")
 NTKL_STACKWALK(FILEIO_WRITE, "FileWrite")
 NTKL_STACKWALK(HARD_FAULT, "HardFault")
+NTKL_STACKWALK(SYSCALL_ENTER, "SyscallEnter")
+NTKL_STACKWALK(SYSCALL_EXIT, "SyscallExit")
 
 #ifdef NTKL_KEYWORD_UNUSED
 #undef NTKL_KEYWORD
