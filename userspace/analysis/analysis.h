@@ -13,6 +13,8 @@
  *                   the achieved and requested sample rate
  *   etl_storage.h   report's storage section: disks' service times,
  *                   processes and files by bytes, hard faults
+ *   etl_syscalls.h  report's system calls section: calls and their time
+ *                   per process and routine
  *   etl_filter.h    what report and dump --stats show: --pid, --tid,
  *                   --comm, --time, --top, --sort
  *   etl_chrome.h    ntkl convert --to chrome-json
@@ -37,5 +39,6 @@
 #include "etl_relog.h"
 #include "etl_report.h"
 #include "etl_storage.h"
+#include "etl_syscalls.h"
 
 #endif /* NTKL_ANALYSIS_H */

@@ -194,27 +194,34 @@ static int walk_records(struct work *w, struct etl_switches *s)
 	struct etl_switches_reader *sr = etl_switches_begin(s, w->err);
 	struct etl_profile_reader *pr = etl_profile_begin(&r->profile, w->flt, w->err);
 	struct etl_storage_reader *str = etl_storage_begin(&r->storage, w->flt, w->err);
-	struct etl_walker also[4] = { { .buffer = on_buffer, .record = on_record, .ctx = w } };
+	struct etl_syscalls_reader *scr = etl_syscalls_begin(&r->syscalls, w->flt, w->err);
+	struct etl_walker also[5] = { { .buffer = on_buffer, .record = on_record, .ctx = w } };
 	const struct etl_model *m;
-	int walked;
+	int walked, failed;
 
-	if (!sr || !pr || !str) {
+	if (!sr || !pr || !str || !scr) {
 		if (sr)
 			etl_switches_end(sr, false);
 		if (pr)
 			etl_profile_end(pr, w->f, NULL);
 		if (str)
 			etl_storage_end(str, w->f, NULL);
+		if (scr)
+			etl_syscalls_end(scr, w->f, NULL, NULL);
 		return -1;
 	}
 	also[1] = etl_switches_walker(sr);
 	also[2] = etl_profile_walker(pr);
 	also[3] = etl_storage_walker(str);
+	also[4] = etl_syscalls_walker(scr);
 	etl_span_init(&w->span);
-	walked = !etl_model_read_all(w->f, &w->m, also, 4, w->err);
+	walked = !etl_model_read_all(w->f, &w->m, also, 5, w->err);
 	m = walked ? &w->m : NULL;
-	if ((etl_switches_end(sr, walked) | etl_profile_end(pr, w->f, m) |
-	     etl_storage_end(str, w->f, m)) || !walked)
+	failed = etl_switches_end(sr, walked) | etl_profile_end(pr, w->f, m) |
+		 etl_storage_end(str, w->f, m);
+	/* after the switches: they name each record's thread */
+	failed |= etl_syscalls_end(scr, w->f, failed ? NULL : m, failed ? NULL : s);
+	if (failed || !walked)
 		return -1;
 	if (sym_trace_from_model(&r->trace, &w->m, &w->addrs))
 		return oom(w);
@@ -671,6 +678,7 @@ void etl_report_free(struct etl_report *r)
 	sym_trace_free(&r->trace);
 	etl_profile_free(&r->profile);
 	etl_storage_free(&r->storage);
+	etl_syscalls_free(&r->syscalls);
 	free(r->busy_pct);
 	free(r->procs);
 	free(r->threads);
@@ -935,6 +943,7 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 	/* the functions, how much they name, how whole the user stacks are */
 	sym_functions_print(out, &r->functions, top);
 	etl_storage_print(out, &r->storage, top);
+	etl_syscalls_print(out, &r->syscalls, top);
 }
 
 /*
@@ -1150,5 +1159,7 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 	print_user_stacks_json(out, &r->functions.user);
 	fprintf(out, ",\n \"storage\": ");
 	etl_storage_print_json(out, &r->storage);
+	fprintf(out, ",\n \"syscalls\": ");
+	etl_syscalls_print_json(out, &r->syscalls);
 	fprintf(out, "}\n");
 }

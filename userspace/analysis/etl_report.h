@@ -47,7 +47,10 @@
  *     model, the counts, the ReadyThread events, the switches, the
  *     samples, the storage records and the sampled addresses);
  *   - storage, when the file has DiskIo, FileIo or HardFault records:
- *     disks, processes and files by bytes, hard faults (etl_storage.h).
+ *     disks, processes and files by bytes, hard faults (etl_storage.h);
+ *   - system calls, when the file has SysClEnter or SysClExit records:
+ *     per process and routine, calls, failures and time (etl_syscalls.h,
+ *     its records' threads from the switches above).
  */
 #ifndef NTKL_ETL_REPORT_H
 #define NTKL_ETL_REPORT_H
@@ -60,6 +63,7 @@
 #include "etl_filter.h"
 #include "etl_profile.h"
 #include "etl_storage.h"
+#include "etl_syscalls.h"
 #include "symbols/symbols.h"
 
 #define ETL_REPORT_TOP	10
@@ -105,6 +109,7 @@ struct etl_report {
 	double samples_hz, requested_hz;	/* requested 0: no interval in the file */
 	struct sym_functions functions;	/* empty unless etl_report_functions() */
 	struct etl_storage storage;	/* disks, processes and files (etl_storage.h) */
+	struct etl_syscalls syscalls;	/* system calls per process (etl_syscalls.h) */
 	size_t top;			/* rows per table printed: 0 ETL_REPORT_TOP, SIZE_MAX all */
 	enum etl_sort sort;		/* the tables' order */
 	bool windowed;			/* --time: duration_s is of [from_s, to_s] */
