@@ -38,7 +38,7 @@
 #define SYSCALL_FLAGS	(EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD | \
 			 EVENT_TRACE_FLAG_CSWITCH | EVENT_TRACE_FLAG_SYSTEMCALL)
 
-enum ev_kind { EV_SWITCH, EV_ENTER, EV_EXIT };
+enum ev_kind { EV_SWITCH, EV_ENTER, EV_EXIT, EV_STACK };
 
 struct ev {
 	int64_t time;
@@ -64,13 +64,23 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 	if (!r || r->kind != ETL_KIND_KERNEL || v->n == MAX_EVENTS)
 		return;
 	if (r->hook_id != ETW_EVENT_CSWITCH_HOOK && r->hook_id != ETW_EVENT_SYSCALL_ENTER_HOOK &&
-	    r->hook_id != ETW_EVENT_SYSCALL_EXIT_HOOK)
+	    r->hook_id != ETW_EVENT_SYSCALL_EXIT_HOOK && r->hook_id != ETW_EVENT_STACK_WALK_HOOK)
 		return;
 	e = &v->ev[v->n];
 	e->time = r->timestamp;
 	e->offset = r->file_offset;
 	e->cpu = r->processor;
-	if (r->hook_id == ETW_EVENT_CSWITCH_HOOK) {
+	if (r->hook_id == ETW_EVENT_STACK_WALK_HOOK) {
+		const struct etw_stack_walk *sw = (const void *)r->payload;
+
+		if (r->payload_len < sizeof(*sw))
+			return;
+		/* by its event's time and thread: no CPU to sort it with */
+		e->kind = EV_STACK;
+		e->time = sw->event_time_stamp;
+		e->value = sw->stack_thread;
+		e->cpu = UINT16_MAX;
+	} else if (r->hook_id == ETW_EVENT_CSWITCH_HOOK) {
 		if (r->payload_len < sizeof(struct wmi_contextswap))
 			return;
 		e->kind = EV_SWITCH;
@@ -194,6 +204,7 @@ struct window {
 	unsigned long success, invalid_handle, other_exits;
 	unsigned long markers;			/* marker enters seen in all */
 	uint64_t other_address;			/* the first other enter's */
+	int64_t getppid_time[NCALLS];		/* the getppid enters' times */
 	uint64_t unknown_address;		/* after the second marker */
 	uint32_t unknown_status;
 	bool unknown_seen;
@@ -237,7 +248,9 @@ static void find_window(const struct sc_view *v, const struct caller *c, uint64_
 			continue;
 		if (e->kind == EV_ENTER) {
 			w->enters++;
-			if (e->value == getppid)
+			if (e->value == getppid && w->getppid < NCALLS)
+				w->getppid_time[w->getppid++] = e->time;
+			else if (e->value == getppid)
 				w->getppid++;
 			else if (e->value == close_addr)
 				w->close++;
@@ -293,7 +306,7 @@ TEST_F(syscall, known_calls)
 	struct drain_job job;
 	struct caller c;
 	struct sc_view v;
-	struct window w;
+	static struct window w;
 	pthread_t th;
 
 	ASSERT_NE(0, getppid);
@@ -353,6 +366,61 @@ TEST_F(syscall, only_syscall_loggers)
 	EXPECT_EQ(0, capture_count_hook(&other.c, ETW_EVENT_SYSCALL_EXIT_HOOK));
 	close(reader2);
 	capture_free(&other.c);
+	capture_free(&job.c);
+}
+
+/*
+ * -stackwalk SyscallEnter: each of the caller's getppid SysClEnter records
+ * is followed by its stack (StackWalk: its time, the caller's thread).
+ */
+TEST_F(syscall, enter_stacks)
+{
+	uint64_t getppid = kallsyms_addr("__x64_sys_getppid");
+	uint64_t umask = kallsyms_addr("__x64_sys_umask");
+	uint16_t hook = ETW_EVENT_SYSCALL_ENTER_HOOK;
+	struct ntkl_stack_tracing st = { .size = sizeof(st) };
+	struct ntkl_properties p;
+	static struct window w;
+	struct drain_job job;
+	unsigned long walked = 0, exit_stacks = 0;
+	struct caller c;
+	struct sc_view v;
+	pthread_t th;
+	size_t i, j;
+
+	ASSERT_NE(0, getppid);
+	props_init(&p, "selftest syscall", SYSCALL_FLAGS);
+	p.buffer_size_kb = 1024;
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_START, &p));
+	st.logger_id = p.logger_id;
+	st.count = 1;
+	st.hooks = (uint64_t)(uintptr_t)&hook;
+	ASSERT_EQ(0, ntkl_ctl(self->ctl, NTKL_IOC_SET_STACK_TRACING, &st));
+	ASSERT_EQ(0, ntkl_bind_id(self->reader, p.logger_id));
+	memset(&job, 0, sizeof(job));
+	job.fd = self->reader;
+	job.size = p.buffer_size_kb * 1024;
+	ASSERT_EQ(0, pthread_create(&th, NULL, drain_thread, &job));
+	ASSERT_EQ(0, run_caller(&c));
+	stop_logger(_metadata, self->ctl, "selftest syscall", &job, th);
+
+	ASSERT_EQ(0, view_capture(&job.c, &v));
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("checker: %s", v.verdict.first_violation);
+	find_window(&v, &c, umask, getppid, 0, &w);
+	ASSERT_EQ(NCALLS, w.getppid);
+	/* the stacks sort last (CPU UINT16_MAX), by their events' time */
+	for (i = 0; i < NCALLS; i++)
+		for (j = v.n; j-- > 0 && v.ev[j].kind == EV_STACK;)
+			if (v.ev[j].time == w.getppid_time[i] && v.ev[j].value == (uint64_t)c.tid) {
+				walked++;
+				break;
+			}
+	for (j = 0; j < v.n; j++)
+		exit_stacks += v.ev[j].kind == EV_STACK && v.ev[j].value == (uint64_t)c.tid;
+	TH_LOG("%lu of %d getppid calls walked; %lu stacks of the caller", walked, NCALLS,
+	       exit_stacks);
+	EXPECT_EQ(NCALLS, walked);
+	free(v.ev);
 	capture_free(&job.c);
 }
 
