@@ -37,6 +37,7 @@
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <asm/syscall.h>
@@ -74,16 +75,25 @@ static __always_inline bool native_call(long nr)
 	return nr >= 0 && nr < NR_syscalls && syscall_get_arch(current) == AUDIT_ARCH_X86_64;
 }
 
+/*
+ * The probes disable preemption themselves: these tracepoints call them
+ * with it off on 6.1 and 6.12, but later kernels make the system call
+ * tracepoints faultable, calling probes preemptible; the set and the
+ * per-CPU buffers need it off either way.
+ */
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
 	struct perfinfo_syscall_enter p = {
 		.syscall_address = native_call(id) ? syscall_routine[id] : 0,
 	};
 	struct ntkl_logger **loggers;
-	unsigned int n = ntkl_active_loggers(&loggers);
+	unsigned int n;
 
+	preempt_disable_notrace();
+	n = ntkl_active_loggers(&loggers);
 	ntkl_record_each_walked(loggers, n, ETW_EVENT_SYSCALL_ENTER, &p, sizeof(p),
 				NTKL_WALK_SYSCALL_ENTER, NULL);
+	preempt_enable_notrace();
 }
 
 /*
@@ -108,10 +118,13 @@ static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
 	struct perfinfo_syscall_exit p = { .syscall_nt_status = exit_status(regs, ret) };
 	struct ntkl_logger **loggers;
-	unsigned int n = ntkl_active_loggers(&loggers);
+	unsigned int n;
 
+	preempt_disable_notrace();
+	n = ntkl_active_loggers(&loggers);
 	ntkl_record_each_walked(loggers, n, ETW_EVENT_SYSCALL_EXIT, &p, sizeof(p),
 				NTKL_WALK_SYSCALL_EXIT, NULL);
+	preempt_enable_notrace();
 }
 
 #ifdef CONFIG_KPROBES
