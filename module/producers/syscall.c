@@ -162,6 +162,7 @@ static void syscall_resolve(void)
 	kps = kvcalloc(count, sizeof(*kps), GFP_KERNEL);
 	regd = kvcalloc(count, sizeof(*regd), GFP_KERNEL);
 	if (!kps || !regd) {
+		/* tried again at the next attach */
 		pr_warn("ntkl: SYSCALL: no memory to look up the system calls: SysCallAddress is 0\n");
 		goto out;
 	}
@@ -195,10 +196,10 @@ static void syscall_resolve(void)
 		pr_info("ntkl: SYSCALL: %u system call routines not found: their SysCallAddress is 0\n",
 			missing);
 	pr_debug("ntkl: SYSCALL: %u of %u system call numbers resolved\n", k, NR_syscalls);
+	syscall_resolved = true;
 out:
 	kvfree(regd);
 	kvfree(kps);
-	syscall_resolved = true;
 }
 #else
 static void syscall_resolve(void)
