@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <limits.h>
+#include <linux/aio_abi.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/uio.h>
@@ -889,6 +890,150 @@ TEST_F_TIMEOUT(fileio, sendfile_splice_copy_known_sizes, 600)
 		unlink(copy_dst[k]);
 	EXPECT_EQ(0, chdir("/"));
 	rmdir(c.dir);
+}
+
+/*
+ * AIO: "src" (BIG bytes) read by io_submit in AIO_CHUNK requests, one in
+ * flight at a time, then written so into "dst-aio" (O_DIRECT where the
+ * file system has it: completed later, elsewhere), and the last chunk
+ * read again by a vectored request: the Reads of the open of "src" and the
+ * Writes of "dst-aio" moved BIG bytes each (and the vectored one its two
+ * iovecs), each paired with the completion's OperationEnd (IrpPtr: the
+ * request), at offsets that follow one another from 0.
+ */
+#define AIO_CHUNK	(1u << 20)
+
+struct aio_work {
+	int errors;
+	bool direct;
+	size_t read, written, readv;
+};
+
+static int aio_one(aio_context_t ctx, int fd, uint16_t op, void *buf, uint64_t len,
+		   uint64_t off)
+{
+	struct iocb cb = { 0 }, *cbs[1] = { &cb };
+	struct io_event ev;
+
+	cb.aio_fildes = fd;
+	cb.aio_lio_opcode = op;
+	cb.aio_buf = (uint64_t)(uintptr_t)buf;
+	cb.aio_nbytes = len;
+	cb.aio_offset = off;
+	if (syscall(SYS_io_submit, ctx, 1, cbs) != 1 ||
+	    syscall(SYS_io_getevents, ctx, 1, 1, &ev, NULL) != 1)
+		return -1;
+	return (int)ev.res;
+}
+
+static void aio_workload(void *arg)
+{
+	struct aio_work *a = arg;
+	aio_context_t ctx = 0;
+	/* page aligned, as O_DIRECT wants */
+	char *buf = aligned_alloc(4096, BIG);
+	struct iovec iov[2];
+	unsigned int i;
+	int in, out, r;
+
+	in = open("src", O_RDONLY);
+	/* direct where the file system can: completed later, elsewhere */
+	out = open("dst-aio", O_CREAT | O_WRONLY | O_TRUNC | O_DIRECT, 0644);
+	a->direct = out >= 0;
+	if (out < 0)
+		out = open("dst-aio", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (!buf || in < 0 || out < 0 || syscall(SYS_io_setup, 4, &ctx)) {
+		a->errors++;
+		goto out;
+	}
+	for (i = 0; i < BIG / AIO_CHUNK; i++) {
+		r = aio_one(ctx, in, IOCB_CMD_PREAD, buf + i * AIO_CHUNK, AIO_CHUNK,
+			    (uint64_t)i * AIO_CHUNK);
+		a->read += r > 0 ? r : 0;
+	}
+	for (i = 0; i < BIG / AIO_CHUNK; i++) {
+		r = aio_one(ctx, out, IOCB_CMD_PWRITE, buf + i * AIO_CHUNK, AIO_CHUNK,
+			    (uint64_t)i * AIO_CHUNK);
+		a->written += r > 0 ? r : 0;
+	}
+	iov[0] = (struct iovec){ buf, AIO_CHUNK / 2 };
+	iov[1] = (struct iovec){ buf + AIO_CHUNK / 2, AIO_CHUNK / 2 };
+	r = aio_one(ctx, in, IOCB_CMD_PREADV, iov, 2, BIG);
+	a->readv = r;		/* at the end of the file: 0 */
+	syscall(SYS_io_destroy, ctx);
+out:
+	free(buf);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+}
+
+TEST_F_TIMEOUT(fileio, aio_known_sizes, 600)
+{
+	char src[PATH_MAX + 8], dst[PATH_MAX + 16], dir[PATH_MAX];
+	const char *base = getenv("NTKL_SCRATCH");
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	struct aio_work a = { 0 };
+	aio_context_t ctx = 0;
+	struct life in_obj, out_obj;
+	unsigned int i, nr, nw, bad = 0, vec = 0;
+	uint64_t rd, wr;
+	struct view v;
+	int fd;
+
+	if (!kernel_has_kprobes())
+		SKIP(return, "this kernel has no kretprobes: ntkl cannot see the VFS");
+	if (syscall(SYS_io_setup, 1, &ctx) && errno == ENOSYS)
+		SKIP(return, "this kernel has no AIO (CONFIG_AIO)");
+	syscall(SYS_io_destroy, ctx);
+	snprintf(dir, sizeof(dir), "%s/ntkl-fileio-aio.%d", base && *base ? base : "/tmp",
+		 getpid());
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	ASSERT_EQ(0, chdir(dir));
+	snprintf(src, sizeof(src), "%s/src", dir);
+	snprintf(dst, sizeof(dst), "%s/dst-aio", dir);
+	fd = make_file(src, BIG);
+	ASSERT_GE(fd, 0);
+	close(fd);
+
+	ASSERT_EQ(0, record(_metadata, self->ctl, self->reader, FILEIO_FLAGS, aio_workload, &a,
+			    &v));
+	EXPECT_EQ(0, a.errors);
+	EXPECT_EQ(BIG, a.read);
+	EXPECT_EQ(BIG, a.written);
+	EXPECT_EQ(0, a.readv);
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.lost);
+	in_obj = created(&v, tid, src, 0);
+	out_obj = created(&v, tid, dst, 0);
+	ASSERT_NE(0, in_obj.fobj);
+	ASSERT_NE(0, out_obj.fobj);
+	/* the vectored read: at BIG, the sum of its iovecs, 0 bytes moved */
+	for (i = 0; i < v.nops; i++)
+		if (v.ops[i].hook == ETW_EVENT_FILEIO_READ_HOOK &&
+		    v.ops[i].file_object == in_obj.fobj && v.ops[i].offset == BIG &&
+		    v.ops[i].time >= in_obj.from && v.ops[i].time <= in_obj.to) {
+			vec++;
+			EXPECT_EQ(AIO_CHUNK, v.ops[i].size);
+			EXPECT_EQ(1, v.ops[i].paired);
+			EXPECT_EQ(0, v.ops[i].moved);
+		}
+	EXPECT_EQ(1, vec);
+	rd = moved_by(_metadata, &v, ETW_EVENT_FILEIO_READ_HOOK, in_obj, &nr, &bad);
+	wr = moved_by(_metadata, &v, ETW_EVENT_FILEIO_WRITE_HOOK, out_obj, &nw, &bad);
+	TH_LOG("aio: %u Read of %llu bytes, %u Write of %llu bytes%s", nr,
+	       (unsigned long long)rd, nw, (unsigned long long)wr, a.direct ? " (direct)" : "");
+	EXPECT_EQ(BIG, rd);
+	EXPECT_EQ(BIG, wr);
+	EXPECT_EQ(BIG / AIO_CHUNK + 1, nr);
+	EXPECT_EQ(BIG / AIO_CHUNK, nw);
+	EXPECT_EQ(0, bad);
+	view_free(&v);
+	unlink(src);
+	unlink(dst);
+	EXPECT_EQ(0, chdir("/"));
+	rmdir(dir);
 }
 
 /*

@@ -27,14 +27,15 @@
  * notify_change, vfs_unlink, vfs_rename, iterate_dir; do_filp_open (an
  * open that failed); do_splice_direct, splice_file_range (6.8),
  * splice_file_to_pipe and do_splice (sendfile, copy_file_range, splice:
- * each path through one of them only). They are registered while a
+ * each path through one of them only); aio_read, aio_write and
+ * aio_complete_rw (io_submit's requests). They are registered while a
  * running logger takes FileIo events (attach, process context)
  * and unregistered when none does (detach), never per event; those of
  * the reads, writes and the rest only for FILE_IO_INIT or FILE_IO; a call
  * the kprobes machinery misses (an instance pool empty, a probe hit
  * inside another) is counted as a lost event (nmissed) for each logger
  * that takes FileIo. docs/linux-to-nt.md ("File I/O") says what is not
- * seen: io_uring's and AIO's reads and writes, kernel-internal reads.
+ * seen: io_uring's reads and writes, kernel-internal reads.
  *
  * Only files a user reaches by a path are reported: regular files,
  * directories and block devices on a mount that is not the kernel's own
@@ -55,6 +56,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/aio_abi.h>
 #include <linux/dcache.h>
 #include <linux/fcntl.h>
 #include <linux/fs.h>
@@ -547,6 +549,90 @@ static int splice_write_entry(struct kretprobe_instance *ri, struct pt_regs *reg
 			off_out ?: &out->f_pos);
 }
 
+/*
+ * AIO (io_submit): aio_read(req, iocb, vectored, compat), aio_write(...)
+ * issue a request to the file's ->read_iter/->write_iter themselves (no
+ * vfs_read()), with req->ki_filp and the user's iocb (a kernel copy)
+ * ready. Its IrpPtr is the request (the struct kiocb), which lives until
+ * it completes: aio_complete_rw(kiocb, res) writes its OperationEnd, in
+ * whatever context completes it (an interrupt or a workqueue, for direct
+ * I/O), or the return of aio_read(), aio_write() does when the request
+ * failed before it was issued (no completion then). A 32-bit caller's
+ * iovecs are not summed (IoSize 0).
+ */
+static int aio_begin(struct kretprobe_instance *ri, struct pt_regs *regs, enum etw_event_id id)
+{
+	struct kiocb *req = (void *)regs_get_kernel_argument(regs, 0);
+	const struct iocb *iocb = (void *)regs_get_kernel_argument(regs, 1);
+	bool vectored = regs_get_kernel_argument(regs, 2) & 0xff;
+	bool compat = regs_get_kernel_argument(regs, 3) & 0xff;
+	struct fio_data *d = fio_data(ri);
+	struct ntkl_logger **loggers;
+	size_t count;
+	unsigned int n;
+	bool end;
+
+	if (!req || !iocb || !fio_file_ok(req->ki_filp))
+		return 1;
+	n = fio_loggers(&loggers, &end);
+	if (!n)
+		return 1;
+	if (!vectored)
+		count = iocb->aio_nbytes;
+	else if (!compat)
+		count = iov_sum(u64_to_user_ptr(iocb->aio_buf), iocb->aio_nbytes);
+	else
+		count = 0;
+	rw_record(loggers, n, regs, id, fio_key(req), req->ki_filp, count, iocb->aio_offset);
+	d->file_key = fio_key(req);
+	return end ? 0 : 1;
+}
+
+static int aio_read_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return aio_begin(ri, regs, ETW_EVENT_FILEIO_READ);
+}
+
+static int aio_write_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return aio_begin(ri, regs, ETW_EVENT_FILEIO_WRITE);
+}
+
+/* One OperationEnd of irp to each logger that takes them. */
+static void end_each(u64 irp, long ret)
+{
+	struct etw_fileio_op_end e = {
+		.irp_ptr = irp,
+		.extra_info = ret > 0 ? ret : 0,
+		.nt_status = fio_status(ret),
+	};
+	struct ntkl_logger **loggers;
+	unsigned int n = ntkl_active_loggers(&loggers);
+
+	ntkl_record_each(loggers, n, ETW_EVENT_FILEIO_OP_END, &e, ETW_FILEIO_OP_END_SIZE);
+}
+
+/* aio_read(), aio_write() returned: an error is the request's end (0: issued). */
+static int aio_submit_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct fio_data *d = (void *)ri->data;
+	long ret = (long)regs_return_value(regs);
+
+	if (ret)
+		end_each(d->file_key, ret);
+	return 0;
+}
+
+/* aio_complete_rw(kiocb, res): the request's end, res its bytes or an errno */
+static int aio_complete_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kiocb *kiocb = (void *)regs_get_kernel_argument(regs, 0);
+
+	if (kiocb && fio_file_ok(kiocb->ki_filp))
+		end_each(fio_key(kiocb), (long)regs_get_kernel_argument(regs, 1));
+	return 1;
+}
+
 /* Cleanup, Close, Flush: a struct file, first argument. */
 static int simple_begin(struct kretprobe_instance *ri, struct pt_regs *regs, enum etw_event_id id)
 {
@@ -1034,6 +1120,15 @@ static struct fio_probe fio_probes[] = {
 	  "no Read of splice from a file, of sendfile to a pipe" },
 	{ { "do_splice" }, splice_write_entry, op_end, FIO_OPS, FIO_EV1(WRITE),
 	  "no Write of splice to a file" },
+#ifdef CONFIG_AIO	/* without it, io_submit is ENOSYS: nothing to miss */
+	/* io_submit: a request issued, and completed (a return handler never runs) */
+	{ { "aio_read" }, aio_read_entry, aio_submit_return, FIO_OPS, FIO_EV1(READ),
+	  "no Read of io_submit" },
+	{ { "aio_write" }, aio_write_entry, aio_submit_return, FIO_OPS, FIO_EV1(WRITE),
+	  "no Write of io_submit" },
+	{ { "aio_complete_rw" }, aio_complete_entry, op_end, FIO_OPS, FIO_EV1(OP_END),
+	  "no OperationEnd of io_submit's reads and writes" },
+#endif
 };
 
 static DEFINE_MUTEX(fio_lock);		/* the probes' registration */
