@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A Linux return value as the NTSTATUS Windows would give the same
- * failure: the one mapping of the records that carry a status (SysClExit;
- * FileIo OperationEnd's NtStatus is to use it too). docs/linux-to-nt.md
- * lists it.
+ * failure: the one mapping of the records that carry a status (SysClExit,
+ * FileIo OperationEnd's NtStatus). docs/linux-to-nt.md lists it.
  */
 #ifndef _NTKL_FORMAT_NTSTATUS_H
 #define _NTKL_FORMAT_NTSTATUS_H

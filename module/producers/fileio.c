@@ -79,6 +79,7 @@
 
 #include "control/fault.h"
 #include "ntkl.h"
+#include "format/ntstatus.h"
 #include "format/record.h"
 #include "format/utf16.h"
 #include "producers/ntsched.h"
@@ -150,58 +151,6 @@ static const char *fio_path(const struct path *path, char *buf, size_t len)
 static __always_inline u32 fio_ttid(void)
 {
 	return task_pid_nr(current);
-}
-
-/* errno as the NTSTATUS Windows would give the operation */
-static u32 fio_status(long ret)
-{
-	if (ret >= 0)
-		return ETW_STATUS_SUCCESS;
-	switch (-ret) {
-	case ENOENT:
-		return ETW_STATUS_OBJECT_NAME_NOT_FOUND;
-	case EACCES:
-	case EPERM:
-		return ETW_STATUS_ACCESS_DENIED;
-	case EEXIST:
-		return ETW_STATUS_OBJECT_NAME_COLLISION;
-	case ENOSPC:
-	case EDQUOT:
-		return ETW_STATUS_DISK_FULL;
-	case EROFS:
-		return ETW_STATUS_MEDIA_WRITE_PROTECTED;
-	case EISDIR:
-		return ETW_STATUS_FILE_IS_A_DIRECTORY;
-	case ENOTDIR:
-		return ETW_STATUS_NOT_A_DIRECTORY;
-	case ENOTEMPTY:
-		return ETW_STATUS_DIRECTORY_NOT_EMPTY;
-	case ENAMETOOLONG:
-		return ETW_STATUS_NAME_TOO_LONG;
-	case EXDEV:
-		return ETW_STATUS_NOT_SAME_DEVICE;
-	case EBADF:
-		return ETW_STATUS_INVALID_HANDLE;
-	case EINVAL:
-		return ETW_STATUS_INVALID_PARAMETER;
-	case EFAULT:
-		return ETW_STATUS_ACCESS_VIOLATION;
-	case ENOMEM:
-		return ETW_STATUS_NO_MEMORY;
-	case EIO:
-		return ETW_STATUS_IO_DEVICE_ERROR;
-	case EFBIG:
-		return ETW_STATUS_FILE_TOO_LARGE;
-	case EOPNOTSUPP:
-		return ETW_STATUS_NOT_SUPPORTED;
-	case EINTR:
-	case ERESTARTSYS:
-	case ERESTARTNOINTR:
-	case ERESTARTNOHAND:
-		return ETW_STATUS_CANCELLED;
-	default:
-		return ETW_STATUS_UNSUCCESSFUL;
-	}
 }
 
 /*
@@ -362,7 +311,7 @@ static int op_end(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct etw_fileio_op_end e = {
 		.irp_ptr = fio_irp(ri),
 		.extra_info = d->read_bytes && ret > 0 ? ret : 0,
-		.nt_status = fio_status(ret),
+		.nt_status = ntkl_ntstatus(ret),
 	};
 	struct ntkl_logger **loggers;
 	unsigned int n = ntkl_active_loggers(&loggers);
@@ -604,7 +553,7 @@ static void end_each(u64 irp, long ret)
 	struct etw_fileio_op_end e = {
 		.irp_ptr = irp,
 		.extra_info = ret > 0 ? ret : 0,
-		.nt_status = fio_status(ret),
+		.nt_status = ntkl_ntstatus(ret),
 	};
 	struct ntkl_logger **loggers;
 	unsigned int n = ntkl_active_loggers(&loggers);
