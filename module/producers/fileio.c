@@ -498,6 +498,7 @@ static int splice_write_entry(struct kretprobe_instance *ri, struct pt_regs *reg
 			off_out ?: &out->f_pos);
 }
 
+#ifdef CONFIG_AIO	/* the probes' rows are there only with it */
 /*
  * AIO (io_submit): aio_read(req, iocb, vectored, compat), aio_write(...)
  * issue a request to the file's ->read_iter/->write_iter themselves (no
@@ -581,6 +582,7 @@ static int aio_complete_entry(struct kretprobe_instance *ri, struct pt_regs *reg
 		end_each(fio_key(kiocb), (long)regs_get_kernel_argument(regs, 1));
 	return 1;
 }
+#endif /* CONFIG_AIO */
 
 /* Cleanup, Close, Flush: a struct file, first argument. */
 static int simple_begin(struct kretprobe_instance *ri, struct pt_regs *regs, enum etw_event_id id)
