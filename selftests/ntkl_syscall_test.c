@@ -16,9 +16,11 @@
  *  - each record PERFINFO64 version 2, 8 and 4 bytes;
  *
  * and a number with no system call (5000) is a SysClEnter of address 0
- * and a SysClExit of STATUS_INVALID_SYSTEM_SERVICE, as on Windows. A logger without SYSCALL beside it gets
+ * and a SysClExit of STATUS_INVALID_SYSTEM_SERVICE, as on Windows. An
+ * ia32 and an x32 task's calls carry the routines of their ABIs. A logger without SYSCALL beside it gets
  * none; nothing is lost; the capture passes the strict checker (ntkl dump
- * --check's). The kernel log must stay clean (vm-run fails the run
+ * --check's); ntkl report names the getppid routine by the kernel's
+ * symbols. The kernel log must stay clean (vm-run fails the run
  * otherwise).
  */
 #define _GNU_SOURCE
@@ -26,6 +28,7 @@
 #include <sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "ntkl_reader.h"
@@ -35,8 +38,10 @@
 #define MAX_EVENTS	2000000
 #define NO_SUCH_CALL	5000
 
+/* the images too: ntkl report names SysCallAddress in the kernel's */
 #define SYSCALL_FLAGS	(EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD | \
-			 EVENT_TRACE_FLAG_CSWITCH | EVENT_TRACE_FLAG_SYSTEMCALL)
+			 EVENT_TRACE_FLAG_IMAGE_LOAD | EVENT_TRACE_FLAG_CSWITCH | \
+			 EVENT_TRACE_FLAG_SYSTEMCALL)
 
 enum ev_kind { EV_SWITCH, EV_ENTER, EV_EXIT, EV_STACK };
 
@@ -339,6 +344,15 @@ TEST_F(syscall, known_calls)
 	EXPECT_TRUE(w.unknown_seen);
 	EXPECT_EQ(0, w.unknown_address);
 	EXPECT_EQ(ETW_STATUS_INVALID_SYSTEM_SERVICE, w.unknown_status);
+	/* ntkl report names the routine by this kernel's symbols */
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl report --top 1000 /out/ntkl_syscall_test.etl | "
+			"grep -E '^ +%d +%d +0 .*vmlinux-[^!]+!__[a-z0-9]+_sys_getppid$'",
+			getpid(), NCALLS)) {
+		char out[4096];
+
+		sh(out, sizeof(out), "ntkl report /out/ntkl_syscall_test.etl | grep -A8 '^System calls'");
+		TH_LOG("%s", out);
+	}
 	free(v.ev);
 	capture_free(&job.c);
 }
@@ -463,6 +477,86 @@ TEST_F(syscall, update_turns_it_on_and_off)
 	stop_logger(_metadata, self->ctl, "selftest syscall", &job, th);
 	EXPECT_EQ(NCALLS, count_enters_of(&job.c, getppid));
 	capture_free(&job.c);
+}
+
+/*
+ * Run /workloads/compat-calls-<abi> (its CALLS calls of one routine):
+ * 0, or the errno its exec failed with (ENOEXEC: the kernel runs no such
+ * binaries), or -1 if it did not exit 0.
+ */
+static int run_compat(const char *abi)
+{
+	char path[64];
+	int status;
+	pid_t pid;
+	int pipefd[2], err = 0;
+
+	snprintf(path, sizeof(path), "/workloads/compat-calls-%s", abi);
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execl(path, path, (char *)NULL);
+		err = errno;
+		if (write(pipefd[1], &err, sizeof(err)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &err, sizeof(err)) != sizeof(err))
+		err = 0;
+	close(pipefd[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (err)
+		return err;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/*
+ * A 32-bit (ia32) or x32 task's calls are named by the routine the
+ * kernel runs for them: compat-calls-<abi>'s COMPAT_CALLS calls, and no
+ * other task's, have routine's address.
+ */
+#define COMPAT_CALLS	1000
+
+static void compat_calls(struct __test_metadata *_metadata, int ctl, int reader,
+			 const char *abi, const char *routine)
+{
+	uint64_t addr = kallsyms_addr(routine);
+	struct drain_job job;
+	unsigned long n;
+	pthread_t th;
+	int ret;
+
+	if (!addr)
+		SKIP(return, "this kernel has no %s system calls (no %s in /proc/kallsyms)", abi,
+		     routine);
+	start_logger(_metadata, ctl, reader, "selftest syscall", SYSCALL_FLAGS, &job, &th);
+	ret = run_compat(abi);
+	stop_logger(_metadata, ctl, "selftest syscall", &job, th);
+	if (ret == ENOEXEC) {
+		capture_free(&job.c);
+		SKIP(return, "this kernel runs no %s binaries%s", abi,
+		     strcmp(abi, "x32") ? "" : " (Debian's: boot it with syscall.x32=y)");
+	}
+	ASSERT_EQ(0, ret) TH_LOG("/workloads/compat-calls-%s", abi);
+	n = count_enters_of(&job.c, addr);
+	TH_LOG("%s: %lu SysClEnter records at %s", abi, n, routine);
+	EXPECT_EQ(COMPAT_CALLS, n);	/* compat-calls.c's CALLS */
+	capture_free(&job.c);
+}
+
+TEST_F(syscall, ia32_calls)
+{
+	compat_calls(_metadata, self->ctl, self->reader, "ia32", "__ia32_compat_sys_ioctl");
+}
+
+TEST_F(syscall, x32_calls)
+{
+	compat_calls(_metadata, self->ctl, self->reader, "x32", "__x64_compat_sys_ioctl");
 }
 
 TEST_HARNESS_MAIN

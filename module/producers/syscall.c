@@ -18,12 +18,14 @@
  * kernel builds its table from it. Each name is looked up once, at the
  * first attach, through kprobes' lookup (a kprobe registered disabled,
  * never armed, its address read, less the offset kprobes adds past an
- * endbr64, which sprint_symbol() names); all are released together. It
- * costs the first SYSCALL logger's start about half a second on 6.1 under
- * TCG (whose kallsyms looks each name up by a walk of every symbol).
- * A number with no routine found, a 32-bit (ia32) or x32 call, and a call
- * a tracer skipped (number -1) have SysCallAddress 0. docs/linux-to-nt.md
- * ("System calls") says what else differs from Windows.
+ * endbr64, which sprint_symbol() names); all are released together. The
+ * same for ia32 and x32 calls, from <asm/syscalls_32.h> and
+ * <asm/syscalls_x32.h>, which the kernel runs them by (routine_of()). The
+ * 850 or so names cost the first SYSCALL logger's start after load 1.5 s
+ * on 6.1 and 1.8 s on 6.12 in the TCG test VM, once. A number with no routine
+ * found, and a call a tracer skipped (number -1), have SysCallAddress 0.
+ * docs/linux-to-nt.md ("System calls") says what else differs from
+ * Windows.
  *
  * Both tracepoints fire on every system call of every thread, and
  * attaching the first probe makes every thread take the slow path into
@@ -50,7 +52,13 @@
 #include "producers/stack.h"
 #include "producers/tracepoints.h"
 
-/* The routine of each 64-bit system call, by name, from the kernel's own list. */
+/*
+ * The routine of each system call, by name, from the kernel's own lists:
+ * one per ABI, each as the kernel's entry code names it (<asm/syscall_wrapper.h>):
+ * 64-bit calls __x64_sys_*; ia32 calls (a 32-bit task's int 0x80, sysenter,
+ * syscall) __ia32_sys_*, or __ia32_compat_sys_* where the call has a
+ * compat form; x32 calls the 64-bit routines, or __x64_compat_sys_*.
+ */
 struct syscall_name {
 	unsigned int nr;
 	const char *name;
@@ -58,21 +66,89 @@ struct syscall_name {
 
 #define __SYSCALL(nr, sym)		{ nr, "__x64_" #sym },
 #define __SYSCALL_NORETURN(nr, sym)	{ nr, "__x64_" #sym },
-static const struct syscall_name syscall_names[] = {
+static const struct syscall_name x64_names[] = {
 #include <asm/syscalls_64.h>
+};
+
+#ifdef CONFIG_X86_X32_ABI
+static const struct syscall_name x32_names[] = {
+#include <asm/syscalls_x32.h>
+};
+#endif
+#undef __SYSCALL
+#undef __SYSCALL_NORETURN
+
+#ifdef CONFIG_IA32_EMULATION
+#define __SYSCALL(nr, sym)			{ nr, "__ia32_" #sym },
+#define __SYSCALL_NORETURN(nr, sym)		{ nr, "__ia32_" #sym },
+#define __SYSCALL_WITH_COMPAT(nr, native, compat)	{ nr, "__ia32_" #compat },
+static const struct syscall_name ia32_names[] = {
+#include <asm/syscalls_32.h>
 };
 
 #undef __SYSCALL
 #undef __SYSCALL_NORETURN
+#undef __SYSCALL_WITH_COMPAT
+#endif
 
 /* Their addresses, by number, found once (syscall_resolve()) before a probe reads them. */
-static u64 syscall_routine[NR_syscalls];
+static u64 x64_routine[NR_syscalls];
+#ifdef CONFIG_IA32_EMULATION
+static u64 ia32_routine[IA32_NR_syscalls];
+#endif
+#ifdef CONFIG_X86_X32_ABI
+static u64 x32_routine[X32_NR_syscalls];
+#endif
+
+struct syscall_abi {
+	const char *what;
+	const struct syscall_name *names;
+	unsigned int count;
+	u64 *routine;
+	unsigned int nr;		/* numbers routine[] holds */
+};
+
+#define SYSCALL_ABI(what, abi) \
+	{ what, abi##_names, ARRAY_SIZE(abi##_names), abi##_routine, ARRAY_SIZE(abi##_routine) }
+static const struct syscall_abi syscall_abis[] = {
+	SYSCALL_ABI("64-bit", x64),
+#ifdef CONFIG_IA32_EMULATION
+	SYSCALL_ABI("ia32", ia32),
+#endif
+#ifdef CONFIG_X86_X32_ABI
+	SYSCALL_ABI("x32", x32),
+#endif
+};
+
 static bool syscall_resolved;
 static DEFINE_MUTEX(syscall_lock);	/* the group's attachment, the lookup */
 
-static __always_inline bool native_call(long nr)
+/*
+ * The routine of call nr of the calling task's ABI: a 32-bit task's
+ * calls are ia32's (its audit arch says so, as seccomp reads it), an x32
+ * call is a 64-bit task's with __X32_SYSCALL_BIT set in its number. 0 for
+ * a number with none (-1: a tracer skipped the call).
+ */
+static __always_inline u64 routine_of(long nr)
 {
-	return nr >= 0 && nr < NR_syscalls && syscall_get_arch(current) == AUDIT_ARCH_X86_64;
+	if (nr < 0)
+		return 0;
+	if (syscall_get_arch(current) != AUDIT_ARCH_X86_64) {
+#ifdef CONFIG_IA32_EMULATION
+		if (nr < IA32_NR_syscalls)
+			return ia32_routine[nr];
+#endif
+		return 0;
+	}
+	if (nr & __X32_SYSCALL_BIT) {
+#ifdef CONFIG_X86_X32_ABI
+		nr &= ~__X32_SYSCALL_BIT;
+		if (nr < X32_NR_syscalls)
+			return x32_routine[nr];
+#endif
+		return 0;
+	}
+	return nr < NR_syscalls ? x64_routine[nr] : 0;
 }
 
 /*
@@ -84,7 +160,7 @@ static __always_inline bool native_call(long nr)
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
 	struct perfinfo_syscall_enter p = {
-		.syscall_address = native_call(id) ? syscall_routine[id] : 0,
+		.syscall_address = routine_of(id),
 	};
 	struct ntkl_logger **loggers;
 	unsigned int n;
@@ -94,6 +170,18 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 	ntkl_record_each_walked(loggers, n, ETW_EVENT_SYSCALL_ENTER, &p, sizeof(p),
 				NTKL_WALK_SYSCALL_ENTER, NULL);
 	preempt_enable_notrace();
+}
+
+/* A number past the end of its ABI's table: the kernel has no such call. */
+static __always_inline bool beyond_table(long nr)
+{
+	if (nr < 0)
+		return false;
+	if (syscall_get_arch(current) != AUDIT_ARCH_X86_64)
+		return nr >= IA32_NR_syscalls;
+	if (nr & __X32_SYSCALL_BIT)
+		return (nr & ~__X32_SYSCALL_BIT) >= X32_NR_syscalls;
+	return nr >= NR_syscalls;
 }
 
 /*
@@ -108,8 +196,7 @@ static __always_inline u32 exit_status(struct pt_regs *regs, long ret)
 	if (!IS_ERR_VALUE(ret))
 		return ETW_STATUS_SUCCESS;
 	nr = syscall_get_nr(current, regs);
-	if (nr >= NR_syscalls && syscall_get_arch(current) == AUDIT_ARCH_X86_64 &&
-	    !(nr & __X32_SYSCALL_BIT))
+	if (beyond_table(nr))
 		return ETW_STATUS_INVALID_SYSTEM_SERVICE;
 	return ntkl_ntstatus(ret);
 }
@@ -147,18 +234,43 @@ static u64 function_start(const struct kprobe *kp)
 }
 
 /*
- * Every routine of the list, looked up in one pass: each name once (many
- * numbers are sys_ni_syscall), the kprobes released together (one RCU
- * grace period, not one a name).
+ * The address of name if an ABI before abi, or an earlier number of abi,
+ * already looked it up (many numbers are sys_ni_syscall; x32 shares most
+ * of the 64-bit routines), else 0 with *seen false.
+ */
+static u64 looked_up(unsigned int abi, unsigned int i, const char *name, bool *seen)
+{
+	unsigned int a, j;
+
+	for (a = 0; a <= abi; a++) {
+		const struct syscall_abi *t = &syscall_abis[a];
+
+		for (j = 0; j < (a < abi ? t->count : i); j++) {
+			if (t->names[j].nr < t->nr && !strcmp(t->names[j].name, name)) {
+				*seen = true;
+				return t->routine[t->names[j].nr];
+			}
+		}
+	}
+	*seen = false;
+	return 0;
+}
+
+/*
+ * Every routine of every ABI's list, looked up in one pass: each name
+ * once, the kprobes released together (one RCU grace period, not one a
+ * name).
  */
 static void syscall_resolve(void)
 {
-	const unsigned int count = ARRAY_SIZE(syscall_names);
-	unsigned int i, j, nr, k, n = 0, missing = 0;
+	unsigned int a, i, nr, n = 0, count = 0, missing = 0;
 	struct kprobe *kps, **regd;
+	bool seen;
 
 	if (syscall_resolved)
 		return;
+	for (a = 0; a < ARRAY_SIZE(syscall_abis); a++)
+		count += syscall_abis[a].count;
 	kps = kvcalloc(count, sizeof(*kps), GFP_KERNEL);
 	regd = kvcalloc(count, sizeof(*regd), GFP_KERNEL);
 	if (!kps || !regd) {
@@ -166,36 +278,45 @@ static void syscall_resolve(void)
 		pr_warn("ntkl: SYSCALL: no memory to look up the system calls: SysCallAddress is 0\n");
 		goto out;
 	}
-	for (i = 0; i < count; i++) {
-		nr = syscall_names[i].nr;
-		if (nr >= NR_syscalls)
-			continue;
-		for (j = 0; j < i; j++)
-			if (!strcmp(syscall_names[j].name, syscall_names[i].name))
-				break;
-		if (j < i) {
-			syscall_routine[nr] = syscall_routine[syscall_names[j].nr];
-			continue;
+	for (a = 0; a < ARRAY_SIZE(syscall_abis); a++) {
+		const struct syscall_abi *t = &syscall_abis[a];
+
+		for (i = 0; i < t->count; i++) {
+			struct kprobe *kp = &kps[n];
+
+			nr = t->names[i].nr;
+			if (nr >= t->nr)
+				continue;
+			t->routine[nr] = looked_up(a, i, t->names[i].name, &seen);
+			if (seen)
+				continue;
+			kp->symbol_name = t->names[i].name;
+			kp->flags = KPROBE_FLAG_DISABLED;
+			if (register_kprobe(kp)) {
+				pr_debug("ntkl: SYSCALL: no %s\n", t->names[i].name);
+				missing++;
+				continue;
+			}
+			regd[n++] = kp;
+			t->routine[nr] = function_start(kp);
+			missing += !t->routine[nr];
+			cond_resched();
 		}
-		kps[i].symbol_name = syscall_names[i].name;
-		kps[i].flags = KPROBE_FLAG_DISABLED;
-		if (register_kprobe(&kps[i])) {
-			missing++;
-			continue;
-		}
-		regd[n++] = &kps[i];
-		syscall_routine[nr] = function_start(&kps[i]);
-		missing += !syscall_routine[nr];
-		cond_resched();
 	}
 	if (n)
 		unregister_kprobes(regd, n);
-	for (nr = 0, k = 0; nr < NR_syscalls; nr++)
-		k += !!syscall_routine[nr];
 	if (missing)
 		pr_info("ntkl: SYSCALL: %u system call routines not found: their SysCallAddress is 0\n",
 			missing);
-	pr_debug("ntkl: SYSCALL: %u of %u system call numbers resolved\n", k, NR_syscalls);
+	for (a = 0; a < ARRAY_SIZE(syscall_abis); a++) {
+		const struct syscall_abi *t = &syscall_abis[a];
+		unsigned int k = 0;
+
+		for (nr = 0; nr < t->nr; nr++)
+			k += !!t->routine[nr];
+		pr_debug("ntkl: SYSCALL: %u of %u %s system call numbers resolved\n", k, t->nr,
+			 t->what);
+	}
 	syscall_resolved = true;
 out:
 	kvfree(regd);

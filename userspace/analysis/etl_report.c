@@ -669,6 +669,8 @@ int etl_report_functions(struct etl_report *r, struct sym_loader *ld, struct etl
 	sym_functions_free(&r->functions);
 	if (sym_functions_of(&r->trace, ld, &r->functions, msg, sizeof(msg)))
 		return etl_error_set(err, "%s", msg);
+	if (etl_syscalls_name(&r->syscalls, &r->trace, ld))
+		return etl_error_set(err, "out of memory");
 	return 0;
 }
 

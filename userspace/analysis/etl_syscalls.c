@@ -11,6 +11,9 @@
 #include "etl_json.h"
 #include "etl_report.h"
 #include "etl_syscalls.h"
+#include "symbols/sym.h"
+#include "symbols/sym_load.h"
+#include "symbols/sym_trace.h"
 
 #define NO_PID	UINT32_MAX
 #define NO_TID	UINT32_MAX
@@ -288,6 +291,51 @@ int etl_syscalls_end(struct etl_syscalls_reader *rd, const struct etl_file *f,
 	return ret;
 }
 
+/* The kernel image of t that holds addr, or NULL. */
+static const struct sym_trace_image *kernel_image_of(const struct sym_trace *t, uint64_t addr)
+{
+	for (size_t i = 0; i < t->n && !t->v[i].pid; i++)
+		if (addr >= t->v[i].base && addr - t->v[i].base < t->v[i].size)
+			return &t->v[i];
+	return NULL;
+}
+
+int etl_syscalls_name(struct etl_syscalls *s, const struct sym_trace *t, struct sym_loader *ld)
+{
+	/* each image loaded once, for every row it holds (t's kernel images come first) */
+	for (size_t i = 0; i < t->n && !t->v[i].pid; i++) {
+		const struct sym_trace_image *img = &t->v[i];
+		struct sym_table tab;
+		uint8_t guid[16];
+		char why[512];
+		bool any = false;
+
+		for (size_t k = 0; k < s->nrows && !any; k++)
+			any = kernel_image_of(t, s->rows[k].address) == img;
+		if (!any || sym_is_windows_path(img->path))
+			continue;
+		sym_table_init(&tab);
+		if (sym_load_checked(ld, img, &tab, guid, why, sizeof(why))) {
+			sym_table_free(&tab);
+			continue;	/* the functions section says why */
+		}
+		sym_table_sort(&tab);
+		for (size_t k = 0; k < s->nrows; k++) {
+			struct etl_syscall_row *r = &s->rows[k];
+			const struct sym_func *f;
+
+			if (kernel_image_of(t, r->address) != img)
+				continue;
+			f = sym_table_find(&tab, img->base, r->address);
+			if (f)
+				snprintf(r->function, sizeof(r->function), "%s!%s",
+					 sym_base_name(img->path), f->name);
+		}
+		sym_table_free(&tab);
+	}
+	return 0;
+}
+
 void etl_syscalls_free(struct etl_syscalls *s)
 {
 	free(s->rows);
@@ -313,16 +361,19 @@ void etl_syscalls_print(FILE *out, const struct etl_syscalls *s, size_t top)
 	fprintf(out, "\n");
 	if (!s->nrows)
 		return;
-	fprintf(out, "\nSystem calls by time, per process (top %zu; time: SysClEnter to its SysClExit; name the address with ntkl symbols and WPA):\n"
-		"%8s %18s %9s %8s %12s %10s  %s\n", top, "pid", "address", "calls", "failed",
-		"total ms", "max ms", "name");
+	fprintf(out, "\nSystem calls by time, per process (top %zu; time: SysClEnter to its SysClExit; routine: SysCallAddress, named by this machine's kernel):\n"
+		"%8s %9s %8s %12s %10s  %-16s %s\n", top, "pid", "calls", "failed", "total ms",
+		"max ms", "name", "routine");
 	for (size_t i = 0; i < s->nrows && i < top; i++) {
 		const struct etl_syscall_row *r = &s->rows[i];
 
 		print_pid(out, r->pid);
-		fprintf(out, " %#18llx %9lu %8lu %12.3f %10.3f  %s\n",
-			(unsigned long long)r->address, r->calls, r->failed, r->total_ms,
-			r->max_ms, r->name);
+		fprintf(out, " %9lu %8lu %12.3f %10.3f  %-16s ", r->calls, r->failed,
+			r->total_ms, r->max_ms, r->name);
+		if (r->function[0])
+			fprintf(out, "%s\n", r->function);
+		else
+			fprintf(out, "%#llx\n", (unsigned long long)r->address);
 	}
 }
 
@@ -340,6 +391,11 @@ void etl_syscalls_print_json(FILE *out, const struct etl_syscalls *s)
 			fprintf(out, "%u", r->pid);
 		fprintf(out, ", \"name\": ");
 		etl_json_str(out, r->name);
+		fprintf(out, ", \"routine\": ");
+		if (r->function[0])
+			etl_json_str(out, r->function);
+		else
+			fprintf(out, "null");
 		fprintf(out, ", \"address\": \"%#llx\", \"calls\": %lu, \"timed\": %lu, \"failed\": %lu, \"total_ms\": %.6f, \"max_ms\": %.6f}",
 			(unsigned long long)r->address, r->calls, r->timed, r->failed,
 			r->total_ms, r->max_ms);

@@ -15,7 +15,8 @@
  *     in a call): a call without its exit is counted, not timed;
  *     `failed` counts the exits whose SysCallNtStatus is not success;
  *   - the call is named by its SysCallAddress (the routine's kernel
- *     address; 0 for a call ntkl could not resolve, or of a 32-bit task);
+ *     address; 0 for a call ntkl could not resolve), and by the routine's
+ *     name where this machine's kernel names it (etl_syscalls_name());
  *   - rows are ordered by total time, then calls, most first.
  *
  * The window and the threads are report's (etl_filter.h): --time keeps
@@ -40,6 +41,7 @@ struct etl_syscall_row {
 	uint32_t pid;			/* UINT32_MAX: a thread no Thread event names */
 	char name[64];			/* the process's */
 	uint64_t address;		/* SysCallAddress */
+	char function[128];		/* "image!routine" (etl_syscalls_name()), or "" */
 	unsigned long calls, timed, failed;
 	double total_ms, max_ms;	/* of the timed calls */
 };
@@ -64,6 +66,17 @@ struct etl_syscalls_reader *etl_syscalls_begin(struct etl_syscalls *s,
 struct etl_walker etl_syscalls_walker(struct etl_syscalls_reader *rd);
 int etl_syscalls_end(struct etl_syscalls_reader *rd, const struct etl_file *f,
 		     const struct etl_model *m, const struct etl_switches *sw);
+
+/*
+ * Name each row's address by the kernel image of t that holds it, loaded
+ * through ld (sym_load_checked(): this machine's kernel, as the trace's):
+ * "vmlinux!__x64_sys_getppid". A row whose image cannot be loaded, or
+ * whose address is hashed or in no image, keeps "" and prints its
+ * address. 0, or -1 out of memory.
+ */
+struct sym_trace;
+struct sym_loader;
+int etl_syscalls_name(struct etl_syscalls *s, const struct sym_trace *t, struct sym_loader *ld);
 
 void etl_syscalls_free(struct etl_syscalls *s);
 

@@ -150,7 +150,19 @@ static void test_section(void)
 		fclose(mem);
 	}
 	CHECK_HAS(text, "System calls: 4 entered, 3 returned, 2 records on no known thread");
-	CHECK_HAS(text, "0xffffffff81000100         2        0");
+	/* no kernel image in the file: the routine is its address */
+	CHECK_HAS(text, "     300         2        0        0.020      0.020  caller           0xffffffff81000100\n");
+	free(text);
+	/* a routine the kernel's symbols named (etl_syscalls_name()) is printed by name */
+	snprintf(r.syscalls.rows[0].function, sizeof(r.syscalls.rows[0].function),
+		 "vmlinux-6.12.0!__x64_sys_read");
+	mem = open_memstream(&text, &text_size);
+	CHECK(mem != NULL);
+	if (mem) {
+		etl_report_print(mem, &r);
+		fclose(mem);
+	}
+	CHECK_HAS(text, "caller           vmlinux-6.12.0!__x64_sys_read\n");
 	mem = open_memstream(&json, &json_size);
 	CHECK(mem != NULL);
 	if (mem) {
@@ -158,7 +170,8 @@ static void test_section(void)
 		fclose(mem);
 	}
 	CHECK_HAS(json, "\"syscalls\": {\"enters\": 4, \"exits\": 3, \"unattributed\": 2,");
-	CHECK_HAS(json, "\"pid\": 300, \"name\": \"caller\", \"address\": \"0xffffffff81000100\", \"calls\": 2, \"timed\": 1, \"failed\": 0");
+	CHECK_HAS(json, "\"pid\": 300, \"name\": \"caller\", \"routine\": \"vmlinux-6.12.0!__x64_sys_read\", \"address\": \"0xffffffff81000100\", \"calls\": 2, \"timed\": 1, \"failed\": 0");
+	CHECK_HAS(json, "\"routine\": null, \"address\": \"0xffffffff81000200\"");
 	free(text);
 	free(json);
 	etl_report_free(&r);
