@@ -386,6 +386,7 @@ struct perfinfo_groupmask {
 #define PERF_FILE_IO			0x02000000u
 #define PERF_FILE_IO_INIT		0x04000000u
 #define PERF_HARD_FAULTS		0x00002000u	/* EVENT_TRACE_FLAG_MEMORY_HARD_FAULTS */
+#define PERF_NETWORK			0x00010000u	/* EVENT_TRACE_FLAG_NETWORK_TCPIP */
 /* Masks[1] */
 #define PERF_PROFILE			0x20000002u
 #define PERF_CONTEXT_SWITCH		0x20000004u
@@ -1175,6 +1176,131 @@ struct perfinfo_syscall_exit {
 };
 
 /*
+ * TcpIp (group 0x06) and UdpIp (0x08), version 2, PERFINFO64 header (the
+ * payload names the process, as TraceEvent's fix-ups take it: the header
+ * has none), as TraceEvent's TcpIp*TraceData and UdpIpTraceData and the
+ * MOF classes TcpIp_TypeGroup1..3, TcpIp_SendIPV4/6, UdpIp_TypeGroup1
+ * lay them out in a 64-bit file: packed, so connid (a pointer) may sit
+ * at an offset that is not a multiple of 8, hence a byte array. Addresses
+ * and ports are in network byte order, as on the wire. An IPv6 event is
+ * its IPv4 event's opcode + 16. docs/linux-to-nt.md ("Network") says how
+ * Linux fills each field.
+ */
+/* TcpIp_TypeGroup1: Recv, Disconnect, Retransmit, Reconnect, TCPCopy */
+struct etw_tcpip_v4 {
+	__u32 pid;			/* the process the bytes belong to */
+	__u32 size;			/* bytes */
+	__u32 daddr;
+	__u32 saddr;
+	__u16 dport;
+	__u16 sport;
+	__u8 connid[8];			/* the connection (an opaque key) */
+	__u32 seqnum;
+};
+
+/* TcpIp_SendIPV4: Send */
+struct etw_tcpip_send_v4 {
+	__u32 pid;
+	__u32 size;
+	__u32 daddr;
+	__u32 saddr;
+	__u16 dport;
+	__u16 sport;
+	__u32 startime;
+	__u32 endtime;
+	__u32 seqnum;
+	__u8 connid[8];
+};
+
+/* TcpIp_TypeGroup2: Connect, Accept */
+struct etw_tcpip_connect_v4 {
+	__u32 pid;
+	__u32 size;
+	__u32 daddr;
+	__u32 saddr;
+	__u16 dport;
+	__u16 sport;
+	__u16 mss;
+	__u16 sackopt;
+	__u16 tsopt;
+	__u16 wsopt;
+	__u32 rcvwin;
+	__u16 rcvwinscale;
+	__u16 sndwinscale;
+	__u32 seqnum;
+	__u8 connid[8];
+};
+
+/* TcpIp_TypeGroup3: RecvIPV6, DisconnectIPV6, RetransmitIPV6, ReconnectIPV6, TCPCopyIPV6 */
+struct etw_tcpip_v6 {
+	__u32 pid;
+	__u32 size;
+	__u8 daddr[16];
+	__u8 saddr[16];
+	__u16 dport;
+	__u16 sport;
+	__u8 connid[8];
+	__u32 seqnum;
+};
+
+/* TcpIp_SendIPV6: SendIPV6 */
+struct etw_tcpip_send_v6 {
+	__u32 pid;
+	__u32 size;
+	__u8 daddr[16];
+	__u8 saddr[16];
+	__u16 dport;
+	__u16 sport;
+	__u32 startime;
+	__u32 endtime;
+	__u32 seqnum;
+	__u8 connid[8];
+};
+
+/* TraceEvent's TcpIpV6ConnectTraceData: ConnectIPV6, AcceptIPV6 */
+struct etw_tcpip_connect_v6 {
+	__u32 pid;
+	__u32 size;
+	__u8 daddr[16];
+	__u8 saddr[16];
+	__u16 dport;
+	__u16 sport;
+	__u16 mss;
+	__u16 sackopt;
+	__u16 tsopt;
+	__u16 wsopt;
+	__u32 rcvwin;
+	__u16 rcvwinscale;
+	__u16 sndwinscale;
+	__u32 seqnum;
+	__u8 connid[8];
+};
+
+/* UdpIp_TypeGroup1: Send, Recv (seqnum and connid unused, 0) */
+struct etw_udpip_v4 {
+	__u32 pid;
+	__u32 size;
+	__u32 daddr;
+	__u32 saddr;
+	__u16 dport;
+	__u16 sport;
+	__u32 seqnum;
+	__u8 connid[8];
+};
+
+/* TraceEvent's UpdIpV6TraceData: SendIPV6, RecvIPV6 (seqnum, connid 0) */
+struct etw_udpip_v6 {
+	__u32 pid;
+	__u32 size;
+	__u8 daddr[16];
+	__u8 saddr[16];
+	__u16 dport;
+	__u16 sport;
+	__u32 seqnum;
+	__u8 connid[8];
+};
+
+/*
  * FileIo (group 0x04), 64-bit, as TraceEvent's FileIO*TraceData read them
  * and the MOF classes FileIo_Name, FileIo_Create, FileIo_SimpleOp,
  * FileIo_ReadWrite, FileIo_Info, FileIo_DirEnum and FileIo_OpEnd give
@@ -1804,6 +1930,37 @@ ETW_ASSERT_SIZE(struct perfinfo_syscall_enter, 8);
 ETW_ASSERT_OFFSET(struct perfinfo_syscall_enter, syscall_address, 0);
 ETW_ASSERT_SIZE(struct perfinfo_syscall_exit, 4);
 ETW_ASSERT_OFFSET(struct perfinfo_syscall_exit, syscall_nt_status, 0);
+ETW_ASSERT_SIZE(struct etw_tcpip_v4, 32);
+ETW_ASSERT_OFFSET(struct etw_tcpip_v4, dport, 16);
+ETW_ASSERT_OFFSET(struct etw_tcpip_v4, connid, 20);
+ETW_ASSERT_OFFSET(struct etw_tcpip_v4, seqnum, 28);
+ETW_ASSERT_SIZE(struct etw_tcpip_send_v4, 40);
+ETW_ASSERT_OFFSET(struct etw_tcpip_send_v4, startime, 20);
+ETW_ASSERT_OFFSET(struct etw_tcpip_send_v4, seqnum, 28);
+ETW_ASSERT_OFFSET(struct etw_tcpip_send_v4, connid, 32);
+ETW_ASSERT_SIZE(struct etw_tcpip_connect_v4, 48);
+ETW_ASSERT_OFFSET(struct etw_tcpip_connect_v4, mss, 20);
+ETW_ASSERT_OFFSET(struct etw_tcpip_connect_v4, rcvwin, 28);
+ETW_ASSERT_OFFSET(struct etw_tcpip_connect_v4, seqnum, 36);
+ETW_ASSERT_OFFSET(struct etw_tcpip_connect_v4, connid, 40);
+ETW_ASSERT_SIZE(struct etw_tcpip_v6, 56);
+ETW_ASSERT_OFFSET(struct etw_tcpip_v6, saddr, 24);
+ETW_ASSERT_OFFSET(struct etw_tcpip_v6, dport, 40);
+ETW_ASSERT_OFFSET(struct etw_tcpip_v6, connid, 44);
+ETW_ASSERT_OFFSET(struct etw_tcpip_v6, seqnum, 52);
+ETW_ASSERT_SIZE(struct etw_tcpip_send_v6, 64);
+ETW_ASSERT_OFFSET(struct etw_tcpip_send_v6, startime, 44);
+ETW_ASSERT_OFFSET(struct etw_tcpip_send_v6, connid, 56);
+ETW_ASSERT_SIZE(struct etw_tcpip_connect_v6, 72);
+ETW_ASSERT_OFFSET(struct etw_tcpip_connect_v6, mss, 44);
+ETW_ASSERT_OFFSET(struct etw_tcpip_connect_v6, seqnum, 60);
+ETW_ASSERT_OFFSET(struct etw_tcpip_connect_v6, connid, 64);
+ETW_ASSERT_SIZE(struct etw_udpip_v4, 32);
+ETW_ASSERT_OFFSET(struct etw_udpip_v4, seqnum, 20);
+ETW_ASSERT_OFFSET(struct etw_udpip_v4, connid, 24);
+ETW_ASSERT_SIZE(struct etw_udpip_v6, 56);
+ETW_ASSERT_OFFSET(struct etw_udpip_v6, seqnum, 44);
+ETW_ASSERT_OFFSET(struct etw_udpip_v6, connid, 48);
 ETW_ASSERT_SIZE(struct perfinfo_hard_fault, 40);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, initial_time, 0);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, read_offset, 8);

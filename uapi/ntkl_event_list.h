@@ -210,6 +210,60 @@ NTKL_EVENT(READY_THREAD, PERFINFO64, 2, ANY, PERF_DISPATCHER, "ReadyThread", REA
 #define ETW_EVENT_THREAD_SET_NAME_HOOK	ETW_HOOK(ETW_GROUP_THREAD, 0x48)
 NTKL_EVENT(THREAD_SET_NAME, ANY, 0, ANY, 0, "SetName", NONE)
 
+/*
+ * TcpIp and UdpIp (EVENT_TRACE_FLAG_NETWORK_TCPIP, xperf's NETWORKTRACE;
+ * module/producers/network.c): v2, PERFINFO64, the process in the
+ * payload. An IPv6 event is its IPv4 event's opcode + 16. Reconnect,
+ * TCPCopy, Fail and the ACK events are named only: Linux has no point
+ * that makes them.
+ */
+#define ETW_EVENT_TCPIP_SEND_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x0A)
+NTKL_EVENT(TCPIP_SEND, PERFINFO64, 2, EXACT, PERF_NETWORK, "Send", TCPIP_SEND_V4)
+#define ETW_EVENT_TCPIP_RECV_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x0B)
+NTKL_EVENT(TCPIP_RECV, PERFINFO64, 2, EXACT, PERF_NETWORK, "Recv", TCPIP_V4)
+#define ETW_EVENT_TCPIP_CONNECT_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x0C)
+NTKL_EVENT(TCPIP_CONNECT, PERFINFO64, 2, EXACT, PERF_NETWORK, "Connect", TCPIP_CONNECT_V4)
+#define ETW_EVENT_TCPIP_DISCONNECT_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x0D)
+NTKL_EVENT(TCPIP_DISCONNECT, PERFINFO64, 2, EXACT, PERF_NETWORK, "Disconnect", TCPIP_V4)
+#define ETW_EVENT_TCPIP_RETRANSMIT_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x0E)
+NTKL_EVENT(TCPIP_RETRANSMIT, PERFINFO64, 2, EXACT, PERF_NETWORK, "Retransmit", TCPIP_V4)
+#define ETW_EVENT_TCPIP_ACCEPT_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x0F)
+NTKL_EVENT(TCPIP_ACCEPT, PERFINFO64, 2, EXACT, PERF_NETWORK, "Accept", TCPIP_CONNECT_V4)
+#define ETW_EVENT_TCPIP_RECONNECT_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x10)
+NTKL_EVENT(TCPIP_RECONNECT, ANY, 0, ANY, 0, "Reconnect", NONE)
+#define ETW_EVENT_TCPIP_FAIL_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x11)
+NTKL_EVENT(TCPIP_FAIL, ANY, 0, ANY, 0, "Fail", NONE)
+#define ETW_EVENT_TCPIP_TCP_COPY_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x12)
+NTKL_EVENT(TCPIP_TCP_COPY, ANY, 0, ANY, 0, "TCPCopy", NONE)
+#define ETW_EVENT_TCPIP_SEND_IPV6_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x1A)
+NTKL_EVENT(TCPIP_SEND_IPV6, PERFINFO64, 2, EXACT, PERF_NETWORK, "SendIPV6", TCPIP_SEND_V6)
+#define ETW_EVENT_TCPIP_RECV_IPV6_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x1B)
+NTKL_EVENT(TCPIP_RECV_IPV6, PERFINFO64, 2, EXACT, PERF_NETWORK, "RecvIPV6", TCPIP_V6)
+#define ETW_EVENT_TCPIP_CONNECT_IPV6_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x1C)
+NTKL_EVENT(TCPIP_CONNECT_IPV6, PERFINFO64, 2, EXACT, PERF_NETWORK, "ConnectIPV6",
+	   TCPIP_CONNECT_V6)
+#define ETW_EVENT_TCPIP_DISCONNECT_IPV6_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x1D)
+NTKL_EVENT(TCPIP_DISCONNECT_IPV6, PERFINFO64, 2, EXACT, PERF_NETWORK, "DisconnectIPV6",
+	   TCPIP_V6)
+#define ETW_EVENT_TCPIP_RETRANSMIT_IPV6_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x1E)
+NTKL_EVENT(TCPIP_RETRANSMIT_IPV6, PERFINFO64, 2, EXACT, PERF_NETWORK, "RetransmitIPV6",
+	   TCPIP_V6)
+#define ETW_EVENT_TCPIP_ACCEPT_IPV6_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x1F)
+NTKL_EVENT(TCPIP_ACCEPT_IPV6, PERFINFO64, 2, EXACT, PERF_NETWORK, "AcceptIPV6",
+	   TCPIP_CONNECT_V6)
+#define ETW_EVENT_TCPIP_RECONNECT_IPV6_HOOK	ETW_HOOK(ETW_GROUP_TCPIP, 0x20)
+NTKL_EVENT(TCPIP_RECONNECT_IPV6, ANY, 0, ANY, 0, "ReconnectIPV6", NONE)
+#define ETW_EVENT_UDPIP_SEND_HOOK	ETW_HOOK(ETW_GROUP_UDPIP, 0x0A)
+NTKL_EVENT(UDPIP_SEND, PERFINFO64, 2, EXACT, PERF_NETWORK, "Send", UDPIP_V4)
+#define ETW_EVENT_UDPIP_RECV_HOOK	ETW_HOOK(ETW_GROUP_UDPIP, 0x0B)
+NTKL_EVENT(UDPIP_RECV, PERFINFO64, 2, EXACT, PERF_NETWORK, "Recv", UDPIP_V4)
+#define ETW_EVENT_UDPIP_FAIL_HOOK	ETW_HOOK(ETW_GROUP_UDPIP, 0x11)
+NTKL_EVENT(UDPIP_FAIL, ANY, 0, ANY, 0, "Fail", NONE)
+#define ETW_EVENT_UDPIP_SEND_IPV6_HOOK	ETW_HOOK(ETW_GROUP_UDPIP, 0x1A)
+NTKL_EVENT(UDPIP_SEND_IPV6, PERFINFO64, 2, EXACT, PERF_NETWORK, "SendIPV6", UDPIP_V6)
+#define ETW_EVENT_UDPIP_RECV_IPV6_HOOK	ETW_HOOK(ETW_GROUP_UDPIP, 0x1B)
+NTKL_EVENT(UDPIP_RECV_IPV6, PERFINFO64, 2, EXACT, PERF_NETWORK, "RecvIPV6", UDPIP_V6)
+
 /* SystemConfig (EVENT_TRACE_TYPE_CONFIG_*) */
 #define ETW_EVENT_CONFIG_CPU_HOOK	ETW_HOOK(ETW_GROUP_CONFIG, 0x0A)
 NTKL_EVENT(CONFIG_CPU, SYSTEM64, 3, EXACT, 0, "CPU", CONFIG_CPU)
@@ -663,6 +717,119 @@ NTKL_FIELD(SYSCALL_EXIT, struct perfinfo_syscall_exit, syscall_nt_status, 4, "Sy
 	   HEX)
 
 /*
+ * TcpIp and UdpIp (v2, PERFINFO64; module/producers/network.c), as
+ * TraceEvent's TcpIp*TraceData and UdpIpTraceData read them: PID the
+ * process, size the bytes, addresses and ports in network byte order;
+ * connid the connection: an opaque key of the socket (its address hashed
+ * with a key of the module's, so no kernel address leaves), 0 for UDP.
+ */
+NTKL_LAYOUT(TCPIP_V4, etw_tcpip_v4, "TcpIp", sizeof(struct etw_tcpip_v4),
+	    sizeof(struct etw_tcpip_v4), sizeof(struct etw_tcpip_v4), NONE)
+NTKL_FIELD(TCPIP_V4, struct etw_tcpip_v4, pid, 4, "PID", UINT)
+NTKL_FIELD(TCPIP_V4, struct etw_tcpip_v4, size, 4, "size", UINT)
+NTKL_FIELD(TCPIP_V4, struct etw_tcpip_v4, daddr, 4, "daddr", IPV4)
+NTKL_FIELD(TCPIP_V4, struct etw_tcpip_v4, saddr, 4, "saddr", IPV4)
+NTKL_FIELD(TCPIP_V4, struct etw_tcpip_v4, dport, 2, "dport", PORT)
+NTKL_FIELD(TCPIP_V4, struct etw_tcpip_v4, sport, 2, "sport", PORT)
+NTKL_FIELD(TCPIP_V4, struct etw_tcpip_v4, connid, 8, "connid", HEX)
+NTKL_FIELD(TCPIP_V4, struct etw_tcpip_v4, seqnum, 4, "seqnum", UINT)
+
+NTKL_LAYOUT(TCPIP_SEND_V4, etw_tcpip_send_v4, "TcpIp", sizeof(struct etw_tcpip_send_v4),
+	    sizeof(struct etw_tcpip_send_v4), sizeof(struct etw_tcpip_send_v4), NONE)
+NTKL_FIELD(TCPIP_SEND_V4, struct etw_tcpip_send_v4, pid, 4, "PID", UINT)
+NTKL_FIELD(TCPIP_SEND_V4, struct etw_tcpip_send_v4, size, 4, "size", UINT)
+NTKL_FIELD(TCPIP_SEND_V4, struct etw_tcpip_send_v4, daddr, 4, "daddr", IPV4)
+NTKL_FIELD(TCPIP_SEND_V4, struct etw_tcpip_send_v4, saddr, 4, "saddr", IPV4)
+NTKL_FIELD(TCPIP_SEND_V4, struct etw_tcpip_send_v4, dport, 2, "dport", PORT)
+NTKL_FIELD(TCPIP_SEND_V4, struct etw_tcpip_send_v4, sport, 2, "sport", PORT)
+NTKL_FIELD(TCPIP_SEND_V4, struct etw_tcpip_send_v4, startime, 4, "startime", UINT)
+NTKL_FIELD(TCPIP_SEND_V4, struct etw_tcpip_send_v4, endtime, 4, "endtime", UINT)
+NTKL_FIELD(TCPIP_SEND_V4, struct etw_tcpip_send_v4, seqnum, 4, "seqnum", UINT)
+NTKL_FIELD(TCPIP_SEND_V4, struct etw_tcpip_send_v4, connid, 8, "connid", HEX)
+
+NTKL_LAYOUT(TCPIP_CONNECT_V4, etw_tcpip_connect_v4, "TcpIp", sizeof(struct etw_tcpip_connect_v4),
+	    sizeof(struct etw_tcpip_connect_v4), sizeof(struct etw_tcpip_connect_v4), NONE)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, pid, 4, "PID", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, size, 4, "size", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, daddr, 4, "daddr", IPV4)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, saddr, 4, "saddr", IPV4)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, dport, 2, "dport", PORT)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, sport, 2, "sport", PORT)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, mss, 2, "mss", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, sackopt, 2, "sackopt", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, tsopt, 2, "tsopt", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, wsopt, 2, "wsopt", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, rcvwin, 4, "rcvwin", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, rcvwinscale, 2, "rcvwinscale", INT)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, sndwinscale, 2, "sndwinscale", INT)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, seqnum, 4, "seqnum", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V4, struct etw_tcpip_connect_v4, connid, 8, "connid", HEX)
+
+NTKL_LAYOUT(TCPIP_V6, etw_tcpip_v6, "TcpIp", sizeof(struct etw_tcpip_v6),
+	    sizeof(struct etw_tcpip_v6), sizeof(struct etw_tcpip_v6), NONE)
+NTKL_FIELD(TCPIP_V6, struct etw_tcpip_v6, pid, 4, "PID", UINT)
+NTKL_FIELD(TCPIP_V6, struct etw_tcpip_v6, size, 4, "size", UINT)
+NTKL_FIELD(TCPIP_V6, struct etw_tcpip_v6, daddr, 16, "daddr", IPV6)
+NTKL_FIELD(TCPIP_V6, struct etw_tcpip_v6, saddr, 16, "saddr", IPV6)
+NTKL_FIELD(TCPIP_V6, struct etw_tcpip_v6, dport, 2, "dport", PORT)
+NTKL_FIELD(TCPIP_V6, struct etw_tcpip_v6, sport, 2, "sport", PORT)
+NTKL_FIELD(TCPIP_V6, struct etw_tcpip_v6, connid, 8, "connid", HEX)
+NTKL_FIELD(TCPIP_V6, struct etw_tcpip_v6, seqnum, 4, "seqnum", UINT)
+
+NTKL_LAYOUT(TCPIP_SEND_V6, etw_tcpip_send_v6, "TcpIp", sizeof(struct etw_tcpip_send_v6),
+	    sizeof(struct etw_tcpip_send_v6), sizeof(struct etw_tcpip_send_v6), NONE)
+NTKL_FIELD(TCPIP_SEND_V6, struct etw_tcpip_send_v6, pid, 4, "PID", UINT)
+NTKL_FIELD(TCPIP_SEND_V6, struct etw_tcpip_send_v6, size, 4, "size", UINT)
+NTKL_FIELD(TCPIP_SEND_V6, struct etw_tcpip_send_v6, daddr, 16, "daddr", IPV6)
+NTKL_FIELD(TCPIP_SEND_V6, struct etw_tcpip_send_v6, saddr, 16, "saddr", IPV6)
+NTKL_FIELD(TCPIP_SEND_V6, struct etw_tcpip_send_v6, dport, 2, "dport", PORT)
+NTKL_FIELD(TCPIP_SEND_V6, struct etw_tcpip_send_v6, sport, 2, "sport", PORT)
+NTKL_FIELD(TCPIP_SEND_V6, struct etw_tcpip_send_v6, startime, 4, "startime", UINT)
+NTKL_FIELD(TCPIP_SEND_V6, struct etw_tcpip_send_v6, endtime, 4, "endtime", UINT)
+NTKL_FIELD(TCPIP_SEND_V6, struct etw_tcpip_send_v6, seqnum, 4, "seqnum", UINT)
+NTKL_FIELD(TCPIP_SEND_V6, struct etw_tcpip_send_v6, connid, 8, "connid", HEX)
+
+NTKL_LAYOUT(TCPIP_CONNECT_V6, etw_tcpip_connect_v6, "TcpIp", sizeof(struct etw_tcpip_connect_v6),
+	    sizeof(struct etw_tcpip_connect_v6), sizeof(struct etw_tcpip_connect_v6), NONE)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, pid, 4, "PID", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, size, 4, "size", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, daddr, 16, "daddr", IPV6)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, saddr, 16, "saddr", IPV6)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, dport, 2, "dport", PORT)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, sport, 2, "sport", PORT)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, mss, 2, "mss", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, sackopt, 2, "sackopt", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, tsopt, 2, "tsopt", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, wsopt, 2, "wsopt", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, rcvwin, 4, "rcvwin", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, rcvwinscale, 2, "rcvwinscale", INT)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, sndwinscale, 2, "sndwinscale", INT)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, seqnum, 4, "seqnum", UINT)
+NTKL_FIELD(TCPIP_CONNECT_V6, struct etw_tcpip_connect_v6, connid, 8, "connid", HEX)
+
+NTKL_LAYOUT(UDPIP_V4, etw_udpip_v4, "UdpIp", sizeof(struct etw_udpip_v4),
+	    sizeof(struct etw_udpip_v4), sizeof(struct etw_udpip_v4), NONE)
+NTKL_FIELD(UDPIP_V4, struct etw_udpip_v4, pid, 4, "PID", UINT)
+NTKL_FIELD(UDPIP_V4, struct etw_udpip_v4, size, 4, "size", UINT)
+NTKL_FIELD(UDPIP_V4, struct etw_udpip_v4, daddr, 4, "daddr", IPV4)
+NTKL_FIELD(UDPIP_V4, struct etw_udpip_v4, saddr, 4, "saddr", IPV4)
+NTKL_FIELD(UDPIP_V4, struct etw_udpip_v4, dport, 2, "dport", PORT)
+NTKL_FIELD(UDPIP_V4, struct etw_udpip_v4, sport, 2, "sport", PORT)
+NTKL_FIELD(UDPIP_V4, struct etw_udpip_v4, seqnum, 4, "seqnum", UINT)
+NTKL_FIELD(UDPIP_V4, struct etw_udpip_v4, connid, 8, "connid", HEX)
+
+NTKL_LAYOUT(UDPIP_V6, etw_udpip_v6, "UdpIp", sizeof(struct etw_udpip_v6),
+	    sizeof(struct etw_udpip_v6), sizeof(struct etw_udpip_v6), NONE)
+NTKL_FIELD(UDPIP_V6, struct etw_udpip_v6, pid, 4, "PID", UINT)
+NTKL_FIELD(UDPIP_V6, struct etw_udpip_v6, size, 4, "size", UINT)
+NTKL_FIELD(UDPIP_V6, struct etw_udpip_v6, daddr, 16, "daddr", IPV6)
+NTKL_FIELD(UDPIP_V6, struct etw_udpip_v6, saddr, 16, "saddr", IPV6)
+NTKL_FIELD(UDPIP_V6, struct etw_udpip_v6, dport, 2, "dport", PORT)
+NTKL_FIELD(UDPIP_V6, struct etw_udpip_v6, sport, 2, "sport", PORT)
+NTKL_FIELD(UDPIP_V6, struct etw_udpip_v6, seqnum, 4, "seqnum", UINT)
+NTKL_FIELD(UDPIP_V6, struct etw_udpip_v6, connid, 8, "connid", HEX)
+
+/*
  * HardFault (v2, 40 bytes in a 64-bit file): TraceEvent's
  * MemoryHardFaultTraceData and the MOF's PageFault_HardFault. The record's
  * own time is the fault's end, InitialTime its start, both in the
@@ -862,6 +1029,8 @@ NTKL_KEYWORD(HARD_FAULTS, EVENT_TRACE_FLAG_MEMORY_HARD_FAULTS, 0,
 	     "page faults that waited for storage (HardFault)")
 NTKL_KEYWORD(SYSCALL, EVENT_TRACE_FLAG_SYSTEMCALL, 0,
 	     "system calls and their status (SysClEnter, SysClExit)")
+NTKL_KEYWORD(NETWORKTRACE, EVENT_TRACE_FLAG_NETWORK_TCPIP, 0,
+	     "TCP/UDP sends, receives, connections (TcpIp, UdpIp)")
 
 /* ---------------------------------------------------------------------- */
 /* The events whose stacks ntkl walks                                      */

@@ -58,6 +58,9 @@ enum etw_field_kind {
 	ETW_FIELD_GROUP_MASKS,		/* PERFINFO_GROUPMASK, 8 words */
 	ETW_FIELD_WSTR_ARRAY,		/* UTF-16 in a fixed array */
 	ETW_FIELD_GUID,			/* 16 bytes, Windows byte order: {...} */
+	ETW_FIELD_IPV4,			/* 4 bytes, network order: a.b.c.d */
+	ETW_FIELD_IPV6,			/* 16 bytes, network order: RFC 5952 */
+	ETW_FIELD_PORT,			/* 2 bytes, network order: decimal */
 	ETW_FIELD_RESERVED,		/* part of the layout, not printed */
 	ETW_FIELD_LAYOUT,		/* not a field: a layout's first row (table only) */
 };

@@ -15,7 +15,9 @@
  * that CPU usage views count), diskio and fileio its DiskIO and FileIO
  * profiles (the I/O with the stacks that issued it), latency the
  * ready-to-run question without sampling's cost, dpcisr xperf's DPC/ISR
- * view, spinlock the contentions with their stacks.
+ * view, spinlock the contentions with their stacks, network WPR's
+ * Network profile (TCP and UDP per process and connection, with the
+ * switches that show the waits for them).
  */
 const struct ntkl_profile ntkl_profiles[] = {
 	{ "general", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+PROFILE+DISK_IO+DISK_IO_INIT+FILENAME+FILE_IO+FILE_IO_INIT+HARD_FAULTS",
@@ -32,6 +34,8 @@ const struct ntkl_profile ntkl_profiles[] = {
 	  "DiskReadInit+DiskWriteInit+DiskFlushInit+HardFault", "what the disks did, for whom, how long each took" },
 	{ "fileio", "PROC_THREAD+LOADER+CSWITCH+DISK_IO+DISK_IO_INIT+FILENAME+FILE_IO+FILE_IO_INIT",
 	  "FileRead+FileWrite+DiskReadInit+DiskWriteInit", "which files each process read and wrote, cached or not" },
+	{ "network", "PROC_THREAD+LOADER+CSWITCH+NETWORKTRACE",
+	  "CSwitch", "what each process sent and received, over which connections" },
 	{ NULL, NULL, NULL, NULL },
 };
 

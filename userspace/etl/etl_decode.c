@@ -4,6 +4,7 @@
  * structs (offsetof/sizeof), never by casting the payload: the payload may
  * be short, and nothing here reads a byte past p + len.
  */
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <string.h>
@@ -357,6 +358,19 @@ static void dec_field(struct dec *d, const struct etw_field *f, struct dec_state
 		if (dec_have(d, f->offset, 16, f->name))
 			fprintf(d->out, " %s=%s", f->name,
 				etl_guid_str(d->p + f->offset, mode, sizeof(mode)));
+		break;
+	case ETW_FIELD_IPV4:
+	case ETW_FIELD_IPV6:
+		/* as the wire has them: network byte order */
+		if (dec_have(d, f->offset, f->size, f->name) &&
+		    inet_ntop(f->kind == ETW_FIELD_IPV4 ? AF_INET : AF_INET6, d->p + f->offset,
+			      mode, sizeof(mode)))
+			fprintf(d->out, " %s=%s", f->name, mode);
+		break;
+	case ETW_FIELD_PORT:
+		if (dec_have(d, f->offset, 2, f->name))
+			fprintf(d->out, " %s=%u", f->name,
+				(unsigned int)d->p[f->offset] << 8 | d->p[f->offset + 1]);
 		break;
 	case ETW_FIELD_RESERVED:
 		dec_have(d, f->offset, f->size, f->name);

@@ -153,7 +153,7 @@ static void test_errors(void)
 
 	test_begin("names_list");
 	CHECK_STR(ntkl_flag_names_list(names, sizeof(names)),
-		  "PROC_THREAD, PROCESS, THREAD, COMPACT_CSWITCH, CSWITCH, DISPATCHER, SPINLOCK, LOADER, PROFILE, DPC, INTERRUPT, DISK_IO, DISK_IO_INIT, FILENAME, FILE_IO, FILE_IO_INIT, HARD_FAULTS, SYSCALL");
+		  "PROC_THREAD, PROCESS, THREAD, COMPACT_CSWITCH, CSWITCH, DISPATCHER, SPINLOCK, LOADER, PROFILE, DPC, INTERRUPT, DISK_IO, DISK_IO_INIT, FILENAME, FILE_IO, FILE_IO_INIT, HARD_FAULTS, SYSCALL, NETWORKTRACE");
 	test_end();
 
 	test_begin("empty_items");
@@ -365,8 +365,11 @@ static void test_dpc_and_groups(void)
 	CHECK(!ntkl_flags_record_any(&f));
 	CHECK_EQ(ntkl_flags_warnings("0x0", &f, w, sizeof(w)), 1);
 	CHECK(strstr(w, "ntkl: -on 0x0 selects no event ntkl records") == w);
-	f = parse_ok("0x10000");		/* NETWORK_TCPIP: not recorded */
-	CHECK_EQ(ntkl_flags_warnings("0x10000", &f, w, sizeof(w)), 1);
+	f = parse_ok("0x20000");		/* REGISTRY: not recorded */
+	CHECK_EQ(ntkl_flags_warnings("0x20000", &f, w, sizeof(w)), 1);
+	f = parse_ok("0x10000");		/* NETWORK_TCPIP: TcpIp, UdpIp */
+	CHECK(ntkl_flags_record_any(&f));
+	CHECK_EQ(ntkl_flags_warnings("0x10000", &f, w, sizeof(w)), 0);
 	f = parse_ok("0x20000040");		/* PERF_POOL: not recorded */
 	CHECK(!ntkl_flags_record_any(&f));
 	f = parse_ok("0x40000040");		/* PERF_SYSCALL: SysClEnter, SysClExit */
