@@ -15,6 +15,8 @@
  *                   processes and files by bytes, hard faults
  *   etl_syscalls.h  report's system calls section: calls and their time
  *                   per process and routine
+ *   etl_network.h   report's network section: bytes and connections per
+ *                   process
  *   etl_filter.h    what report and dump --stats show: --pid, --tid,
  *                   --comm, --time, --top, --sort
  *   etl_chrome.h    ntkl convert --to chrome-json
@@ -39,6 +41,7 @@
 #include "etl_relog.h"
 #include "etl_report.h"
 #include "etl_storage.h"
+#include "etl_network.h"
 #include "etl_syscalls.h"
 
 #endif /* NTKL_ANALYSIS_H */

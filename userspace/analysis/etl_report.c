@@ -195,11 +195,12 @@ static int walk_records(struct work *w, struct etl_switches *s)
 	struct etl_profile_reader *pr = etl_profile_begin(&r->profile, w->flt, w->err);
 	struct etl_storage_reader *str = etl_storage_begin(&r->storage, w->flt, w->err);
 	struct etl_syscalls_reader *scr = etl_syscalls_begin(&r->syscalls, w->flt, w->err);
-	struct etl_walker also[5] = { { .buffer = on_buffer, .record = on_record, .ctx = w } };
+	struct etl_network_reader *nr = etl_network_begin(&r->network, w->flt, w->err);
+	struct etl_walker also[6] = { { .buffer = on_buffer, .record = on_record, .ctx = w } };
 	const struct etl_model *m;
 	int walked, failed;
 
-	if (!sr || !pr || !str || !scr) {
+	if (!sr || !pr || !str || !scr || !nr) {
 		if (sr)
 			etl_switches_end(sr, false);
 		if (pr)
@@ -208,17 +209,20 @@ static int walk_records(struct work *w, struct etl_switches *s)
 			etl_storage_end(str, w->f, NULL);
 		if (scr)
 			etl_syscalls_end(scr, w->f, NULL, NULL);
+		if (nr)
+			etl_network_end(nr, w->f, NULL);
 		return -1;
 	}
 	also[1] = etl_switches_walker(sr);
 	also[2] = etl_profile_walker(pr);
 	also[3] = etl_storage_walker(str);
 	also[4] = etl_syscalls_walker(scr);
+	also[5] = etl_network_walker(nr);
 	etl_span_init(&w->span);
-	walked = !etl_model_read_all(w->f, &w->m, also, 5, w->err);
+	walked = !etl_model_read_all(w->f, &w->m, also, 6, w->err);
 	m = walked ? &w->m : NULL;
 	failed = etl_switches_end(sr, walked) | etl_profile_end(pr, w->f, m) |
-		 etl_storage_end(str, w->f, m);
+		 etl_storage_end(str, w->f, m) | etl_network_end(nr, w->f, m);
 	/* after the switches: they name each record's thread */
 	failed |= etl_syscalls_end(scr, w->f, failed ? NULL : m, failed ? NULL : s);
 	if (failed || !walked)
@@ -681,6 +685,7 @@ void etl_report_free(struct etl_report *r)
 	etl_profile_free(&r->profile);
 	etl_storage_free(&r->storage);
 	etl_syscalls_free(&r->syscalls);
+	etl_network_free(&r->network);
 	free(r->busy_pct);
 	free(r->procs);
 	free(r->threads);
@@ -946,6 +951,7 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 	sym_functions_print(out, &r->functions, top);
 	etl_storage_print(out, &r->storage, top);
 	etl_syscalls_print(out, &r->syscalls, top);
+	etl_network_print(out, &r->network, top);
 }
 
 /*
@@ -1163,5 +1169,7 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 	etl_storage_print_json(out, &r->storage);
 	fprintf(out, ",\n \"syscalls\": ");
 	etl_syscalls_print_json(out, &r->syscalls);
+	fprintf(out, ",\n \"network\": ");
+	etl_network_print_json(out, &r->network);
 	fprintf(out, "}\n");
 }

@@ -50,7 +50,10 @@
  *     disks, processes and files by bytes, hard faults (etl_storage.h);
  *   - system calls, when the file has SysClEnter or SysClExit records:
  *     per process and routine, calls, failures and time (etl_syscalls.h,
- *     its records' threads from the switches above).
+ *     its records' threads from the switches above);
+ *   - network, when the file has TcpIp or UdpIp records: per process and
+ *     connection, bytes sent and received, connects, accepts, disconnects,
+ *     retransmits (etl_network.h).
  */
 #ifndef NTKL_ETL_REPORT_H
 #define NTKL_ETL_REPORT_H
@@ -61,6 +64,7 @@
 
 #include "etl/etl.h"
 #include "etl_filter.h"
+#include "etl_network.h"
 #include "etl_profile.h"
 #include "etl_storage.h"
 #include "etl_syscalls.h"
@@ -110,6 +114,7 @@ struct etl_report {
 	struct sym_functions functions;	/* empty unless etl_report_functions() */
 	struct etl_storage storage;	/* disks, processes and files (etl_storage.h) */
 	struct etl_syscalls syscalls;	/* system calls per process (etl_syscalls.h) */
+	struct etl_network network;	/* bytes and connections per process (etl_network.h) */
 	size_t top;			/* rows per table printed: 0 ETL_REPORT_TOP, SIZE_MAX all */
 	enum etl_sort sort;		/* the tables' order */
 	bool windowed;			/* --time: duration_s is of [from_s, to_s] */
