@@ -167,6 +167,8 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 		o->file_object = d->file_object;
 		o->file_key = d->file_key;
 		o->ttid = d->ttid;
+		utf16_to_ascii(p + sizeof(*d), r->payload_len - sizeof(*d), o->name,
+			       sizeof(o->name));
 		break;
 	}
 	case ETW_EVENT_FILEIO_OP_END_HOOK: {
@@ -526,6 +528,8 @@ TEST_F_TIMEOUT(fileio, workload_as_it_was, 300)
 		if (o->hook == ETW_EVENT_FILEIO_DIR_ENUM_HOOK && o->ttid == w.tid) {
 			dirs++;
 			dir_fobj = o->file_object;
+			/* getdents lists every entry: Windows' pattern "*" */
+			EXPECT_STREQ("*", o->name);
 		}
 		if (o->file_object != fobj || o->time < t_open || o->time > t_close)
 			continue;

@@ -623,6 +623,9 @@ static int flush_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return simple_begin(ri, regs, ETW_EVENT_FILEIO_FLUSH);
 }
 
+/* DirEnum's FileName, the pattern: "*", UTF-16 with its terminator */
+static const u16 every_entry[] = { '*', 0 };
+
 /* iterate_dir(file, ctx): DirEnum, at the directory's position (FileIndex) */
 static int dir_enum_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -642,9 +645,12 @@ static int dir_enum_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	for (i = 0; i < n; i++) {
 		if (!ntkl_event_on(loggers[i], ETW_EVENT_FILEIO_DIR_ENUM))
 			continue;
-		/* the pattern: none on Linux, an empty string */
+		/*
+		 * The pattern: getdents lists every entry (a program filters
+		 * them itself), which is what Windows' "*" asks for.
+		 */
 		p = ntkl_begin_FILEIO_DIR_ENUM(loggers[i], &rec, ETW_EVENT_FILEIO_DIR_ENUM,
-					       sizeof(*p) + 2);
+					       sizeof(*p) + sizeof(every_entry));
 		if (!p)
 			continue;
 		p->irp_ptr = fio_irp(ri);
@@ -654,7 +660,7 @@ static int dir_enum_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 		p->length = 0;
 		p->info_class = ETW_FILE_DIRECTORY_INFORMATION;
 		p->file_index = ctx ? (u32)ctx->pos : 0;
-		*(u16 *)(p + 1) = 0;
+		memcpy(p + 1, every_entry, sizeof(every_entry));
 		ntkl_record_end(&rec);
 	}
 	return n && end ? 0 : 1;
