@@ -403,6 +403,7 @@ struct perfinfo_groupmask {
 #define PERF_SPINLOCK			0x20010000u
 #define PERF_SPINLOCK_CNTRS		0x20200000u
 #define PERF_SPININSTR			0x20210000u
+#define PERF_MEMINFO_WS			0x20800000u	/* xperf's MEMINFO_WS */
 /* Masks[2] */
 #define PERF_SYSCALL			0x40000040u
 
@@ -1436,6 +1437,36 @@ struct perfinfo_hard_fault {
 };
 
 /*
+ * ProcessMemInfo (0x027D, Memory opcode 125), MEMINFO_WS, version 2,
+ * PERFINFO64 header: a snapshot of processes' memory, Count entries of
+ * ETW_PROCESS_MEMINFO_ENTRY_SIZE bytes, each a ProcessID (u32) then eight
+ * page counts (pointer-wide, so unaligned in a 64-bit file), as
+ * TraceEvent's MemoryProcessMemInfoTraceData reads a version 2 or later
+ * one (version 0 and 1 have the first four counts only). Written every
+ * half second while a logger takes MEMINFO_WS (module/producers/meminfo.c);
+ * docs/linux-to-nt.md ("Memory snapshots") says how Linux fills each count.
+ */
+struct etw_process_meminfo {
+	__u32 count;			/* entries that follow */
+};
+
+/* An entry's counts, in payload order, each 8 bytes at ETW_PROCESS_MEMINFO_COUNT_OFFSET(i). */
+enum etw_process_meminfo_count {
+	ETW_PMI_WORKING_SET,		/* WorkingSetPageCount */
+	ETW_PMI_COMMIT,			/* CommitPageCount */
+	ETW_PMI_VIRTUAL_SIZE,		/* VirtualSizeInPages */
+	ETW_PMI_PRIVATE_WORKING_SET,	/* PrivateWorkingSetPageCount */
+	ETW_PMI_STORE_SIZE,		/* StoreSizePageCount */
+	ETW_PMI_STORED,			/* StoredPageCount */
+	ETW_PMI_COMMIT_DEBT,		/* CommitDebtInPages */
+	ETW_PMI_SHARED_COMMIT,		/* SharedCommitInPages */
+	ETW_PMI_COUNTS
+};
+
+#define ETW_PROCESS_MEMINFO_COUNT_OFFSET(i)	(4 + 8 * (i))
+#define ETW_PROCESS_MEMINFO_ENTRY_SIZE		ETW_PROCESS_MEMINFO_COUNT_OFFSET(ETW_PMI_COUNTS)
+
+/*
  * StackWalk/Stack (0x1820), PERFINFO64 version 2 as the PerfView sample
  * has it: the time of the event whose stack it is (its record's
  * TimeStamp), the process and thread whose stack it is, then the frames,
@@ -1968,6 +1999,8 @@ ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, virtual_address, 16);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, file_object, 24);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, thread_id, 32);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, byte_count, 36);
+ETW_ASSERT_SIZE(struct etw_process_meminfo, 4);
+static_assert(ETW_PROCESS_MEMINFO_ENTRY_SIZE == 68, "ProcessMemInfo v2 entry size");
 ETW_ASSERT_SIZE(struct etw_stack_key_ref, 24);
 ETW_ASSERT_OFFSET(struct etw_stack_key_ref, event_time_stamp, 0);
 ETW_ASSERT_OFFSET(struct etw_stack_key_ref, stack_process, 8);

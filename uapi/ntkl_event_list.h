@@ -124,6 +124,14 @@ NTKL_EVENT(HARD_PAGE_FAULT, ANY, 0, ANY, 0, "HardPageFault", NONE)
 NTKL_EVENT(ACCESS_VIOLATION, ANY, 0, ANY, 0, "AccessViolation", NONE)
 #define ETW_EVENT_HARD_FAULT_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x20)
 NTKL_EVENT(HARD_FAULT, PERFINFO64, 2, EXACT, PERF_HARD_FAULTS, "HardFault", HARD_FAULT)
+/*
+ * ProcessMemInfo, every process's memory each half second while a logger
+ * takes MEMINFO_WS (module/producers/meminfo.c), as TraceEvent names and
+ * reads it
+ */
+#define ETW_EVENT_PROCESS_MEMINFO_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x7D)
+NTKL_EVENT(PROCESS_MEMINFO, PERFINFO64, 2, EXACT, PERF_MEMINFO_WS, "ProcessMemInfo",
+	   PROCESS_MEMINFO)
 
 /* Process */
 #define ETW_EVENT_PROCESS_START_HOOK	ETW_HOOK(ETW_GROUP_PROCESS, 0x01)
@@ -848,6 +856,17 @@ NTKL_FIELD(HARD_FAULT, struct perfinfo_hard_fault, thread_id, 4, "TThreadId", UI
 NTKL_FIELD(HARD_FAULT, struct perfinfo_hard_fault, byte_count, 4, "ByteCount", UINT)
 
 /*
+ * ProcessMemInfo (v2, PERFINFO64; module/producers/meminfo.c): Count, then
+ * that many entries (ProcessID and eight page counts, unaligned), one
+ * entry at least.
+ */
+NTKL_LAYOUT(PROCESS_MEMINFO, etw_process_meminfo, "ProcessMemInfo",
+	    sizeof(struct etw_process_meminfo),
+	    sizeof(struct etw_process_meminfo) + ETW_PROCESS_MEMINFO_ENTRY_SIZE,
+	    ETW_MAX_EVENT_SIZE, PROCESS_MEMINFO)
+NTKL_FIELD(PROCESS_MEMINFO, struct etw_process_meminfo, count, 4, "Count", UINT)
+
+/*
  * StackWalk/Stack: written after an event of a hook the logger walks
  * (NTKL_IOC_SET_STACK_TRACING), never by a group mask. The frames that
  * follow are addresses: kernel ones hashed for readers that may not see
@@ -1031,6 +1050,8 @@ NTKL_KEYWORD(SYSCALL, EVENT_TRACE_FLAG_SYSTEMCALL, 0,
 	     "system calls and their status (SysClEnter, SysClExit)")
 NTKL_KEYWORD(NETWORKTRACE, EVENT_TRACE_FLAG_NETWORK_TCPIP, 0,
 	     "TCP/UDP sends, receives, connections (TcpIp, UdpIp)")
+NTKL_KEYWORD(MEMINFO_WS, 0, PERF_MEMINFO_WS,
+	     "each process's memory every 0.5 s (ProcessMemInfo)")
 
 /* ---------------------------------------------------------------------- */
 /* The events whose stacks ntkl walks                                      */

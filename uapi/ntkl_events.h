@@ -34,6 +34,7 @@ enum etw_tail {
 	ETW_TAIL_PROVIDER_BINARY,	/* GuidCount GUIDs, BinaryPath (UTF-16) */
 	ETW_TAIL_TIMESTAMPS,		/* the first u32's count of 8-byte times */
 	ETW_TAIL_PDB_NAME,		/* PdbFileName (8-bit, NUL) */
+	ETW_TAIL_PROCESS_MEMINFO,	/* Count entries: ProcessID, eight page counts */
 };
 
 /* The payload type of the layouts without fixed fields (NONE, EMPTY). */

@@ -618,6 +618,31 @@ static void dec_timestamps(struct dec *d)
 	}
 }
 
+/* ProcessMemInfo's entries: as many as Count says, ProcessID and eight page counts each. */
+static void dec_process_meminfo(struct dec *d)
+{
+	static const char *const counts[ETW_PMI_COUNTS] = {
+		"WorkingSetPageCount", "CommitPageCount", "VirtualSizeInPages",
+		"PrivateWorkingSetPageCount", "StoreSizePageCount", "StoredPageCount",
+		"CommitDebtInPages", "SharedCommitInPages",
+	};
+	uint64_t count = dec_peek(d, 0, 4, "Count");
+	char name[48];
+
+	/* ntkl writes one entry at least (the layout's minimum) */
+	if (!dec_have(d, d->pos, ETW_PROCESS_MEMINFO_ENTRY_SIZE, "ProcessID[0]"))
+		return;
+	for (uint64_t i = 0; i < count && !d->is_short; i++) {
+		snprintf(name, sizeof(name), "ProcessID[%" PRIu64 "]", i);
+		dec_int(d, d->pos, 4, name, FMT_DEC);
+		for (unsigned int c = 0; c < ETW_PMI_COUNTS; c++) {
+			snprintf(name, sizeof(name), "%s[%" PRIu64 "]", counts[c], i);
+			dec_int(d, d->pos + ETW_PROCESS_MEMINFO_COUNT_OFFSET(c), 8, name, FMT_DEC);
+		}
+		d->pos += ETW_PROCESS_MEMINFO_ENTRY_SIZE;
+	}
+}
+
 /* Decode what follows the fixed fields; ends the line unless the tail does. */
 static void dec_tail(struct dec *d, const char *indent, const struct etw_layout *l,
 		     const struct dec_state *st)
@@ -686,6 +711,9 @@ static void dec_tail(struct dec *d, const char *indent, const struct etw_layout 
 		break;
 	case ETW_TAIL_PDB_NAME:
 		dec_astr(d, "PdbFileName");
+		break;
+	case ETW_TAIL_PROCESS_MEMINFO:
+		dec_process_meminfo(d);
 		break;
 	}
 	dec_end(d);
