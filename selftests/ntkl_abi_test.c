@@ -278,7 +278,7 @@ TEST_F(abi, version)
 	static const uint32_t recorded[] = {
 		PERF_PROCESS, PERF_THREAD, PERF_CONTEXT_SWITCH, PERF_COMPACT_CSWITCH,
 		PERF_DISPATCHER, PERF_SPINLOCK, PERF_PROFILE, PERF_DPC, PERF_INTERRUPT,
-		PERF_HARD_FAULTS, PERF_SYSCALL, PERF_NETWORK,
+		PERF_HARD_FAULTS, PERF_SYSCALL, PERF_MEMINFO_WS, PERF_NETWORK,
 	};
 	struct padded u;
 	struct perfinfo_groupmask *gm = (struct perfinfo_groupmask *)u.version.group_masks;

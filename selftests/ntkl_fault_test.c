@@ -262,7 +262,7 @@ FAULT_TEST(kill_reader)
 static const char *const kinds[] = {
 	"CSWITCH", "COMPACT_CSWITCH", "DISPATCHER", "SPINLOCK", "PROFILE",
 	"DPC+INTERRUPT", "PROC_THREAD", "LOADER", "CSWITCH -stackwalk CSwitch", "HARD_FAULTS",
-	"SYSCALL", "NETWORKTRACE",
+	"SYSCALL", "MEMINFO_WS", "NETWORKTRACE",
 };
 
 /*
