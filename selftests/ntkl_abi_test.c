@@ -279,6 +279,7 @@ TEST_F(abi, version)
 		PERF_PROCESS, PERF_THREAD, PERF_CONTEXT_SWITCH, PERF_COMPACT_CSWITCH,
 		PERF_DISPATCHER, PERF_SPINLOCK, PERF_PROFILE, PERF_DPC, PERF_INTERRUPT,
 		PERF_HARD_FAULTS, PERF_SYSCALL, PERF_MEMINFO_WS, PERF_NETWORK,
+		PERF_ALL_FAULTS, PERF_VIRTUAL_ALLOC,
 	};
 	struct padded u;
 	struct perfinfo_groupmask *gm = (struct perfinfo_groupmask *)u.version.group_masks;
@@ -296,7 +297,7 @@ TEST_F(abi, version)
 	/* what it records: the groups of the events it writes, no others */
 	for (i = 0; i < sizeof(recorded) / sizeof(recorded[0]); i++)
 		EXPECT_TRUE(perf_group_is_on(gm, recorded[i])) TH_LOG("0x%08x", recorded[i]);
-	EXPECT_FALSE(perf_group_is_on(gm, PERF_VIRTUAL_ALLOC));
+	EXPECT_FALSE(perf_group_is_on(gm, PERF_POOL));
 }
 
 /* Two threads bind one descriptor at once, to two loggers. */

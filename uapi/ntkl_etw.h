@@ -385,6 +385,7 @@ struct perfinfo_groupmask {
 #define PERF_FILENAME			0x00000200u	/* EVENT_TRACE_FLAG_DISK_FILE_IO */
 #define PERF_FILE_IO			0x02000000u
 #define PERF_FILE_IO_INIT		0x04000000u
+#define PERF_ALL_FAULTS			0x00001000u	/* EVENT_TRACE_FLAG_MEMORY_PAGE_FAULTS */
 #define PERF_HARD_FAULTS		0x00002000u	/* EVENT_TRACE_FLAG_MEMORY_HARD_FAULTS */
 #define PERF_NETWORK			0x00010000u	/* EVENT_TRACE_FLAG_NETWORK_TCPIP */
 /* Masks[1] */
@@ -1437,6 +1438,37 @@ struct perfinfo_hard_fault {
 };
 
 /*
+ * TransitionFault, DemandZeroFault, CopyOnWrite, GuardPageFault,
+ * HardPageFault, AccessViolation (0x020A-0x020F, PageFault_TypeGroup1),
+ * version 2, SYSTEM64 header (the faulting thread and process), as
+ * TraceEvent's MemoryPageFaultTraceData reads them. Written with
+ * ALL_FAULTS (module/producers/memory.c).
+ */
+struct etw_page_fault {
+	__u64 virtual_address;		/* the address that faulted */
+	__u64 program_counter;		/* the instruction that faulted */
+};
+
+/*
+ * VirtualAlloc (0x0262) and VirtualFree (0x0263), PageFault_VirtualAlloc,
+ * version 2, PERFINFO64 header (TraceEvent takes the process from the
+ * payload), as VirtualAllocTraceData reads them. Written with VIRT_ALLOC
+ * (module/producers/memory.c); docs/linux-to-nt.md ("Virtual memory")
+ * says how Flags are made.
+ */
+struct perfinfo_virtual_alloc {
+	__u64 base_address;		/* the region's first byte */
+	__u64 region_size;		/* bytes, whole pages */
+	__u32 process_id;		/* whose address space */
+	__u32 flags;			/* ETW_MEM_* */
+};
+
+#define ETW_MEM_COMMIT			0x00001000u
+#define ETW_MEM_RESERVE			0x00002000u
+#define ETW_MEM_DECOMMIT		0x00004000u
+#define ETW_MEM_RELEASE			0x00008000u
+
+/*
  * ProcessMemInfo (0x027D, Memory opcode 125), MEMINFO_WS, version 2,
  * PERFINFO64 header: a snapshot of processes' memory, Count entries of
  * ETW_PROCESS_MEMINFO_ENTRY_SIZE bytes, each a ProcessID (u32) then eight
@@ -1998,6 +2030,14 @@ ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, read_offset, 8);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, virtual_address, 16);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, file_object, 24);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, thread_id, 32);
+ETW_ASSERT_SIZE(struct etw_page_fault, 16);
+ETW_ASSERT_OFFSET(struct etw_page_fault, virtual_address, 0);
+ETW_ASSERT_OFFSET(struct etw_page_fault, program_counter, 8);
+ETW_ASSERT_SIZE(struct perfinfo_virtual_alloc, 24);
+ETW_ASSERT_OFFSET(struct perfinfo_virtual_alloc, base_address, 0);
+ETW_ASSERT_OFFSET(struct perfinfo_virtual_alloc, region_size, 8);
+ETW_ASSERT_OFFSET(struct perfinfo_virtual_alloc, process_id, 16);
+ETW_ASSERT_OFFSET(struct perfinfo_virtual_alloc, flags, 20);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, byte_count, 36);
 ETW_ASSERT_SIZE(struct etw_process_meminfo, 4);
 static_assert(ETW_PROCESS_MEMINFO_ENTRY_SIZE == 68, "ProcessMemInfo v2 entry size");

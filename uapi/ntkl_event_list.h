@@ -105,25 +105,31 @@ NTKL_EVENT(DISKIO_FLUSH_BUFFERS, PERFINFO64, 3, EXACT, PERF_DISK_IO, "FlushBuffe
 NTKL_EVENT(DISKIO_FLUSH_INIT, SYSTEM64, 3, EXACT, PERF_DISK_IO_INIT, "FlushInit", DISKIO_INIT)
 
 /*
- * Memory (PageFault_V2): the ordinary faults are named only (TraceEvent's
- * MemoryPageFaultTraceData, read, not written: docs/linux-to-nt.md says
- * why); HardFault, a fault that waited for storage, is written
- * (module/producers/hardfault.c).
+ * Memory (PageFault_V2; module/producers/memory.c): every page fault by
+ * how it was resolved with ALL_FAULTS (a GuardPageFault Linux has not:
+ * named only); HardFault, a fault that waited for storage, with
+ * HARD_FAULTS (module/producers/hardfault.c); VirtualAlloc and
+ * VirtualFree, anonymous private memory mapped and unmapped, with
+ * VIRT_ALLOC.
  */
 #define ETW_EVENT_TRANSITION_FAULT_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x0A)
-NTKL_EVENT(TRANSITION_FAULT, ANY, 0, ANY, 0, "TransitionFault", NONE)
+NTKL_EVENT(TRANSITION_FAULT, SYSTEM64, 2, ANY, PERF_ALL_FAULTS, "TransitionFault", PAGE_FAULT)
 #define ETW_EVENT_DEMAND_ZERO_FAULT_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x0B)
-NTKL_EVENT(DEMAND_ZERO_FAULT, ANY, 0, ANY, 0, "DemandZeroFault", NONE)
+NTKL_EVENT(DEMAND_ZERO_FAULT, SYSTEM64, 2, ANY, PERF_ALL_FAULTS, "DemandZeroFault", PAGE_FAULT)
 #define ETW_EVENT_COPY_ON_WRITE_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x0C)
-NTKL_EVENT(COPY_ON_WRITE, ANY, 0, ANY, 0, "CopyOnWrite", NONE)
+NTKL_EVENT(COPY_ON_WRITE, SYSTEM64, 2, ANY, PERF_ALL_FAULTS, "CopyOnWrite", PAGE_FAULT)
 #define ETW_EVENT_GUARD_PAGE_FAULT_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x0D)
-NTKL_EVENT(GUARD_PAGE_FAULT, ANY, 0, ANY, 0, "GuardPageFault", NONE)
+NTKL_EVENT(GUARD_PAGE_FAULT, ANY, 0, ANY, 0, "GuardPageFault", PAGE_FAULT)
 #define ETW_EVENT_HARD_PAGE_FAULT_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x0E)
-NTKL_EVENT(HARD_PAGE_FAULT, ANY, 0, ANY, 0, "HardPageFault", NONE)
+NTKL_EVENT(HARD_PAGE_FAULT, SYSTEM64, 2, ANY, PERF_ALL_FAULTS, "HardPageFault", PAGE_FAULT)
 #define ETW_EVENT_ACCESS_VIOLATION_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x0F)
-NTKL_EVENT(ACCESS_VIOLATION, ANY, 0, ANY, 0, "AccessViolation", NONE)
+NTKL_EVENT(ACCESS_VIOLATION, SYSTEM64, 2, ANY, PERF_ALL_FAULTS, "AccessViolation", PAGE_FAULT)
 #define ETW_EVENT_HARD_FAULT_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x20)
 NTKL_EVENT(HARD_FAULT, PERFINFO64, 2, EXACT, PERF_HARD_FAULTS, "HardFault", HARD_FAULT)
+#define ETW_EVENT_VIRTUAL_ALLOC_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x62)
+NTKL_EVENT(VIRTUAL_ALLOC, PERFINFO64, 2, EXACT, PERF_VIRTUAL_ALLOC, "VirtualAlloc", VIRTUAL_ALLOC)
+#define ETW_EVENT_VIRTUAL_FREE_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x63)
+NTKL_EVENT(VIRTUAL_FREE, PERFINFO64, 2, EXACT, PERF_VIRTUAL_ALLOC, "VirtualFree", VIRTUAL_ALLOC)
 /*
  * ProcessMemInfo, every process's memory each half second while a logger
  * takes MEMINFO_WS (module/producers/meminfo.c), as TraceEvent names and
@@ -856,6 +862,32 @@ NTKL_FIELD(HARD_FAULT, struct perfinfo_hard_fault, thread_id, 4, "TThreadId", UI
 NTKL_FIELD(HARD_FAULT, struct perfinfo_hard_fault, byte_count, 4, "ByteCount", UINT)
 
 /*
+ * The PageFault_TypeGroup1 faults (v2, 16 bytes in a 64-bit file):
+ * TraceEvent's MemoryPageFaultTraceData. The thread and process are the
+ * SYSTEM64 header's. VirtualAddress is the faulting (user) address,
+ * ProgramCounter the instruction that faulted: a user one, or the
+ * kernel's (a copy to or from user memory), hashed as kernel addresses are.
+ */
+NTKL_LAYOUT(PAGE_FAULT, etw_page_fault, "PageFault", sizeof(struct etw_page_fault),
+	    sizeof(struct etw_page_fault), sizeof(struct etw_page_fault), NONE)
+NTKL_FIELD(PAGE_FAULT, struct etw_page_fault, virtual_address, 8, "VirtualAddress", ADDR)
+NTKL_FIELD(PAGE_FAULT, struct etw_page_fault, program_counter, 8, "ProgramCounter", ADDR)
+
+/*
+ * VirtualAlloc and VirtualFree (v2, 24 bytes in a 64-bit file): TraceEvent's
+ * VirtualAllocTraceData and the MOF's PageFault_VirtualAlloc. The header
+ * names no thread nor process (PERFINFO64): ProcessId does. Flags are
+ * MEM_COMMIT, MEM_RESERVE, MEM_RELEASE (ETW_MEM_*).
+ */
+NTKL_LAYOUT(VIRTUAL_ALLOC, perfinfo_virtual_alloc, "VirtualAlloc",
+	    sizeof(struct perfinfo_virtual_alloc), sizeof(struct perfinfo_virtual_alloc),
+	    sizeof(struct perfinfo_virtual_alloc), NONE)
+NTKL_FIELD(VIRTUAL_ALLOC, struct perfinfo_virtual_alloc, base_address, 8, "BaseAddress", ADDR)
+NTKL_FIELD(VIRTUAL_ALLOC, struct perfinfo_virtual_alloc, region_size, 8, "RegionSize", HEX)
+NTKL_FIELD(VIRTUAL_ALLOC, struct perfinfo_virtual_alloc, process_id, 4, "ProcessId", UINT)
+NTKL_FIELD(VIRTUAL_ALLOC, struct perfinfo_virtual_alloc, flags, 4, "Flags", HEX)
+
+/*
  * ProcessMemInfo (v2, PERFINFO64; module/producers/meminfo.c): Count, then
  * that many entries (ProcessID and eight page counts, unaligned), one
  * entry at least.
@@ -1052,6 +1084,10 @@ NTKL_KEYWORD(NETWORKTRACE, EVENT_TRACE_FLAG_NETWORK_TCPIP, 0,
 	     "TCP/UDP sends, receives, connections (TcpIp, UdpIp)")
 NTKL_KEYWORD(MEMINFO_WS, 0, PERF_MEMINFO_WS,
 	     "each process's memory every 0.5 s (ProcessMemInfo)")
+NTKL_KEYWORD(ALL_FAULTS, EVENT_TRACE_FLAG_MEMORY_PAGE_FAULTS, 0,
+	     "every page fault by kind (DemandZeroFault, ...)")
+NTKL_KEYWORD(VIRT_ALLOC, EVENT_TRACE_FLAG_VIRTUAL_ALLOC, 0,
+	     "memory committed, freed (VirtualAlloc, VirtualFree)")
 
 /* ---------------------------------------------------------------------- */
 /* The events whose stacks ntkl walks                                      */
@@ -1077,6 +1113,13 @@ NTKL_STACKWALK(FILEIO_WRITE, "FileWrite")
 NTKL_STACKWALK(HARD_FAULT, "HardFault")
 NTKL_STACKWALK(SYSCALL_ENTER, "SyscallEnter")
 NTKL_STACKWALK(SYSCALL_EXIT, "SyscallExit")
+NTKL_STACKWALK(TRANSITION_FAULT, "PagefaultTransition")
+NTKL_STACKWALK(DEMAND_ZERO_FAULT, "PagefaultDemandZero")
+NTKL_STACKWALK(COPY_ON_WRITE, "PagefaultCopyOnWrite")
+NTKL_STACKWALK(HARD_PAGE_FAULT, "PagefaultHard")
+NTKL_STACKWALK(ACCESS_VIOLATION, "PagefaultAV")
+NTKL_STACKWALK(VIRTUAL_ALLOC, "VirtualAlloc")
+NTKL_STACKWALK(VIRTUAL_FREE, "VirtualFree")
 
 #ifdef NTKL_KEYWORD_UNUSED
 #undef NTKL_KEYWORD

@@ -18,6 +18,10 @@
  * view, spinlock the contentions with their stacks, network WPR's
  * Network profile (TCP and UDP per process and connection, with the
  * switches that show the waits for them).
+ * memory is WPR's VirtualAllocation profile with every page fault by kind
+ * (the stacks of the faults that make or copy a page, of the failed and
+ * the hard ones, of each commit and free); general, as WPR's
+ * GeneralProfile, takes none of it.
  */
 const struct ntkl_profile ntkl_profiles[] = {
 	{ "general", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+PROFILE+DISK_IO+DISK_IO_INIT+FILENAME+FILE_IO+FILE_IO_INIT+HARD_FAULTS",
@@ -36,6 +40,9 @@ const struct ntkl_profile ntkl_profiles[] = {
 	  "FileRead+FileWrite+DiskReadInit+DiskWriteInit", "which files each process read and wrote, cached or not" },
 	{ "network", "PROC_THREAD+LOADER+CSWITCH+NETWORKTRACE",
 	  "CSwitch", "what each process sent and received, over which connections" },
+	{ "memory", "PROC_THREAD+LOADER+ALL_FAULTS+HARD_FAULTS+VIRT_ALLOC",
+	  "VirtualAlloc+VirtualFree+PagefaultDemandZero+PagefaultCopyOnWrite+PagefaultAV+HardFault",
+	  "which processes fault, on what, and what memory they commit" },
 	{ NULL, NULL, NULL, NULL },
 };
 
