@@ -13,6 +13,8 @@
  *                   the achieved and requested sample rate
  *   etl_storage.h   report's storage section: disks' service times,
  *                   processes and files by bytes, hard faults
+ *   etl_memory.h    report's memory section: page faults by kind,
+ *                   VirtualAlloc commit per process
  *   etl_syscalls.h  report's system calls section: calls and their time
  *                   per process and routine
  *   etl_network.h   report's network section: bytes and connections per
@@ -41,6 +43,7 @@
 #include "etl_relog.h"
 #include "etl_report.h"
 #include "etl_storage.h"
+#include "etl_memory.h"
 #include "etl_network.h"
 #include "etl_syscalls.h"
 

@@ -195,12 +195,13 @@ static int walk_records(struct work *w, struct etl_switches *s)
 	struct etl_profile_reader *pr = etl_profile_begin(&r->profile, w->flt, w->err);
 	struct etl_storage_reader *str = etl_storage_begin(&r->storage, w->flt, w->err);
 	struct etl_syscalls_reader *scr = etl_syscalls_begin(&r->syscalls, w->flt, w->err);
+	struct etl_memory_reader *mr = etl_memory_begin(&r->memory, w->flt, w->err);
 	struct etl_network_reader *nr = etl_network_begin(&r->network, w->flt, w->err);
-	struct etl_walker also[6] = { { .buffer = on_buffer, .record = on_record, .ctx = w } };
+	struct etl_walker also[7] = { { .buffer = on_buffer, .record = on_record, .ctx = w } };
 	const struct etl_model *m;
 	int walked, failed;
 
-	if (!sr || !pr || !str || !scr || !nr) {
+	if (!sr || !pr || !str || !scr || !nr || !mr) {
 		if (sr)
 			etl_switches_end(sr, false);
 		if (pr)
@@ -209,6 +210,8 @@ static int walk_records(struct work *w, struct etl_switches *s)
 			etl_storage_end(str, w->f, NULL);
 		if (scr)
 			etl_syscalls_end(scr, w->f, NULL, NULL);
+		if (mr)
+			etl_memory_end(mr, w->f, NULL);
 		if (nr)
 			etl_network_end(nr, w->f, NULL);
 		return -1;
@@ -217,14 +220,16 @@ static int walk_records(struct work *w, struct etl_switches *s)
 	also[2] = etl_profile_walker(pr);
 	also[3] = etl_storage_walker(str);
 	also[4] = etl_syscalls_walker(scr);
+	also[6] = etl_memory_walker(mr);
 	also[5] = etl_network_walker(nr);
 	etl_span_init(&w->span);
-	walked = !etl_model_read_all(w->f, &w->m, also, 6, w->err);
+	walked = !etl_model_read_all(w->f, &w->m, also, 7, w->err);
 	m = walked ? &w->m : NULL;
 	failed = etl_switches_end(sr, walked) | etl_profile_end(pr, w->f, m) |
 		 etl_storage_end(str, w->f, m) | etl_network_end(nr, w->f, m);
 	/* after the switches: they name each record's thread */
 	failed |= etl_syscalls_end(scr, w->f, failed ? NULL : m, failed ? NULL : s);
+	failed |= etl_memory_end(mr, w->f, failed ? NULL : m);
 	if (failed || !walked)
 		return -1;
 	if (sym_trace_from_model(&r->trace, &w->m, &w->addrs))
@@ -685,6 +690,7 @@ void etl_report_free(struct etl_report *r)
 	etl_profile_free(&r->profile);
 	etl_storage_free(&r->storage);
 	etl_syscalls_free(&r->syscalls);
+	etl_memory_free(&r->memory);
 	etl_network_free(&r->network);
 	free(r->busy_pct);
 	free(r->procs);
@@ -951,6 +957,7 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 	sym_functions_print(out, &r->functions, top);
 	etl_storage_print(out, &r->storage, top);
 	etl_syscalls_print(out, &r->syscalls, top);
+	etl_memory_print(out, &r->memory, top);
 	etl_network_print(out, &r->network, top);
 }
 
@@ -1169,6 +1176,8 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 	etl_storage_print_json(out, &r->storage);
 	fprintf(out, ",\n \"syscalls\": ");
 	etl_syscalls_print_json(out, &r->syscalls);
+	fprintf(out, ",\n \"memory\": ");
+	etl_memory_print_json(out, &r->memory);
 	fprintf(out, ",\n \"network\": ");
 	etl_network_print_json(out, &r->network);
 	fprintf(out, "}\n");

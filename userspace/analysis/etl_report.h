@@ -54,6 +54,10 @@
  *   - network, when the file has TcpIp or UdpIp records: per process and
  *     connection, bytes sent and received, connects, accepts, disconnects,
  *     retransmits (etl_network.h).
+ *
+ * And memory, when the file has page fault or VirtualAlloc records: per
+ * process, its faults by kind and the memory it committed and freed
+ * (etl_memory.h).
  */
 #ifndef NTKL_ETL_REPORT_H
 #define NTKL_ETL_REPORT_H
@@ -64,6 +68,7 @@
 
 #include "etl/etl.h"
 #include "etl_filter.h"
+#include "etl_memory.h"
 #include "etl_network.h"
 #include "etl_profile.h"
 #include "etl_storage.h"
@@ -114,6 +119,7 @@ struct etl_report {
 	struct sym_functions functions;	/* empty unless etl_report_functions() */
 	struct etl_storage storage;	/* disks, processes and files (etl_storage.h) */
 	struct etl_syscalls syscalls;	/* system calls per process (etl_syscalls.h) */
+	struct etl_memory memory;	/* page faults, VirtualAlloc per process (etl_memory.h) */
 	struct etl_network network;	/* bytes and connections per process (etl_network.h) */
 	size_t top;			/* rows per table printed: 0 ETL_REPORT_TOP, SIZE_MAX all */
 	enum etl_sort sort;		/* the tables' order */
