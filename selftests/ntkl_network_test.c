@@ -21,7 +21,10 @@
  * with the ports. Nothing is lost and every capture passes the strict
  * checker (ntkl dump --check's); the kernel log stays clean (vm-run fails
  * the run otherwise). A logger without NETWORKTRACE beside one with it
- * gets no TcpIp record.
+ * gets no TcpIp record. The kernel's own tracepoints agree, in a tracefs
+ * instance of the test's: sock:inet_sock_set_state's moves to ESTABLISHED
+ * of the connection (one each way) are the Connect and the Accept, and
+ * tcp:tcp_retransmit_skb's of its ports are its Retransmit records.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -29,6 +32,7 @@
 #include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 
@@ -53,6 +57,7 @@ struct net_tally {
 	unsigned long sends, recvs;
 	unsigned long connects, accepts, connects_bad, accepts_bad;
 	unsigned long disconnects_client, disconnects_server, disconnects_other;
+	unsigned long retransmits;
 	unsigned long udp_sends, udp_recvs, udp_bad;
 	unsigned long bad_header, bad_size;
 	struct capture_verdict verdict;
@@ -185,6 +190,9 @@ static void tally_record(void *ctx, const struct etl_file *f, const struct etl_b
 			t->accepts++;
 		else
 			t->accepts_bad++;
+		break;
+	case 0x0E:	/* Retransmit: either end's */
+		t->retransmits++;
 		break;
 	case 0x0D:	/* Disconnect */
 		if (n.pid == (uint32_t)t->client && from_client(t, &n))
@@ -378,7 +386,71 @@ static const char *udp_exchange(bool v6, struct net_tally *t)
 	return NULL;
 }
 
+/* The kernel's own view, from a tracefs instance: its events' lines of the connection. */
+#define NET_INSTANCE	"/sys/kernel/tracing/instances/ntkl_network_test"
+
+struct kernel_view {
+	bool on;
+	unsigned long established_client, established_server, retransmits;
+};
+
+static bool kernel_view_start(void)
+{
+	rmdir(NET_INSTANCE);
+	if (mkdir(NET_INSTANCE, 0755))
+		return false;
+	if (write_file(NET_INSTANCE "/events/sock/inet_sock_set_state/enable", "1") ||
+	    write_file(NET_INSTANCE "/events/tcp/tcp_retransmit_skb/enable", "1")) {
+		rmdir(NET_INSTANCE);
+		return false;
+	}
+	return true;
+}
+
+/* Count its lines of the connection's ports, then remove the instance. */
+static void kernel_view_end(const struct net_tally *t, struct kernel_view *k)
+{
+	char line[1024], c2s[64], s2c[64];
+	FILE *f;
+
+	snprintf(c2s, sizeof(c2s), "sport=%u dport=%u ", t->client_port, t->server_port);
+	snprintf(s2c, sizeof(s2c), "sport=%u dport=%u ", t->server_port, t->client_port);
+	write_file(NET_INSTANCE "/tracing_on", "0");
+	f = fopen(NET_INSTANCE "/trace", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		bool mine_c = strstr(line, c2s), mine_s = strstr(line, s2c);
+
+		if (strstr(line, "tcp_retransmit_skb:") && (mine_c || mine_s))
+			k->retransmits++;
+		if (!strstr(line, "inet_sock_set_state:") ||
+		    !strstr(line, "newstate=TCP_ESTABLISHED"))
+			continue;
+		k->established_client += mine_c;
+		k->established_server += mine_s;
+	}
+	if (f)
+		fclose(f);
+	write_file(NET_INSTANCE "/events/enable", "0");
+	rmdir(NET_INSTANCE);
+}
+
 NTKL_READER_FIXTURE(network);
+
+/* A kernel built without networking (the debug kernel: CONFIG_NET off) has nothing to record. */
+static bool have_inet(void)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (fd >= 0)
+		close(fd);
+	/* no socket(2) at all without CONFIG_NET; no AF_INET without CONFIG_INET */
+	return fd >= 0 || (errno != ENOSYS && errno != EAFNOSUPPORT);
+}
+
+#define NEED_INET() do { \
+	if (!have_inet()) \
+		SKIP(return, "this kernel has no IPv4 sockets (CONFIG_NET or CONFIG_INET off)"); \
+} while (0)
 
 static void start_logger(struct __test_metadata *_metadata, int ctl, int reader,
 			 const char *name, uint32_t flags, struct drain_job *job, pthread_t *th)
@@ -413,13 +485,18 @@ static void tcp_case(struct __test_metadata *_metadata, int ctl, int reader, boo
 	const char *out = v6 ? "/out/ntkl_network_test_tcp6.etl" :
 			       "/out/ntkl_network_test_tcp4.etl";
 	struct net_tally t = { .v6 = v6 };
+	struct kernel_view k = { };
 	struct drain_job job;
 	const char *why;
 	pthread_t th;
 
+	NEED_INET();
+	k.on = kernel_view_start();
 	start_logger(_metadata, ctl, reader, "selftest network", NET_FLAGS, &job, &th);
 	why = tcp_exchange(v6, &t);
 	stop_logger(_metadata, ctl, "selftest network", &job, th);
+	if (k.on)
+		kernel_view_end(&t, &k);
 	if (why && v6 && !strcmp(why, "no loopback address")) {
 		capture_free(&job.c);
 		SKIP(return, "the guest has no ::1");
@@ -446,6 +523,15 @@ static void tcp_case(struct __test_metadata *_metadata, int ctl, int reader, boo
 	EXPECT_EQ(1, t.disconnects_client);
 	EXPECT_EQ(1, t.disconnects_server);
 	EXPECT_EQ(0, t.disconnects_other);
+	if (k.on) {
+		TH_LOG("tracefs: ESTABLISHED %lu client, %lu server; %lu retransmits (ntkl %lu)",
+		       k.established_client, k.established_server, k.retransmits, t.retransmits);
+		EXPECT_EQ(k.established_client, t.connects);
+		EXPECT_EQ(k.established_server, t.accepts);
+		EXPECT_EQ(k.retransmits, t.retransmits);
+	} else {
+		TH_LOG("no tracefs instance: the kernel's own view not compared");
+	}
 	capture_free(&job.c);
 }
 
@@ -466,6 +552,7 @@ TEST_F_TIMEOUT(network, udp_ipv4, 300)
 	const char *why;
 	pthread_t th;
 
+	NEED_INET();
 	start_logger(_metadata, self->ctl, self->reader, "selftest network", NET_FLAGS, &job,
 		     &th);
 	why = udp_exchange(false, &t);
@@ -493,6 +580,7 @@ TEST_F_TIMEOUT(network, only_network_loggers, 300)
 	pthread_t th, th2;
 	int reader2;
 
+	NEED_INET();
 	reader2 = ntkl_open();
 	ASSERT_GE(reader2, 0);
 	start_logger(_metadata, self->ctl, self->reader, "selftest network", NET_FLAGS, &job,
