@@ -88,7 +88,7 @@ void cmd_start_usage(FILE *out)
 		"  -buffersize KB     buffer size, %u..%u KB (default %u)\n"
 		"  -minbuffers N      at least N buffers (default and minimum: 2 per CPU)\n"
 		"  -maxbuffers N      at most N buffers (default 8 per CPU, 32 with\n"
-		"                     -stackwalk, up to %u)\n"
+		"                     -stackwalk or SYSCALL, up to %u)\n"
 		"  -clock C           qpc (default), system or cycle\n"
 		"  -flushtimer S      hand buffers to the writer at least every S seconds\n"
 		"  -setprofint N      PROFILE's interval, 100 ns units (kernel-wide, as\n"

@@ -266,6 +266,14 @@ bool ntkl_opts_stack_caching(const struct ntkl_logger_opts *o)
 	return o->stack_caching || o->stackwalk.count > 0;
 }
 
+static bool takes_syscall(const struct ntkl_flags *f)
+{
+	struct perfinfo_groupmask gm;
+
+	memcpy(gm.masks, f->group_masks, sizeof(gm.masks));
+	return (f->enable_flags & EVENT_TRACE_FLAG_SYSTEMCALL) || perf_group_is_on(&gm, PERF_SYSCALL);
+}
+
 void ntkl_opts_to_props(const struct ntkl_logger_opts *o, struct ntkl_properties *p)
 {
 	p->buffer_size_kb = o->buffer_size_kb;
@@ -277,9 +285,13 @@ void ntkl_opts_to_props(const struct ntkl_logger_opts *o, struct ntkl_properties
 	 * falls behind for some tens of milliseconds makes the logger lose
 	 * events (make bench's CSWITCH with stacks did, now and then). So a
 	 * logger that walks stacks gets STACK_BUFFERS_FACTOR times the
-	 * default unless -maxbuffers says otherwise.
+	 * default unless -maxbuffers says otherwise. So does one that takes
+	 * SYSCALL: two records a system call, a burst of 20,000 getppid()
+	 * makes a megabyte in some milliseconds, and make bench's logger lost a
+	 * third of such a burst with the default buffers (as trace-cmd with
+	 * its own defaults lost an eighth).
 	 */
-	if (!o->maximum_buffers && o->stackwalk.count) {
+	if (!o->maximum_buffers && (o->stackwalk.count || takes_syscall(&o->flags))) {
 		long cpus = sysconf(_SC_NPROCESSORS_CONF);
 		uint64_t n = (uint64_t)STACK_BUFFERS_FACTOR * NTKL_DEFAULT_BUFFERS_PER_CPU *
 			     (uint64_t)(cpus > 0 ? cpus : 1);

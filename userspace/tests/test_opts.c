@@ -120,6 +120,25 @@ static void test_parse(void)
 	}
 	test_end();
 
+	/* a logger that takes SYSCALL: 4x the default buffers too */
+	test_begin("syscall_buffers");
+	{
+		char *argv[] = { "-on", "PROC_THREAD+SYSCALL", NULL };
+		char *argv2[] = { "-on", "SYSCALL", "-maxbuffers", "24", NULL };
+		long cpus = sysconf(_SC_NPROCESSORS_CONF);
+
+		take_all(argv, ALL, &o, &ret, err, sizeof(err));
+		CHECK_STR(err, "");
+		ntkl_props_init(&p, "x");
+		ntkl_opts_to_props(&o, &p);
+		CHECK_EQ(p.maximum_buffers, (uint32_t)(4 * NTKL_DEFAULT_BUFFERS_PER_CPU * cpus));
+		take_all(argv2, ALL, &o, &ret, err, sizeof(err));
+		ntkl_props_init(&p, "x");
+		ntkl_opts_to_props(&o, &p);
+		CHECK_EQ(p.maximum_buffers, 24);
+	}
+	test_end();
+
 	/*
 	 * Stack caching wherever stacks are walked; -nostackcaching writes
 	 * them whole; -stackcaching and -nostackcaching not both at once.
