@@ -45,6 +45,12 @@ skipped, and so is a kind this script does not know:
                    round's runs of ops operations in all (ntkl: its FileIo
                    or DiskIo records, of them Read, Write, ReadInit +
                    WriteInit and OperationEnd; trace-cmd: its events)
+  events_run       round, mode (none, ntkl, tracecmd), rep, workload
+                   (eventmix), family (syscalls, faults, tcp, sleeps), ops,
+                   cpu, cpuns, ns, ...: one eventmix run of ops events' worth
+  events_records   round, mode, family, ops, events, lost, filebytes: what the
+                   recorder kept over the round's runs (ntkl: its records of
+                   the kind's events; trace-cmd: its events)
   note, done       a remark; the end of a run that finished
 
 Figures are min and median over runs; a recorder's cost is what it adds
@@ -58,7 +64,8 @@ import sys
 # skipped: scripts/test_bench_stats.py checks ntkl-bench prints no other).
 KINDS = ("header", "switch_run", "switch_totals", "max_rate_run", "lockbench", "contend",
          "profile_run", "profile_samples", "profile_max", "libntkl", "peer_run", "peer_lost",
-         "bpf_count", "storage_run", "storage_records", "note", "done")
+         "bpf_count", "storage_run", "storage_records", "events_run", "events_records",
+         "note", "done")
 MODES = ("none", "cswitch", "compact", "tracecmd")
 # Recorders tabulated only when the raw output has them.
 OPTIONAL_MODES = ("cswstack", "cswstackwarm", "cswstackfp", "perfswg")
@@ -169,6 +176,18 @@ ST_NAMES = {
     "diskio": "ntkl DISK_IO+DISK_IO_INIT",
     "block": "trace-cmd block_rq_*",
 }
+# Events (events_run and events_records): eventmix pinned to CPU 1, per
+# kind of event what makes one, ntkl's flags and trace-cmd's tracepoints.
+EV_KINDS = {
+    "syscalls": ("getppid() calls", "ntkl SYSCALL", "trace-cmd raw_syscalls"),
+    "faults": ("pages written in a new anonymous mapping", "ntkl ALL_FAULTS+VIRT_ALLOC",
+               "trace-cmd page_fault_user"),
+    "tcp": ("4 KiB writes over loopback TCP, read by a second thread", "ntkl NETWORKTRACE",
+            "trace-cmd sock send/recv"),
+    "sleeps": ("50 us sleeps that leave CPU 1 idle", "ntkl IDLE_STATES",
+               "trace-cmd power:cpu_idle"),
+}
+EV_MODES = ("none", "ntkl", "tracecmd")
 # What a run's time is: the direct runs' wall time is mostly -icount's
 # jumps over idle time, their busy time (busyns) the work.
 ST_TIME = {"file": "ns", "nullblk": "ns", "direct": "busyns"}
@@ -264,6 +283,10 @@ class Raw:
         self.st_runs = {}              # (io, mode, "ns"|"busyns"|"cpuns") -> [values]
         self.st_ops = {}               # io -> operations per run
         self.st_rec = {}               # (io, mode) -> storage_records' fields, summed
+        self.ev_kinds = []             # in order of first appearance
+        self.ev_runs = {}              # (kind, mode) -> [ns]
+        self.ev_ops = {}               # kind -> operations per run
+        self.ev_rec = {}               # (kind, mode) -> events_records' fields, summed
         for line in lines:
             kv = record(line)
             if kv is not None:
@@ -321,6 +344,16 @@ class Raw:
             t = self.st_rec.setdefault((kv.get("io", ""), mode), {})
             for what in ("ops", "events", "lost", "filebytes", "reads", "writes", "inits",
                          "ends"):
+                t[what] = t.get(what, 0) + number(kv.get(what))
+        elif kind == "events_run":
+            k = kv.get("family", "")
+            if k not in self.ev_kinds:
+                self.ev_kinds.append(k)
+            self.ev_ops.setdefault(k, number(kv.get("ops")))
+            self.ev_runs.setdefault((k, mode), []).append(number(kv.get("ns")))
+        elif kind == "events_records":
+            t = self.ev_rec.setdefault((kv.get("family", ""), mode), {})
+            for what in ("ops", "events", "lost", "filebytes"):
                 t[what] = t.get(what, 0) + number(kv.get(what))
         elif kind in ("profile_samples", "profile_max"):
             key = (kv.get("workload", "pingpong"), kv.get("mode", "profile"))
@@ -962,6 +995,55 @@ def storage_table(raw):
     return "\n".join(out) + "\n" if out else ""
 
 
+def events_table(raw):
+    """The cost per event of issue 47's producers: what each recorder adds
+    to eventmix pinned to CPU 1, per operation and per event it kept, and
+    ntkl's ratio to trace-cmd's per operation (the same work recorded)."""
+    out = []
+    for k in raw.ev_kinds:
+        what, ntkl_name, tc_name = EV_KINDS.get(k, (k, "ntkl", "trace-cmd"))
+        names = {"none": "no tracing", "ntkl": ntkl_name, "tracecmd": tc_name}
+        base = raw.ev_runs.get((k, "none"))
+        ops = raw.ev_ops.get(k, 0)
+        if not base or not ops:
+            continue
+        base_min, base_med = min_median(base)
+        out += ["",
+                "Events, %s: eventmix pinned to CPU 1, %d %s a run" % (k, ops, what),
+                "  %-28s %21s %22s %16s %10s %10s %8s" % (
+                    "recorder", "wall ms min | med", "added ns/op min | med", "vs trace-cmd",
+                    "events/op", "ns/event", "lost")]
+        added = {}
+        for m in EV_MODES[1:]:
+            runs = raw.ev_runs.get((k, m))
+            if runs:
+                r_min, r_med = min_median(runs)
+                added[m] = ((r_min - base_min) / ops, (r_med - base_med) / ops)
+        for m in EV_MODES:
+            runs = raw.ev_runs.get((k, m))
+            if not runs:
+                continue
+            r_min, r_med = min_median(runs)
+            if m == "none":
+                out.append("  %-28s %10.1f | %8.1f %22s %16s %10s %10s %8s" %
+                           (names[m], r_min / 1e6, r_med / 1e6, "-", "-", "-", "-", "-"))
+                continue
+            rec = raw.ev_rec.get((k, m), {})
+            per = rec["events"] / rec["ops"] if rec.get("ops") else 0
+            per_event = "%.0f" % (added[m][1] / per) if per else "n/a"
+            vs = "-" if m == "tracecmd" or "tracecmd" not in added else "%s | %s" % (
+                ratio(added[m][0], added["tracecmd"][0]),
+                ratio(added[m][1], added["tracecmd"][1]))
+            out.append("  %-28s %10.1f | %8.1f %10.0f | %9.0f %16s %10s %10s %8d" %
+                       (names[m], r_min / 1e6, r_med / 1e6, added[m][0], added[m][1], vs,
+                        "%.2f" % per if rec.get("ops") else "n/a", per_event,
+                        rec.get("lost", 0)))
+        noise = (base_med - base_min) / ops
+        out.append("  (untraced runs spread by %.0f ns per operation, median - min; "
+                   "ns/event: the median added over the events kept per operation)" % noise)
+    return "\n".join(out) + "\n" if out else ""
+
+
 def lost_line(raw):
     """One line: which recorders lost events, anywhere in the boot."""
     lost = {}
@@ -982,6 +1064,8 @@ def lost_line(raw):
             add(PROF_NAMES.get(m, m) + " (%s, %s)" % (what, wl), t.get("lost", 0))
     for (io, m), t in raw.st_rec.items():
         add(ST_NAMES.get(m, m) + " (storage)", t.get("lost", 0))
+    for (k, m), t in raw.ev_rec.items():
+        add("%s (events, %s)" % ("ntkl" if m == "ntkl" else m, k), t.get("lost", 0))
     if not lost:
         return "\nEvents lost: none, by any recorder\n"
     return "\nEvents lost: " + ", ".join("%s %d" % kv for kv in sorted(lost.items())) + "\n"
@@ -999,6 +1083,7 @@ def main(argv):
     sys.stdout.write(libntkl_table(raw))
     sys.stdout.write(scale_table(raw))
     sys.stdout.write(storage_table(raw))
+    sys.stdout.write(events_table(raw))
     sys.stdout.write(lost_line(raw))
     return 0
 

@@ -593,6 +593,33 @@ class Tables(unittest.TestCase):
                          "\nEvents lost: trace-cmd pread/pwrite sys (storage) 3\n")
         self.assertEqual(bench_stats.storage_table(raw(j("note", text="nothing"))), "")
 
+    def test_events(self):
+        """The cost per event of a producer, ntkl against trace-cmd: per
+        operation, per event kept, and what each lost."""
+        def ev(mode, ns, rep=1):
+            return j("events_run", round=1, mode=mode, rep=rep, workload="eventmix",
+                     family="syscalls", ops=1000, cpu=1, ns=ns)
+
+        def rec(mode, **extra):
+            return j("events_records", round=1, mode=mode, family="syscalls", ops=2000, **extra)
+        lines = [ev("none", 1000000), ev("none", 1100000, rep=2),
+                 ev("ntkl", 1200000), ev("ntkl", 1300000, rep=2),
+                 ev("tracecmd", 1800000), ev("tracecmd", 1900000, rep=2),
+                 rec("none", events=0, lost=0), rec("ntkl", events=4000, lost=0),
+                 rec("tracecmd", events=4000, lost=7)]
+        r = raw(*lines)
+        text = bench_stats.events_table(r)
+        self.assertIn("Events, syscalls: eventmix pinned to CPU 1, 1000 getppid() calls a run",
+                      text)
+        # 200 ns an operation against 800: 0.25; two events an operation, 100 ns each
+        self.assertRegex(text, r"ntkl SYSCALL +1\.2 \| +1\.2 +200 \| +200 +0\.25 \| 0\.25 +"
+                               r"2\.00 +100 +0")
+        self.assertRegex(text, r"trace-cmd raw_syscalls +1\.8 \| +1\.9 +800 \| +800 +- +"
+                               r"2\.00 +400 +7")
+        self.assertEqual(bench_stats.lost_line(r),
+                         "\nEvents lost: tracecmd (events, syscalls) 7\n")
+        self.assertEqual(bench_stats.events_table(raw(j("note", text="nothing"))), "")
+
     def test_golden(self):
         with open(os.path.join(HERE, "testdata", "bench_raw.txt")) as f:
             r = bench_stats.Raw(f)

@@ -8,8 +8,9 @@
 #              [SECTIONS [DEST]]]]]]]
 #
 # SECTIONS: which of switch (the rounds and the max rate), profile, peers,
-# spin, um (libntkl) and storage (file operations and disk I/O) to run,
-# comma-separated (default all).
+# spin, um (libntkl), storage (file operations and disk I/O) and events
+# (issue 47's producers: system calls, page faults, TCP, idle states) to
+# run, comma-separated (default all).
 # DEST: where every recorder writes its files: tmpfs (default: /tmp),
 # disk (vm-run's /scratch, ext4 on a virtio disk, where a user's trace
 # goes), direct (the same disk, ntkl's writer with direct I/O:
@@ -78,6 +79,9 @@
 #   storage_run, storage_records: the cost per file operation and per disk
 #     I/O, ntkl FileIo and DiskIo against trace-cmd's syscall and block
 #     events (see the storage section)
+#   events_run, events_records: the cost per event of the SYSCALL,
+#     ALL_FAULTS+VIRT_ALLOC, NETWORKTRACE and IDLE_STATES producers against
+#     trace-cmd on the same tracepoints (see the events section)
 #   note text          a remark (a row that cannot be measured here)
 #   done               the last line: every section ran
 # evbytes: ntkl, the switch records' bytes (ntkl dump --stats); rawbytes:
@@ -96,7 +100,7 @@ threads=${4:-6}
 steps=${5:-300}
 max_trips=${6:-10000}
 # which sections to run, comma-separated (scripts/bench --only)
-sections=${7:-switch,profile,peers,spin,um,storage}
+sections=${7:-switch,profile,peers,spin,um,storage,events}
 dest=${8:-tmpfs}
 
 T=/sys/kernel/tracing
@@ -1238,5 +1242,127 @@ if want storage; then
 	done
 	rm -rf "${st_dir:?}/file.dat" "$st_dir/direct.dat" "$st_dir/nullblk.dat"
 	[ ! -b /dev/nullb0 ] || rmmod null_blk || die "cannot unload null_blk"
+fi
+# ---------------------------------------------------------------------------
+# Events: what each of issue 47's producers costs per event, against
+# trace-cmd recording the tracepoints the same events show on. eventmix,
+# pinned to CPU 1, makes a known number of one kind of event a run
+# (EV_OPS of them, REPS runs a recorder a round), under each recorder in
+# turn (none, ntkl, trace-cmd), starting with the next one each round:
+#   syscalls  getppid(): ntkl SYSCALL (SysClEnter, SysClExit); trace-cmd
+#             raw_syscalls:sys_enter and sys_exit
+#   faults    a page written in a new anonymous mapping: ntkl
+#             ALL_FAULTS+VIRT_ALLOC (a DemandZeroFault a page; a
+#             VirtualAlloc and VirtualFree a run); trace-cmd
+#             exceptions:page_fault_user
+#   tcp       a 4 KiB write over loopback TCP, read by a second thread: ntkl
+#             NETWORKTRACE (TcpIp Send, Recv); trace-cmd
+#             sock:sock_send_length and sock_recv_length (6.3 and later;
+#             on older kernels syscalls:sys_exit_write and sys_exit_read)
+#   sleeps    a 50 us sleep that leaves CPU 1 idle: ntkl IDLE_STATES (its
+#             idle-state records); trace-cmd power:cpu_idle
+# A kind whose ntkl flag or trace-cmd events this kernel lacks is a note.
+#   events_run round mode rep workload family ops cpu cpuns ns ...  one run
+#   events_records round mode family ops events lost filebytes   what the
+#           recorder kept over the round: ntkl, its records of the kind's
+#           events (dump --stats' Events by name, by EV_NAMES); trace-cmd,
+#           the events of its CPU statistics
+EV_KINDS=${EV_KINDS:-syscalls faults tcp sleeps}
+
+# ev_conf KIND: ev_ops, ev_flags, ev_names (an awk regex of the names of
+# ntkl's events of it), ev_tc (trace-cmd's -e list)
+ev_conf() {
+	case $1 in
+	syscalls)
+		ev_ops=20000 ev_flags=SYSCALL ev_names='^PerfInfo/SysCl'
+		ev_tc="-e raw_syscalls:sys_enter -e raw_syscalls:sys_exit"
+		;;
+	faults)
+		ev_ops=10000 ev_flags=ALL_FAULTS+VIRT_ALLOC ev_names='^PageFault/'
+		ev_tc="-e exceptions:page_fault_user"
+		;;
+	tcp)
+		ev_ops=5000 ev_flags=NETWORKTRACE ev_names='^(TcpIp|UdpIp)/'
+		if [ -d "$T/events/sock/sock_send_length" ]; then
+			ev_tc="-e sock:sock_send_length -e sock:sock_recv_length"
+		else
+			ev_tc="-e syscalls:sys_exit_write -e syscalls:sys_exit_read"
+		fi
+		;;
+	sleeps)
+		ev_ops=2000 ev_flags=IDLE_STATES ev_names='^(Power|PerfInfo/(Idle|CpuIdle))'
+		ev_tc="-e power:cpu_idle"
+		;;
+	esac
+}
+
+# ev_stop KIND MODE: "events=N lost=N filebytes=N"
+ev_stop() {
+	local lost
+
+	case $2 in
+	none) echo "events=0 lost=0 filebytes=0" ;;
+	tracecmd)
+		tc_stop > "$W/tcf"
+		sed 's/switches=/events=/; s/ evbytes=[0-9]*//; s/ rawbytes=[0-9]*//' "$W/tcf"
+		;;
+	ntkl)
+		lost=$(ntkl stop "$LOGGER" | sed -n 's/^Events Lost *: *\([0-9]*\).*/\1/p')
+		[ -n "$lost" ] || die "ntkl stop printed no Events Lost"
+		ntkl dump --stats "$W/ntkl.etl" | awk -v file="$(wc -c < "$W/ntkl.etl")" \
+			-v lost="$lost" -v names="$ev_names" '
+			/^Events by name/ { f = 1; next }
+			f && $2 == "total," { f = 0 }
+			f && $1 ~ /^[0-9]+$/ && $3 ~ names { ev += $1 }
+			END { printf "events=%d lost=%d filebytes=%d\n", ev, lost, file }'
+		;;
+	esac
+}
+
+if want events; then
+	# the guest's loopback is down until someone brings it up
+	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null ||
+		emit_text note "events: cannot bring the loopback interface up"
+	for kind in $EV_KINDS; do
+		ev_conf "$kind"
+		if ! ntkl start "$LOGGER" -on "$ev_flags" -f "$W/ntkl.etl" > "$W/ev.log" 2>&1; then
+			emit_text note "events: $kind: ntkl cannot record $ev_flags here: $(head -1 "$W/ev.log")"
+			continue
+		fi
+		ntkl stop "$LOGGER" > /dev/null
+		missing=
+		for e in $ev_tc; do
+			[ "$e" = -e ] || [ -d "$T/events/$(echo "$e" | tr : /)" ] || missing="$missing $e"
+		done
+		if [ -n "$missing" ]; then
+			emit_text note "events: $kind: no tracepoint$missing in this kernel: no trace-cmd row"
+			modes="none ntkl"
+		else
+			modes="none ntkl tracecmd"
+		fi
+		r=1
+		while [ $r -le "$rounds" ]; do
+			# shellcheck disable=SC2086 # modes is a list of words: one argument each
+			for m in $(rotate $(((r - 1) % 3)) $modes); do
+				case $m in
+				ntkl) ntkl_start "$ev_flags" ;;
+				tracecmd) st_tc_start "$ev_tc" ;;
+				esac
+				: > "$W/w"
+				i=1
+				while [ $i -le "$reps" ]; do
+					w=$(eventmix -c 1 "$kind" "$ev_ops") || die "eventmix $kind failed"
+					emit events_run "round=$r" "mode=$m" "rep=$i" "$w" >> "$W/w"
+					i=$((i + 1))
+				done
+				# not in $(...): only this shell may wait for trace-cmd
+				ev_stop "$kind" "$m" > "$W/f"
+				cat "$W/w"
+				emit events_records "round=$r" "mode=$m" "family=$kind" \
+					"ops=$((reps * ev_ops))" "$(cat "$W/f")"
+			done
+			r=$((r + 1))
+		done
+	done
 fi
 emit "done"
