@@ -51,8 +51,8 @@
 #define MEMINFO_PER_RECORD	56
 #define MEMINFO_RECORD_MAX	(sizeof(struct etw_process_meminfo) + \
 				 MEMINFO_PER_RECORD * ETW_PROCESS_MEMINFO_ENTRY_SIZE)
-static_assert(sizeof(struct wmi_buffer_header) + sizeof(struct perfinfo_trace_header) +
-	      MEMINFO_RECORD_MAX <= NTKL_MIN_BUFFER_KB * 1024,
+static_assert(sizeof(struct wmi_buffer_header) + MEMINFO_RECORD_MAX +
+	      sizeof(struct perfinfo_trace_header) <= NTKL_MIN_BUFFER_KB * 1024,
 	      "a ProcessMemInfo record fits the smallest buffer");
 
 static void meminfo_work_fn(struct work_struct *work);
