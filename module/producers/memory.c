@@ -35,7 +35,7 @@
  *   (signal_generate, the fault's address from the signal, the
  *   instruction from the thread's registers); a kernel one on a user
  *   address (a copy to or from user memory) ends at its exception fixup
- *   (fixup_exception(), a kprobe), EFAULT to the caller. A copy that
+ *   (fixup_exception(), a kretprobe), EFAULT to the caller. A copy that
  *   expects to fail (page faults disabled: the nofault copies, a stack
  *   walk) is not one.
  *
@@ -269,18 +269,40 @@ static int swap_page_pre(struct kprobe *kp, struct pt_regs *regs)
 
 /*
  * fixup_exception(regs, trapnr, error_code, fault_addr): a kernel access
- * to user memory that faulted and failed, EFAULT to its caller.
+ * to user memory that faulted and failed (fixed up: EFAULT to its
+ * caller). Written at the return, not the entry: a kprobe still on its
+ * breakpoint runs its handler as an NMI (in_task() false: the header's
+ * thread and process would be 0), a kretprobe's return handler runs in
+ * the faulting task's own context. The faulting instruction is the
+ * entry's: the fixup moves regs->ip to the landing pad.
  */
-static int fixup_pre(struct kprobe *kp, struct pt_regs *regs)
+struct mem_fixup_data {
+	unsigned long address, pc;
+	struct pt_regs *regs;
+};
+
+static int fixup_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct pt_regs *fregs = (void *)regs_get_kernel_argument(regs, 0);
-	unsigned long address = regs_get_kernel_argument(regs, 3);
+	struct mem_fixup_data *d = (void *)ri->data;
 
-	if (regs_get_kernel_argument(regs, 1) != X86_TRAP_PF || in_nmi() || !in_task() ||
-	    pagefault_disabled() || !current->mm || address >= TASK_SIZE_MAX)
-		return 0;
-	mem_fault_record(ETW_EVENT_ACCESS_VIOLATION, NTKL_WALK_ACCESS_VIOLATION, address,
-			 instruction_pointer(fregs), fregs);
+	d->address = regs_get_kernel_argument(regs, 3);
+	/* not a copy that expects to fail (page faults disabled: nofault, a stack walk) */
+	if (regs_get_kernel_argument(regs, 1) != X86_TRAP_PF || pagefault_disabled() ||
+	    !current->mm || d->address >= TASK_SIZE_MAX)
+		return 1;
+	d->pc = instruction_pointer(fregs);
+	d->regs = fregs;
+	return 0;
+}
+
+static int fixup_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mem_fixup_data *d = (void *)ri->data;
+
+	if (regs_return_value(regs))
+		mem_fault_record(ETW_EVENT_ACCESS_VIOLATION, NTKL_WALK_ACCESS_VIOLATION,
+				 d->address, d->pc, d->regs);
 	return 0;
 }
 
@@ -536,8 +558,8 @@ static struct mem_probe mem_probes[] = {
 	{ { "do_swap_page" }, swap_page_pre, NULL, NULL, 0, MEM_FAULTS, MEM_EV0,
 	  "swap cache hits are DemandZeroFault" },
 	/* a stack walk's copies fault in a handler: missed, and not AccessViolation anyway */
-	{ { "fixup_exception" }, fixup_pre, NULL, NULL, 0, MEM_FAULTS, MEM_EV0,
-	  "no AccessViolation of the kernel's copies", .own_misses = true },
+	{ { "fixup_exception" }, NULL, fixup_entry, fixup_return, sizeof(struct mem_fixup_data),
+	  MEM_FAULTS, MEM_EV0, "no AccessViolation of the kernel's copies", .own_misses = true },
 	{ { "handle_mm_fault" }, NULL, fault_entry, fault_return, sizeof(struct mem_fault_data),
 	  MEM_FAULTS, MEM_EV4(TRANSITION_FAULT, DEMAND_ZERO_FAULT, COPY_ON_WRITE, HARD_PAGE_FAULT),
 	  "no TransitionFault, DemandZeroFault, CopyOnWrite, HardPageFault" },
