@@ -20,8 +20,8 @@
  * switches that show the waits for them).
  * memory is WPR's VirtualAllocation profile with every page fault by kind
  * (the stacks of the faults that make or copy a page, of the failed and
- * the hard ones, of each commit and free); general, as WPR's
- * GeneralProfile, takes none of it.
+ * the hard ones, of each commit and free) and each process's working set
+ * every half second; general, as WPR's GeneralProfile, takes none of it.
  */
 const struct ntkl_profile ntkl_profiles[] = {
 	{ "general", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+PROFILE+DISK_IO+DISK_IO_INIT+FILENAME+FILE_IO+FILE_IO_INIT+HARD_FAULTS",
@@ -40,7 +40,7 @@ const struct ntkl_profile ntkl_profiles[] = {
 	  "FileRead+FileWrite+DiskReadInit+DiskWriteInit", "which files each process read and wrote, cached or not" },
 	{ "network", "PROC_THREAD+LOADER+CSWITCH+NETWORKTRACE",
 	  "CSwitch", "what each process sent and received, over which connections" },
-	{ "memory", "PROC_THREAD+LOADER+ALL_FAULTS+HARD_FAULTS+VIRT_ALLOC",
+	{ "memory", "PROC_THREAD+LOADER+ALL_FAULTS+HARD_FAULTS+VIRT_ALLOC+MEMINFO_WS",
 	  "VirtualAlloc+VirtualFree+PagefaultDemandZero+PagefaultCopyOnWrite+PagefaultAV+HardFault",
 	  "which processes fault, on what, and what memory they commit" },
 	{ NULL, NULL, NULL, NULL },
