@@ -30,7 +30,8 @@
  * PERFINFO64 v2, 24 bytes). Nothing is lost; the capture passes the
  * strict checker, in-process and as `ntkl dump --check`. A logger without
  * the flags beside it gets none of the records; -stackwalk
- * PagefaultDemandZero and VirtualAlloc follow each with its stack.
+ * PagefaultDemandZero and VirtualAlloc follow each with its stack; a
+ * START that fails under fault injection leaves no probe behind.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -585,6 +586,84 @@ TEST_F(memory, fault_and_alloc_stacks)
 	munmap(p, STACK_PAGES * PAGE);
 	free(v.ev);
 	capture_free(&job.c);
+}
+
+/*
+ * Under fault injection (the debug kernel), a START of ALL_FAULTS and
+ * VIRT_ALLOC that fails at any of its fault points (an allocation, a
+ * kretprobe, the tracepoint) fails whole: -ENOMEM, and none of the
+ * producer's probes is left registered; one that succeeds has them, and
+ * its STOP takes them all away.
+ */
+#define FAIL_NTH	"/proc/thread-self/fail-nth"
+#define KPROBES_LIST	"/sys/kernel/debug/kprobes/list"
+
+/* The producer's probes registered now (kprobes' own list). */
+static int memory_probes(void)
+{
+	static const char *const fns[] = {
+		"handle_mm_fault+", "do_wp_page+", "wp_page_copy+", "vma_alloc_folio", "do_swap_page+",
+		"fixup_exception+", "do_mmap+", "do_brk_flags+", "__x64_sys_mremap+", "remove_vma+",
+		"vm_area_free+",
+	};
+	char line[512];
+	FILE *f = fopen(KPROBES_LIST, "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+			n += strstr(line, fns[i]) != NULL;
+	fclose(f);
+	return n;
+}
+
+static int fail_nth(int k)
+{
+	char v[16];
+
+	snprintf(v, sizeof(v), "%d", k);
+	return write_file(FAIL_NTH, v);
+}
+
+TEST_F_TIMEOUT(memory, start_fails_whole, 600)
+{
+	struct ntkl_properties p;
+	int k, ret, left = 0, failed = 0;
+	char v[16];
+	FILE *f;
+
+	if (access(FAIL_NTH, W_OK) || memory_probes() < 0)
+		SKIP(return, "no fault injection or no %s (the debug kernel has both)", KPROBES_LIST);
+	ASSERT_EQ(0, memory_probes());
+	for (k = 1; k < 500; k++) {
+		props_init(&p, "selftest memory", MEM_FLAGS);
+		ASSERT_EQ(0, fail_nth(k));
+		ret = ntkl_ctl(self->ctl, NTKL_IOC_START, &p);
+		f = fopen(FAIL_NTH, "r");
+		left = f && fgets(v, sizeof(v), f) ? atoi(v) : -1;
+		if (f)
+			fclose(f);
+		fail_nth(0);
+		if (ret) {
+			failed++;
+			EXPECT_EQ(-ENOMEM, ret) TH_LOG("point %d", k);
+			EXPECT_EQ(0, memory_probes()) TH_LOG("point %d", k);
+			if (!_metadata->passed)
+				break;
+			continue;
+		}
+		EXPECT_LT(0, memory_probes()) TH_LOG("point %d", k);
+		ASSERT_EQ(0, ntkl_stop_name(self->ctl, "selftest memory"));
+		EXPECT_EQ(0, memory_probes()) TH_LOG("point %d", k);
+		/* the call met fewer points than k: every one has failed once */
+		if (left > 0 || !_metadata->passed)
+			break;
+	}
+	TH_LOG("START of ALL_FAULTS+VIRT_ALLOC: %d fault points, %d failed", k - 1, failed);
+	EXPECT_LT(k, 500);
+	EXPECT_LT(10, failed);
 }
 
 TEST_HARNESS_MAIN
