@@ -46,7 +46,7 @@ skipped, and so is a kind this script does not know:
                    or DiskIo records, of them Read, Write, ReadInit +
                    WriteInit and OperationEnd; trace-cmd: its events)
   events_run       round, mode (none, ntkl, tracecmd), rep, workload
-                   (eventmix), family (syscalls, faults, tcp, sleeps), ops,
+                   (eventmix), family (syscalls, faults, tcp), ops,
                    cpu, cpuns, ns, ...: one eventmix run of ops events' worth
   events_records   round, mode, family, ops, events, lost, filebytes: what the
                    recorder kept over the round's runs (ntkl: its records of
@@ -184,8 +184,6 @@ EV_KINDS = {
                "trace-cmd page_fault_user"),
     "tcp": ("4 KiB writes over loopback TCP, read by a second thread", "ntkl NETWORKTRACE",
             "trace-cmd sock send/recv"),
-    "sleeps": ("50 us sleeps that leave CPU 1 idle", "ntkl IDLE_STATES",
-               "trace-cmd power:cpu_idle"),
 }
 EV_MODES = ("none", "ntkl", "tracecmd")
 # What a run's time is: the direct runs' wall time is mostly -icount's

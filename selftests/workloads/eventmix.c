@@ -14,8 +14,6 @@
  *   tcp       N writes of 4 KiB over a loopback TCP connection, read by a
  *             second thread on the same CPU: a TcpIp Send and Recv each
  *             (the connection is made before the clock starts)
- *   sleeps    N sleeps of 50 us: each leaves the CPU idle (idle-state
- *             entries and exits)
  *
  * It runs pinned to CPU (default 1) and prints one line for
  * scripts/bench (wl_report()): kind, ops=N, cpu, cpuns (its CPU time) and
@@ -141,14 +139,6 @@ static void tcp(unsigned long n)
 	pthread_join(th, NULL);
 }
 
-static void sleeps(unsigned long n)
-{
-	struct timespec ts = { .tv_nsec = 50000 };
-
-	for (unsigned long i = 0; i < n; i++)
-		nanosleep(&ts, NULL);
-}
-
 static const struct {
 	const char *name;
 	void (*run)(unsigned long n);
@@ -156,7 +146,6 @@ static const struct {
 	{ "syscalls", syscalls },
 	{ "faults", faults },
 	{ "tcp", tcp },
-	{ "sleeps", sleeps },
 };
 
 int main(int argc, char **argv)
@@ -198,6 +187,6 @@ int main(int argc, char **argv)
 	wl_report("eventmix", params, ns, &self, ctxt0);
 	return 0;
 usage:
-	fprintf(stderr, "usage: eventmix [-c CPU] syscalls|faults|tcp|sleeps N\n");
+	fprintf(stderr, "usage: eventmix [-c CPU] syscalls|faults|tcp N\n");
 	return 2;
 }

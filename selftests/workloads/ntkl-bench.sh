@@ -9,7 +9,7 @@
 #
 # SECTIONS: which of switch (the rounds and the max rate), profile, peers,
 # spin, um (libntkl), storage (file operations and disk I/O) and events
-# (issue 47's producers: system calls, page faults, TCP, idle states) to
+# (issue 47's producers: system calls, page faults, TCP) to
 # run, comma-separated (default all).
 # DEST: where every recorder writes its files: tmpfs (default: /tmp),
 # disk (vm-run's /scratch, ext4 on a virtio disk, where a user's trace
@@ -80,7 +80,7 @@
 #     I/O, ntkl FileIo and DiskIo against trace-cmd's syscall and block
 #     events (see the storage section)
 #   events_run, events_records: the cost per event of the SYSCALL,
-#     ALL_FAULTS+VIRT_ALLOC, NETWORKTRACE and IDLE_STATES producers against
+#     ALL_FAULTS+VIRT_ALLOC and NETWORKTRACE producers against
 #     trace-cmd on the same tracepoints (see the events section)
 #   note text          a remark (a row that cannot be measured here)
 #   done               the last line: every section ran
@@ -1259,15 +1259,16 @@ fi
 #             NETWORKTRACE (TcpIp Send, Recv); trace-cmd
 #             sock:sock_send_length and sock_recv_length (6.3 and later;
 #             on older kernels syscalls:sys_exit_write and sys_exit_read)
-#   sleeps    a 50 us sleep that leaves CPU 1 idle: ntkl IDLE_STATES (its
-#             idle-state records); trace-cmd power:cpu_idle
+# (MEMINFO_WS writes a snapshot every half second, whatever the workload:
+# it has no cost per event to measure; IDLE_STATES is not written,
+# docs/linux-to-nt.md says why.)
 # A kind whose ntkl flag or trace-cmd events this kernel lacks is a note.
 #   events_run round mode rep workload family ops cpu cpuns ns ...  one run
 #   events_records round mode family ops events lost filebytes   what the
 #           recorder kept over the round: ntkl, its records of the kind's
 #           events (dump --stats' Events by name, by EV_NAMES); trace-cmd,
 #           the events of its CPU statistics
-EV_KINDS=${EV_KINDS:-syscalls faults tcp sleeps}
+EV_KINDS=${EV_KINDS:-syscalls faults tcp}
 
 # ev_conf KIND: ev_ops, ev_flags, ev_names (an awk regex of the names of
 # ntkl's events of it), ev_tc (trace-cmd's -e list)
@@ -1288,10 +1289,6 @@ ev_conf() {
 		else
 			ev_tc="-e syscalls:sys_exit_write -e syscalls:sys_exit_read"
 		fi
-		;;
-	sleeps)
-		ev_ops=2000 ev_flags=IDLE_STATES ev_names='^(Power|PerfInfo/(Idle|CpuIdle))'
-		ev_tc="-e power:cpu_idle"
 		;;
 	esac
 }
