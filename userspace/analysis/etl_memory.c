@@ -13,15 +13,20 @@
 
 #define NO_TID	UINT32_MAX
 
-/* One page fault (kind < ETL_FAULT_KINDS), VirtualAlloc or VirtualFree record. */
-enum { REC_ALLOC = ETL_FAULT_KINDS, REC_FREE };
+/*
+ * One page fault (kind < ETL_FAULT_KINDS), VirtualAlloc or VirtualFree
+ * record, or one process's entry of a ProcessMemInfo snapshot.
+ */
+enum { REC_ALLOC = ETL_FAULT_KINDS, REC_FREE, REC_SNAPSHOT };
 
 struct mem_rec {
 	int64_t time;
 	uint64_t offset;		/* in the file: the order of records at one time */
 	uint64_t base, size;		/* VirtualAlloc, VirtualFree */
+	uint64_t ws, private_ws, commit;	/* a snapshot's, bytes */
 	uint32_t pid, tid, flags;
 	uint8_t kind;
+	bool first;			/* a snapshot's first entry: counts the snapshot */
 };
 
 /* A committed region no VirtualFree has released yet. */
@@ -70,6 +75,62 @@ static int fault_kind(uint16_t hook)
 	}
 }
 
+static struct mem_rec *new_rec(struct etl_memory_reader *rd)
+{
+	struct mem_rec *r;
+
+	if (rd->n == rd->cap) {
+		size_t c = rd->cap ? rd->cap * 2 : 1024;
+		struct mem_rec *v = realloc(rd->recs, c * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		rd->recs = v;
+		rd->cap = c;
+	}
+	r = &rd->recs[rd->n++];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/* A page count of a ProcessMemInfo entry, in bytes (Linux's pages are 4 KiB, as Windows'). */
+static uint64_t pmi_bytes(const uint8_t *entry, enum etw_process_meminfo_count i)
+{
+	return etl_le64(entry + ETW_PROCESS_MEMINFO_COUNT_OFFSET(i)) * 4096;
+}
+
+/* A ProcessMemInfo snapshot (version 2 or later): one record a process in it. */
+static int on_snapshot(struct etl_memory_reader *rd, const struct etl_record *rec)
+{
+	uint32_t n;
+
+	rd->mem->any = true;
+	if (rec->version < 2 || rec->payload_len < sizeof(struct etw_process_meminfo))
+		return 0;
+	n = etl_le32(rec->payload);
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *e = rec->payload + sizeof(struct etw_process_meminfo) +
+				   (size_t)i * ETW_PROCESS_MEMINFO_ENTRY_SIZE;
+		struct mem_rec *r;
+
+		if (e + ETW_PROCESS_MEMINFO_ENTRY_SIZE > rec->payload + rec->payload_len)
+			break;
+		r = new_rec(rd);
+		if (!r)
+			return oom(rd);
+		r->time = rec->timestamp;
+		r->offset = rec->file_offset;
+		r->kind = REC_SNAPSHOT;
+		r->first = !i;
+		r->pid = etl_le32(e);
+		r->tid = NO_TID;
+		r->ws = pmi_bytes(e, ETW_PMI_WORKING_SET);
+		r->private_ws = pmi_bytes(e, ETW_PMI_PRIVATE_WORKING_SET);
+		r->commit = pmi_bytes(e, ETW_PMI_COMMIT);
+	}
+	return 0;
+}
+
 static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_record *rec)
 {
 	struct etl_memory_reader *rd = ctx;
@@ -79,6 +140,8 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 	etl_span_add(&rd->span, b, rec);
 	if (rec->kind != ETL_KIND_KERNEL)
 		return 0;
+	if (rec->hook_id == ETW_EVENT_PROCESS_MEMINFO_HOOK)
+		return on_snapshot(rd, rec);
 	kind = fault_kind(rec->hook_id);
 	if (kind < 0)
 		return 0;
@@ -86,17 +149,9 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 	if (kind < ETL_FAULT_KINDS ? !rec->has_ids || rec->payload_len < 16 :
 				     rec->payload_len < sizeof(struct perfinfo_virtual_alloc))
 		return 0;
-	if (rd->n == rd->cap) {
-		size_t c = rd->cap ? rd->cap * 2 : 1024;
-		struct mem_rec *v = realloc(rd->recs, c * sizeof(*v));
-
-		if (!v)
-			return oom(rd);
-		rd->recs = v;
-		rd->cap = c;
-	}
-	r = &rd->recs[rd->n++];
-	memset(r, 0, sizeof(*r));
+	r = new_rec(rd);
+	if (!r)
+		return oom(rd);
 	r->time = rec->timestamp;
 	r->offset = rec->file_offset;
 	r->kind = kind;
@@ -164,6 +219,46 @@ static struct etl_memory_row *row(struct etl_memory_reader *rd, const struct etl
 	name = m ? etl_model_process_name(m, pid) : NULL;
 	snprintf(r->name, sizeof(r->name), "%s", name ? name : "?");
 	return r;
+}
+
+/* The snapshot entry e into its process's working-set row (records in time order). */
+static int ws_take(struct etl_memory_reader *rd, const struct etl_model *m,
+		   const struct mem_rec *e)
+{
+	struct etl_memory *mem = rd->mem;
+	struct etl_ws_row *r = NULL;
+	const char *name;
+
+	for (size_t i = 0; i < mem->nws && !r; i++)
+		if (mem->ws[i].pid == e->pid)
+			r = &mem->ws[i];
+	if (!r) {
+		r = realloc(mem->ws, (mem->nws + 1) * sizeof(*r));
+		if (!r)
+			return -1;
+		mem->ws = r;
+		r = &mem->ws[mem->nws++];
+		memset(r, 0, sizeof(*r));
+		r->pid = e->pid;
+		name = m ? etl_model_process_name(m, e->pid) : NULL;
+		snprintf(r->name, sizeof(r->name), "%s", name ? name : "?");
+	}
+	r->snapshots++;
+	r->ws = e->ws;
+	r->private_ws = e->private_ws;
+	r->commit = e->commit;
+	if (e->ws > r->peak_ws)
+		r->peak_ws = e->ws;
+	return 0;
+}
+
+static int ws_order(const void *a, const void *b)
+{
+	const struct etl_ws_row *x = a, *y = b;
+
+	if (x->peak_ws != y->peak_ws)
+		return x->peak_ws > y->peak_ws ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
 static int row_order(const void *a, const void *b)
@@ -266,6 +361,12 @@ static int count(struct etl_memory_reader *rd, const struct etl_file *f, const s
 
 		if (e->time < a || e->time > b || !selected(rd, m, e))
 			continue;
+		mem->snapshots += e->kind == REC_SNAPSHOT && e->first;
+		if (e->kind == REC_SNAPSHOT) {
+			if (ws_take(rd, m, e))
+				return oom(rd);
+			continue;
+		}
 		r = row(rd, m, e->pid);
 		if (!r)
 			return oom(rd);
@@ -316,6 +417,8 @@ int etl_memory_end(struct etl_memory_reader *rd, const struct etl_file *f,
 		ret = count(rd, f, m);
 		if (!ret && rd->mem->nrows)
 			qsort(rd->mem->rows, rd->mem->nrows, sizeof(*rd->mem->rows), row_order);
+		if (!ret && rd->mem->nws)
+			qsort(rd->mem->ws, rd->mem->nws, sizeof(*rd->mem->ws), ws_order);
 	}
 	if (ret)
 		etl_memory_free(rd->mem);
@@ -327,6 +430,7 @@ int etl_memory_end(struct etl_memory_reader *rd, const struct etl_file *f,
 
 void etl_memory_free(struct etl_memory *mem)
 {
+	free(mem->ws);
 	free(mem->rows);
 	memset(mem, 0, sizeof(*mem));
 }
@@ -334,6 +438,21 @@ void etl_memory_free(struct etl_memory *mem)
 static double mib(uint64_t bytes)
 {
 	return (double)bytes / (1024.0 * 1024.0);
+}
+
+static void print_rows(FILE *out, const struct etl_memory *mem, size_t top);
+
+static void print_ws(FILE *out, const struct etl_memory *mem, size_t top)
+{
+	fprintf(out, "\nWorking sets per process (top %zu; %lu ProcessMemInfo snapshots; ws, private, commit: the last snapshot's):\n"
+		"%8s %9s %12s %12s %12s %12s  %s\n", top, mem->snapshots, "pid", "snapshots",
+		"peak ws MiB", "ws MiB", "private MiB", "commit MiB", "name");
+	for (size_t i = 0; i < mem->nws && i < top; i++) {
+		const struct etl_ws_row *r = &mem->ws[i];
+
+		fprintf(out, "%8u %9lu %12.1f %12.1f %12.1f %12.1f  %s\n", r->pid, r->snapshots,
+			mib(r->peak_ws), mib(r->ws), mib(r->private_ws), mib(r->commit), r->name);
+	}
 }
 
 void etl_memory_print(FILE *out, const struct etl_memory *mem, size_t top)
@@ -350,8 +469,14 @@ void etl_memory_print(FILE *out, const struct etl_memory *mem, size_t top)
 	fprintf(out, "); %lu VirtualAlloc (%.1f MiB committed), %lu VirtualFree (%.1f MiB), %.1f MiB outstanding\n",
 		mem->allocs, mib(mem->commit_bytes), mem->frees, mib(mem->freed_bytes),
 		mib(mem->outstanding_bytes));
-	if (!mem->nrows)
-		return;
+	if (mem->nrows)
+		print_rows(out, mem, top);
+	if (mem->snapshots)
+		print_ws(out, mem, top);
+}
+
+static void print_rows(FILE *out, const struct etl_memory *mem, size_t top)
+{
 	fprintf(out, "\nMemory per process (top %zu; outstanding: committed in the trace, not freed by its end):\n"
 		"%8s %10s %10s %8s %8s %6s %8s %11s %8s %10s %11s  %s\n", top, "pid", "transition",
 		"demandzero", "cow", "hard", "av", "allocs", "commit MiB", "frees", "freed MiB",
@@ -392,6 +517,16 @@ void etl_memory_print_json(FILE *out, const struct etl_memory *mem)
 			r->allocs, (unsigned long long)r->commit_bytes,
 			(unsigned long long)r->reserve_bytes, r->frees,
 			(unsigned long long)r->freed_bytes, (unsigned long long)r->outstanding_bytes);
+	}
+	fprintf(out, "],\n    \"snapshots\": %lu, \"working_sets\": [", mem->snapshots);
+	for (size_t i = 0; i < mem->nws; i++) {
+		const struct etl_ws_row *r = &mem->ws[i];
+
+		fprintf(out, "%s\n      {\"pid\": %u, \"name\": ", i ? "," : "", r->pid);
+		etl_json_str(out, r->name);
+		fprintf(out, ", \"snapshots\": %lu, \"peak_ws_bytes\": %llu, \"ws_bytes\": %llu, \"private_ws_bytes\": %llu, \"commit_bytes\": %llu}",
+			r->snapshots, (unsigned long long)r->peak_ws, (unsigned long long)r->ws,
+			(unsigned long long)r->private_ws, (unsigned long long)r->commit);
 	}
 	fprintf(out, "]}");
 }

@@ -14,7 +14,11 @@
  *     outstanding, the committed bytes of the trace's allocations that
  *     no VirtualFree of the trace released by its end (a region freed
  *     in part keeps the rest);
- *   - rows are ordered by faults, then committed bytes, most first.
+ *   - rows are ordered by faults, then committed bytes, most first;
+ *   - working sets (MEMINFO_WS: ProcessMemInfo snapshots, every half
+ *     second): per process, of the snapshots in the window, the last
+ *     one's working set, private working set and commit, and the largest
+ *     working set; ordered by that peak, most first.
  *
  * The window and the processes are report's (etl_filter.h): --time keeps
  * the records inside it, --pid and --comm the processes they select;
@@ -52,13 +56,25 @@ struct etl_memory_row {
 	uint64_t commit_bytes, reserve_bytes, freed_bytes, outstanding_bytes;
 };
 
+/* A process's working set, from the ProcessMemInfo snapshots (bytes). */
+struct etl_ws_row {
+	uint32_t pid;
+	char name[64];
+	unsigned long snapshots;	/* that name it */
+	uint64_t ws, private_ws, commit;	/* the last snapshot's */
+	uint64_t peak_ws;
+};
+
 struct etl_memory {
-	bool any;			/* the file has page fault or VirtualAlloc records */
+	bool any;			/* the file has page fault, VirtualAlloc or ProcessMemInfo records */
 	unsigned long faults[ETL_FAULT_KINDS], all_faults;
 	unsigned long allocs, frees;
 	uint64_t commit_bytes, freed_bytes, outstanding_bytes;
 	struct etl_memory_row *rows;	/* by faults, then committed bytes, most first */
 	size_t nrows;
+	unsigned long snapshots;	/* ProcessMemInfo records in the window */
+	struct etl_ws_row *ws;		/* by peak working set, most first */
+	size_t nws;
 };
 
 /*

@@ -46,6 +46,36 @@ static void valloc_rec(struct synth *s, uint16_t hook, int64_t t, uint32_t pid, 
 #define COMMIT	(ETW_MEM_COMMIT | ETW_MEM_RESERVE)
 
 /*
+ * A ProcessMemInfo snapshot of two processes: pid with a working set of
+ * ws_pages, a private one of 2048 pages (8 MiB); process 400 with 8192
+ * (32 MiB) and 4096 private; both a commit of 8192 pages; the virtual
+ * size fill, which the section does not read.
+ */
+static void snapshot(struct synth *s, int64_t t, uint32_t pid, uint64_t ws_pages, uint64_t fill)
+{
+	uint8_t p[4 + 2 * ETW_PROCESS_MEMINFO_ENTRY_SIZE];
+	const uint32_t pids[2] = { pid, 400 };
+
+	memset(p, 0, sizeof(p));
+	p[0] = 2;
+	for (int e = 0; e < 2; e++) {
+		uint8_t *entry = p + 4 + e * ETW_PROCESS_MEMINFO_ENTRY_SIZE;
+		uint64_t ws = e ? 8192 : ws_pages;
+		uint64_t v[ETW_PMI_COUNTS] = {
+			[ETW_PMI_WORKING_SET] = ws,
+			[ETW_PMI_COMMIT] = 8192,
+			[ETW_PMI_VIRTUAL_SIZE] = fill,
+			[ETW_PMI_PRIVATE_WORKING_SET] = e ? 4096 : 2048,
+		};
+
+		memcpy(entry, &pids[e], 4);
+		for (int i = 0; i < ETW_PMI_COUNTS; i++)
+			memcpy(entry + ETW_PROCESS_MEMINFO_COUNT_OFFSET(i), &v[i], 8);
+	}
+	synth_record(s, ETW_EVENT_PROCESS_MEMINFO_HOOK, 2, t, p, sizeof(p));
+}
+
+/*
  * Process 300 ("app", thread 300): 3 DemandZeroFault, 2 TransitionFault,
  * a CopyOnWrite, a HardPageFault, an AccessViolation; commits 1 MiB and
  * frees 256 KiB of its middle; reserves 64 KiB and frees it. Process 400
@@ -152,7 +182,6 @@ static void test_section(void)
 	}
 	CHECK_HAS(text, "Memory: 10 page faults (2 transition, 5 demand zero, 1 copy on write, 1 hard, 1 access violations); 3 VirtualAlloc (3.0 MiB committed), 3 VirtualFree (2.3 MiB), 0.8 MiB outstanding\n");
 	CHECK_HAS(text, "     300          2          3        1        1      1        2         1.0        2        0.3         0.8  app\n");
-	fputs(text, stderr);
 	mem = open_memstream(&json, &json_size);
 	CHECK(mem != NULL);
 	if (mem) {
@@ -186,6 +215,58 @@ static void test_section(void)
 	/* a VirtualAlloc names no thread */
 	CHECK_EQ(r.memory.rows[0].allocs, 0);
 	etl_report_free(&r);
+	test_end();
+
+	test_begin("working_sets");
+	{
+		struct synth s;
+		uint8_t *ws;
+
+		synth_begin(&s, 4096, 1);
+		synth_buffer(&s, 0);
+		synth_thread(&s, ETW_EVENT_THREAD_DC_START_HOOK, 500, 300, 300, "app");
+		synth_thread(&s, ETW_EVENT_THREAD_DC_START_HOOK, 500, 400, 400, "other");
+		/* app grows to 64 MiB and back to 16; other stays at 32 */
+		snapshot(&s, 1000, 300, 4096, 100);
+		snapshot(&s, 1500, 300, 16384, 300);
+		snapshot(&s, 2000, 300, 4096, 400);
+		ws = synth_end(&s, &size);
+		etl_close(&f);
+		CHECK_EQ(etl_open_memory(&f, "ws.etl", ws, size, &err), 0);
+		CHECK_EQ(etl_report_read(&f, &r, &err), 0);
+		CHECK(r.memory.any);
+		CHECK_EQ(r.memory.snapshots, 3);
+		CHECK_EQ(r.memory.nws, 2);
+		/* by peak, most first */
+		CHECK_EQ(r.memory.ws[0].pid, 300);
+		CHECK_STR(r.memory.ws[0].name, "app");
+		CHECK_EQ(r.memory.ws[0].snapshots, 3);
+		CHECK_EQ(r.memory.ws[0].peak_ws, 64ull << 20);
+		CHECK_EQ(r.memory.ws[0].ws, 16ull << 20);
+		CHECK_EQ(r.memory.ws[0].private_ws, 8ull << 20);
+		CHECK_EQ(r.memory.ws[0].commit, 32ull << 20);
+		CHECK_EQ(r.memory.ws[1].pid, 400);
+		CHECK_EQ(r.memory.ws[1].peak_ws, 32ull << 20);
+		text = NULL;
+		mem = open_memstream(&text, &text_size);
+		if (mem) {
+			etl_report_print(mem, &r);
+			fclose(mem);
+		}
+		CHECK_HAS(text, "Working sets per process (top 10; 3 ProcessMemInfo snapshots;");
+		CHECK_HAS(text, "     300         3         64.0         16.0          8.0         32.0  app\n");
+		json = NULL;
+		mem = open_memstream(&json, &json_size);
+		if (mem) {
+			etl_report_print_json(mem, &r);
+			fclose(mem);
+		}
+		CHECK_HAS(json, "\"snapshots\": 3, \"working_sets\": [\n      {\"pid\": 300, \"name\": \"app\", \"snapshots\": 3, \"peak_ws_bytes\": 67108864, \"ws_bytes\": 16777216, \"private_ws_bytes\": 8388608, \"commit_bytes\": 33554432}");
+		free(text);
+		free(json);
+		etl_report_free(&r);
+		free(ws);
+	}
 	test_end();
 
 	test_begin("no_memory_records");
