@@ -200,6 +200,7 @@ TEST_F(meminfo, known_answer)
 	const struct snap *base, *last;
 	unsigned int i, mapped = 0, touched = 0, missing = 0, short_gap = 0, long_gap = 0;
 	int64_t max_commit = 0, max_private = 0;
+	uint64_t peak_ws = 0;
 	struct drain_job job;
 	pthread_t th;
 
@@ -264,6 +265,18 @@ TEST_F(meminfo, known_answer)
 	EXPECT_GE(MAP_PAGES + SLACK_PAGES, max_private);
 	EXPECT_GT(SLACK_PAGES, delta(last, base, ETW_PMI_COMMIT));
 	EXPECT_GT(SLACK_PAGES, delta(last, base, ETW_PMI_PRIVATE_WORKING_SET));
+	/* ntkl report's working sets: this process's peak is its largest snapshot's */
+	for (i = 0; i < v.n; i++)
+		if (v.s[i].count[ETW_PMI_WORKING_SET] > peak_ws)
+			peak_ws = v.s[i].count[ETW_PMI_WORKING_SET];
+	EXPECT_EQ(0, sh(NULL, 0, "ntkl report --top 1000 /out/ntkl_meminfo_test.etl | "
+			"sed -n '/^Working sets per process/,/^$/p' | grep -E '^ +%d +[0-9]+ +%.1f '",
+			getpid(), (double)peak_ws / 256)) {
+		char out[4096];
+
+		sh(out, sizeof(out), "ntkl report /out/ntkl_meminfo_test.etl | grep -A5 '^Working sets'");
+		TH_LOG("no row of peak %.1f MiB for %d: %s", (double)peak_ws / 256, getpid(), out);
+	}
 	capture_free(&job.c);
 }
 
