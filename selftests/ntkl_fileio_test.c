@@ -27,6 +27,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <linux/aio_abi.h>
+#include <linux/io_uring.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/uio.h>
@@ -1033,6 +1034,225 @@ TEST_F_TIMEOUT(fileio, aio_known_sizes, 600)
 	EXPECT_EQ(BIG / AIO_CHUNK + 1, nr);
 	EXPECT_EQ(BIG / AIO_CHUNK, nw);
 	EXPECT_EQ(0, bad);
+	view_free(&v);
+	unlink(src);
+	unlink(dst);
+	EXPECT_EQ(0, chdir("/"));
+	rmdir(dir);
+}
+
+/*
+ * io_uring (raw system calls, no liburing): "src" (BIG bytes, out of the
+ * page cache) read by IORING_OP_READ in URING_CHUNK requests, URING_DEPTH
+ * submitted at once, then written so into "dst-uring" with IORING_OP_WRITE
+ * (a buffered write the file system may not do without blocking: issued
+ * again from an io-wq worker). Each request is one Read or Write of
+ * URING_CHUNK by this thread (its submitter), however often io_uring
+ * issued it, paired with one OperationEnd of URING_CHUNK bytes.
+ */
+#define URING_CHUNK	(64u << 10)
+#define URING_DEPTH	4
+
+struct uring {
+	int fd;
+	unsigned int entries;
+	struct io_uring_sqe *sqes;
+	void *sq, *cq;
+	size_t sq_len, cq_len, sqes_len;
+	unsigned int *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_cqe *cqes;
+};
+
+static int uring_setup(struct uring *u, unsigned int entries)
+{
+	struct io_uring_params p = { 0 };
+
+	memset(u, 0, sizeof(*u));
+	u->fd = (int)syscall(__NR_io_uring_setup, entries, &p);
+	if (u->fd < 0)
+		return -1;
+	u->entries = p.sq_entries;
+	u->sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
+	u->cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	u->sqes_len = p.sq_entries * sizeof(struct io_uring_sqe);
+	u->sq = mmap(NULL, u->sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd,
+		     IORING_OFF_SQ_RING);
+	u->cq = mmap(NULL, u->cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd,
+		     IORING_OFF_CQ_RING);
+	u->sqes = mmap(NULL, u->sqes_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		       u->fd, IORING_OFF_SQES);
+	if (u->sq == MAP_FAILED || u->cq == MAP_FAILED || u->sqes == MAP_FAILED)
+		return -1;
+	u->sq_tail = (unsigned int *)((char *)u->sq + p.sq_off.tail);
+	u->sq_mask = (unsigned int *)((char *)u->sq + p.sq_off.ring_mask);
+	u->sq_array = (unsigned int *)((char *)u->sq + p.sq_off.array);
+	u->cq_head = (unsigned int *)((char *)u->cq + p.cq_off.head);
+	u->cq_tail = (unsigned int *)((char *)u->cq + p.cq_off.tail);
+	u->cq_mask = (unsigned int *)((char *)u->cq + p.cq_off.ring_mask);
+	u->cqes = (struct io_uring_cqe *)((char *)u->cq + p.cq_off.cqes);
+	return 0;
+}
+
+static void uring_close(struct uring *u)
+{
+	if (u->sq && u->sq != MAP_FAILED)
+		munmap(u->sq, u->sq_len);
+	if (u->cq && u->cq != MAP_FAILED)
+		munmap(u->cq, u->cq_len);
+	if (u->sqes && u->sqes != MAP_FAILED)
+		munmap(u->sqes, u->sqes_len);
+	if (u->fd >= 0)
+		close(u->fd);
+}
+
+/* n requests of op, chunk i from first; the bytes each moved added to *moved */
+static int uring_batch(struct uring *u, uint8_t op, int fd, char *buf, unsigned int first,
+		       unsigned int n, size_t *moved)
+{
+	unsigned int tail = *u->sq_tail, head, i;
+
+	for (i = 0; i < n; i++, tail++) {
+		unsigned int slot = tail & *u->sq_mask;
+		struct io_uring_sqe *sqe = &u->sqes[slot];
+
+		memset(sqe, 0, sizeof(*sqe));
+		sqe->opcode = op;
+		sqe->fd = fd;
+		sqe->addr = (uint64_t)(uintptr_t)(buf + (size_t)(first + i) * URING_CHUNK);
+		sqe->len = URING_CHUNK;
+		sqe->off = (uint64_t)(first + i) * URING_CHUNK;
+		sqe->user_data = first + i;
+		u->sq_array[slot] = slot;
+	}
+	__atomic_store_n(u->sq_tail, tail, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, u->fd, n, n, IORING_ENTER_GETEVENTS, NULL, 0) != (long)n)
+		return -1;
+	head = *u->cq_head;
+	for (i = 0; i < n; i++, head++) {
+		const struct io_uring_cqe *cqe;
+
+		while (head == __atomic_load_n(u->cq_tail, __ATOMIC_ACQUIRE))
+			if (syscall(__NR_io_uring_enter, u->fd, 0, 1, IORING_ENTER_GETEVENTS,
+				    NULL, 0) < 0)
+				return -1;
+		cqe = &u->cqes[head & *u->cq_mask];
+		*moved += cqe->res > 0 ? cqe->res : 0;
+	}
+	__atomic_store_n(u->cq_head, head, __ATOMIC_RELEASE);
+	return 0;
+}
+
+struct uring_work {
+	int errors;
+	size_t read, written;
+};
+
+static void uring_workload(void *arg)
+{
+	struct uring_work *w = arg;
+	char *buf = aligned_alloc(4096, BIG);
+	struct uring u;
+	unsigned int i;
+	int in, out;
+
+	in = open("src", O_RDONLY);
+	out = open("dst-uring", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (!buf || in < 0 || out < 0 || uring_setup(&u, URING_DEPTH)) {
+		w->errors++;
+		goto out;
+	}
+	for (i = 0; i < BIG / URING_CHUNK; i += URING_DEPTH)
+		if (uring_batch(&u, IORING_OP_READ, in, buf, i, URING_DEPTH, &w->read))
+			w->errors++;
+	for (i = 0; i < BIG / URING_CHUNK; i += URING_DEPTH)
+		if (uring_batch(&u, IORING_OP_WRITE, out, buf, i, URING_DEPTH, &w->written))
+			w->errors++;
+	uring_close(&u);
+out:
+	free(buf);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+}
+
+/* The Reads or Writes of one open, URING_CHUNK each, by tid: how many were not. */
+static unsigned int uring_odd(struct __test_metadata *_metadata, const struct view *v,
+			      uint16_t hook, struct life l, uint32_t tid)
+{
+	unsigned int i, odd = 0;
+
+	for (i = 0; i < v->nops; i++) {
+		const struct op *o = &v->ops[i];
+
+		if (o->hook != hook || o->file_object != l.fobj || o->time < l.from ||
+		    o->time > l.to)
+			continue;
+		if (o->size != URING_CHUNK || o->moved != URING_CHUNK || o->ttid != tid) {
+			if (!odd++)
+				TH_LOG("hook 0x%x at %llu: %u bytes, moved %llu, by %u",
+				       hook, (unsigned long long)o->offset, o->size,
+				       (unsigned long long)o->moved, o->ttid);
+		}
+	}
+	return odd;
+}
+
+TEST_F_TIMEOUT(fileio, io_uring_known_sizes, 600)
+{
+	char src[PATH_MAX + 8], dst[PATH_MAX + 16], dir[PATH_MAX];
+	const char *base = getenv("NTKL_SCRATCH");
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	struct uring_work w = { 0 };
+	struct io_uring_params p = { 0 };
+	struct life in_obj, out_obj;
+	unsigned int nr, nw, bad = 0;
+	uint64_t rd, wr;
+	struct view v;
+	int fd;
+
+	if (!kernel_has_kprobes())
+		SKIP(return, "this kernel has no kretprobes: ntkl cannot see the VFS");
+	fd = (int)syscall(__NR_io_uring_setup, 1, &p);
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+		SKIP(return, "this kernel has no io_uring (CONFIG_IO_URING, or io_uring_disabled)");
+	ASSERT_GE(fd, 0);
+	close(fd);
+	snprintf(dir, sizeof(dir), "%s/ntkl-fileio-uring.%d", base && *base ? base : "/tmp",
+		 getpid());
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	ASSERT_EQ(0, chdir(dir));
+	snprintf(src, sizeof(src), "%s/src", dir);
+	snprintf(dst, sizeof(dst), "%s/dst-uring", dir);
+	fd = make_file(src, BIG);
+	ASSERT_GE(fd, 0);
+	/* out of the page cache: reads that wait for the disk, retried */
+	ASSERT_EQ(0, fsync(fd));
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+
+	ASSERT_EQ(0, record(_metadata, self->ctl, self->reader, FILEIO_FLAGS, uring_workload, &w,
+			    &v));
+	EXPECT_EQ(0, w.errors);
+	EXPECT_EQ(BIG, w.read);
+	EXPECT_EQ(BIG, w.written);
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("first: %s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.lost);
+	in_obj = created(&v, tid, src, 0);
+	out_obj = created(&v, tid, dst, 0);
+	ASSERT_NE(0, in_obj.fobj);
+	ASSERT_NE(0, out_obj.fobj);
+	rd = moved_by(_metadata, &v, ETW_EVENT_FILEIO_READ_HOOK, in_obj, &nr, &bad);
+	wr = moved_by(_metadata, &v, ETW_EVENT_FILEIO_WRITE_HOOK, out_obj, &nw, &bad);
+	TH_LOG("io_uring: %u Read of %llu bytes, %u Write of %llu bytes", nr,
+	       (unsigned long long)rd, nw, (unsigned long long)wr);
+	EXPECT_EQ(BIG, rd);
+	EXPECT_EQ(BIG, wr);
+	EXPECT_EQ(BIG / URING_CHUNK, nr);
+	EXPECT_EQ(BIG / URING_CHUNK, nw);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, uring_odd(_metadata, &v, ETW_EVENT_FILEIO_READ_HOOK, in_obj, tid));
+	EXPECT_EQ(0, uring_odd(_metadata, &v, ETW_EVENT_FILEIO_WRITE_HOOK, out_obj, tid));
 	view_free(&v);
 	unlink(src);
 	unlink(dst);

@@ -28,14 +28,18 @@
  * open that failed); do_splice_direct, splice_file_range (6.8),
  * splice_file_to_pipe and do_splice (sendfile, copy_file_range, splice:
  * each path through one of them only); aio_read, aio_write and
- * aio_complete_rw (io_submit's requests). They are registered while a
+ * aio_complete_rw (io_submit's requests); and io_uring's tracepoints
+ * io_uring_submit_sqe (io_uring_submit_req from 6.3) and
+ * io_uring_complete (its reads and writes, which pass through none of
+ * these). They are registered while a
  * running logger takes FileIo events (attach, process context)
  * and unregistered when none does (detach), never per event; those of
  * the reads, writes and the rest only for FILE_IO_INIT or FILE_IO; a call
  * the kprobes machinery misses (an instance pool empty, a probe hit
  * inside another) is counted as a lost event (nmissed) for each logger
- * that takes FileIo. docs/linux-to-nt.md ("File I/O") says what is not
- * seen: io_uring's reads and writes, kernel-internal reads.
+ * that takes FileIo (a tracepoint's probe misses nothing).
+ * docs/linux-to-nt.md ("File I/O") says what is not seen: io_uring's
+ * requests on registered files, kernel-internal reads.
  *
  * Only files a user reaches by a path are reported: regular files,
  * directories and block devices on a mount that is not the kernel's own
@@ -63,6 +67,7 @@
 #include <linux/fs_struct.h>
 #include <linux/fdtable.h>
 #include <linux/hash.h>
+#include <linux/io_uring_types.h>
 #include <linux/kprobes.h>
 #include <linux/limits.h>
 #include <linux/mm.h>
@@ -76,6 +81,7 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <linux/vmalloc.h>
+#include <trace/events/io_uring.h>
 
 #include "control/fault.h"
 #include "ntkl.h"
@@ -85,6 +91,7 @@
 #include "producers/ntsched.h"
 #include "producers/producer.h"
 #include "producers/stack.h"
+#include "producers/tracepoints.h"
 
 /* Does any logger of the set take a FileIo event? */
 static bool fio_any_on(const struct ntkl_logger *lg)
@@ -583,6 +590,144 @@ static int aio_complete_entry(struct kretprobe_instance *ri, struct pt_regs *reg
 	return 1;
 }
 #endif /* CONFIG_AIO */
+
+#ifdef CONFIG_IO_URING
+/*
+ * io_uring: IORING_OP_READ, READV, READ_FIXED and the writes call the
+ * file's ->read_iter/->write_iter from io_read()/io_write(), which run
+ * once per issue: again when a request issued without blocking is retried
+ * (from an io-wq worker, or by task work once a page is unlocked). So the
+ * Read or Write is written where the request is submitted, once
+ * (io_uring_submit_sqe on 6.1, io_uring_submit_req after: its SQE read,
+ * not yet issued), by the submitting thread (the SQPOLL thread's, if the
+ * ring has one), and its OperationEnd where its completion is posted,
+ * once (io_uring_complete, in whichever thread posts it). The IrpPtr is
+ * the request, which lives until then.
+ *
+ * At submission the request has no file yet (io_uring takes it at
+ * issue): it is the submitter's fd's, looked up without a reference (the
+ * pointer names it; the records read only what a file freed by RCU
+ * keeps). The length, the buffer and the position are io_uring's prep'd
+ * struct io_rw (io_uring/rw.c, not a public header: the same first
+ * members from 5.19 to 6.12), whose kiocb overlays the request's start.
+ * Not seen: a request on a registered (fixed) file, one whose CQE is
+ * skipped (IOSQE_CQE_SKIP_SUCCESS) or overflowed (no OperationEnd then).
+ */
+struct fio_uring_rw {
+	struct kiocb kiocb;
+	u64 addr;
+	u32 len;
+};
+
+static bool fio_uring_rw(const struct io_kiocb *req, enum etw_event_id *id)
+{
+	switch (req->opcode) {
+	case IORING_OP_READV:
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_READ:
+		*id = ETW_EVENT_FILEIO_READ;
+		return true;
+	case IORING_OP_WRITEV:
+	case IORING_OP_WRITE_FIXED:
+	case IORING_OP_WRITE:
+		*id = ETW_EVENT_FILEIO_WRITE;
+		return true;
+	}
+	return false;
+}
+
+static void fio_uring_submit(struct io_kiocb *req)
+{
+	const struct fio_uring_rw *rw = (const void *)req;
+	struct ntkl_logger **loggers;
+	enum etw_event_id id;
+	struct file *file;
+	unsigned int n;
+	size_t count;
+	bool end;
+	u64 pos;
+
+	if (!fio_uring_rw(req, &id) || (req->flags & REQ_F_FIXED_FILE) || !current->files)
+		return;
+	n = fio_loggers(&loggers, &end);
+	if (!n)
+		return;
+	rcu_read_lock();
+	file = files_lookup_fd_raw(current->files, req->cqe.fd);
+	if (file && fio_file_ok(file)) {
+		pos = rw->kiocb.ki_pos == -1 ? file->f_pos : rw->kiocb.ki_pos;
+		if (req->opcode == IORING_OP_READV || req->opcode == IORING_OP_WRITEV)
+			count = iov_sum(u64_to_user_ptr(rw->addr), rw->len);
+		else
+			count = rw->len;
+		rw_record(loggers, n, NULL, id, fio_key(req), file, count, pos);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * The tracepoint is io_uring_submit_req from 6.3 on. The headers have no
+ * mark of 6.3: IO_REQ_FLAG (6.10) tells 6.12 from 6.1, the kernels ntkl
+ * supports; on one between, the typed NTKL_TP() fails the build.
+ */
+#ifndef IO_REQ_FLAG
+static void probe_io_uring_submit_sqe(void *data, struct io_kiocb *req, bool force_nonblock)
+{
+	fio_uring_submit(req);
+}
+#else
+static void probe_io_uring_submit_req(void *data, struct io_kiocb *req)
+{
+	fio_uring_submit(req);
+}
+#endif
+
+/* A CQE posted: the request's end, res its bytes or an errno. */
+static void probe_io_uring_complete(void *data, void *ctx, void *r, u64 user_data, int res,
+				    unsigned int cflags, u64 extra1, u64 extra2)
+{
+	struct io_kiocb *req = r;
+	struct etw_fileio_op_end e = {
+		.irp_ptr = fio_key(req),
+		.extra_info = res > 0 ? res : 0,
+		.nt_status = ntkl_ntstatus(res),
+	};
+	struct ntkl_logger **loggers;
+	enum etw_event_id id;
+	unsigned int n;
+
+	/* the Read's conditions: a file (not fixed) it could be written for */
+	if (!req || !fio_uring_rw(req, &id) || (req->flags & REQ_F_FIXED_FILE) ||
+	    !fio_file_ok(req->file))
+		return;
+	n = ntkl_active_loggers(&loggers);
+	ntkl_record_each(loggers, n, ETW_EVENT_FILEIO_OP_END, &e, ETW_FILEIO_OP_END_SIZE);
+}
+
+#define FIO_TP_URING	1	/* attached with the FIO_OPS probes */
+
+static struct ntkl_tp fio_tps[] = {
+	/* the exit before the entry (tracepoints.h) */
+	NTKL_TP(io_uring_complete, FIO_TP_URING, "no OperationEnd of io_uring's reads and writes"),
+#ifndef IO_REQ_FLAG
+	NTKL_TP(io_uring_submit_sqe, FIO_TP_URING, "no Read, Write of io_uring"),
+#else
+	NTKL_TP(io_uring_submit_req, FIO_TP_URING, "no Read, Write of io_uring"),
+#endif
+};
+
+static int fio_uring_set(bool on)
+{
+	if (on == ntkl_tp_attached(&ntkl_fileio_producer, FIO_TP_URING))
+		return 0;
+	return ntkl_tp_set(&ntkl_fileio_producer, FIO_TP_URING, on, NULL);
+}
+#else
+static int fio_uring_set(bool on)
+{
+	return 0;
+}
+#endif /* CONFIG_IO_URING */
 
 /* Cleanup, Close, Flush: a struct file, first argument. */
 static int simple_begin(struct kretprobe_instance *ri, struct pt_regs *regs, enum etw_event_id id)
@@ -1253,11 +1398,19 @@ static unsigned int set_wants(const struct ntkl_active_set *set)
 static int fio_attach(const struct ntkl_active_set *set)
 {
 	unsigned int want = set_wants(set);
+	unsigned int added;
 	int ret = 0;
 
 	mutex_lock(&fio_lock);
-	if (want & ~fio_groups)
-		ret = fio_register(want & ~fio_groups);
+	added = want & ~fio_groups;
+	if (added)
+		ret = fio_register(added);
+	/* io_uring's tracepoints with the reads' and writes' kretprobes */
+	if (!ret && (want & FIO_OPS)) {
+		ret = fio_uring_set(true);
+		if (ret && added)
+			fio_unregister(added);
+	}
 	mutex_unlock(&fio_lock);
 	return ret;
 }
@@ -1268,6 +1421,8 @@ static void fio_detach(const struct ntkl_active_set *set)
 	unsigned int want = set_wants(set);
 
 	mutex_lock(&fio_lock);
+	if (!(want & FIO_OPS))
+		fio_uring_set(false);
 	if (fio_groups & ~want)
 		fio_unregister(fio_groups & ~want);
 	else if (fio_groups)
@@ -1465,4 +1620,8 @@ const struct ntkl_producer ntkl_fileio_producer = {
 	.detach = fio_detach,
 	.flush = fio_flush,
 	.rundown = fio_rundown,
+#if defined(CONFIG_KRETPROBES) && defined(CONFIG_IO_URING)
+	.tps = fio_tps,
+	.nr_tps = ARRAY_SIZE(fio_tps),
+#endif
 };
