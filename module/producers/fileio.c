@@ -665,12 +665,8 @@ static void fio_uring_submit(struct io_kiocb *req)
 	rcu_read_unlock();
 }
 
-/*
- * The tracepoint is io_uring_submit_req from 6.3 on. The headers have no
- * mark of 6.3: IO_REQ_FLAG (6.10) tells 6.12 from 6.1, the kernels ntkl
- * supports; on one between, the typed NTKL_TP() fails the build.
- */
-#ifndef IO_REQ_FLAG
+/* The tracepoint is io_uring_submit_req from 6.3 on (Kbuild finds which). */
+#ifndef NTKL_HAVE_IO_URING_SUBMIT_REQ
 static void probe_io_uring_submit_sqe(void *data, struct io_kiocb *req, bool force_nonblock)
 {
 	fio_uring_submit(req);
@@ -709,7 +705,7 @@ static void probe_io_uring_complete(void *data, void *ctx, void *r, u64 user_dat
 static struct ntkl_tp fio_tps[] = {
 	/* the exit before the entry (tracepoints.h) */
 	NTKL_TP(io_uring_complete, FIO_TP_URING, "no OperationEnd of io_uring's reads and writes"),
-#ifndef IO_REQ_FLAG
+#ifndef NTKL_HAVE_IO_URING_SUBMIT_REQ
 	NTKL_TP(io_uring_submit_sqe, FIO_TP_URING, "no Read, Write of io_uring"),
 #else
 	NTKL_TP(io_uring_submit_req, FIO_TP_URING, "no Read, Write of io_uring"),
