@@ -619,6 +619,8 @@ static int memory_probes(void)
 	return n;
 }
 
+#define MAX_POINTS	5000
+
 static int fail_nth(int k)
 {
 	char v[16];
@@ -637,7 +639,12 @@ TEST_F_TIMEOUT(memory, start_fails_whole, 600)
 	if (access(FAIL_NTH, W_OK) || memory_probes() < 0)
 		SKIP(return, "no fault injection or no %s (the debug kernel has both)", KPROBES_LIST);
 	ASSERT_EQ(0, memory_probes());
-	for (k = 1; k < 500; k++) {
+	/*
+	 * Every point of the first 100, then every 13th: on the debug kernel
+	 * a START met more than 500 points in make check (kretprobes'
+	 * instances), where a full walk would outlast the timeout.
+	 */
+	for (k = 1; k < MAX_POINTS; k += k < 100 ? 1 : 13) {
 		props_init(&p, "selftest memory", MEM_FLAGS);
 		ASSERT_EQ(0, fail_nth(k));
 		ret = ntkl_ctl(self->ctl, NTKL_IOC_START, &p);
@@ -661,8 +668,8 @@ TEST_F_TIMEOUT(memory, start_fails_whole, 600)
 		if (left > 0 || !_metadata->passed)
 			break;
 	}
-	TH_LOG("START of ALL_FAULTS+VIRT_ALLOC: %d fault points, %d failed", k - 1, failed);
-	EXPECT_LT(k, 500);
+	TH_LOG("START of ALL_FAULTS+VIRT_ALLOC: about %d fault points, %d failed", k - 1, failed);
+	EXPECT_LT(k, MAX_POINTS);
 	EXPECT_LT(10, failed);
 }
 
