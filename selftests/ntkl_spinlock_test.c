@@ -8,11 +8,20 @@
  * 1/N of all contentions. Records must be plausible, callers must resolve
  * in /proc/kallsyms when raw, and addresses must be hashed for a reader
  * without CAP_SYSLOG or when kptr_restrict forbids.
+ *
+ * The kernel's model decides what a spin lock contention is: spinning
+ * locks (qspinlock, qrwlock: flags SPIN) everywhere, and on PREEMPT_RT
+ * also spinlock_t and rwlock_t, rt_mutexes there (flags RT, from
+ * rt_spin_lock(), rt_read_lock() or rt_write_lock(): the contention_begin
+ * trigger's stack trace says which), where the same workload's spin_lock()
+ * sites (the file table, the pipe's wait queue) contend.
  */
 #define _GNU_SOURCE
 #include <linux/capability.h>
 #include <pthread.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 
 #include "kselftest_harness.h"
@@ -35,6 +44,7 @@ static pid_t pids[MAX_PIDS];
 static unsigned int npids;
 static pthread_mutex_t pids_lock = PTHREAD_MUTEX_INITIALIZER;
 static int work_pipe[2];
+static int work_efd = -1;	/* on RT, instead of the pipe */
 
 static int pid_index(pid_t pid)
 {
@@ -63,14 +73,29 @@ static void *worker(void *arg)
 				break;
 			close(fd);
 		}
-		if (write(work_pipe[1], "x", 1) != 1 || read(work_pipe[0], buf, 1) != 1)
+		if (work_efd >= 0) {
+			uint64_t one = 1;
+
+			/* another thread may have taken the count: EAGAIN */
+			if (write(work_efd, &one, sizeof(one)) != sizeof(one) ||
+			    (read(work_efd, &one, sizeof(one)) < 0 && errno != EAGAIN))
+				break;
+		} else if (write(work_pipe[1], "x", 1) != 1 || read(work_pipe[0], buf, 1) != 1) {
 			break;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 <
 		 WORK_MS);
 	return arg;
 }
 
+static bool preempt_rt(void);
+
+/*
+ * On PREEMPT_RT the pipe's mutex is an rt_mutex its threads sleep on in
+ * turn, so the spin_lock() sites behind it (its wait queue) never meet: an
+ * eventfd there, whose count and wait queue are behind a spinlock_t only.
+ */
 static void run_workload(void)
 {
 	pthread_t t[WORKERS];
@@ -79,12 +104,16 @@ static void run_workload(void)
 	npids = 0;
 	if (pipe(work_pipe))
 		return;
+	work_efd = preempt_rt() ? eventfd(0, EFD_NONBLOCK) : -1;
 	for (i = 0; i < WORKERS; i++)
 		pthread_create(&t[i], NULL, worker, NULL);
 	for (i = 0; i < WORKERS; i++)
 		pthread_join(t[i], NULL);
 	close(work_pipe[0]);
 	close(work_pipe[1]);
+	if (work_efd >= 0)
+		close(work_efd);
+	work_efd = -1;
 }
 
 /*
@@ -95,6 +124,24 @@ static void run_workload(void)
 #define TRACEFS_BUFFER_KB	"16384"
 
 static char saved_buffer_kb[32];
+
+/* CONFIG_PREEMPT_RT in the running kernel: /sys/kernel/realtime, or uname -v */
+static bool preempt_rt(void)
+{
+	struct utsname u;
+
+	if (access("/sys/kernel/realtime", F_OK) == 0)
+		return true;
+	return uname(&u) == 0 && strstr(u.version, "PREEMPT_RT");
+}
+
+/*
+ * On RT, a stack trace after each RT or RT|WRITE contention_begin (what a
+ * sleeping spin lock's wait begins with; RT|READ is an rwlock reader's
+ * outer begin, its wait the rt_mutex's RT), to tell spinlock_t and
+ * rwlock_t (rt_spin_lock() and kin) from mutexes, also RT there.
+ */
+#define RT_TRIGGER	"stacktrace if flags == 8 || flags == 12"
 
 static void tracefs_lock_events(bool on)
 {
@@ -109,10 +156,23 @@ static void tracefs_lock_events(bool on)
 		write_file(TRACEFS "/buffer_size_kb", TRACEFS_BUFFER_KB);
 		write_file(TRACEFS "/trace_clock", "mono");
 	}
+	if (preempt_rt())
+		write_file(TRACEFS "/events/lock/contention_begin/trigger",
+			   on ? RT_TRIGGER : "!" RT_TRIGGER);
 	write_file(TRACEFS "/events/lock/contention_begin/enable", on ? "1" : "0");
 	write_file(TRACEFS "/events/lock/contention_end/enable", on ? "1" : "0");
 	write_file(TRACEFS "/tracing_on", on ? "1" : "0");
 }
+
+/* The CPU of a trace line ("comm-pid [003] ..."), or -1. */
+static int line_cpu(const char *line)
+{
+	const char *b = strchr(line, '[');
+
+	return b ? atoi(b + 1) : -1;
+}
+
+#define MAX_CPUS	256
 
 /* The trace line's timestamp: the token before the event ("12.345678:"), in ns. */
 static uint64_t line_time(const char *line, const char *event)
@@ -140,25 +200,79 @@ static void mark(const char *text, uint64_t *when)
 	*when = now.tv_sec * 1000000000ULL + now.tv_nsec;
 }
 
+/* The workload thread of a trace line ("   comm-pid   [cpu] ..."), or -1. */
+static int line_pid_index(char *line)
+{
+	char *dash = strchr(line, '[');
+
+	while (dash && dash > line && *dash != '-')
+		dash--;
+	return dash ? pid_index(atoi(dash + 1)) : -1;
+}
+
+/* RT contentions in the window waiting for their stack trace, per CPU. */
+struct rt_pending {
+	bool waiting;
+	int idx;
+};
+
+/* tracefs's RT-flagged contentions of sleeping spin locks, per thread */
+static unsigned int rt_per_pid[MAX_PIDS];
+static long rt_total;
+
 /*
- * Count the spinning-lock contentions tracefs saw in the window (flags
- * SPIN, SPIN|READ or SPIN|WRITE: what ntkl records), per workload thread
- * and in all. Returns -1 if tracefs lost or overwrote events.
+ * Count the contentions tracefs saw in the window that ntkl records: of
+ * spinning locks (flags SPIN, SPIN|READ or SPIN|WRITE), and on RT of
+ * sleeping spin locks (RT or RT|WRITE with rt_spin_lock(), rt_read_lock()
+ * or rt_write_lock() on the stack, also counted in rt_per_pid), per
+ * workload thread and in all. Returns -1 if tracefs lost or overwrote
+ * events.
  */
 static long tracefs_count(unsigned int per_pid[MAX_PIDS])
 {
 	FILE *f = fopen(TRACEFS "/trace", "r");
+	static struct rt_pending pending[MAX_CPUS];
 	unsigned long kept, written;
+	struct rt_pending *stack = NULL;
 	char line[512];
 	long total = 0;
 
 	if (!f)
 		return -1;
 	memset(per_pid, 0, MAX_PIDS * sizeof(*per_pid));
+	memset(rt_per_pid, 0, sizeof(rt_per_pid));
+	memset(pending, 0, sizeof(pending));
+	rt_total = 0;
 	while (fgets(line, sizeof(line), f)) {
-		char *ev = strstr(line, "contention_begin:"), *flags, *dash;
+		char *ev = strstr(line, "contention_begin:"), *flags;
+		int idx, cpu;
 		uint64_t t;
-		int idx;
+
+		/* a stack trace's frames: " => function" */
+		if (!strncmp(line, " => ", 4)) {
+			if (stack && (strstr(line, " rt_spin_lock") || strstr(line, " rt_read_lock") ||
+				      strstr(line, " rt_write_lock"))) {
+				total++;
+				rt_total++;
+				if (stack->idx >= 0) {
+					per_pid[stack->idx]++;
+					rt_per_pid[stack->idx]++;
+				}
+				stack->waiting = false;
+				stack = NULL;
+			}
+			continue;
+		}
+		/* the trigger's entry follows its event on the same CPU */
+		stack = NULL;
+		cpu = line_cpu(line);
+		if (line[0] != '#' && strstr(line, "<stack trace>")) {
+			if (cpu >= 0 && cpu < MAX_CPUS && pending[cpu].waiting) {
+				stack = &pending[cpu];
+				stack->waiting = false;
+			}
+			continue;
+		}
 
 		if (strstr(line, "LOST") && strstr(line, "EVENTS")) {
 			fclose(f);
@@ -176,15 +290,16 @@ static long tracefs_count(unsigned int per_pid[MAX_PIDS])
 		if (t < window_begin || t > window_end)
 			continue;
 		flags = strstr(ev, "flags=");
+		if (flags && (!strncmp(flags, "flags=RT)", 9) || !strncmp(flags, "flags=RT|WRITE)", 15))) {
+			if (cpu >= 0 && cpu < MAX_CPUS)
+				pending[cpu] = (struct rt_pending){ true, line_pid_index(line) };
+			continue;
+		}
 		if (!flags || (strncmp(flags, "flags=SPIN)", 11) && strncmp(flags, "flags=SPIN|READ)", 16) &&
 			       strncmp(flags, "flags=SPIN|WRITE)", 17)))
 			continue;
 		total++;
-		/* "   comm-pid   [cpu] ...": the pid ends the first field */
-		dash = strchr(line, '[');
-		while (dash && dash > line && *dash != '-')
-			dash--;
-		idx = dash ? pid_index(atoi(dash + 1)) : -1;
+		idx = line_pid_index(line);
 		if (idx >= 0)
 			per_pid[idx]++;
 	}
@@ -354,9 +469,10 @@ TEST_F(spin, config_bounds)
 /* Rate 1: every contended spin acquisition of the workload is a record. */
 TEST_F_TIMEOUT(spin, every_contention, 180)
 {
-	unsigned int traced[MAX_PIDS], i, workload = 0;
+	unsigned int traced[MAX_PIDS], i, workload = 0, rt_workload = 0;
 	struct capture c = { 0 };
 	struct spin_census s;
+	bool rt = preempt_rt();
 	long total;
 
 	ASSERT_EQ(0, set_config(self->fd, 1, 1000, 1, 1000000));
@@ -367,10 +483,21 @@ TEST_F_TIMEOUT(spin, every_contention, 180)
 	for (i = 0; i < npids; i++) {
 		EXPECT_EQ(traced[i], s.per_pid[i]) TH_LOG("thread %d", pids[i]);
 		workload += traced[i];
+		rt_workload += rt_per_pid[i];
 	}
 	TH_LOG("%u records, %ld contentions in tracefs, %u by the workload", s.records, total,
 	       workload);
-	EXPECT_GT(workload, 10);
+	/*
+	 * On RT the workload's spin_lock() sites wait as rt_mutexes: those
+	 * must be there, not only the few raw spinlocks left.
+	 */
+	if (rt) {
+		TH_LOG("PREEMPT_RT: %ld sleeping spin lock contentions, %u by the workload",
+		       rt_total, rt_workload);
+		EXPECT_GT(rt_workload, 10);
+	} else {
+		EXPECT_GT(workload, 10);
+	}
 	EXPECT_EQ(0, s.bad_depth);
 	EXPECT_EQ(0, s.bad_wait);
 	EXPECT_EQ(0, s.bad_caller);

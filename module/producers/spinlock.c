@@ -10,15 +10,22 @@
  * interrupted. A wait claims its slot (the depth) first and fills it
  * after, its lock last, so a nested context pushes above it and a nested
  * end never matches half an entry (probe_contention_begin() says why
- * not the other way round). Only spinning locks are traced (LCB_F_SPIN
+ * not the other way round). Only spinning locks go there (LCB_F_SPIN
  * without MUTEX, RT or PERCPU), so no entry belongs to a task that
  * sleeps; mutex spinning's begin, begin, end is ignored whole.
+ *
+ * On PREEMPT_RT spinlock_t and rwlock_t are rt_mutexes: their waiters spin
+ * on a running owner, then sleep, and may wake on another CPU. Those
+ * waits (LCB_F_RT, begun in TASK_RTLOCK_WAIT) are kept per task instead,
+ * in a fixed table (rt_waits[]); raw spinlocks stay on the per-CPU stack.
  *
  * Linux has no tracepoint at release: the record is written when the lock
  * is acquired (contention_end) and ReleaseTime equals AcquireTime.
  */
+#include <linux/atomic.h>
 #include <linux/cache.h>
 #include <linux/hardirq.h>
+#include <linux/hash.h>
 #include <linux/interrupt.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
@@ -109,38 +116,6 @@ static bool spinlock_traced(void)
 	struct ntkl_active_set *set = ntkl_active_set();
 
 	return set && ((struct spinlock_set *)ntkl_set_state(set, spinlock_set_offset))->traced;
-}
-
-static void probe_contention_begin(void *data, void *lock, unsigned int flags)
-{
-	struct spin_cpu *sc = this_cpu_ptr(&spin_cpu);
-	unsigned int depth = READ_ONCE(sc->depth);
-
-	/* no SPINLOCK logger: nothing to do, and nothing pushed to pop later */
-	if (!traced_kind(flags) || !spinlock_traced())
-		return;
-	/*
-	 * Claim the slot, then fill it. Filled first and published after, an
-	 * interrupt in between would push its own wait into the same slot and
-	 * pop it, leaving ours half overwritten (its lock, so our end never
-	 * finds it). Claimed first, a nested wait goes above ours. Its lock
-	 * cleared before the claim, a nested end cannot take the slot for a
-	 * wait of its own meanwhile.
-	 */
-	if (depth < SPIN_NEST_MAX)
-		WRITE_ONCE(sc->stack[depth].lock, NULL);
-	barrier();
-	WRITE_ONCE(sc->depth, depth + 1);
-	barrier();
-	if (depth < SPIN_NEST_MAX) {
-		struct spin_wait *w = &sc->stack[depth];
-
-		w->begin = cycles();
-		w->hardirqs = sc->hardirqs;
-		w->flags = flags;
-		barrier();	/* the lock last: a nested end matches whole entries */
-		WRITE_ONCE(w->lock, lock);
-	}
 }
 
 /* NT IRQL of the context holding the lock; docs/linux-to-nt.md has the map. */
@@ -345,7 +320,15 @@ static u8 acquire_depth(void)
 	return clamp(held > 1 ? held - 1 : 1, 1U, 255U);
 }
 
-static __always_inline void write_record(struct spin_cpu *sc, const struct spin_wait *w,
+/* What differs between a raw spinlock's record and a sleeping one's. */
+struct spin_context {
+	u64 caller;
+	u32 interrupts;
+	u8 irql;
+	u8 depth;
+};
+
+static __always_inline void write_record(const struct spin_wait *w, const struct spin_context *ctx,
 					 u64 now)
 {
 	struct ntkl_logger **loggers;
@@ -353,15 +336,15 @@ static __always_inline void write_record(struct spin_cpu *sc, const struct spin_
 	u64 wait = now - w->begin;
 	struct wmi_spinlock rec = {
 		.spin_lock_address = (unsigned long)w->lock,
-		.caller_address = caller_address(),
+		.caller_address = ctx->caller,
 		.acquire_time = now,
 		.release_time = now,
 		.wait_time_in_cycles = min_t(u64, wait, U32_MAX),
 		.spin_count = spin_count(wait),
 		.thread_id = ntkl_thread_id(current),
-		.interrupt_count = sc->hardirqs - w->hardirqs,
-		.irql = nt_irql(),
-		.acquire_depth = acquire_depth(),
+		.interrupt_count = ctx->interrupts,
+		.irql = ctx->irql,
+		.acquire_depth = ctx->depth,
 		.flags = acquire_mode(w->flags) |
 			 (in_serving_softirq() ? WMI_SPINLOCK_EXECUTE_DPC : 0) |
 			 (in_hardirq() || in_nmi() ? WMI_SPINLOCK_EXECUTE_ISR : 0),
@@ -388,25 +371,267 @@ static bool sampled(struct spin_cpu *sc, u64 wait)
 	return spin_count(wait) >= READ_ONCE(config.spin_threshold);
 }
 
+#ifdef CONFIG_PREEMPT_RT
+/*
+ * PREEMPT_RT's sleeping spin locks. rtlock_slowlock_locked() (spinlock_t,
+ * and the rt_mutex inside an rwlock_t) and rwbase_write_lock() (rwlock_t
+ * writers waiting for readers) put the task in TASK_RTLOCK_WAIT before
+ * contention_begin; rt_mutex, mutex and rw_semaphore waiters are in their
+ * caller's state (the outer begin of an rwlock_t reader too: its wait is
+ * the rt_mutex's, recorded).
+ */
+static bool rt_spin_kind(unsigned int flags)
+{
+	return (flags & LCB_F_RT) && READ_ONCE(current->__state) == TASK_RTLOCK_WAIT;
+}
+
+/*
+ * A task waits on one sleeping lock at a time (it sleeps in it), so a slot
+ * per waiting task: claimed at begin by a cmpxchg of its task, from the
+ * task pointer's hash on, and given back at end by the same task, on
+ * whatever CPU it woke. No lock, no allocation. A wait that finds its
+ * RT_WAIT_PROBES slots taken is a record lost (counted).
+ */
+#define RT_WAIT_SLOTS_BITS	9
+#define RT_WAIT_SLOTS		BIT(RT_WAIT_SLOTS_BITS)
+#define RT_WAIT_PROBES		4
+
+struct rt_wait {
+	struct task_struct *task;	/* the waiter; NULL: free */
+	struct spin_wait w;
+	unsigned int cpu;		/* where it began: w.hardirqs is its count */
+};
+
+static struct rt_wait rt_waits[RT_WAIT_SLOTS];
+
+static void count_lost(void)
+{
+	struct ntkl_logger **loggers;
+	unsigned int i, n = ntkl_active_loggers(&loggers);
+
+	for (i = 0; i < n; i++)
+		if (ntkl_event_on(loggers[i], ETW_EVENT_SPINLOCK))
+			atomic64_inc(&loggers[i]->events_lost_extra);
+}
+
+static void rt_wait_begin(void *lock, unsigned int flags)
+{
+	unsigned int h = hash_ptr(current, RT_WAIT_SLOTS_BITS), i;
+
+	for (i = 0; i < RT_WAIT_PROBES; i++) {
+		struct rt_wait *rw = &rt_waits[(h + i) % RT_WAIT_SLOTS];
+
+		if (READ_ONCE(rw->task) || cmpxchg(&rw->task, NULL, current))
+			continue;
+		/* the slot is this task's until its end: no one else writes it */
+		rw->w.lock = lock;
+		rw->w.flags = flags;
+		rw->w.hardirqs = this_cpu_read(spin_cpu.hardirqs);
+		rw->cpu = smp_processor_id();
+		rw->w.begin = cycles();
+		return;
+	}
+	count_lost();
+}
+
+static struct rt_wait *rt_wait_find(void *lock)
+{
+	unsigned int h = hash_ptr(current, RT_WAIT_SLOTS_BITS), i;
+
+	for (i = 0; i < RT_WAIT_PROBES; i++) {
+		struct rt_wait *rw = &rt_waits[(h + i) % RT_WAIT_SLOTS];
+
+		if (READ_ONCE(rw->task) == current && READ_ONCE(rw->w.lock) == lock)
+			return rw;
+	}
+	return NULL;
+}
+
+#ifdef CONFIG_X86
+/* The target of the direct call (E8 rel32) that returns to addr, or 0. */
+static unsigned long call_target(unsigned long addr)
+{
+	u8 insn[CALL_REL32_SIZE];
+	s32 rel;
+
+	if (copy_from_kernel_nofault(insn, (void *)(addr - CALL_REL32_SIZE), sizeof(insn)) ||
+	    insn[0] != CALL_REL32)
+		return 0;
+	memcpy(&rel, &insn[1], sizeof(rel));
+	return addr + rel;
+}
+
+/* spinlock_rt.c's lock functions: what spin_lock() and kin call on RT */
+static bool rt_lock_entry(unsigned long target)
+{
+	const unsigned long entries[] = {
+		(unsigned long)rt_spin_lock, (unsigned long)rt_read_lock,
+		(unsigned long)rt_write_lock,
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+		(unsigned long)rt_spin_lock_nested, (unsigned long)rt_spin_lock_nest_lock,
+		(unsigned long)rt_write_lock_nested,
+#endif
+	};
+	unsigned int i;
+
+	/* call depth tracking may call a function's padding, just before it */
+	for (i = 0; i < ARRAY_SIZE(entries); i++)
+		if (target == entries[i] || target + 16 == entries[i])
+			return true;
+	return false;
+}
+
+/*
+ * The caller of rt_spin_lock() and kin: the first return address of a
+ * direct call to one of them. They are __sched, not lock text, so
+ * in_lock_functions() does not know them. An unwinder walk: a sleeping
+ * wait costs far more than its frames.
+ */
+#define RT_CALLER_FRAMES	16
+
+static u64 rt_caller_address(void)
+{
+	unsigned long entries[RT_CALLER_FRAMES];
+	unsigned int n, i;
+
+	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	for (i = 0; i < n; i++)
+		if (rt_lock_entry(call_target(entries[i])))
+			return entries[i];
+	return 0;
+}
+#else
+static u64 rt_caller_address(void)
+{
+	return 0;	/* ntkl decodes x86 calls only */
+}
+#endif
+
+/*
+ * AcquireDepth of a sleeping spin lock: each one held disables migration
+ * once (and takes no preemption count), so the task's migrate_disable()
+ * depth, this one added. local_lock_t, a spinlock_t on RT, counts too.
+ */
+static u8 rt_acquire_depth(void)
+{
+#ifdef CONFIG_SMP
+	return clamp(current->migration_disabled + 1U, 1U, 255U);
+#else
+	return 1;
+#endif
+}
+
+/*
+ * The end of a sleeping spin lock's wait, if lock is the one this task's
+ * slot waits on; false otherwise (a raw spinlock's end). Given back
+ * whether or not a logger still takes the records: the probes stay
+ * attached, so no slot outlives its wait.
+ */
+static bool rt_wait_end(void *lock)
+{
+	struct rt_wait *rw = rt_wait_find(lock);
+	struct spin_context ctx;
+	struct spin_wait w;
+	unsigned int cpu;
+	u64 now;
+
+	if (!rw)
+		return false;
+	now = cycles();
+	w = rw->w;
+	cpu = rw->cpu;
+	/* the slot read before a new waiter may claim it */
+	smp_store_release(&rw->task, NULL);
+	if (!spinlock_traced() || !sampled(this_cpu_ptr(&spin_cpu), now - w.begin))
+		return true;
+	ctx.caller = rt_caller_address();
+	/* the interrupts the CPU it began on took meanwhile */
+	ctx.interrupts = READ_ONCE(per_cpu(spin_cpu, cpu).hardirqs) - w.hardirqs;
+	/*
+	 * The waiter's own context, not the raw wait_lock it holds here with
+	 * interrupts off: a sleeping lock is taken preemptible, and softirqs
+	 * run in tasks.
+	 */
+	ctx.irql = in_serving_softirq() ? ETW_IRQL_DISPATCH : ETW_IRQL_PASSIVE;
+	ctx.depth = rt_acquire_depth();
+	write_record(&w, &ctx, now);
+	return true;
+}
+#else
+static bool rt_spin_kind(unsigned int flags)
+{
+	return false;
+}
+
+static void rt_wait_begin(void *lock, unsigned int flags)
+{
+}
+
+static bool rt_wait_end(void *lock)
+{
+	return false;
+}
+#endif
+
+static void probe_contention_begin(void *data, void *lock, unsigned int flags)
+{
+	struct spin_cpu *sc = this_cpu_ptr(&spin_cpu);
+	unsigned int depth = READ_ONCE(sc->depth);
+
+	if (rt_spin_kind(flags)) {
+		if (spinlock_traced())
+			rt_wait_begin(lock, flags);
+		return;
+	}
+	/* no SPINLOCK logger: nothing to do, and nothing pushed to pop later */
+	if (!traced_kind(flags) || !spinlock_traced())
+		return;
+	/*
+	 * Claim the slot, then fill it. Filled first and published after, an
+	 * interrupt in between would push its own wait into the same slot and
+	 * pop it, leaving ours half overwritten (its lock, so our end never
+	 * finds it). Claimed first, a nested wait goes above ours. Its lock
+	 * cleared before the claim, a nested end cannot take the slot for a
+	 * wait of its own meanwhile.
+	 */
+	if (depth < SPIN_NEST_MAX)
+		WRITE_ONCE(sc->stack[depth].lock, NULL);
+	barrier();
+	WRITE_ONCE(sc->depth, depth + 1);
+	barrier();
+	if (depth < SPIN_NEST_MAX) {
+		struct spin_wait *w = &sc->stack[depth];
+
+		w->begin = cycles();
+		w->hardirqs = sc->hardirqs;
+		w->flags = flags;
+		barrier();	/* the lock last: a nested end matches whole entries */
+		WRITE_ONCE(w->lock, lock);
+	}
+}
+
 static void probe_contention_end(void *data, void *lock, int ret)
 {
 	struct spin_cpu *sc = this_cpu_ptr(&spin_cpu);
 	unsigned int depth = READ_ONCE(sc->depth);
 	unsigned int top = min_t(unsigned int, depth, SPIN_NEST_MAX);
+	struct spin_context ctx;
 	struct spin_wait w;
 	u64 now;
 	int i;
 
-	/* nothing pushed (even if a logger stopped since, pop what was) */
-	if (!depth)
-		return;
-	/* find the wait this ends: the innermost one on this lock */
-	for (i = top - 1; i >= 0; i--)
+	/*
+	 * Find the wait this ends: the innermost one on this lock (none if
+	 * nothing was pushed, even if a logger stopped since). This CPU's
+	 * spinning waits first: on RT an rt_mutex's wait_lock has its
+	 * address, and its waiter contends for it again after each sleep.
+	 */
+	for (i = (int)top - 1; i >= 0; i--)
 		if (sc->stack[i].lock == lock)
 			break;
 	if (i < 0) {
-		/* not ours (a sleeping lock) unless deeper than we store */
-		if (depth > SPIN_NEST_MAX)
+		/* a sleeping spin lock's, or not ours unless deeper than we store */
+		if (!rt_wait_end(lock) && depth > SPIN_NEST_MAX)
 			WRITE_ONCE(sc->depth, depth - 1);
 		return;
 	}
@@ -414,8 +639,13 @@ static void probe_contention_end(void *data, void *lock, int ret)
 	w = sc->stack[i];
 	barrier();	/* the entry is read before a nested context reuses it */
 	WRITE_ONCE(sc->depth, i);
-	if (sampled(sc, now - w.begin))
-		write_record(sc, &w, now);
+	if (!sampled(sc, now - w.begin))
+		return;
+	ctx.caller = caller_address();
+	ctx.interrupts = sc->hardirqs - w.hardirqs;
+	ctx.irql = nt_irql();
+	ctx.depth = acquire_depth();
+	write_record(&w, &ctx, now);
 }
 
 static void probe_irq_handler_entry(void *data, int irq, struct irqaction *action)
