@@ -26,8 +26,12 @@
  *  - grows a 1 MiB mapping to 4 MiB with mremap: the part it grew by (in
  *    place), or the whole at its new place and a VirtualFree of the old.
  *
+ * The rundown: 64 MiB writable and 1 MiB read-only, mapped before the
+ * start, are one VirtualAllocDCStart and one VirtualAllocDCEnd each,
+ * committed whole and reserved; 1 MiB of shared memory is none.
+ *
  * Each record has Windows' header and size (SYSTEM64 v2, 16 bytes;
- * PERFINFO64 v2, 24 bytes). Nothing is lost; the capture passes the
+ * PERFINFO64 v2, 24 bytes; the rundown's 32). Nothing is lost; the capture passes the
  * strict checker, in-process and as `ntkl dump --check`. A logger without
  * the flags beside it gets none of the records; -stackwalk
  * PagefaultDemandZero and VirtualAlloc follow each with its stack; a
@@ -64,7 +68,10 @@
 #define MEM_FLAGS	(EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD | \
 			 EVENT_TRACE_FLAG_MEMORY_PAGE_FAULTS | EVENT_TRACE_FLAG_VIRTUAL_ALLOC)
 
-enum kind { K_TRANSITION, K_DEMAND_ZERO, K_COW, K_HARD, K_AV, K_ALLOC, K_FREE, K_STACK, K_KINDS };
+enum kind {
+	K_TRANSITION, K_DEMAND_ZERO, K_COW, K_HARD, K_AV, K_ALLOC, K_FREE, K_DC_START, K_DC_END,
+	K_STACK, K_KINDS
+};
 
 struct ev {
 	int64_t time;
@@ -72,6 +79,7 @@ struct ev {
 	uint64_t value;		/* ProgramCounter, RegionSize; a stack's thread */
 	uint32_t pid, tid;	/* the header's (faults), ProcessId (VirtualAlloc) */
 	uint32_t flags;
+	uint64_t commit;	/* CommitSizeInBytes (the rundown's) */
 	uint8_t kind;
 };
 
@@ -99,6 +107,10 @@ static int hook_kind(uint16_t hook)
 		return K_ALLOC;
 	case ETW_EVENT_VIRTUAL_FREE_HOOK:
 		return K_FREE;
+	case ETW_EVENT_VIRTUAL_ALLOC_DC_START_HOOK:
+		return K_DC_START;
+	case ETW_EVENT_VIRTUAL_ALLOC_DC_END_HOOK:
+		return K_DC_END;
 	case ETW_EVENT_STACK_WALK_HOOK:
 		return K_STACK;
 	default:
@@ -130,6 +142,19 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 		e->time = sw->event_time_stamp;
 		e->value = sw->stack_thread;
 		e->pid = sw->stack_process;
+	} else if (k == K_DC_START || k == K_DC_END) {
+		const struct perfinfo_virtual_alloc_dc *p = (const void *)r->payload;
+
+		v->bad_header += r->header_type != ETW_HEADER_TYPE_PERFINFO64 || r->version != 2;
+		if (r->payload_len != sizeof(*p)) {
+			v->bad_size++;
+			return;
+		}
+		e->addr = p->base_address;
+		e->value = p->region_size;
+		e->pid = p->process_id;
+		e->flags = p->flags;
+		e->commit = p->commit_size;
 	} else if (k == K_ALLOC || k == K_FREE) {
 		const struct perfinfo_virtual_alloc *p = (const void *)r->payload;
 
@@ -190,6 +215,19 @@ static unsigned long count_region(const struct mem_view *v, int kind, uint32_t p
 	for (i = 0; i < v->n; i++)
 		n += v->ev[i].kind == kind && v->ev[i].pid == pid && v->ev[i].addr == base &&
 		     v->ev[i].value == size && v->ev[i].flags == flags;
+	return n;
+}
+
+/* Records of kind that cover [base, base + size) exactly, with that commit. */
+static unsigned long count_committed(const struct mem_view *v, int kind, uint32_t pid,
+				     uint64_t base, uint64_t size, uint32_t flags, uint64_t commit)
+{
+	unsigned long n = 0;
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		n += v->ev[i].kind == kind && v->ev[i].pid == pid && v->ev[i].addr == base &&
+		     v->ev[i].value == size && v->ev[i].flags == flags && v->ev[i].commit == commit;
 	return n;
 }
 
@@ -526,6 +564,78 @@ TEST_F(memory, only_their_loggers)
 	}
 	close(reader2);
 	capture_free(&other.c);
+	capture_free(&job.c);
+}
+
+/*
+ * Between guard pages (PROT_NONE: never merged with it, though they may
+ * merge with a neighbour of their kind), a region of memory this process
+ * mapped before the logger started.
+ */
+static char *guarded(unsigned long size, int prot)
+{
+	char *p = mmap(NULL, size + 2 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p + PAGE, size, prot)) {
+		munmap(p, size + 2 * PAGE);
+		return NULL;
+	}
+	return p + PAGE;
+}
+
+/*
+ * The rundown: memory mapped before the start is one VirtualAllocDCStart
+ * at the start and one VirtualAllocDCEnd at the stop, committed whole
+ * when writable (mprotect() charged it to the commit limit), reserved
+ * when read-only; shared memory (shmem, a section) is none.
+ */
+TEST_F(memory, rundown_lists_what_was_mapped)
+{
+	const char *etl = "/out/ntkl_memory_rundown.etl";
+	const uint32_t pid = getpid();
+	const uint32_t commit = ETW_MEM_COMMIT | ETW_MEM_RESERVE;
+	char *rw, *ro, *shared;
+	struct drain_job job;
+	struct mem_view v;
+	pthread_t th;
+
+	rw = guarded(DZ_SIZE, PROT_READ | PROT_WRITE);
+	ro = guarded(COW_SIZE, PROT_READ);
+	shared = mmap(NULL, COW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(NULL, rw);
+	ASSERT_NE(NULL, ro);
+	ASSERT_NE(MAP_FAILED, shared);
+	rw[0] = 1;	/* one page in use: the commit is the region's, not its pages' */
+
+	start_logger(_metadata, self->ctl, self->reader, "selftest memory",
+		     EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_VIRTUAL_ALLOC, NULL, 0, &job, &th);
+	stop_logger(_metadata, self->ctl, "selftest memory", &job, th);
+	capture_write(&job.c, etl);
+	ASSERT_EQ(0, view_capture(&job.c, &v));
+	EXPECT_EQ(0, v.verdict.violations) TH_LOG("checker: %s", v.verdict.first_violation);
+	EXPECT_EQ(0, v.bad_header);
+	EXPECT_EQ(0, v.bad_size);
+	EXPECT_EQ(0, system("ntkl dump --check /out/ntkl_memory_rundown.etl > /dev/null"));
+	TH_LOG("%lu DCStart, %lu DCEnd of this process's memory",
+	       count_in(&v, K_DC_START, pid, 0, UINT64_MAX),
+	       count_in(&v, K_DC_END, pid, 0, UINT64_MAX));
+
+	EXPECT_EQ(1, count_committed(&v, K_DC_START, pid, (uintptr_t)rw, DZ_SIZE, commit, DZ_SIZE));
+	EXPECT_EQ(1, count_committed(&v, K_DC_END, pid, (uintptr_t)rw, DZ_SIZE, commit, DZ_SIZE));
+	EXPECT_EQ(1, count_committed(&v, K_DC_START, pid, (uintptr_t)ro, COW_SIZE,
+				     ETW_MEM_RESERVE, 0));
+	EXPECT_EQ(1, count_committed(&v, K_DC_END, pid, (uintptr_t)ro, COW_SIZE,
+				     ETW_MEM_RESERVE, 0));
+	EXPECT_EQ(0, count_in(&v, K_DC_START, pid, (uintptr_t)shared, COW_SIZE));
+	EXPECT_EQ(0, count_in(&v, K_DC_END, pid, (uintptr_t)shared, COW_SIZE));
+	/* nothing was mapped or unmapped while the logger ran */
+	EXPECT_EQ(0, count_in(&v, K_ALLOC, pid, (uintptr_t)rw, DZ_SIZE));
+	munmap(rw - PAGE, DZ_SIZE + 2 * PAGE);
+	munmap(ro - PAGE, COW_SIZE + 2 * PAGE);
+	munmap(shared, COW_SIZE);
+	free(v.ev);
 	capture_free(&job.c);
 }
 

@@ -1463,6 +1463,20 @@ struct perfinfo_virtual_alloc {
 	__u32 flags;			/* ETW_MEM_* */
 };
 
+/*
+ * VirtualAllocDCStart (0x0280) and VirtualAllocDCEnd (0x0281), version 2,
+ * PERFINFO64: a region that exists as a VIRT_ALLOC logger starts or
+ * stops, VirtualAlloc's fields and how many of its bytes are committed
+ * (dissect.etl's PageFault_V2 template).
+ */
+struct perfinfo_virtual_alloc_dc {
+	__u64 base_address;		/* the region's first byte */
+	__u64 region_size;		/* bytes, whole pages */
+	__u32 process_id;		/* whose address space */
+	__u32 flags;			/* ETW_MEM_* */
+	__u64 commit_size;		/* CommitSizeInBytes */
+};
+
 #define ETW_MEM_COMMIT			0x00001000u
 #define ETW_MEM_RESERVE			0x00002000u
 #define ETW_MEM_DECOMMIT		0x00004000u
@@ -2038,6 +2052,12 @@ ETW_ASSERT_OFFSET(struct perfinfo_virtual_alloc, base_address, 0);
 ETW_ASSERT_OFFSET(struct perfinfo_virtual_alloc, region_size, 8);
 ETW_ASSERT_OFFSET(struct perfinfo_virtual_alloc, process_id, 16);
 ETW_ASSERT_OFFSET(struct perfinfo_virtual_alloc, flags, 20);
+ETW_ASSERT_SIZE(struct perfinfo_virtual_alloc_dc, 32);
+ETW_ASSERT_OFFSET(struct perfinfo_virtual_alloc_dc, base_address, 0);
+ETW_ASSERT_OFFSET(struct perfinfo_virtual_alloc_dc, region_size, 8);
+ETW_ASSERT_OFFSET(struct perfinfo_virtual_alloc_dc, process_id, 16);
+ETW_ASSERT_OFFSET(struct perfinfo_virtual_alloc_dc, flags, 20);
+ETW_ASSERT_OFFSET(struct perfinfo_virtual_alloc_dc, commit_size, 24);
 ETW_ASSERT_OFFSET(struct perfinfo_hard_fault, byte_count, 36);
 ETW_ASSERT_SIZE(struct etw_process_meminfo, 4);
 static_assert(ETW_PROCESS_MEMINFO_ENTRY_SIZE == 68, "ProcessMemInfo v2 entry size");

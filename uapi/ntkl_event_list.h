@@ -138,6 +138,17 @@ NTKL_EVENT(VIRTUAL_FREE, PERFINFO64, 2, EXACT, PERF_VIRTUAL_ALLOC, "VirtualFree"
 #define ETW_EVENT_PROCESS_MEMINFO_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x7D)
 NTKL_EVENT(PROCESS_MEMINFO, PERFINFO64, 2, EXACT, PERF_MEMINFO_WS, "ProcessMemInfo",
 	   PROCESS_MEMINFO)
+/*
+ * The VirtualAlloc rundown: every process's anonymous private memory as
+ * it stands when a logger taking VIRT_ALLOC starts (DCStart) and stops
+ * (DCEnd), so WPA's Commit Lifetimes see what was mapped before the trace.
+ */
+#define ETW_EVENT_VIRTUAL_ALLOC_DC_START_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x80)
+NTKL_EVENT(VIRTUAL_ALLOC_DC_START, PERFINFO64, 2, EXACT, PERF_VIRTUAL_ALLOC, "VirtualAllocDCStart",
+	   VIRTUAL_ALLOC_DC)
+#define ETW_EVENT_VIRTUAL_ALLOC_DC_END_HOOK	ETW_HOOK(ETW_GROUP_MEMORY, 0x81)
+NTKL_EVENT(VIRTUAL_ALLOC_DC_END, PERFINFO64, 2, EXACT, PERF_VIRTUAL_ALLOC, "VirtualAllocDCEnd",
+	   VIRTUAL_ALLOC_DC)
 
 /* Process */
 #define ETW_EVENT_PROCESS_START_HOOK	ETW_HOOK(ETW_GROUP_PROCESS, 0x01)
@@ -886,6 +897,25 @@ NTKL_FIELD(VIRTUAL_ALLOC, struct perfinfo_virtual_alloc, base_address, 8, "BaseA
 NTKL_FIELD(VIRTUAL_ALLOC, struct perfinfo_virtual_alloc, region_size, 8, "RegionSize", HEX)
 NTKL_FIELD(VIRTUAL_ALLOC, struct perfinfo_virtual_alloc, process_id, 4, "ProcessId", UINT)
 NTKL_FIELD(VIRTUAL_ALLOC, struct perfinfo_virtual_alloc, flags, 4, "Flags", HEX)
+
+/*
+ * VirtualAllocDCStart and DCEnd (v2, 32 bytes): the MOF's
+ * PageFault_VirtualAlloc fields and CommitSizeInBytes, as dissect.etl's
+ * PageFault_V2 manifest gives them (TraceEvent names the events and reads
+ * no payload).
+ */
+NTKL_LAYOUT(VIRTUAL_ALLOC_DC, perfinfo_virtual_alloc_dc, "VirtualAllocDC",
+	    sizeof(struct perfinfo_virtual_alloc_dc), sizeof(struct perfinfo_virtual_alloc_dc),
+	    sizeof(struct perfinfo_virtual_alloc_dc), NONE)
+NTKL_FIELD(VIRTUAL_ALLOC_DC, struct perfinfo_virtual_alloc_dc, base_address, 8, "BaseAddress",
+	   ADDR)
+NTKL_FIELD(VIRTUAL_ALLOC_DC, struct perfinfo_virtual_alloc_dc, region_size, 8, "RegionSize",
+	   HEX)
+NTKL_FIELD(VIRTUAL_ALLOC_DC, struct perfinfo_virtual_alloc_dc, process_id, 4, "ProcessId",
+	   UINT)
+NTKL_FIELD(VIRTUAL_ALLOC_DC, struct perfinfo_virtual_alloc_dc, flags, 4, "Flags", HEX)
+NTKL_FIELD(VIRTUAL_ALLOC_DC, struct perfinfo_virtual_alloc_dc, commit_size, 8,
+	   "CommitSizeInBytes", HEX)
 
 /*
  * ProcessMemInfo (v2, PERFINFO64; module/producers/meminfo.c): Count, then

@@ -72,6 +72,7 @@
 
 #include "control/fault.h"
 #include "format/record.h"
+#include "producers/memory.h"
 #include "producers/producer.h"
 #include "producers/stack.h"
 #include "producers/tracepoints.h"
@@ -344,16 +345,6 @@ static void mem_valloc_record(enum etw_event_id id, enum ntkl_walk walk, unsigne
 	ntkl_record_each_walked(loggers, n, id, &p, sizeof(p), walk, NULL);
 }
 
-/*
- * Windows commits what Linux charges to the commit limit (a writable
- * private mapping, unless MAP_NORESERVE: accountable_mapping()); what it
- * does not charge is only reserved.
- */
-static __always_inline u32 mem_alloc_flags(bool write, bool noreserve)
-{
-	return write && !noreserve ? ETW_MEM_COMMIT | ETW_MEM_RESERVE : ETW_MEM_RESERVE;
-}
-
 /* do_mmap(file, addr, len, prot, flags, ...): an anonymous private mapping */
 struct mem_mmap_data {
 	unsigned long len;
@@ -370,7 +361,7 @@ static int mmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	    !current->mm)
 		return 1;
 	d->len = PAGE_ALIGN(regs_get_kernel_argument(regs, 2));
-	d->flags = mem_alloc_flags(prot & PROT_WRITE, flags & MAP_NORESERVE);
+	d->flags = ntkl_mem_alloc_flags(prot & PROT_WRITE, flags & MAP_NORESERVE);
 	return 0;
 }
 
@@ -479,7 +470,7 @@ static int mremap_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	mmap_read_unlock(mm);
 	if (anon)
 		mem_valloc_record(ETW_EVENT_VIRTUAL_ALLOC, NTKL_WALK_VIRTUAL_ALLOC, base, size,
-				  mem_alloc_flags(write, noreserve));
+				  ntkl_mem_alloc_flags(write, noreserve));
 	return 0;
 }
 
