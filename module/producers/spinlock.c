@@ -403,6 +403,11 @@ struct rt_wait {
 };
 
 static struct rt_wait rt_waits[RT_WAIT_SLOTS];
+/*
+ * Slots taken: with none, an end (the probes stay attached) looks no
+ * further. A waiter's own increment is seen by its end, wherever it woke.
+ */
+static atomic_t rt_waiting = ATOMIC_INIT(0);
 
 static void count_lost(void)
 {
@@ -424,6 +429,7 @@ static void rt_wait_begin(void *lock, unsigned int flags)
 		if (READ_ONCE(rw->task) || cmpxchg(&rw->task, NULL, current))
 			continue;
 		/* the slot is this task's until its end: no one else writes it */
+		atomic_inc(&rt_waiting);
 		rw->w.lock = lock;
 		rw->w.flags = flags;
 		rw->w.hardirqs = this_cpu_read(spin_cpu.hardirqs);
@@ -436,7 +442,11 @@ static void rt_wait_begin(void *lock, unsigned int flags)
 
 static struct rt_wait *rt_wait_find(void *lock)
 {
-	unsigned int h = hash_ptr(current, RT_WAIT_SLOTS_BITS), i;
+	unsigned int h, i;
+
+	if (!atomic_read(&rt_waiting))
+		return NULL;
+	h = hash_ptr(current, RT_WAIT_SLOTS_BITS);
 
 	for (i = 0; i < RT_WAIT_PROBES; i++) {
 		struct rt_wait *rw = &rt_waits[(h + i) % RT_WAIT_SLOTS];
@@ -542,6 +552,7 @@ static bool rt_wait_end(void *lock)
 	cpu = rw->cpu;
 	/* the slot read before a new waiter may claim it */
 	smp_store_release(&rw->task, NULL);
+	atomic_dec(&rt_waiting);
 	if (!spinlock_traced() || !sampled(this_cpu_ptr(&spin_cpu), now - w.begin))
 		return true;
 	ctx.caller = rt_caller_address();
