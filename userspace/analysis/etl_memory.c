@@ -14,16 +14,17 @@
 #define NO_TID	UINT32_MAX
 
 /*
- * One page fault (kind < ETL_FAULT_KINDS), VirtualAlloc or VirtualFree
- * record, or one process's entry of a ProcessMemInfo snapshot.
+ * One page fault (kind < ETL_FAULT_KINDS), VirtualAlloc, VirtualFree or
+ * VirtualAllocDCStart record, or one process's entry of a ProcessMemInfo
+ * snapshot.
  */
-enum { REC_ALLOC = ETL_FAULT_KINDS, REC_FREE, REC_SNAPSHOT };
+enum { REC_ALLOC = ETL_FAULT_KINDS, REC_FREE, REC_DC_START, REC_SNAPSHOT };
 
 struct mem_rec {
 	int64_t time;
 	uint64_t offset;		/* in the file: the order of records at one time */
 	uint64_t base, size;		/* VirtualAlloc, VirtualFree */
-	uint64_t ws, private_ws, commit;	/* a snapshot's, bytes */
+	uint64_t ws, private_ws, commit;	/* a snapshot's, a DCStart's, bytes */
 	uint32_t pid, tid, flags;
 	uint8_t kind;
 	bool first;			/* a snapshot's first entry: counts the snapshot */
@@ -70,6 +71,8 @@ static int fault_kind(uint16_t hook)
 		return REC_ALLOC;
 	case ETW_EVENT_VIRTUAL_FREE_HOOK:
 		return REC_FREE;
+	case ETW_EVENT_VIRTUAL_ALLOC_DC_START_HOOK:
+		return REC_DC_START;
 	default:
 		return -1;
 	}
@@ -147,7 +150,8 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 		return 0;
 	rd->mem->any = true;
 	if (kind < ETL_FAULT_KINDS ? !rec->has_ids || rec->payload_len < 16 :
-				     rec->payload_len < sizeof(struct perfinfo_virtual_alloc))
+	    kind == REC_DC_START ? rec->payload_len < sizeof(struct perfinfo_virtual_alloc_dc) :
+				   rec->payload_len < sizeof(struct perfinfo_virtual_alloc))
 		return 0;
 	r = new_rec(rd);
 	if (!r)
@@ -164,6 +168,8 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 		r->pid = etl_le32(rec->payload + 16);
 		r->flags = etl_le32(rec->payload + 20);
 		r->tid = NO_TID;
+		if (kind == REC_DC_START)
+			r->commit = etl_le64(rec->payload + 24);
 	}
 	return 0;
 }
@@ -367,6 +373,12 @@ static int count(struct etl_memory_reader *rd, const struct etl_file *f, const s
 				return oom(rd);
 			continue;
 		}
+		/* the rundown: what was mapped before the trace, not a row's activity */
+		if (e->kind == REC_DC_START) {
+			mem->start_regions++;
+			mem->start_commit_bytes += e->commit;
+			continue;
+		}
 		r = row(rd, m, e->pid);
 		if (!r)
 			return oom(rd);
@@ -466,9 +478,13 @@ void etl_memory_print(FILE *out, const struct etl_memory *mem, size_t top)
 		k[ETL_FAULT_COPY_ON_WRITE], k[ETL_FAULT_HARD], k[ETL_FAULT_ACCESS_VIOLATION]);
 	if (k[ETL_FAULT_GUARD])
 		fprintf(out, ", %lu guard page", k[ETL_FAULT_GUARD]);
-	fprintf(out, "); %lu VirtualAlloc (%.1f MiB committed), %lu VirtualFree (%.1f MiB), %.1f MiB outstanding\n",
+	fprintf(out, "); %lu VirtualAlloc (%.1f MiB committed), %lu VirtualFree (%.1f MiB), %.1f MiB outstanding",
 		mem->allocs, mib(mem->commit_bytes), mem->frees, mib(mem->freed_bytes),
 		mib(mem->outstanding_bytes));
+	if (mem->start_regions)
+		fprintf(out, "; mapped at the start: %lu regions, %.1f MiB committed",
+			mem->start_regions, mib(mem->start_commit_bytes));
+	fputc('\n', out);
 	if (mem->nrows)
 		print_rows(out, mem, top);
 	if (mem->snapshots)
@@ -503,9 +519,10 @@ void etl_memory_print_json(FILE *out, const struct etl_memory *mem)
 {
 	fprintf(out, "{\"faults\": %lu, ", mem->all_faults);
 	print_faults_json(out, mem->faults);
-	fprintf(out, ",\n    \"allocs\": %lu, \"commit_bytes\": %llu, \"frees\": %lu, \"freed_bytes\": %llu, \"outstanding_bytes\": %llu,\n    \"processes\": [",
+	fprintf(out, ",\n    \"allocs\": %lu, \"commit_bytes\": %llu, \"frees\": %lu, \"freed_bytes\": %llu, \"outstanding_bytes\": %llu,\n    \"start_regions\": %lu, \"start_commit_bytes\": %llu,\n    \"processes\": [",
 		mem->allocs, (unsigned long long)mem->commit_bytes, mem->frees,
-		(unsigned long long)mem->freed_bytes, (unsigned long long)mem->outstanding_bytes);
+		(unsigned long long)mem->freed_bytes, (unsigned long long)mem->outstanding_bytes,
+		mem->start_regions, (unsigned long long)mem->start_commit_bytes);
 	for (size_t i = 0; i < mem->nrows; i++) {
 		const struct etl_memory_row *r = &mem->rows[i];
 

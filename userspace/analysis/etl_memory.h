@@ -14,6 +14,9 @@
  *     outstanding, the committed bytes of the trace's allocations that
  *     no VirtualFree of the trace released by its end (a region freed
  *     in part keeps the rest);
+ *   - the VirtualAlloc rundown at the start (VirtualAllocDCStart): how
+ *     many regions were mapped before the trace and their committed
+ *     bytes, in all (it is no process's activity, so makes no row);
  *   - rows are ordered by faults, then committed bytes, most first;
  *   - working sets (MEMINFO_WS: ProcessMemInfo snapshots, every half
  *     second): per process, of the snapshots in the window, the last
@@ -70,6 +73,9 @@ struct etl_memory {
 	unsigned long faults[ETL_FAULT_KINDS], all_faults;
 	unsigned long allocs, frees;
 	uint64_t commit_bytes, freed_bytes, outstanding_bytes;
+	/* the VirtualAlloc rundown at the start: regions mapped before the trace */
+	unsigned long start_regions;
+	uint64_t start_commit_bytes;
 	struct etl_memory_row *rows;	/* by faults, then committed bytes, most first */
 	size_t nrows;
 	unsigned long snapshots;	/* ProcessMemInfo records in the window */

@@ -6,7 +6,8 @@
  * leaves the rest outstanding, a reserve freed changes nothing; records
  * are taken in time order across the CPUs' buffers (a free written before
  * its alloc in the file still follows it); --pid keeps one process, --tid
- * the faults of its threads only; the text and the JSON say the same.
+ * the faults of its threads only; the text and the JSON say the same;
+ * the VirtualAlloc rundown at the start is counted apart, in no row.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,17 @@ static void valloc_rec(struct synth *s, uint16_t hook, int64_t t, uint32_t pid, 
 }
 
 #define COMMIT	(ETW_MEM_COMMIT | ETW_MEM_RESERVE)
+
+static void rundown_rec(struct synth *s, uint16_t hook, int64_t t, uint32_t pid, uint64_t base,
+			uint64_t size, uint32_t flags, uint64_t commit)
+{
+	struct perfinfo_virtual_alloc_dc p = {
+		.base_address = base, .region_size = size, .process_id = pid, .flags = flags,
+		.commit_size = commit,
+	};
+
+	synth_record(s, hook, 2, t, &p, sizeof(p));
+}
 
 /*
  * A ProcessMemInfo snapshot of two processes: pid with a working set of
@@ -215,6 +227,60 @@ static void test_section(void)
 	/* a VirtualAlloc names no thread */
 	CHECK_EQ(r.memory.rows[0].allocs, 0);
 	etl_report_free(&r);
+	test_end();
+
+	test_begin("rundown_at_start");
+	{
+		struct synth s;
+		uint8_t *rd;
+
+		synth_begin(&s, 4096, 1);
+		synth_buffer(&s, 0);
+		synth_thread(&s, ETW_EVENT_THREAD_DC_START_HOOK, 500, 300, 300, "app");
+		/* app: 1 MiB committed, 64 KiB reserved; other: 4 MiB; the DCEnd counts not */
+		rundown_rec(&s, ETW_EVENT_VIRTUAL_ALLOC_DC_START_HOOK, 600, 300, 0x10000000,
+			    1 << 20, COMMIT, 1 << 20);
+		rundown_rec(&s, ETW_EVENT_VIRTUAL_ALLOC_DC_START_HOOK, 600, 300, 0x20000000,
+			    64 << 10, ETW_MEM_RESERVE, 0);
+		rundown_rec(&s, ETW_EVENT_VIRTUAL_ALLOC_DC_START_HOOK, 600, 400, 0x30000000,
+			    4 << 20, COMMIT, 4 << 20);
+		rundown_rec(&s, ETW_EVENT_VIRTUAL_ALLOC_DC_END_HOOK, 900, 400, 0x30000000,
+			    4 << 20, COMMIT, 4 << 20);
+		rd = synth_end(&s, &size);
+		etl_close(&f);
+		CHECK_EQ(etl_open_memory(&f, "rundown.etl", rd, size, &err), 0);
+		CHECK_EQ(etl_report_read(&f, &r, &err), 0);
+		CHECK(r.memory.any);
+		CHECK_EQ(r.memory.start_regions, 3);
+		CHECK_EQ(r.memory.start_commit_bytes, 5 << 20);
+		/* what was mapped before the trace is no process's activity in it */
+		CHECK_EQ(r.memory.nrows, 0);
+		CHECK_EQ(r.memory.outstanding_bytes, 0);
+		text = NULL;
+		mem = open_memstream(&text, &text_size);
+		if (mem) {
+			etl_report_print(mem, &r);
+			fclose(mem);
+		}
+		CHECK_HAS(text, "0.0 MiB outstanding; mapped at the start: 3 regions, 5.0 MiB committed\n");
+		json = NULL;
+		mem = open_memstream(&json, &json_size);
+		if (mem) {
+			etl_report_print_json(mem, &r);
+			fclose(mem);
+		}
+		CHECK_HAS(json, "\"start_regions\": 3, \"start_commit_bytes\": 5242880,");
+		free(text);
+		free(json);
+		etl_report_free(&r);
+		memset(&flt, 0, sizeof(flt));
+		flt.pids[flt.npids++] = 400;
+		CHECK_EQ(etl_report_read_filtered(&f, &r, &flt, &err), 0);
+		CHECK_EQ(r.memory.start_regions, 1);
+		CHECK_EQ(r.memory.start_commit_bytes, 4 << 20);
+		etl_report_free(&r);
+		free(rd);
+	}
 	test_end();
 
 	test_begin("working_sets");
