@@ -16,6 +16,7 @@
 #include "test.h"
 #include "etl_synth.h"
 #include "analysis/analysis.h"
+#include "report_string.h"
 
 static void fault(struct synth *s, uint16_t hook, int64_t t, uint32_t pid, uint32_t tid,
 		  uint64_t addr)
@@ -139,9 +140,8 @@ static void test_section(void)
 	struct etl_error err;
 	struct etl_file f;
 	char *text = NULL, *json = NULL;
-	size_t text_size = 0, json_size = 0, size;
+	size_t size;
 	uint8_t *img;
-	FILE *mem;
 
 	test_begin("faults_and_commit_per_process");
 	img = make_file(&size);
@@ -186,20 +186,12 @@ static void test_section(void)
 		CHECK_EQ(row->outstanding_bytes, 0);
 	}
 
-	mem = open_memstream(&text, &text_size);
-	CHECK(mem != NULL);
-	if (mem) {
-		etl_report_print(mem, &r);
-		fclose(mem);
-	}
+	text = report_string(&r, false);
+	CHECK(text != NULL);
 	CHECK_HAS(text, "Memory: 10 page faults (2 transition, 5 demand zero, 1 copy on write, 1 hard, 1 access violations); 3 VirtualAlloc (3.0 MiB committed), 3 VirtualFree (2.3 MiB), 0.8 MiB outstanding\n");
 	CHECK_HAS(text, "     300          2          3        1        1      1        2         1.0        2        0.3         0.8  app\n");
-	mem = open_memstream(&json, &json_size);
-	CHECK(mem != NULL);
-	if (mem) {
-		etl_report_print_json(mem, &r);
-		fclose(mem);
-	}
+	json = report_string(&r, true);
+	CHECK(json != NULL);
 	CHECK_HAS(json, "\"memory\": {\"faults\": 10, \"transition\": 2, \"demand_zero\": 5, \"copy_on_write\": 1, \"guard_page\": 0, \"hard\": 1, \"access_violation\": 1,");
 	CHECK_HAS(json, "\"allocs\": 3, \"commit_bytes\": 3145728, \"frees\": 3, \"freed_bytes\": 2424832, \"outstanding_bytes\": 786432,");
 	CHECK_HAS(json, "{\"pid\": 300, \"name\": \"app\", \"faults\": 8, \"transition\": 2, \"demand_zero\": 3, \"copy_on_write\": 1, \"guard_page\": 0, \"hard\": 1, \"access_violation\": 1, \"allocs\": 2, \"commit_bytes\": 1048576, \"reserve_bytes\": 65536, \"frees\": 2, \"freed_bytes\": 327680, \"outstanding_bytes\": 786432}");
@@ -257,18 +249,10 @@ static void test_section(void)
 		CHECK_EQ(r.memory.nrows, 0);
 		CHECK_EQ(r.memory.outstanding_bytes, 0);
 		text = NULL;
-		mem = open_memstream(&text, &text_size);
-		if (mem) {
-			etl_report_print(mem, &r);
-			fclose(mem);
-		}
+		text = report_string(&r, false);
 		CHECK_HAS(text, "0.0 MiB outstanding; mapped at the start: 3 regions, 5.0 MiB committed\n");
 		json = NULL;
-		mem = open_memstream(&json, &json_size);
-		if (mem) {
-			etl_report_print_json(mem, &r);
-			fclose(mem);
-		}
+		json = report_string(&r, true);
 		CHECK_HAS(json, "\"start_regions\": 3, \"start_commit_bytes\": 5242880,");
 		free(text);
 		free(json);
@@ -314,19 +298,11 @@ static void test_section(void)
 		CHECK_EQ(r.memory.ws[1].pid, 400);
 		CHECK_EQ(r.memory.ws[1].peak_ws, 32ull << 20);
 		text = NULL;
-		mem = open_memstream(&text, &text_size);
-		if (mem) {
-			etl_report_print(mem, &r);
-			fclose(mem);
-		}
+		text = report_string(&r, false);
 		CHECK_HAS(text, "Working sets per process (top 10; 3 ProcessMemInfo snapshots;");
 		CHECK_HAS(text, "     300         3         64.0         16.0          8.0         32.0  app\n");
 		json = NULL;
-		mem = open_memstream(&json, &json_size);
-		if (mem) {
-			etl_report_print_json(mem, &r);
-			fclose(mem);
-		}
+		json = report_string(&r, true);
 		CHECK_HAS(json, "\"snapshots\": 3, \"working_sets\": [\n      {\"pid\": 300, \"name\": \"app\", \"snapshots\": 3, \"peak_ws_bytes\": 67108864, \"ws_bytes\": 16777216, \"private_ws_bytes\": 8388608, \"commit_bytes\": 33554432}");
 		free(text);
 		free(json);
@@ -350,11 +326,7 @@ static void test_section(void)
 		CHECK(!r.memory.any);
 		CHECK_EQ(r.memory.nrows, 0);
 		text = NULL;
-		mem = open_memstream(&text, &text_size);
-		if (mem) {
-			etl_report_print(mem, &r);
-			fclose(mem);
-		}
+		text = report_string(&r, false);
 		CHECK(text && !strstr(text, "Memory:"));
 		free(text);
 		etl_report_free(&r);

@@ -16,6 +16,7 @@
 #include "test.h"
 #include "etl_synth.h"
 #include "analysis/analysis.h"
+#include "report_string.h"
 
 #define CLIENT_PORT	40000
 #define SERVER_PORT	5000
@@ -114,9 +115,8 @@ static void test_section(void)
 	struct etl_error err;
 	struct etl_file f;
 	char *text = NULL, *json = NULL;
-	size_t text_size = 0, json_size = 0, size;
+	size_t size;
 	uint8_t *img;
-	FILE *mem;
 
 	test_begin("bytes_per_connection");
 	img = make_file(&size);
@@ -172,21 +172,13 @@ static void test_section(void)
 	CHECK_EQ(r.network.rows[0].lport, CLIENT_PORT);
 	CHECK_EQ(r.network.rows[1].pid, 400);
 
-	mem = open_memstream(&text, &text_size);
-	CHECK(mem != NULL);
-	if (mem) {
-		etl_report_print(mem, &r);
-		fclose(mem);
-	}
+	text = report_string(&r, false);
+	CHECK(text != NULL);
 	CHECK_HAS(text, "Network: 13 records, 6200 bytes sent, 6000 received, 1 records shorter than their layout\n");
 	CHECK_HAS(text, "     300 TCP   127.0.0.1:40000                127.0.0.1:5000                         6000            0     1     0     1     0  client\n");
 	CHECK_HAS(text, "     300 UDP   [::1]:40001                    [::1]:53                                200            0     0     0     0     0  client\n");
-	mem = open_memstream(&json, &json_size);
-	CHECK(mem != NULL);
-	if (mem) {
-		etl_report_print_json(mem, &r);
-		fclose(mem);
-	}
+	json = report_string(&r, true);
+	CHECK(json != NULL);
 	CHECK_HAS(json, "\"network\": {\"records\": 13, \"bad\": 1, \"sent\": 6200, \"received\": 6000,");
 	CHECK_HAS(json, "{\"pid\": 400, \"name\": \"server\", \"protocol\": \"TCP\", \"local\": \"127.0.0.1:5000\", \"remote\": \"127.0.0.1:40000\", \"sent\": 0, \"received\": 6000, \"sends\": 0, \"recvs\": 2, \"connects\": 0, \"accepts\": 1, \"disconnects\": 1, \"retransmits\": 0}");
 	CHECK_HAS(json, "\"protocol\": \"UDP\", \"local\": \"[::1]:40001\", \"remote\": \"[::1]:53\"");
@@ -221,11 +213,7 @@ static void test_section(void)
 		CHECK(!r.network.any);
 		CHECK_EQ(r.network.nrows, 0);
 		text = NULL;
-		mem = open_memstream(&text, &text_size);
-		if (mem) {
-			etl_report_print(mem, &r);
-			fclose(mem);
-		}
+		text = report_string(&r, false);
 		CHECK(text && !strstr(text, "Network:"));
 		free(text);
 		etl_report_free(&r);

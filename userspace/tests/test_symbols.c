@@ -20,6 +20,7 @@
 #include "symbols/symbols.h"
 #include "etl/etl_utf16.h"
 #include "etl_synth.h"
+#include "report_string.h"
 
 #define BUILD_ID	"0123456789abcdef0123456789abcdeff0e1d2c3"
 
@@ -496,12 +497,10 @@ static void test_profile(void)
 static void test_report_functions(void)
 {
 	char etl[300], *text = NULL, *json = NULL;
-	size_t text_size = 0, json_size = 0;
 	struct sym_loader ld = { 0 };
 	struct etl_report r;
 	struct etl_error e;
 	struct etl_file f;
-	FILE *mem;
 
 	if (!begin_with_trace("report_functions", "report.etl", etl, sizeof(etl)))
 		return;
@@ -516,16 +515,8 @@ static void test_report_functions(void)
 	CHECK_EQ(r.functions.n, 2);
 	CHECK_EQ(r.functions.all_samples, 4);
 	CHECK_EQ(r.functions.named[0][0], 4);	/* user IPs */
-	mem = open_memstream(&text, &text_size);
-	if (mem) {
-		etl_report_print(mem, &r);
-		fclose(mem);
-	}
-	mem = open_memstream(&json, &json_size);
-	if (mem) {
-		etl_report_print_json(mem, &r);
-		fclose(mem);
-	}
+	text = report_string(&r, false);
+	json = report_string(&r, true);
 	CHECK_HAS(text, "\nFunctions by samples (top 10; ");
 	CHECK_HAS(text, "         3  75.00%  prog-pie!alpha\n         1  25.00%  prog-pie!beta\n");
 	CHECK_HAS(text, "Sample IPs named: kernel 0 of 0 (0.0%), user 4 of 4 (100.0%)\n");

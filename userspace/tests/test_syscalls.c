@@ -15,6 +15,7 @@
 #include "test.h"
 #include "etl_synth.h"
 #include "analysis/analysis.h"
+#include "report_string.h"
 
 #define READ_ADDR	0xffffffff81000100ull
 #define CLOSE_ADDR	0xffffffff81000200ull
@@ -101,9 +102,8 @@ static void test_section(void)
 	struct etl_error err;
 	struct etl_file f;
 	char *text = NULL, *json = NULL;
-	size_t text_size = 0, json_size = 0, size;
+	size_t size;
 	uint8_t *img;
-	FILE *mem;
 
 	test_begin("calls_per_process");
 	img = make_file(&size);
@@ -143,12 +143,8 @@ static void test_section(void)
 	CHECK_EQ(r.syscalls.rows[0].address, READ_ADDR);
 	CHECK_EQ(r.syscalls.rows[0].pid, 300);
 
-	mem = open_memstream(&text, &text_size);
-	CHECK(mem != NULL);
-	if (mem) {
-		etl_report_print(mem, &r);
-		fclose(mem);
-	}
+	text = report_string(&r, false);
+	CHECK(text != NULL);
 	CHECK_HAS(text, "System calls: 4 entered, 3 returned, 2 records on no known thread");
 	/* no kernel image in the file: the routine is its address */
 	CHECK_HAS(text, "     300         2        0        0.020      0.020  caller           0xffffffff81000100\n");
@@ -156,19 +152,11 @@ static void test_section(void)
 	/* a routine the kernel's symbols named (etl_syscalls_name()) is printed by name */
 	snprintf(r.syscalls.rows[0].function, sizeof(r.syscalls.rows[0].function),
 		 "vmlinux-6.12.0!__x64_sys_read");
-	mem = open_memstream(&text, &text_size);
-	CHECK(mem != NULL);
-	if (mem) {
-		etl_report_print(mem, &r);
-		fclose(mem);
-	}
+	text = report_string(&r, false);
+	CHECK(text != NULL);
 	CHECK_HAS(text, "caller           vmlinux-6.12.0!__x64_sys_read\n");
-	mem = open_memstream(&json, &json_size);
-	CHECK(mem != NULL);
-	if (mem) {
-		etl_report_print_json(mem, &r);
-		fclose(mem);
-	}
+	json = report_string(&r, true);
+	CHECK(json != NULL);
 	CHECK_HAS(json, "\"syscalls\": {\"enters\": 4, \"exits\": 3, \"unattributed\": 2,");
 	CHECK_HAS(json, "\"pid\": 300, \"name\": \"caller\", \"routine\": \"vmlinux-6.12.0!__x64_sys_read\", \"address\": \"0xffffffff81000100\", \"calls\": 2, \"timed\": 1, \"failed\": 0");
 	CHECK_HAS(json, "\"routine\": null, \"address\": \"0xffffffff81000200\"");
@@ -201,11 +189,7 @@ static void test_section(void)
 		CHECK(!r.syscalls.any);
 		CHECK_EQ(r.syscalls.nrows, 0);
 		text = NULL;
-		mem = open_memstream(&text, &text_size);
-		if (mem) {
-			etl_report_print(mem, &r);
-			fclose(mem);
-		}
+		text = report_string(&r, false);
 		CHECK(text && !strstr(text, "System calls"));
 		free(text);
 		etl_report_free(&r);

@@ -30,6 +30,7 @@
 #include "test.h"
 #include "etl_synth.h"
 #include "analysis/analysis.h"
+#include "report_string.h"
 
 #define PID		42
 #define TID		43
@@ -246,13 +247,12 @@ static void test_kinds(const struct prog *p)
 static void test_report(const struct prog *p)
 {
 	char *text = NULL, *json = NULL;
-	size_t text_size = 0, json_size = 0, size;
+	size_t size;
 	struct sym_loader ld = { 0 };
 	struct etl_report r;
 	struct etl_error e;
 	struct etl_file f;
 	uint8_t *img = make_file(p, true, &size);
-	FILE *mem;
 
 	test_begin("user_stacks_report");
 	if (!img || etl_open_memory(&f, "ustk.etl", img, size, &e)) {
@@ -263,16 +263,8 @@ static void test_report(const struct prog *p)
 	}
 	CHECK(!etl_report_read(&f, &r, &e));
 	CHECK(!etl_report_functions(&r, &ld, &e));
-	mem = open_memstream(&text, &text_size);
-	if (mem) {
-		etl_report_print(mem, &r);
-		fclose(mem);
-	}
-	mem = open_memstream(&json, &json_size);
-	if (mem) {
-		etl_report_print_json(mem, &r);
-		fclose(mem);
-	}
+	text = report_string(&r, false);
+	json = report_string(&r, true);
 	CHECK_HAS(text, ")\n" LINE);
 	CHECK(text && strstr(text, "Functions by samples") < strstr(text, "User stacks:"));
 	CHECK_HAS(json, "\"functions_not_named\": [");
