@@ -7,6 +7,7 @@
 
 #include "etl/etl_events.h"
 #include "etl/etl_model.h"
+#include "etl_array.h"
 #include "etl_json.h"
 #include "etl_memory.h"
 #include "etl_report.h"
@@ -41,9 +42,9 @@ struct etl_memory_reader {
 	struct etl_memory *mem;
 	struct etl_error *err;
 	struct mem_rec *recs;
-	size_t n, cap;
+	size_t nrecs, recs_cap;
 	struct live *live;
-	size_t nlive, caplive;
+	size_t nlive, live_cap;
 	struct etl_span span;
 };
 
@@ -80,20 +81,7 @@ static int fault_kind(uint16_t hook)
 
 static struct mem_rec *new_rec(struct etl_memory_reader *rd)
 {
-	struct mem_rec *r;
-
-	if (rd->n == rd->cap) {
-		size_t c = rd->cap ? rd->cap * 2 : 1024;
-		struct mem_rec *v = realloc(rd->recs, c * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		rd->recs = v;
-		rd->cap = c;
-	}
-	r = &rd->recs[rd->n++];
-	memset(r, 0, sizeof(*r));
-	return r;
+	return ETL_ARRAY_PUSH(rd, recs);
 }
 
 /* A page count of a ProcessMemInfo entry, in bytes (Linux's pages are 4 KiB, as Windows'). */
@@ -309,16 +297,11 @@ static bool selected(const struct etl_memory_reader *rd, const struct etl_model 
 
 static int live_add(struct etl_memory_reader *rd, uint32_t pid, uint64_t start, uint64_t end)
 {
-	if (rd->nlive == rd->caplive) {
-		size_t c = rd->caplive ? rd->caplive * 2 : 256;
-		struct live *v = realloc(rd->live, c * sizeof(*v));
+	struct live *l = ETL_ARRAY_PUSH(rd, live);
 
-		if (!v)
-			return -1;
-		rd->live = v;
-		rd->caplive = c;
-	}
-	rd->live[rd->nlive++] = (struct live){ .pid = pid, .start = start, .end = end };
+	if (!l)
+		return -1;
+	*l = (struct live){ .pid = pid, .start = start, .end = end };
 	return 0;
 }
 
@@ -361,7 +344,7 @@ static int count(struct etl_memory_reader *rd, const struct etl_file *f, const s
 	size_t i;
 
 	window(f, rd, &a, &b);
-	for (i = 0; i < rd->n; i++) {
+	for (i = 0; i < rd->nrecs; i++) {
 		const struct mem_rec *e = &rd->recs[i];
 		struct etl_memory_row *r;
 
@@ -423,9 +406,9 @@ int etl_memory_end(struct etl_memory_reader *rd, const struct etl_file *f,
 {
 	int ret = 0;
 
-	if (m && rd->n) {
+	if (m && rd->nrecs) {
 		/* each CPU's buffers hold its own records: VirtualFree after its VirtualAlloc */
-		qsort(rd->recs, rd->n, sizeof(*rd->recs), by_time);
+		qsort(rd->recs, rd->nrecs, sizeof(*rd->recs), by_time);
 		ret = count(rd, f, m);
 		if (!ret && rd->mem->nrows)
 			qsort(rd->mem->rows, rd->mem->nrows, sizeof(*rd->mem->rows), row_order);

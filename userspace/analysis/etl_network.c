@@ -8,6 +8,7 @@
 
 #include "etl/etl_events.h"
 #include "etl/etl_model.h"
+#include "etl_array.h"
 #include "etl_json.h"
 #include "etl_network.h"
 #include "etl_report.h"
@@ -29,7 +30,7 @@ struct etl_network_reader {
 	struct etl_network *n;
 	struct etl_error *err;
 	struct net_rec *recs;
-	size_t nrecs, cap;
+	size_t nrecs, recs_cap;
 	struct etl_span span;
 };
 
@@ -88,17 +89,9 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 		rd->n->bad++;
 		return 0;
 	}
-	if (rd->nrecs == rd->cap) {
-		size_t c = rd->cap ? rd->cap * 2 : 1024;
-		struct net_rec *v = realloc(rd->recs, c * sizeof(*v));
-
-		if (!v)
-			return oom(rd);
-		rd->recs = v;
-		rd->cap = c;
-	}
-	r = &rd->recs[rd->nrecs++];
-	memset(r, 0, sizeof(*r));
+	r = ETL_ARRAY_PUSH(rd, recs);
+	if (!r)
+		return oom(rd);
 	alen = v6 ? 16 : 4;
 	ports = 8 + 2 * alen;
 	r->time = rec->timestamp;

@@ -9,6 +9,7 @@
 #include "etl/etl_events.h"
 #include "etl/etl_model.h"
 #include "etl/etl_utf16.h"
+#include "etl_array.h"
 #include "etl_json.h"
 #include "etl_report.h"
 #include "etl_storage.h"
@@ -76,23 +77,6 @@ static int oom(struct etl_storage_reader *rd)
 	return etl_error_set(rd->err, "out of memory reading the storage events");
 }
 
-/* Room for one more of v's n elements of size sz; NULL if out of memory. */
-static void *grow(void **v, size_t *n, size_t *cap, size_t sz)
-{
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		void *p = realloc(*v, c * sz);
-
-		if (!p)
-			return NULL;
-		*v = p;
-		*cap = c;
-	}
-	return (char *)*v + (*n)++ * sz;
-}
-
-#define PUSH(rd, field)	grow((void **)&(rd)->field, &(rd)->n##field, &(rd)->field##_cap, \
-			     sizeof(*(rd)->field))
 
 /* A name record's path (UTF-16 from offset at), kept under key. */
 static int add_name(struct etl_storage_reader *rd, const struct etl_record *rec, uint64_t key, size_t at)
@@ -109,7 +93,7 @@ static int add_name(struct etl_storage_reader *rd, const struct etl_record *rec,
 		free(path);
 		return 0;
 	}
-	n = PUSH(rd, names);
+	n = ETL_ARRAY_PUSH(rd, names);
 	if (!n) {
 		free(path);
 		return oom(rd);
@@ -126,7 +110,7 @@ static int add_disk_io(struct etl_storage_reader *rd, const struct etl_record *r
 	if (kind == IO_FLUSH ? rec->payload_len < ETW_DISKIO_FLUSH_SIZE :
 			       rec->payload_len < ETW_DISKIO_RW_SIZE)
 		return 0;
-	io = PUSH(rd, ios);
+	io = ETL_ARRAY_PUSH(rd, ios);
 	if (!io)
 		return oom(rd);
 	io->time = rec->timestamp;
@@ -152,7 +136,7 @@ static int add_file_op(struct etl_storage_reader *rd, const struct etl_record *r
 
 	if (rec->payload_len < ETW_FILEIO_READ_WRITE_SIZE)
 		return 0;
-	op = PUSH(rd, ops);
+	op = ETL_ARRAY_PUSH(rd, ops);
 	if (!op)
 		return oom(rd);
 	op->time = rec->timestamp;
@@ -171,7 +155,7 @@ static int add_op_end(struct etl_storage_reader *rd, const struct etl_record *re
 
 	if (rec->payload_len < ETW_FILEIO_OP_END_SIZE)
 		return 0;
-	e = PUSH(rd, ends);
+	e = ETL_ARRAY_PUSH(rd, ends);
 	if (!e)
 		return oom(rd);
 	e->irp = etl_le64(rec->payload + offsetof(struct etw_fileio_op_end, irp_ptr));
@@ -219,7 +203,7 @@ static int add_fault(struct etl_storage_reader *rd, const struct etl_record *rec
 
 	if (rec->payload_len < sizeof(struct perfinfo_hard_fault))
 		return 0;
-	f = PUSH(rd, faults);
+	f = ETL_ARRAY_PUSH(rd, faults);
 	if (!f)
 		return oom(rd);
 	f->time = rec->timestamp;

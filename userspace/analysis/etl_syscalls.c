@@ -8,6 +8,7 @@
 #include "etl/etl_events.h"
 #include "etl/etl_model.h"
 #include "etl/etl_switches.h"
+#include "etl_array.h"
 #include "etl_json.h"
 #include "etl_report.h"
 #include "etl_syscalls.h"
@@ -32,7 +33,7 @@ struct etl_syscalls_reader {
 	struct etl_syscalls *s;
 	struct etl_error *err;
 	struct sc_rec *recs;
-	size_t n, cap;
+	size_t nrecs, recs_cap;
 	struct etl_span span;
 };
 
@@ -60,16 +61,9 @@ static int on_record(void *ctx, const struct etl_buffer *b, const struct etl_rec
 	if (rec->payload_len < (enter ? sizeof(struct perfinfo_syscall_enter) :
 			       sizeof(struct perfinfo_syscall_exit)))
 		return 0;
-	if (rd->n == rd->cap) {
-		size_t c = rd->cap ? rd->cap * 2 : 1024;
-		struct sc_rec *v = realloc(rd->recs, c * sizeof(*v));
-
-		if (!v)
-			return oom(rd);
-		rd->recs = v;
-		rd->cap = c;
-	}
-	r = &rd->recs[rd->n++];
+	r = ETL_ARRAY_PUSH(rd, recs);
+	if (!r)
+		return oom(rd);
 	r->time = rec->timestamp;
 	r->offset = rec->file_offset;
 	r->cpu = rec->processor;
@@ -130,7 +124,7 @@ static void attribute(struct etl_syscalls_reader *rd, const struct etl_switches 
 {
 	size_t i, j = 0;
 
-	for (i = 0; i < rd->n; i++) {
+	for (i = 0; i < rd->nrecs; i++) {
 		struct sc_rec *r = &rd->recs[i];
 		const struct etl_switch *last = NULL;
 
@@ -234,8 +228,8 @@ static int count_calls(struct etl_syscalls_reader *rd, const struct etl_file *f,
 	size_t i;
 
 	window(f, rd, &a, &b);
-	for (i = 0; i < rd->n; i++) {
-		const struct sc_rec *e = &rd->recs[i], *x = i + 1 < rd->n ? &rd->recs[i + 1] : NULL;
+	for (i = 0; i < rd->nrecs; i++) {
+		const struct sc_rec *e = &rd->recs[i], *x = i + 1 < rd->nrecs ? &rd->recs[i + 1] : NULL;
 		struct etl_syscall_row *r;
 		uint32_t pid;
 
@@ -256,7 +250,7 @@ static int count_calls(struct etl_syscalls_reader *rd, const struct etl_file *f,
 			r->failed += x->value != ETW_STATUS_SUCCESS;
 		}
 	}
-	for (i = 0; i < rd->n; i++) {
+	for (i = 0; i < rd->nrecs; i++) {
 		const struct sc_rec *e = &rd->recs[i];
 
 		if (e->time < a || e->time > b)
@@ -276,10 +270,10 @@ int etl_syscalls_end(struct etl_syscalls_reader *rd, const struct etl_file *f,
 {
 	int ret = 0;
 
-	if (m && sw && rd->n) {
-		qsort(rd->recs, rd->n, sizeof(*rd->recs), by_cpu_time);
+	if (m && sw && rd->nrecs) {
+		qsort(rd->recs, rd->nrecs, sizeof(*rd->recs), by_cpu_time);
 		attribute(rd, sw);
-		qsort(rd->recs, rd->n, sizeof(*rd->recs), by_tid_time);
+		qsort(rd->recs, rd->nrecs, sizeof(*rd->recs), by_tid_time);
 		ret = count_calls(rd, f, m);
 		if (!ret && rd->s->nrows)
 			qsort(rd->s->rows, rd->s->nrows, sizeof(*rd->s->rows), row_by_time);
