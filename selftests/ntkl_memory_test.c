@@ -142,11 +142,13 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 		e->time = sw->event_time_stamp;
 		e->value = sw->stack_thread;
 		e->pid = sw->stack_process;
-	} else if (k == K_DC_START || k == K_DC_END) {
+	} else if (k >= K_ALLOC && k <= K_DC_END) {
+		/* the rundown's payload is VirtualAlloc's and CommitSizeInBytes */
 		const struct perfinfo_virtual_alloc_dc *p = (const void *)r->payload;
+		size_t want = k >= K_DC_START ? sizeof(*p) : sizeof(struct perfinfo_virtual_alloc);
 
 		v->bad_header += r->header_type != ETW_HEADER_TYPE_PERFINFO64 || r->version != 2;
-		if (r->payload_len != sizeof(*p)) {
+		if (r->payload_len != want) {
 			v->bad_size++;
 			return;
 		}
@@ -154,19 +156,7 @@ static void view_record(void *ctx, const struct etl_file *f, const struct etl_bu
 		e->value = p->region_size;
 		e->pid = p->process_id;
 		e->flags = p->flags;
-		e->commit = p->commit_size;
-	} else if (k == K_ALLOC || k == K_FREE) {
-		const struct perfinfo_virtual_alloc *p = (const void *)r->payload;
-
-		v->bad_header += r->header_type != ETW_HEADER_TYPE_PERFINFO64 || r->version != 2;
-		if (r->payload_len != sizeof(*p)) {
-			v->bad_size++;
-			return;
-		}
-		e->addr = p->base_address;
-		e->value = p->region_size;
-		e->pid = p->process_id;
-		e->flags = p->flags;
+		e->commit = k >= K_DC_START ? p->commit_size : 0;
 	} else {
 		const struct etw_page_fault *p = (const void *)r->payload;
 
@@ -205,19 +195,6 @@ static unsigned long count_in(const struct mem_view *v, int kind, uint32_t pid, 
 	return n;
 }
 
-/* VirtualAlloc or VirtualFree records of exactly that region and flags. */
-static unsigned long count_region(const struct mem_view *v, int kind, uint32_t pid,
-				  uint64_t base, uint64_t size, uint32_t flags)
-{
-	unsigned long n = 0;
-	size_t i;
-
-	for (i = 0; i < v->n; i++)
-		n += v->ev[i].kind == kind && v->ev[i].pid == pid && v->ev[i].addr == base &&
-		     v->ev[i].value == size && v->ev[i].flags == flags;
-	return n;
-}
-
 /* Records of kind that cover [base, base + size) exactly, with that commit. */
 static unsigned long count_committed(const struct mem_view *v, int kind, uint32_t pid,
 				     uint64_t base, uint64_t size, uint32_t flags, uint64_t commit)
@@ -229,6 +206,13 @@ static unsigned long count_committed(const struct mem_view *v, int kind, uint32_
 		n += v->ev[i].kind == kind && v->ev[i].pid == pid && v->ev[i].addr == base &&
 		     v->ev[i].value == size && v->ev[i].flags == flags && v->ev[i].commit == commit;
 	return n;
+}
+
+/* VirtualAlloc or VirtualFree records of exactly that region and flags. */
+static unsigned long count_region(const struct mem_view *v, int kind, uint32_t pid,
+				  uint64_t base, uint64_t size, uint32_t flags)
+{
+	return count_committed(v, kind, pid, base, size, flags, 0);
 }
 
 /* Is a kernel function in /proc/kallsyms (probed functions may be inlined)? */
