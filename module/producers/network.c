@@ -164,6 +164,20 @@ static __always_inline void net_write(enum etw_event_id id, const void *p, size_
 /* The records                                                             */
 /* ---------------------------------------------------------------------- */
 
+/*
+ * A record's endpoints: the IPv4 and IPv6 layouts name them alike, their
+ * addresses each of its own size.
+ */
+#define NET_PUT_ENDS(p, t) do {						\
+		typeof(p) *p_ = &(p);						\
+		const struct net_tuple *t_ = (t);				\
+										\
+		memcpy(&p_->daddr, t_->daddr, sizeof(p_->daddr));		\
+		memcpy(&p_->saddr, t_->saddr, sizeof(p_->saddr));		\
+		p_->dport = (__force u16)t_->dport;				\
+		p_->sport = (__force u16)t_->sport;				\
+	} while (0)
+
 /* Recv, Disconnect, Retransmit: TcpIp_TypeGroup1 and 3 */
 static void net_tcp_plain(enum etw_event_id id4, enum etw_event_id id6, const struct sock *sk,
 			  u32 pid, u32 size, u32 seq)
@@ -174,19 +188,13 @@ static void net_tcp_plain(enum etw_event_id id4, enum etw_event_id id6, const st
 	if (t.v6) {
 		struct etw_tcpip_v6 p = { .pid = pid, .size = size, .seqnum = seq };
 
-		memcpy(p.daddr, t.daddr, 16);
-		memcpy(p.saddr, t.saddr, 16);
-		p.dport = (__force u16)t.dport;
-		p.sport = (__force u16)t.sport;
+		NET_PUT_ENDS(p, &t);
 		net_connid(p.connid, sk);
 		net_write(id6, &p, sizeof(p));
 	} else {
 		struct etw_tcpip_v4 p = { .pid = pid, .size = size, .seqnum = seq };
 
-		memcpy(&p.daddr, t.daddr, 4);
-		memcpy(&p.saddr, t.saddr, 4);
-		p.dport = (__force u16)t.dport;
-		p.sport = (__force u16)t.sport;
+		NET_PUT_ENDS(p, &t);
 		net_connid(p.connid, sk);
 		net_write(id4, &p, sizeof(p));
 	}
@@ -200,19 +208,13 @@ static void net_tcp_send(const struct sock *sk, u32 size, u32 seq)
 	if (t.v6) {
 		struct etw_tcpip_send_v6 p = { .pid = net_pid(), .size = size, .seqnum = seq };
 
-		memcpy(p.daddr, t.daddr, 16);
-		memcpy(p.saddr, t.saddr, 16);
-		p.dport = (__force u16)t.dport;
-		p.sport = (__force u16)t.sport;
+		NET_PUT_ENDS(p, &t);
 		net_connid(p.connid, sk);
 		net_write(ETW_EVENT_TCPIP_SEND_IPV6, &p, sizeof(p));
 	} else {
 		struct etw_tcpip_send_v4 p = { .pid = net_pid(), .size = size, .seqnum = seq };
 
-		memcpy(&p.daddr, t.daddr, 4);
-		memcpy(&p.saddr, t.saddr, 4);
-		p.dport = (__force u16)t.dport;
-		p.sport = (__force u16)t.sport;
+		NET_PUT_ENDS(p, &t);
 		net_connid(p.connid, sk);
 		net_write(ETW_EVENT_TCPIP_SEND, &p, sizeof(p));
 	}
@@ -240,6 +242,20 @@ static __always_inline void net_opts(const struct tcp_sock *tp, struct net_opts 
 	o->sndwinscale = tp->rx_opt.snd_wscale;
 }
 
+/* Connect's and Accept's options, in both layouts by the same names. */
+#define NET_PUT_OPTS(p, o) do {						\
+		typeof(p) *p_ = &(p);						\
+		const struct net_opts *o_ = (o);				\
+										\
+		p_->mss = o_->mss;						\
+		p_->sackopt = o_->sackopt;					\
+		p_->tsopt = o_->tsopt;						\
+		p_->wsopt = o_->wsopt;						\
+		p_->rcvwin = o_->rcvwin;					\
+		p_->rcvwinscale = o_->rcvwinscale;				\
+		p_->sndwinscale = o_->sndwinscale;				\
+	} while (0)
+
 static void net_tcp_conn(enum etw_event_id id4, enum etw_event_id id6, const struct sock *sk)
 {
 	struct net_tuple t;
@@ -250,33 +266,15 @@ static void net_tcp_conn(enum etw_event_id id4, enum etw_event_id id6, const str
 	if (t.v6) {
 		struct etw_tcpip_connect_v6 p = { .pid = net_pid() };
 
-		memcpy(p.daddr, t.daddr, 16);
-		memcpy(p.saddr, t.saddr, 16);
-		p.dport = (__force u16)t.dport;
-		p.sport = (__force u16)t.sport;
-		p.mss = o.mss;
-		p.sackopt = o.sackopt;
-		p.tsopt = o.tsopt;
-		p.wsopt = o.wsopt;
-		p.rcvwin = o.rcvwin;
-		p.rcvwinscale = o.rcvwinscale;
-		p.sndwinscale = o.sndwinscale;
+		NET_PUT_ENDS(p, &t);
+		NET_PUT_OPTS(p, &o);
 		net_connid(p.connid, sk);
 		net_write(id6, &p, sizeof(p));
 	} else {
 		struct etw_tcpip_connect_v4 p = { .pid = net_pid() };
 
-		memcpy(&p.daddr, t.daddr, 4);
-		memcpy(&p.saddr, t.saddr, 4);
-		p.dport = (__force u16)t.dport;
-		p.sport = (__force u16)t.sport;
-		p.mss = o.mss;
-		p.sackopt = o.sackopt;
-		p.tsopt = o.tsopt;
-		p.wsopt = o.wsopt;
-		p.rcvwin = o.rcvwin;
-		p.rcvwinscale = o.rcvwinscale;
-		p.sndwinscale = o.sndwinscale;
+		NET_PUT_ENDS(p, &t);
+		NET_PUT_OPTS(p, &o);
 		net_connid(p.connid, sk);
 		net_write(id4, &p, sizeof(p));
 	}
@@ -288,18 +286,12 @@ static void net_udp_record(enum etw_event_id id4, enum etw_event_id id6,
 	if (t->v6) {
 		struct etw_udpip_v6 p = { .pid = net_pid(), .size = size };
 
-		memcpy(p.daddr, t->daddr, 16);
-		memcpy(p.saddr, t->saddr, 16);
-		p.dport = (__force u16)t->dport;
-		p.sport = (__force u16)t->sport;
+		NET_PUT_ENDS(p, t);
 		net_write(id6, &p, sizeof(p));
 	} else {
 		struct etw_udpip_v4 p = { .pid = net_pid(), .size = size };
 
-		memcpy(&p.daddr, t->daddr, 4);
-		memcpy(&p.saddr, t->saddr, 4);
-		p.dport = (__force u16)t->dport;
-		p.sport = (__force u16)t->sport;
+		NET_PUT_ENDS(p, t);
 		net_write(id4, &p, sizeof(p));
 	}
 }
@@ -447,12 +439,13 @@ static int tcp_close_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 /*
- * udp_sendmsg: an IPv6 socket's datagram to an IPv4 address comes through
- * udpv6_sendmsg, whose probe writes it. The destination is the call's
- * (sendto), else the connected peer's, read at entry; the source port is
- * read at return (the first send binds one).
+ * udp_sendmsg(sk, msg, ...) and udp_recvmsg(sk, msg, ...), and their IPv6
+ * twins, each of its own family's sockets: an IPv6 socket's datagram to
+ * an IPv4 address comes through udpv6_sendmsg, whose probe writes it. The
+ * destination is the call's (sendto), else the connected peer's, read at
+ * entry; the source port is read at return (the first send binds one).
  */
-static int udp_send_entry(struct kretprobe_instance *ri, struct pt_regs *regs, bool v6)
+static int udp_entry(struct kretprobe_instance *ri, struct pt_regs *regs, bool v6)
 {
 	struct net_data *d = net_data(ri);
 
@@ -465,12 +458,12 @@ static int udp_send_entry(struct kretprobe_instance *ri, struct pt_regs *regs, b
 
 static int udp_sendmsg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	return udp_send_entry(ri, regs, false);
+	return udp_entry(ri, regs, false);
 }
 
 static int udpv6_sendmsg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	return udp_send_entry(ri, regs, true);
+	return udp_entry(ri, regs, true);
 }
 
 /*
@@ -498,21 +491,12 @@ static int udp_sendmsg_return(struct kretprobe_instance *ri, struct pt_regs *reg
 	return 0;
 }
 
-/*
- * udp_recvmsg(sk, msg, len, flags, addr_len) and udpv6_recvmsg, each of
- * its own family's sockets: a peek or an error queue read moves nothing.
- */
+/* udp_recvmsg(sk, msg, len, flags, addr_len): a peek or an error queue read moves nothing. */
 static int udp_recv_entry(struct kretprobe_instance *ri, struct pt_regs *regs, bool v6)
 {
-	struct net_data *d = net_data(ri);
-
 	if (regs_get_kernel_argument(regs, 3) & (MSG_PEEK | MSG_ERRQUEUE))
 		return 1;
-	d->sk = (struct sock *)regs_get_kernel_argument(regs, 0);
-	d->msg = (struct msghdr *)regs_get_kernel_argument(regs, 1);
-	if (net_v6(d->sk) != v6)
-		return 1;
-	return net_taken();
+	return udp_entry(ri, regs, v6);
 }
 
 static int udp_recvmsg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
