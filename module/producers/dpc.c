@@ -5,7 +5,9 @@
  * tasklet ran, written when it returns (the record's time) with the time
  * it was entered (InitialTime, in the logger's clock) and its routine.
  *
- *   ISR       irq:irq_handler_entry/exit: the irqaction's handler; Vector
+ *   ISR       irq:irq_handler_entry/exit: the irqaction's handler (its
+ *             thread's function where that is the kernel's default one,
+ *             as on PREEMPT_RT); Vector
  *             the Linux irq number (8 bits); ReturnValue the irqreturn_t
  *   DPC       irq:softirq_entry/exit: the vector's action (looked up once);
  *             irq:tasklet_entry/exit: the tasklet's function
@@ -216,10 +218,28 @@ static __always_inline u32 dpc_clocks(void)
 	return set ? dpc_set(set)->dpc_clocks : 0;
 }
 
+/*
+ * The kernel's own primary handler, irq_default_primary_handler(): what a
+ * threaded interrupt's hard handler is when its driver gave none, and
+ * every interrupt's where the kernel forces them into threads (PREEMPT_RT,
+ * threadirqs). Found once, as the softirq actions are (below); 0 if not.
+ */
+static unsigned long default_primary;
+static bool default_primary_resolved;
+
+/*
+ * An ISR's Routine is the driver's handler: where the hard handler is the
+ * kernel's default one, which only wakes the interrupt's thread, the
+ * thread's function, which does the driver's work (the record's times
+ * stay the hard handler's).
+ */
 static void probe_irq_handler_entry(void *data, int irq, struct irqaction *action)
 {
-	push(this_cpu_ptr(&isr_stack), isr_clocks(), action, (unsigned long)action->handler,
-	     ETW_EVENT_ISR, (u8)irq);
+	unsigned long routine = (unsigned long)action->handler;
+
+	if (routine == READ_ONCE(default_primary) && action->thread_fn)
+		routine = (unsigned long)action->thread_fn;
+	push(this_cpu_ptr(&isr_stack), isr_clocks(), action, routine, ETW_EVENT_ISR, (u8)irq);
 }
 
 static void probe_irq_handler_exit(void *data, int irq, struct irqaction *action, int ret)
@@ -346,6 +366,16 @@ static void resolve_softirq_actions(void)
 	softirq_resolved = true;
 }
 
+static void resolve_default_primary(void)
+{
+	if (default_primary_resolved)
+		return;
+	WRITE_ONCE(default_primary, lookup_function("irq_default_primary_handler"));
+	if (!default_primary)
+		pr_info("ntkl: ISR: irq_default_primary_handler not found: a threaded interrupt's Routine is the kernel's handler, not its driver's\n");
+	default_primary_resolved = true;
+}
+
 static void reset_stacks(struct dpc_stack __percpu *stacks)
 {
 	unsigned int cpu;
@@ -360,6 +390,8 @@ static void prepare_group(unsigned int group)
 	reset_stacks(group == DPC_TP_ISR ? &isr_stack : &dpc_stack);
 	if (group == DPC_TP_DPC)
 		resolve_softirq_actions();
+	else
+		resolve_default_primary();
 }
 
 /* Which groups the loggers of set take: BIT(DPC_TP_ISR), BIT(DPC_TP_DPC). */
