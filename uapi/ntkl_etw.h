@@ -1183,11 +1183,11 @@ struct perfinfo_syscall_exit {
  * has none), as TraceEvent's TcpIp*TraceData and UdpIpTraceData lay them
  * out in a 64-bit file (the MOF classes TcpIp_TypeGroup1..3,
  * TcpIp_SendIPV4/6, UdpIp_TypeGroup1 agree but for TypeGroup1's and 3's
- * order of connid and seqnum: docs/linux-to-nt.md, "Network"): packed, so connid (a pointer) may sit
- * at an offset that is not a multiple of 8, hence a byte array. Addresses
- * and ports are in network byte order, as on the wire. An IPv6 event is
- * its IPv4 event's opcode + 16. docs/linux-to-nt.md ("Network") says how
- * Linux fills each field.
+ * order of connid and seqnum: docs/linux-to-nt.md, "Network"): packed,
+ * so connid (a pointer) may sit at an offset that is not a multiple of
+ * 8, hence a byte array. Addresses and ports are in network byte order,
+ * as on the wire. An IPv6 event is its IPv4 event's opcode + 16.
+ * docs/linux-to-nt.md ("Network") says how Linux fills each field.
  */
 /* TcpIp_TypeGroup1: Recv, Disconnect, Retransmit, Reconnect, TCPCopy */
 struct etw_tcpip_v4 {
