@@ -3,8 +3,9 @@
  * The out-of-line half of record.h: a record whose buffer is full, closed
  * or raced by a nested writer. Here, not inline in every probe, because it
  * hands its buffer and clock to buffers.c by address (record.h says why
- * that matters).
+ * that matters). And an event no record could hold, counted lost.
  */
+#include "control/active_set.h"
 #include "format/record.h"
 
 struct ntkl_slot ntkl_record_begin_slow(struct ntkl_logger *lg, u8 header_type, u16 hook,
@@ -43,4 +44,19 @@ u8 *ntkl_record_group_begin(struct ntkl_logger *lg, struct ntkl_record *rec,
 	rec->buf = buf;
 	rec->size = aligned;
 	return p;
+}
+
+/*
+ * An event of id that could not be written (a probe missed, a table was
+ * full, a nesting too deep to keep): one lost for each running logger
+ * that takes it. Preemption off, as for any probe's set.
+ */
+void ntkl_lost_each(enum etw_event_id id)
+{
+	struct ntkl_logger **loggers;
+	unsigned int i, n = ntkl_active_loggers(&loggers);
+
+	for (i = 0; i < n; i++)
+		if (ntkl_event_on(loggers[i], id))
+			atomic64_inc(&loggers[i]->events_lost_extra);
 }

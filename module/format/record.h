@@ -277,6 +277,8 @@ static __always_inline void ntkl_record_group_end(struct ntkl_record *rec, unsig
 	ntkl_commit(rec->buf, rec->size);
 }
 
+void ntkl_lost_each(enum etw_event_id id);
+
 /*
  * One payload of event id, built once, written to every logger of a
  * probe's set (ntkl_active_loggers()) that takes the event.

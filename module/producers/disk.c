@@ -144,17 +144,6 @@ static __always_inline u32 current_tid(void)
 	return in_task() ? task_pid_nr(current) : 0;
 }
 
-/* A completion that cannot be written: lost for each logger that takes it. */
-static void count_lost(u16 event)
-{
-	struct ntkl_logger **loggers;
-	unsigned int i, n = ntkl_active_loggers(&loggers);
-
-	for (i = 0; i < n; i++)
-		if (ntkl_event_on(loggers[i], event))
-			atomic64_inc(&loggers[i]->events_lost_extra);
-}
-
 /* Its completion's event: Read, Write or FlushBuffers; 0 for none. */
 static __always_inline u16 completion_event(const struct request *rq)
 {
@@ -297,7 +286,7 @@ static void probe_block_rq_issue(void *data, struct request *rq)
 		e->issue_qpc = ntkl_clock_qpc();
 		e->flags |= DISK_ISSUED;
 	} else {
-		count_lost(completion);
+		ntkl_lost_each(completion);
 	}
 
 	n = ntkl_active_loggers(&loggers);

@@ -118,17 +118,6 @@ static __always_inline void push(struct dpc_stack *st, u32 clocks, const void *k
 	}
 }
 
-/* An event that ends deeper than the stack stores: lost for its loggers. */
-static void count_lost(u16 event)
-{
-	struct ntkl_logger **loggers;
-	unsigned int i, n = ntkl_active_loggers(&loggers);
-
-	for (i = 0; i < n; i++)
-		if (ntkl_event_on(loggers[i], event))
-			atomic64_inc(&loggers[i]->events_lost_extra);
-}
-
 static __always_inline void write_one(struct ntkl_logger *lg, const struct dpc_frame *f,
 				      u8 ret)
 {
@@ -169,7 +158,7 @@ static __always_inline void pop(struct dpc_stack *st, const void *key, u16 event
 		return;		/* entered before the probes were attached */
 	if (depth > DPC_NEST_MAX) {
 		WRITE_ONCE(st->depth, depth - 1);
-		count_lost(event);
+		ntkl_lost_each(event);
 		return;
 	}
 	for (i = depth - 1; i >= 0; i--)

@@ -421,17 +421,6 @@ static int mremap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-/* Lost for each logger taking VirtualAlloc: what could not be told. */
-static void mem_valloc_lost(void)
-{
-	struct ntkl_logger **loggers;
-	unsigned int i, n = ntkl_active_loggers(&loggers);
-
-	for (i = 0; i < n; i++)
-		if (ntkl_event_on(loggers[i], ETW_EVENT_VIRTUAL_ALLOC))
-			atomic64_inc(&loggers[i]->events_lost_extra);
-}
-
 /*
  * What mremap made new: the whole mapping at its new place (the old one's
  * VirtualFree is remove_vma()'s), or the part it grew by in place; if it
@@ -458,7 +447,7 @@ static int mremap_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		return 0;
 	}
 	if (!mmap_read_trylock(mm)) {
-		mem_valloc_lost();
+		ntkl_lost_each(ETW_EVENT_VIRTUAL_ALLOC);
 		return 0;
 	}
 	vma = vma_lookup(mm, base);

@@ -409,16 +409,6 @@ static struct rt_wait rt_waits[RT_WAIT_SLOTS];
  */
 static atomic_t rt_waiting = ATOMIC_INIT(0);
 
-static void count_lost(void)
-{
-	struct ntkl_logger **loggers;
-	unsigned int i, n = ntkl_active_loggers(&loggers);
-
-	for (i = 0; i < n; i++)
-		if (ntkl_event_on(loggers[i], ETW_EVENT_SPINLOCK))
-			atomic64_inc(&loggers[i]->events_lost_extra);
-}
-
 static void rt_wait_begin(void *lock, unsigned int flags)
 {
 	unsigned int h = hash_ptr(current, RT_WAIT_SLOTS_BITS), i;
@@ -437,7 +427,7 @@ static void rt_wait_begin(void *lock, unsigned int flags)
 		rw->w.begin = cycles();
 		return;
 	}
-	count_lost();
+	ntkl_lost_each(ETW_EVENT_SPINLOCK);
 }
 
 static struct rt_wait *rt_wait_find(void *lock)
