@@ -26,7 +26,7 @@ endif
 BUILD     := $(CURDIR)/build
 KVERS     := $(shell scripts/kernels)
 RUNNING   := $(shell uname -r)
-KVER      ?= $(if $(filter $(RUNNING),$(KVERS)),$(RUNNING),$(lastword $(KVERS)))
+KVER      ?= $(if $(filter $(RUNNING),$(KVERS)),$(RUNNING),$(shell scripts/kernels --default))
 KDIR      ?= $(shell scripts/kernels --dir $(KVER))
 PREFIX    ?= /usr/local
 # libntkl's version, as userspace/Makefile's
