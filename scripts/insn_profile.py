@@ -4,17 +4,26 @@
 windows (the qemu plugin's "address length executions" lines) and the
 guest's /proc/kallsyms.
 
-  insn_profile.py --kallsyms FILE [--per N] [--top N] WINDOW...
+  insn_profile.py --kallsyms FILE [--per N] [--top N]
+                  [--inside FUNC --disassembly FILE] WINDOW...
 
 A block counts for the function whose symbol is the nearest at or below
 its address (a module's as "name [module]"); user-space blocks count as
 [user]. With one window, its busiest functions; with several, each
 window's column and its difference from the first (the baseline, say a
 run with nothing recording), ordered by the largest difference. --per N
-divides every figure by N (the context switches a window made, say)."""
+divides every figure by N (the context switches a window made, say).
+
+--inside FUNC takes one function apart: its instructions per source
+function inlined into it (the probe's clock, its reservation, its record),
+read from FILE, FUNC's disassembly with line numbers (objdump -d -l
+--no-show-raw-insn --disassemble=FUNC of its object), and by the same
+columns. An instruction counts for the innermost function objdump names
+for it; FUNC's own lines (its prologue, tests, epilogue) as FUNC."""
 import argparse
 import bisect
 import collections
+import re
 import sys
 
 USER = "[user]"
@@ -57,17 +66,74 @@ def window(lines, symbols):
     return per
 
 
+def disassembly(lines):
+    """FUNC's instructions from objdump -d -l output: {offset from the
+    function's start: the innermost function inlined there}, in order."""
+    func_re = re.compile(r"^([0-9a-f]+) <([^>]+)>:$")
+    inline_re = re.compile(r"^([A-Za-z_][\w.]*)\(\):$")
+    insn_re = re.compile(r"^\s+([0-9a-f]+):\s")
+    start = None
+    where = None
+    insns = {}
+    for line in lines:
+        line = line.rstrip("\n")
+        m = func_re.match(line)
+        if m:
+            if start is not None:
+                break           # one function only: the first
+            start = int(m.group(1), 16)
+            where = m.group(2)
+            continue
+        if start is None:
+            continue
+        m = inline_re.match(line)
+        if m:
+            where = m.group(1)
+            continue
+        m = insn_re.match(line)
+        if m:
+            insns[int(m.group(1), 16) - start] = where
+    if start is None:
+        raise ValueError("no function in the disassembly")
+    return insns
+
+
+def inside(lines, symbols, func, insns):
+    """Instructions of one window per function inlined into func."""
+    starts = [a for a, n in zip(symbols.addrs, symbols.names) if n.split()[0] == func]
+    if not starts:
+        raise ValueError("%s is not in kallsyms" % func)
+    start = starts[-1]                    # a module's, which follows the kernel's
+    i = symbols.addrs.index(start)
+    end = symbols.addrs[i + 1] if i + 1 < len(symbols.addrs) else start + max(insns) + 1
+    offsets = sorted(insns)
+    per = collections.Counter()
+    for line in lines:
+        if not line.strip():
+            continue
+        addr, n, execs = (int(v, b) for v, b in zip(line.split(), (16, 10, 10)))
+        if not start <= addr < end:
+            continue
+        k = bisect.bisect_left(offsets, addr - start)
+        if k + n > len(offsets) or offsets[k] != addr - start:
+            raise ValueError("a block at %s+%#x is not on an instruction of the disassembly"
+                             " (the object is not the one the guest ran?)" % (func, addr - start))
+        for off in offsets[k:k + n]:
+            per[insns[off]] += execs
+    return per
+
+
 def fmt(v):
     return "{:,.1f}".format(v) if v != int(v) else "{:,}".format(int(v))
 
 
-def report(windows, per=1, top=30):
+def report(windows, per=1, top=30, title="function"):
     """The table's lines: a header, a total row, then a row per function."""
     names = ["w%d" % i for i in range(len(windows))]
     cols = [names[0]]
     for n in names[1:]:
         cols += [n, n + "-w0"]
-    out = ["%-44s %s" % ("function", " ".join("%12s" % c for c in cols))]
+    out = ["%-44s %s" % (title, " ".join("%12s" % c for c in cols))]
 
     def row(label, values):
         cells = [values[0]]
@@ -92,10 +158,14 @@ def main(argv):
     ap.add_argument("--kallsyms", required=True)
     ap.add_argument("--per", type=float, default=1)
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--inside", metavar="FUNC")
+    ap.add_argument("--disassembly", metavar="FILE")
     ap.add_argument("windows", nargs="+")
     a = ap.parse_args(argv)
     if a.per <= 0:
         ap.error("--per must be above 0")
+    if bool(a.inside) != bool(a.disassembly):
+        ap.error("--inside and --disassembly go together")
     with open(a.kallsyms) as f:
         symbols = Symbols(f)
     windows = []
@@ -103,6 +173,15 @@ def main(argv):
         with open(path) as f:
             windows.append(window(f, symbols))
     print("\n".join(report(windows, a.per, a.top)))
+    if a.inside:
+        with open(a.disassembly) as f:
+            insns = disassembly(f)
+        parts = []
+        for path in a.windows:
+            with open(path) as f:
+                parts.append(inside(f, symbols, a.inside, insns))
+        print()
+        print("\n".join(report(parts, a.per, a.top, "inside " + a.inside)))
     return 0
 
 

@@ -79,6 +79,57 @@ class Report(unittest.TestCase):
                 sys.stderr = err
 
 
+# objdump -d -l --no-show-raw-insn --disassemble=emit_batch, as it prints
+# an inlined function's lines: its name, then its source lines
+DISASSEMBLY = """\
+
+ntkl.ko:     file format elf64-x86-64
+
+Disassembly of section .text:
+
+0000000000001000 <emit_batch>:
+emit_batch():
+/src/module/producers/cswitch.c:80
+    1000:\tendbr64
+    1004:\tpush   %rbx
+ntkl_clock_qpc():
+/src/module/transport/clock.h:67
+    1005:\tmov    0x0(%rip),%edi        # 100b <emit_batch+0xb>
+rdtsc():
+/usr/src/linux/arch/x86/include/asm/msr.h:217
+    100b:\trdtsc
+emit_batch():
+/src/module/producers/cswitch.c:90
+    100d:\tpop    %rbx
+    100e:\tret
+""".splitlines()
+
+
+class Inside(unittest.TestCase):
+    def setUp(self):
+        self.sym = insn_profile.Symbols(KALLSYMS)
+        self.insns = insn_profile.disassembly(DISASSEMBLY)
+
+    def test_innermost_function_per_instruction(self):
+        self.assertEqual(self.insns, {0: "emit_batch", 4: "emit_batch", 5: "ntkl_clock_qpc",
+                                      0xb: "rdtsc", 0xd: "emit_batch", 0xe: "emit_batch"})
+
+    def test_blocks_counted_per_inlined_function(self):
+        # emit_batch is at ffffffffc0002000 in KALLSYMS: a block of 3 from
+        # its start run twice, one of 2 from +0xb once; __schedule's not at all
+        w = ["ffffffffc0002000 3 2", "ffffffffc000200b 2 1", "ffffffff81001000 10 9"]
+        per = insn_profile.inside(w, self.sym, "emit_batch", self.insns)
+        self.assertEqual(per, {"emit_batch": 2 * 2 + 1, "ntkl_clock_qpc": 2, "rdtsc": 1})
+
+    def test_a_block_off_the_disassembly_is_an_error(self):
+        with self.assertRaisesRegex(ValueError, "not on an instruction"):
+            insn_profile.inside(["ffffffffc0002001 1 1"], self.sym, "emit_batch", self.insns)
+        with self.assertRaisesRegex(ValueError, "not in kallsyms"):
+            insn_profile.inside([], self.sym, "no_such_function", self.insns)
+        with self.assertRaisesRegex(ValueError, "no function"):
+            insn_profile.disassembly(["nothing here"])
+
+
 class Plugin(unittest.TestCase):
     def test_builds_with_qemus_entry_points(self):
         cc = shutil.which("cc")
