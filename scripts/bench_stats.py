@@ -425,6 +425,71 @@ def first_runs_lines(raw, kind, wl, modes):
         if out else []
 
 
+def added(raw, wl, m):
+    """(min, median) ns recorder m adds per switch of workload wl: its runs'
+    time against the untraced runs', over the untraced runs' switches."""
+    base_min, base_med = min_median(raw.runs.get((wl, "none", "ns"), []))
+    nsw = min_median(raw.runs.get((wl, "none", "ctxt"), []))[1]
+    smin, smed = min_median(raw.runs.get((wl, m, "ns"), []))
+    return (smin - base_min) / nsw, (smed - base_med) / nsw
+
+
+# The switch path's goals (issue 48): its added cost against trace-cmd's at
+# the median, in every boot.
+BOOT_GOALS = (("cswitch", "CSWITCH", 0.20), ("compact", "COMPACT_CSWITCH", 0.10))
+
+
+def boots_table(raws):
+    """Several boots' context switch rows side by side, and their spread:
+    a boot's figures compare with each other, and the boots show how far
+    they move from one boot to the next."""
+    out = []
+    p = out.append
+    n = len(raws)
+    p("Context switches in %d boots (ns added per switch, min | median, and the" % n)
+    p("median's ratio to trace-cmd's; spread: the boots' medians, lowest to highest)")
+    wls = [wl for wl in raws[0].workloads if all(wl in r.workloads for r in raws)]
+    goals = []
+    for wl in wls:
+        p("")
+        p(wl)
+        p("  %-24s %s %s" % ("recorder", " ".join("%20s" % ("boot %d" % (i + 1))
+                                                    for i in range(n)), "spread"))
+        tc = [added(r, wl, "tracecmd")[1] for r in raws]
+        noise = []
+        for r in raws:
+            base_min, base_med = min_median(r.runs.get((wl, "none", "ns"), []))
+            nsw = min_median(r.runs.get((wl, "none", "ctxt"), []))[1]
+            noise.append((base_med - base_min) / nsw)
+        for m in ("cswitch", "compact", "tracecmd"):
+            cells, meds, ratios = [], [], []
+            for r, t in zip(raws, tc):
+                a_min, a_med = added(r, wl, m)
+                ratios.append(a_med / t if t > 0 else None)
+                meds.append(a_med)
+                cells.append("%5.0f | %5.0f %6s" % (a_min, a_med, ratio(a_med, t)))
+            lo, hi = min(meds), max(meds)
+            p("  %-24s %s %.0f..%.0f (%+.0f%%)" %
+              (NAMES[m], " ".join("%20s" % c for c in cells), lo, hi,
+               100 * (hi - lo) / lo if lo > 0 else 0))
+            for key, short, limit in BOOT_GOALS:
+                if key != m:
+                    continue
+                what = "%s: %s <= %.2fx trace-cmd, every boot" % (wl, short, limit)
+                if any(x is None for x in ratios):
+                    goals.append("  %-60s %s" % (what, "unknown: trace-cmd added no measurable cost"))
+                elif any(t < nz for t, nz in zip(tc, noise)):
+                    goals.append("  %-60s unknown: within noise" % what)
+                else:
+                    goals.append("  %-60s %s (worst %.2f; boots %s)" %
+                                 (what, "met" if max(ratios) <= limit else "NOT met", max(ratios),
+                                  " ".join("%.2f" % x for x in ratios)))
+    p("")
+    p("Goals (the median against trace-cmd's)")
+    out.extend(goals)
+    return "\n".join(out) + "\n"
+
+
 def switch_table(raw):
     """The context switch tables: cost per switch, bytes, max rate, targets."""
     out = []
@@ -443,10 +508,8 @@ def switch_table(raw):
         nsw = min_median(raw.runs.get((wl, "none", "ctxt"), []))[1]
         add_min, add_med, wall, ctx = {}, {}, {}, {}
         for m in modes:
-            smin, smed = min_median(raw.runs.get((wl, m, "ns"), []))
-            add_min[m] = (smin - base_min) / nsw
-            add_med[m] = (smed - base_med) / nsw
-            wall[m] = (smin, smed)
+            add_min[m], add_med[m] = added(raw, wl, m)
+            wall[m] = min_median(raw.runs.get((wl, m, "ns"), []))
             ctx[m] = min_median(raw.runs.get((wl, m, "ctxt"), []))[1]
         noise[wl] = (base_med - base_min) / nsw
         p("")
@@ -1070,8 +1133,15 @@ def lost_line(raw):
 
 
 def main(argv):
+    if len(argv) > 3 and argv[1] == "--boots":
+        raws = []
+        for path in argv[2:]:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                raws.append(Raw(f))
+        sys.stdout.write(boots_table(raws))
+        return 0
     if len(argv) != 2:
-        sys.stderr.write("usage: bench_stats.py RAW.txt\n")
+        sys.stderr.write("usage: bench_stats.py RAW.txt | --boots RAW.txt RAW.txt...\n")
         return 2
     with open(argv[1], encoding="utf-8", errors="replace") as f:
         raw = Raw(f)

@@ -213,6 +213,31 @@ class Tables(unittest.TestCase):
         # round 1: 250 / 1000, round 2: 250 / 2000
         self.assertIn("CSWITCH/trace-cmd, rounds 0.25 0.12 (each round's medians)", text)
 
+    def test_boots_side_by_side(self):
+        def boot(cswitch, tracecmd):
+            lines = [j("header", text="k")]
+            for m, ns in (("none", [1000, 1010]), ("cswitch", cswitch),
+                          ("compact", [1040, 1050]), ("tracecmd", tracecmd)):
+                for i, t in enumerate(ns):
+                    lines.append(run("switch_run", m, t, 10, workload="wl", rep=i))
+            return raw(*lines)
+
+        # boot 1: CSWITCH adds (1145 - 1005) / 10 = 14 at the median, trace-cmd
+        # (1995 - 1005) / 10 = 99: 0.14; boot 2: 19 against 99: 0.19; COMPACT 4
+        text = bench_stats.boots_table([boot([1140, 1150], [1990, 2000]),
+                                        boot([1190, 1200], [1990, 2000])])
+        self.assertIn("Context switches in 2 boots", text)
+        self.assertRegex(text, r"ntkl CSWITCH +14 \| +14 +0\.14 +19 \| +19 +0\.19 14\.\.19 \(\+36%\)")
+        self.assertRegex(text, r"wl: CSWITCH <= 0\.20x trace-cmd, every boot +met "
+                               r"\(worst 0\.19; boots 0\.14 0\.19\)")
+        self.assertRegex(text, r"wl: COMPACT_CSWITCH <= 0\.10x trace-cmd, every boot +met")
+        text = bench_stats.boots_table([boot([1140, 1150], [1990, 2000]),
+                                        boot([1290, 1300], [1990, 2000])])
+        self.assertRegex(text, r"wl: CSWITCH <= 0\.20x trace-cmd, every boot +NOT met \(worst 0\.29")
+        # trace-cmd within the untraced runs' spread: no verdict
+        text = bench_stats.boots_table([boot([1140, 1150], [1000, 1012])] * 2)
+        self.assertIn("unknown: within noise", text)
+
     def test_within_noise(self):
         # untraced spread (1500 - 1000) / 10 = 50 ns; trace-cmd adds 20: noise
         text = bench_stats.switch_table(self.workload([1200, 1700]))
