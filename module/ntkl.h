@@ -69,6 +69,12 @@ struct ntkl_logger {
 
 	/* state */
 	int accept;			/* AcceptNewEvents */
+	/*
+	 * buffer_size while it accepts events, else 0 (ntkl_accept() sets
+	 * both): the reservation's fast path tests room and acceptance in
+	 * one compare with it (transport/reserve.h)
+	 */
+	u32 fast_limit;
 	u32 status;
 	u64 start_time;			/* FILETIME */
 	u64 start_clock;
@@ -81,8 +87,8 @@ struct ntkl_logger {
 	atomic64_t user_stops[NTKL_USTOP_COUNT]; /* its stacks' user parts, by how they ended */
 
 	/* buffers */
-	unsigned int nr_rings;		/* nr_cpu_ids */
-	struct ntkl_cpu_ring *rings;
+	/* each CPU's ring in its own per-CPU memory: found by this_cpu_ptr() */
+	struct ntkl_cpu_ring __percpu *rings;
 	u8 *header;			/* the header buffer, buffer_size bytes */
 
 	/* the bound reader's file: buffers numbered 1..N, header first */

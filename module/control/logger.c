@@ -288,7 +288,7 @@ static int logger_start(const struct file *file, struct ntkl_properties *p)
 	lg->boot_time = ntkl_filetime_boot();
 	ntkl_clock_start(lg->clock_type, &lg->start_clock, &lg->start_time);
 	ntkl_header_build(lg);
-	lg->accept = 1;
+	ntkl_accept(lg, true);
 	lg->status = NTKL_STATUS_RUNNING;
 	table[slot] = lg;
 
@@ -325,7 +325,7 @@ static void stop_locked(struct ntkl_logger *lg)
 	if (WARN_ON_ONCE(publish_locked(true, NULL)))
 		kref_get(&lg->ref);
 	cancel_delayed_work_sync(&lg->flush_work);
-	WRITE_ONCE(lg->accept, 0);
+	ntkl_accept(lg, false);
 	ntkl_flush_cpus(lg);
 	/* pairs with ntkl_read(): a reader seeing STOPPED sees the flush */
 	smp_store_release(&lg->status, NTKL_STATUS_STOPPED);

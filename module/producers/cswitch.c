@@ -131,10 +131,10 @@ struct switch_info {
 static __always_inline void fill_cswitch(struct wmi_contextswap *cs, struct task_struct *prev,
 					 struct task_struct *next, const struct switch_info *si)
 {
-	s8 new_priority = ntkl_nt_priority(next);
+	s8 new_priority = ntkl_nt_prio(next, next->prio);
 	/* only priority inheritance makes prio differ from normal_prio */
-	s8 boost = READ_ONCE(next->prio) == READ_ONCE(next->normal_prio) ? 0 :
-		   new_priority - ntkl_nt_base_priority(next);
+	s8 boost = next->prio == next->normal_prio ? 0 :
+		   new_priority - ntkl_nt_prio(next, next->normal_prio);
 
 	cs->new_thread_id = ntkl_thread_id(next);
 	cs->old_thread_id = si->old_tid;
@@ -188,8 +188,8 @@ compact_switch(struct task_struct *prev, const struct switch_info *si, u64 time)
 		.old_wait_reason = si->out.wait_reason,
 		.old_priority = si->old_priority,
 		/* the base differs from the current only under priority inheritance */
-		.old_base_priority = READ_ONCE(prev->prio) == READ_ONCE(prev->normal_prio) ?
-				     si->old_priority : ntkl_nt_base_priority(prev),
+		.old_base_priority = prev->prio == prev->normal_prio ?
+				     si->old_priority : ntkl_nt_prio(prev, prev->normal_prio),
 		.new_wait_ticks = si->wait_ticks,
 	};
 
@@ -210,14 +210,19 @@ static __always_inline void add_compact(const struct cswitch_set *v, u32 clock,
 		restart_batch(v, b, clock, sw, tick);
 }
 
-/* What both forms need of one switch. */
+/*
+ * What both forms need of one switch. prio and normal_prio are read plainly,
+ * here and in fill_cswitch() and compact_switch(): sched_switch holds the
+ * run queue's lock, without which neither changes for a task on it (prev,
+ * next), so a plain read lets the compiler load each once.
+ */
 static __always_inline void get_switch_info(struct switch_info *si, bool preempt,
 					    struct task_struct *prev, struct task_struct *next,
 					    unsigned int prev_state)
 {
 	ntkl_nt_switch_out(prev, preempt, prev_state, &si->out);
 	si->old_tid = ntkl_thread_id(prev);
-	si->old_priority = ntkl_nt_priority(prev);
+	si->old_priority = ntkl_nt_prio(prev, prev->prio);
 	si->wait_ticks = ntkl_nt_wait_ticks(next);
 }
 

@@ -85,8 +85,9 @@ static inline s8 ntkl_nt_base_priority(struct task_struct *p)
 static inline u32 ntkl_nt_wait_ticks(struct task_struct *next)
 {
 #ifdef CONFIG_SCHED_INFO
-	u64 queued = READ_ONCE(next->sched_info.last_queued);
-	u64 picked = READ_ONCE(next->se.exec_start);
+	/* the run queue's lock, held in sched_switch, keeps both as they are */
+	u64 queued = next->sched_info.last_queued;
+	u64 picked = next->se.exec_start;
 
 	if (!queued || picked <= queued || is_idle_task(next))
 		return 0;

@@ -112,8 +112,7 @@ int ntkl_buffers_alloc(struct ntkl_logger *lg)
 	    (u64)si_mem_available() << PAGE_SHIFT)
 		return -ENOMEM;
 
-	lg->nr_rings = nr_cpu_ids;
-	lg->rings = kcalloc(lg->nr_rings, sizeof(*lg->rings), GFP_KERNEL);
+	lg->rings = alloc_percpu(struct ntkl_cpu_ring);
 	if (!lg->rings)
 		return -ENOMEM;
 	lg->header = __vmalloc(PAGE_ALIGN(lg->buffer_size), BUFFER_GFP);
@@ -121,10 +120,11 @@ int ntkl_buffers_alloc(struct ntkl_logger *lg)
 		goto nomem;
 
 	for_each_possible_cpu(cpu) {
-		struct ntkl_cpu_ring *ring = &lg->rings[cpu];
+		struct ntkl_cpu_ring *ring = per_cpu_ptr(lg->rings, cpu);
 
 		ring->cpu = cpu;
 		ring->nr = per_cpu;
+		ring->mask = per_cpu - 1;
 		/* the mapping's slots: the header's, then each CPU's in turn */
 		ring->map_slot = 1 + lg->nr_buffers;
 		ring->bufs = kcalloc(per_cpu, sizeof(*ring->bufs), GFP_KERNEL);
@@ -153,8 +153,8 @@ void ntkl_buffers_free(struct ntkl_logger *lg)
 	unsigned int cpu, i;
 
 	if (lg->rings) {
-		for (cpu = 0; cpu < lg->nr_rings; cpu++) {
-			struct ntkl_cpu_ring *ring = &lg->rings[cpu];
+		for_each_possible_cpu(cpu) {
+			struct ntkl_cpu_ring *ring = per_cpu_ptr(lg->rings, cpu);
 
 			if (!ring->bufs)
 				continue;
@@ -162,7 +162,7 @@ void ntkl_buffers_free(struct ntkl_logger *lg)
 				vfree(ring->bufs[i].data);
 			kfree(ring->bufs);
 		}
-		kfree(lg->rings);
+		free_percpu(lg->rings);
 		lg->rings = NULL;
 	}
 	vfree(lg->header);
@@ -263,7 +263,7 @@ static void *reserve(struct ntkl_logger *lg, unsigned int size,
 {
 	u64 given = *clock;
 
-	struct ntkl_cpu_ring *ring = &lg->rings[smp_processor_id()];
+	struct ntkl_cpu_ring *ring = this_cpu_ptr(lg->rings);
 	struct ntkl_buffer *buf;
 	unsigned long h;
 	long fill, off;
@@ -347,7 +347,7 @@ static void flush_this_cpu(void *arg)
 {
 	struct ntkl_logger *lg = arg;
 
-	flush_ring(lg, &lg->rings[smp_processor_id()]);
+	flush_ring(lg, this_cpu_ptr(lg->rings));
 }
 
 /* Close every CPU's current buffer so the reader gets what it holds. */
@@ -360,7 +360,7 @@ void ntkl_flush_cpus(struct ntkl_logger *lg)
 		if (cpu_online(cpu))
 			smp_call_function_single(cpu, flush_this_cpu, lg, 1);
 		else
-			flush_ring(lg, &lg->rings[cpu]);
+			flush_ring(lg, per_cpu_ptr(lg->rings, cpu));
 	}
 	cpus_read_unlock();
 }
@@ -371,7 +371,7 @@ u64 ntkl_events_lost(struct ntkl_logger *lg)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		lost += local_read(&lg->rings[cpu].events_lost);
+		lost += local_read(&per_cpu_ptr(lg->rings, cpu)->events_lost);
 	return lost;
 }
 
@@ -381,11 +381,28 @@ u32 ntkl_free_buffers(struct ntkl_logger *lg)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct ntkl_cpu_ring *ring = &lg->rings[cpu];
+		struct ntkl_cpu_ring *ring = per_cpu_ptr(lg->rings, cpu);
 
 		used += local_read(&ring->head) - local_read(&ring->tail) + 1;
 	}
 	return lg->nr_buffers - min(used, lg->nr_buffers);
+}
+
+/*
+ * Let writers in (on) or turn them away: AcceptNewEvents, which the slow
+ * path tests, and the limit the fast path compares a record's end with
+ * (reserve.h). Turned on, acceptance comes first; turned off, the limit:
+ * either way the fast path never takes a record the slow path would refuse.
+ */
+void ntkl_accept(struct ntkl_logger *lg, bool on)
+{
+	if (on) {
+		WRITE_ONCE(lg->accept, 1);
+		WRITE_ONCE(lg->fast_limit, lg->buffer_size);
+	} else {
+		WRITE_ONCE(lg->fast_limit, 0);
+		WRITE_ONCE(lg->accept, 0);
+	}
 }
 
 /*
@@ -396,7 +413,7 @@ u32 ntkl_free_buffers(struct ntkl_logger *lg)
  */
 void ntkl_buffers_pause(struct ntkl_logger *lg)
 {
-	WRITE_ONCE(lg->accept, 0);
+	ntkl_accept(lg, false);
 	/* probes run with preemption off: after this none is writing */
 	synchronize_rcu();
 	ntkl_flush_cpus(lg);
@@ -408,7 +425,7 @@ void ntkl_buffers_resume(struct ntkl_logger *lg)
 {
 	lg->paused = false;
 	if (READ_ONCE(lg->status) == NTKL_STATUS_RUNNING)
-		WRITE_ONCE(lg->accept, 1);
+		ntkl_accept(lg, true);
 }
 
 /*
@@ -420,7 +437,7 @@ void ntkl_buffers_final(struct ntkl_logger *lg)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct ntkl_cpu_ring *ring = &lg->rings[cpu];
+		struct ntkl_cpu_ring *ring = per_cpu_ptr(lg->rings, cpu);
 		unsigned long h = local_read(&ring->head);
 
 		if (local_read(&ntkl_ring_buffer(ring, h)->fill) & NTKL_FILL_CLOSED)
@@ -443,7 +460,7 @@ static struct ntkl_cpu_ring *next_ring(struct ntkl_logger *lg, bool *complete)
 
 	*complete = false;
 	for_each_possible_cpu(cpu) {
-		struct ntkl_cpu_ring *ring = &lg->rings[cpu];
+		struct ntkl_cpu_ring *ring = per_cpu_ptr(lg->rings, cpu);
 		unsigned long tail = local_read(&ring->tail) + READ_ONCE(ring->given);
 		struct ntkl_buffer *buf;
 		s64 seq;
@@ -603,7 +620,7 @@ u8 *ntkl_buffers_slot(struct ntkl_logger *lg, unsigned long slot)
 	if (slot == 0)
 		return lg->header;
 	for_each_possible_cpu(cpu) {
-		struct ntkl_cpu_ring *ring = &lg->rings[cpu];
+		struct ntkl_cpu_ring *ring = per_cpu_ptr(lg->rings, cpu);
 
 		if (slot >= ring->map_slot && slot < ring->map_slot + ring->nr)
 			return ring->bufs[slot - ring->map_slot].data;

@@ -58,6 +58,7 @@ struct ntkl_buffer {
  */
 struct ntkl_cpu_ring {
 	struct ntkl_buffer *bufs;
+	unsigned long mask;		/* nr - 1: nr is a power of two */
 	unsigned int nr;
 	unsigned int cpu;
 	unsigned int map_slot;		/* its first buffer's slot in a reader's mapping */
@@ -70,6 +71,7 @@ struct ntkl_cpu_ring {
 };
 
 /* buffers.c */
+void ntkl_accept(struct ntkl_logger *lg, bool on);
 int ntkl_buffers_alloc(struct ntkl_logger *lg);
 void ntkl_buffers_free(struct ntkl_logger *lg);
 void *ntkl_reserve(struct ntkl_logger *lg, unsigned int size,

@@ -53,6 +53,21 @@ u64 ntkl_filetime_now(void);
 u64 ntkl_filetime_boot(void);
 u32 ntkl_cpu_mhz(void);
 
+#ifdef CONFIG_X86
+/*
+ * A record's TSC reading, as the scheduler's own clock takes it
+ * (native_sched_clock()): unordered. The fence of rdtsc_ordered() would
+ * keep it from being read before earlier loads complete, which moves a
+ * record's time by a few cycles at most, less than the TSCs of two CPUs
+ * may differ by; the record's place in its buffer is decided after, by
+ * the reservation. clock.c's pairing of two clocks orders its readings.
+ */
+static __always_inline u64 ntkl_rdtsc(void)
+{
+	return rdtsc();
+}
+#endif
+
 static __always_inline u64 ntkl_clock_qpc(void)
 {
 #ifdef CONFIG_X86
@@ -67,7 +82,7 @@ static __always_inline u64 ntkl_clock_qpc(void)
 		if (unlikely(!s->mult))
 			return ntkl_qpc_slow();
 		/* another CPU's anchor may be a few cycles ahead of this TSC */
-		cycles = max_t(s64, rdtsc_ordered() - s->tsc, 0);
+		cycles = max_t(s64, ntkl_rdtsc() - s->tsc, 0);
 		qpc = s->qpc + ntkl_mul_u64_u64_shr(cycles, s->mult, 64);
 	} while (raw_read_seqcount_latch_retry(&ntkl_qpc.seq, seq));
 	return qpc;
@@ -83,7 +98,7 @@ static __always_inline u64 ntkl_clock(u32 clock_type)
 		return ntkl_clock_system();
 	case NTKL_CLOCK_CYCLE:
 #ifdef CONFIG_X86
-		return rdtsc_ordered();
+		return ntkl_rdtsc();
 #else
 		return ktime_get_mono_fast_ns();
 #endif

@@ -22,7 +22,7 @@
 static __always_inline struct ntkl_buffer *ntkl_ring_buffer(struct ntkl_cpu_ring *ring,
 							    unsigned long index)
 {
-	return &ring->bufs[index & (ring->nr - 1)];
+	return &ring->bufs[index & ring->mask];
 }
 
 /*
@@ -78,16 +78,22 @@ static __always_inline bool ntkl_reserve_fast(struct ntkl_logger *lg, unsigned i
 					      struct ntkl_buffer **bufp, u64 *clock, bool at,
 					      u8 **p)
 {
-	struct ntkl_cpu_ring *ring = &lg->rings[smp_processor_id()];
+	struct ntkl_cpu_ring *ring = this_cpu_ptr(lg->rings);
 	unsigned long h = local_read(&ring->head);
 	struct ntkl_buffer *buf = ntkl_ring_buffer(ring, h);
 	long fill = local_read(&buf->fill);
-	long off = fill & NTKL_FILL_OFFSET;
+	/*
+	 * The offset with the closed bit above it: a closed buffer's is beyond
+	 * any buffer size, so one compare with fast_limit (0 while the logger
+	 * accepts nothing) finds room, an open buffer and a logger accepting.
+	 */
+	u64 off = (u32)fill;
 	u64 t;
 
+	static_assert(NTKL_FILL_OFFSET == U32_MAX >> 1 && NTKL_FILL_CLOSED == BIT(31));
 	/* still the current buffer when its fill was read: buffers.c says why */
-	if (likely(READ_ONCE(lg->accept) && !(fill & NTKL_FILL_CLOSED) &&
-		   off + size <= lg->buffer_size && local_read(&ring->head) == h)) {
+	if (likely(off + size <= READ_ONCE(lg->fast_limit) &&
+		   local_read(&ring->head) == h)) {
 		long last = local_read(&ring->last_clock);
 
 		if (at) {

@@ -264,7 +264,7 @@ static void run(struct model *sc, u64 seed)
 	lg->max_buffers = sc->max_buffers;
 	lg->mode = sc->mode;
 	lg->clock_type = NTKL_CLOCK_QPC;
-	lg->accept = 1;
+	ntkl_accept(lg, true);
 	CHECK(m->written && m->seen && ntkl_buffers_alloc(lg) == 0);
 	if (!m->written || !m->seen || !lg->rings)
 		return;
@@ -288,7 +288,7 @@ static void run(struct model *sc, u64 seed)
 			fail("%u of the records written with no interrupt lost", m->lost - lost);
 	}
 	/* stop: no writer, close the current buffer, read everything */
-	WRITE_ONCE(lg->accept, 0);
+	ntkl_accept(lg, false);
 	ntkl_flush_cpus(lg);
 	/* as the device reads a stopped logger (control/device.c) */
 	while (reader_step() || (ntkl_buffers_final(lg), reader_step()))

@@ -213,6 +213,12 @@ static inline int smp_call_function_single(unsigned int cpu, void (*fn)(void *),
 /* the model's memory: plenty (START's check of what is available) */
 #define si_mem_available()	(1UL << 20)
 #define kcalloc(n, size, gfp)	calloc(n, size)
+/* per-CPU memory: an array of one per CPU */
+#define __percpu
+#define alloc_percpu(type)	((type *)calloc(nr_cpu_ids, sizeof(type)))
+#define free_percpu(p)		free(p)
+#define per_cpu_ptr(p, cpu)	(&(p)[cpu])
+#define this_cpu_ptr(p)		per_cpu_ptr(p, smp_processor_id())
 #define kvmalloc(size, gfp)	malloc(size)
 #define kfree(p)		free(p)
 #define kvfree(p)		free(p)
