@@ -15,6 +15,8 @@
  *  - writes 1 MiB (256 pages), then forks a grandchild that writes each
  *    page again: the child's 256 DemandZeroFaults, the grandchild's 256
  *    CopyOnWrites there, nothing else;
+ *  - reads 1 MiB (each page the zero page), then writes it (each write
+ *    copies the zero page): 512 DemandZeroFaults there, nothing else;
  *  - writes an 8 MiB file, maps it and reads one page of every 32 (the
  *    kernel maps up to 16 cached pages around a fault, "fault-around"):
  *    exactly 64 TransitionFaults, at those pages, nothing else there;
@@ -56,6 +58,8 @@
 #define DZ_PAGES	(DZ_SIZE / PAGE)
 #define COW_SIZE	(1UL << 20)
 #define COW_PAGES	(COW_SIZE / PAGE)
+#define ZP_SIZE		(1UL << 20)
+#define ZP_PAGES	(ZP_SIZE / PAGE)
 #define FILE_SIZE	(8UL << 20)
 #define FILE_STRIDE	32			/* pages between two reads */
 #define FILE_READS	(FILE_SIZE / PAGE / FILE_STRIDE)
@@ -234,7 +238,7 @@ static bool kallsyms_has(const char *name)
 /* What the child did, told to the parent through a pipe. */
 struct work {
 	pid_t pid, cow_pid;
-	uint64_t dz, cow, file, brk, remap_old, remap_new;
+	uint64_t dz, cow, zp, file, brk, remap_old, remap_new;
 	uint64_t av_user_pc;		/* where its SIGSEGV handler saw the fault */
 	int av_user_seen, av_kernel_errno;
 	int madvise_errno;		/* MADV_NOHUGEPAGE refused: a kernel without huge pages */
@@ -295,6 +299,16 @@ static void do_work(struct work *w)
 	}
 	STEP(waitpid(w->cow_pid, &status, 0) == w->cow_pid && WIFEXITED(status) &&
 	     !WEXITSTATUS(status));
+
+	/* the zero page, read, then written: each write copies the zero page */
+	p = mmap(NULL, ZP_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	STEP(p != MAP_FAILED);
+	if (madvise(p, ZP_SIZE, MADV_NOHUGEPAGE))
+		w->madvise_errno = errno;
+	w->zp = (uintptr_t)p;
+	for (off = 0; off < ZP_SIZE; off += PAGE)
+		sink = p[off];
+	touch(p, ZP_SIZE, PAGE);
 
 	/* transition: a cached file's pages, mapped */
 	fd = mkstemp(path);
@@ -462,6 +476,20 @@ TEST_F(memory, known_faults_and_allocations)
 	EXPECT_EQ(COW_PAGES, n);
 	EXPECT_EQ(0, count_in(&v, K_DEMAND_ZERO, w.cow_pid, w.cow, COW_SIZE));
 	EXPECT_EQ(0, count_in(&v, K_TRANSITION, w.cow_pid, w.cow, COW_SIZE));
+
+	/*
+	 * the zero page: a read maps it, a write copies it; both
+	 * DemandZeroFault, as Windows' first touch of a page is: no
+	 * CopyOnWrite, and no TransitionFault, which a write that found its
+	 * page its own would be (the copy missed)
+	 */
+	TH_LOG("1 MiB read, then written: %lu DemandZeroFault, %lu CopyOnWrite, %lu TransitionFault",
+	       count_in(&v, K_DEMAND_ZERO, w.pid, w.zp, ZP_SIZE),
+	       count_in(&v, K_COW, w.pid, w.zp, ZP_SIZE),
+	       count_in(&v, K_TRANSITION, w.pid, w.zp, ZP_SIZE));
+	EXPECT_EQ(2 * ZP_PAGES, count_in(&v, K_DEMAND_ZERO, w.pid, w.zp, ZP_SIZE));
+	EXPECT_EQ(0, count_in(&v, K_COW, w.pid, w.zp, ZP_SIZE));
+	EXPECT_EQ(0, count_in(&v, K_TRANSITION, w.pid, w.zp, ZP_SIZE));
 
 	/* transition: one a read, nothing else */
 	n = count_in(&v, K_TRANSITION, w.pid, w.file, FILE_SIZE);

@@ -23,8 +23,8 @@
  *   kprobes inside the resolution correct it: do_wp_page() (a write to a
  *   present page: made writable in place, TransitionFault) and within it
  *   wp_page_copy() (copied: CopyOnWrite; from the zero page:
- *   DemandZeroFault) or, where that is inlined, the copy's allocation
- *   (vma_alloc_folio(), zeroed for a copy of the zero page),
+ *   DemandZeroFault) or, where that is inlined, the copy's clearing of
+ *   the old entry (ptep_clear_flush(), the zero page's or another's),
  *   do_swap_page() (an anonymous page back from the swap cache:
  *   TransitionFault). The inner probes reach the fault's
  *   state through a small table by task (mem_slots[]): a slot another
@@ -93,18 +93,6 @@ enum mem_kind {
 
 #define MEM_KIND_MASK	7UL	/* below a task_struct pointer (cache-line aligned) */
 
-static const enum etw_event_id mem_kind_event[] = {
-	[MEM_KIND_TRANSITION] = ETW_EVENT_TRANSITION_FAULT,
-	[MEM_KIND_DEMAND_ZERO] = ETW_EVENT_DEMAND_ZERO_FAULT,
-	[MEM_KIND_COW] = ETW_EVENT_COPY_ON_WRITE,
-};
-
-static const enum ntkl_walk mem_kind_walk[] = {
-	[MEM_KIND_TRANSITION] = NTKL_WALK_TRANSITION_FAULT,
-	[MEM_KIND_DEMAND_ZERO] = NTKL_WALK_DEMAND_ZERO_FAULT,
-	[MEM_KIND_COW] = NTKL_WALK_COPY_ON_WRITE,
-};
-
 /*
  * The faults in flight, by task: a slot holds its task's pointer with the
  * kind in the low bits, claimed (cmpxchg) at handle_mm_fault()'s entry,
@@ -150,14 +138,49 @@ static bool mem_valloc_on(const struct ntkl_logger *lg)
 	       ntkl_event_on(lg, ETW_EVENT_VIRTUAL_FREE);
 }
 
-static void mem_fault_record(enum etw_event_id id, enum ntkl_walk walk, unsigned long address,
-			     unsigned long pc, struct pt_regs *regs)
+/* A fault's record, for each logger taking its event. */
+static __always_inline void mem_fault_write(enum etw_event_id id, enum ntkl_walk walk,
+					    unsigned long address, unsigned long pc,
+					    struct pt_regs *regs)
 {
 	struct etw_page_fault p = { .virtual_address = address, .program_counter = pc };
 	struct ntkl_logger **loggers;
 	unsigned int n = ntkl_active_loggers(&loggers);
 
 	ntkl_record_each_walked(loggers, n, id, &p, sizeof(p), walk, regs);
+}
+
+/* HardPageFault and AccessViolation: one copy of the record's code for both. */
+static noinline void mem_fault_record(enum etw_event_id id, enum ntkl_walk walk,
+				      unsigned long address, unsigned long pc, struct pt_regs *regs)
+{
+	mem_fault_write(id, walk, address, pc, regs);
+}
+
+/*
+ * A fault resolved as kind, the usual case: a copy of the record's code
+ * for each of the three events, in which the event is a constant, and so
+ * are the header's size, hook and version; given the event as a variable,
+ * one copy looked them up in the event list on every fault (some 30 of
+ * its 200 instructions).
+ */
+static noinline void mem_kind_record(enum mem_kind kind, unsigned long address,
+				     unsigned long pc, struct pt_regs *regs)
+{
+	switch (kind) {
+	case MEM_KIND_DEMAND_ZERO:
+		mem_fault_write(ETW_EVENT_DEMAND_ZERO_FAULT, NTKL_WALK_DEMAND_ZERO_FAULT,
+				address, pc, regs);
+		break;
+	case MEM_KIND_COW:
+		mem_fault_write(ETW_EVENT_COPY_ON_WRITE, NTKL_WALK_COPY_ON_WRITE,
+				address, pc, regs);
+		break;
+	default:
+		mem_fault_write(ETW_EVENT_TRANSITION_FAULT, NTKL_WALK_TRANSITION_FAULT,
+				address, pc, regs);
+		break;
+	}
 }
 
 /* handle_mm_fault(vma, address, flags, regs): the fault, for its return */
@@ -227,7 +250,7 @@ static int fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		kind = d->vma_kind;
 	else if (kind == MEM_KIND_WP)
 		kind = MEM_KIND_TRANSITION;
-	mem_fault_record(mem_kind_event[kind], mem_kind_walk[kind], d->address, d->pc, d->regs);
+	mem_kind_record(kind, d->address, d->pc, d->regs);
 	return 0;
 }
 
@@ -248,16 +271,20 @@ static int wp_copy_pre(struct kprobe *kp, struct pt_regs *regs)
 }
 
 /*
- * vma_alloc_folio(gfp, ...): a user page allocated; inside do_wp_page()
- * the copy's (where wp_page_copy() is inlined: Debian's 6.12), zeroed
- * (x86's zeroed folios ask __GFP_ZERO) when the page copied was the zero
- * page.
+ * ptep_clear_flush(vma, address, ptep): inside do_wp_page(), where
+ * wp_page_copy() is inlined (Debian's 6.12), the old page's entry cleared
+ * for its copy: copied, or zero-filled when that page was the zero page.
+ * Of a fault's calls only a copy's makes this one (reclaim and migration
+ * make it outside faults, which mem_set_kind() leaves alone); the copy's
+ * page allocation, probed before, is every demand-zero fault's too, each
+ * of which then paid a kprobe: some 190 instructions of its 1,100.
  */
-static int wp_alloc_pre(struct kprobe *kp, struct pt_regs *regs)
+static int clear_flush_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	gfp_t gfp = (__force gfp_t)regs_get_kernel_argument(regs, 0);
+	pte_t *ptep = (void *)regs_get_kernel_argument(regs, 2);
 
-	mem_set_kind(gfp & __GFP_ZERO ? MEM_KIND_DEMAND_ZERO : MEM_KIND_COW, MEM_KIND_WP);
+	mem_set_kind(is_zero_pfn(pte_pfn(ptep_get(ptep))) ? MEM_KIND_DEMAND_ZERO : MEM_KIND_COW,
+		     MEM_KIND_WP);
 	return 0;
 }
 
@@ -532,9 +559,9 @@ static struct mem_probe mem_probes[] = {
 	  "writes to present pages are their VMA's kind" },
 	{ { "wp_page_copy" }, wp_copy_pre, NULL, NULL, 0, MEM_FAULTS, MEM_EV0,
 	  "copies told by their allocation" },
-	/* 6.10 named it vma_alloc_folio_noprof */
-	{ { "vma_alloc_folio_noprof", "vma_alloc_folio" }, wp_alloc_pre, NULL, NULL, 0,
-	  MEM_FAULTS, MEM_EV0, "copies are TransitionFault where wp_page_copy is not probed" },
+	{ { "ptep_clear_flush" }, clear_flush_pre, NULL, NULL, 0, MEM_FAULTS, MEM_EV0,
+	  "copies are TransitionFault where wp_page_copy is not probed",
+	  .instead_of = "wp_page_copy" },
 	{ { "do_swap_page" }, swap_page_pre, NULL, NULL, 0, MEM_FAULTS, MEM_EV0,
 	  "swap cache hits are DemandZeroFault" },
 	/* a stack walk's copies fault in a handler: missed, and not AccessViolation anyway */
