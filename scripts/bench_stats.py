@@ -469,9 +469,9 @@ def boots_table(raws):
                 meds.append(a_med)
                 cells.append("%5.0f | %5.0f %6s" % (a_min, a_med, ratio(a_med, t)))
             lo, hi = min(meds), max(meds)
-            p("  %-24s %s %.0f..%.0f (%+.0f%%)" %
+            p("  %-24s %s %.0f..%.0f (%s)" %
               (NAMES[m], " ".join("%20s" % c for c in cells), lo, hi,
-               100 * (hi - lo) / lo if lo > 0 else 0))
+               "%+.0f%%" % (100 * (hi - lo) / lo) if lo > 0 else "n/a"))
             for key, short, limit in BOOT_GOALS:
                 if key != m:
                     continue
