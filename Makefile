@@ -6,6 +6,7 @@
 #   make modules-all   module for every installed kernel (and the debug kernel) with W=1
 #   make check         every test: builds, checkpatch, sparse, unit tests, VM tests
 #   make bench         the cost of recording context switches, in one test VM boot
+#                      (BENCH_BOOTS=3: three boots, their switch rows side by side)
 #   make fuzz          the ETL readers under libFuzzer for FUZZ_SECONDS (600);
 #                      FUZZ_SEED=N replays the run a FAIL line names
 #   make soak          control chaos, load, hotplug and reader kills in one test VM
@@ -83,8 +84,9 @@ unit-test: userspace
 check:
 	+scripts/check
 
+BENCH_BOOTS ?= 1
 bench:
-	+scripts/bench
+	+scripts/bench --boots $(BENCH_BOOTS)
 
 # The ETL readers under libFuzzer (make check runs them for a minute).
 FUZZ_SECONDS ?= 600
