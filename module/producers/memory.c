@@ -275,9 +275,10 @@ static int wp_copy_pre(struct kprobe *kp, struct pt_regs *regs)
  * wp_page_copy() is inlined (Debian's 6.12), the old page's entry cleared
  * for its copy: copied, or zero-filled when that page was the zero page.
  * Of a fault's calls only a copy's makes this one (reclaim and migration
- * make it outside faults, which mem_set_kind() leaves alone); the copy's
- * page allocation, probed before, is every demand-zero fault's too, each
- * of which then paid a kprobe: some 190 instructions of its 1,100.
+ * make it outside faults, which mem_set_kind() leaves alone). The copy's
+ * page allocation would tell as well, but every demand-zero fault
+ * allocates a page too, and a kprobe there costs each of them some 190
+ * instructions.
  */
 static int clear_flush_pre(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -558,7 +559,7 @@ static struct mem_probe mem_probes[] = {
 	{ { "do_wp_page" }, wp_page_pre, NULL, NULL, 0, MEM_FAULTS, MEM_EV0,
 	  "writes to present pages are their VMA's kind" },
 	{ { "wp_page_copy" }, wp_copy_pre, NULL, NULL, 0, MEM_FAULTS, MEM_EV0,
-	  "copies told by their allocation" },
+	  "copies told by the clearing of their old entry" },
 	{ { "ptep_clear_flush" }, clear_flush_pre, NULL, NULL, 0, MEM_FAULTS, MEM_EV0,
 	  "copies are TransitionFault where wp_page_copy is not probed",
 	  .instead_of = "wp_page_copy" },
