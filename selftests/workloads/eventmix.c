@@ -14,6 +14,7 @@
  *   tcp       N writes of 4 KiB over a loopback TCP connection, read by a
  *             second thread on the same CPU: a TcpIp Send and Recv each
  *             (the connection is made before the clock starts)
+ *   tcp6      the same over IPv6 (::1): TcpIp SendIPV6 and RecvIPV6
  *
  * It runs pinned to CPU (default 1) and prints one line for
  * scripts/bench (wl_report()): kind, ops=N, cpu, cpuns (its CPU time) and
@@ -24,6 +25,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -104,18 +106,22 @@ static void *read_all(void *arg)
 	return NULL;
 }
 
-/* a connected pair on 127.0.0.1: *out the connecting end, *in the accepted one */
-static void tcp_pair(int *out, int *in)
+/*
+ * a connected pair on 127.0.0.1 (or ::1): *out the connecting end, *in
+ * the accepted one
+ */
+static void tcp_pair(bool v6, int *out, int *in)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int l = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr *a = v6 ? (struct sockaddr *)&a6 : (struct sockaddr *)&a4;
+	socklen_t len = v6 ? sizeof(a6) : sizeof(a4);
+	int l = socket(a->sa_family, SOCK_STREAM, 0);
 
-	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
-	    getsockname(l, (struct sockaddr *)&a, &len))
+	if (l < 0 || bind(l, a, len) || listen(l, 1) || getsockname(l, a, &len))
 		die("eventmix: listen");
-	*out = socket(AF_INET, SOCK_STREAM, 0);
-	if (*out < 0 || connect(*out, (struct sockaddr *)&a, sizeof(a)))
+	*out = socket(a->sa_family, SOCK_STREAM, 0);
+	if (*out < 0 || connect(*out, a, len))
 		die("eventmix: connect");
 	*in = accept(l, NULL, NULL);
 	if (*in < 0)
@@ -146,6 +152,7 @@ static const struct {
 	{ "syscalls", syscalls },
 	{ "faults", faults },
 	{ "tcp", tcp },
+	{ "tcp6", tcp },
 };
 
 int main(int argc, char **argv)
@@ -172,7 +179,7 @@ int main(int argc, char **argv)
 	n = wl_arg("eventmix", argv[optind + 1]);
 	pin();
 	if (kinds[k].run == tcp)
-		tcp_pair(&tcp_out, &tcp_in);
+		tcp_pair(!strcmp(kinds[k].name, "tcp6"), &tcp_out, &tcp_in);
 
 	ctxt0 = wl_ctxt();
 	c0 = cpu_ns();
@@ -187,6 +194,6 @@ int main(int argc, char **argv)
 	wl_report("eventmix", params, ns, &self, ctxt0);
 	return 0;
 usage:
-	fprintf(stderr, "usage: eventmix [-c CPU] syscalls|faults|tcp N\n");
+	fprintf(stderr, "usage: eventmix [-c CPU] syscalls|faults|tcp|tcp6 N\n");
 	return 2;
 }
