@@ -215,6 +215,50 @@ def check_file(ntkl, path):
     check_rate(ntkl, path, name, tr, rep, first, last)
     check_sampled(name, tr, rep, text)
     check_filters(ntkl, path, name, tr, first, last)
+    check_idle(name, tr, rep, cpus, first, last)
+
+
+def check_idle(name, tr, rep, cpus, first, last):
+    """The idle section: per CPU the idle thread's time (the counted time
+    less the busy), the switches out of idle in the window (wakeups), the
+    idle periods whole in it (median: the upper one, and the longest), and
+    the threads each wakeup switched to, by count."""
+    idle = rep["idle"]
+    touches = any(s["old"] == 0 or s["new"] == 0 for s in tr.switches)
+    result(idle["any"] == touches, f"{name}: idle: a section when a switch touches an idle thread",
+           f"report {idle['any']}, independent {touches}")
+    if not touches:
+        return
+    by_cpu = {}
+    for s in tr.switches:
+        by_cpu.setdefault(s["cpu"], []).append(s)
+    want, wakers = [], {}
+    for cpu in sorted(by_cpu):
+        v = by_cpu[cpu]
+        periods, wakeups = [], 0
+        for i, s in enumerate(v):
+            if s["old"] != 0 or not first <= s["time"] <= last:
+                continue
+            wakeups += 1
+            wakers[s["new"]] = wakers.get(s["new"], 0) + 1
+            if i and v[i - 1]["time"] >= first:
+                periods.append(s["time"] - v[i - 1]["time"])
+        periods.sort()
+        span, busy = cpus.get(cpu, (0, 0))
+        want.append((cpu, (span - busy) / tr.freq, wakeups, len(periods),
+                     periods[len(periods) // 2] / tr.freq * 1e3 if periods else 0.0,
+                     periods[-1] / tr.freq * 1e3 if periods else 0.0))
+    got = [(c["cpu"], c["idle_s"], c["wakeups"], c["periods"], c["median_ms"], c["max_ms"])
+           for c in idle["cpus"]]
+    ok = len(got) == len(want) and all(
+        g[0] == w[0] and g[2:4] == w[2:4] and close(g[1], w[1], 2e-6) and
+        close(g[4], w[4], 2e-3) and close(g[5], w[5], 2e-3) for g, w in zip(got, want))
+    result(ok, f"{name}: idle: per CPU idle time, wakeups, periods, median and longest",
+           f"report {got[:4]}, independent {want[:4]}")
+    got_w = {w["tid"]: w["wakeups"] for w in idle["wakers"]}
+    result(got_w == wakers and idle["wakeups"] == sum(wakers.values()),
+           f"{name}: idle: the {len(wakers)} threads the CPUs woke for, by count",
+           f"report {sorted(got_w.items(), key=str)[:6]}, independent {sorted(wakers.items(), key=str)[:6]}")
 
 
 def check_waits_ready(name, tr, rep, text):

@@ -454,6 +454,63 @@ CLI_TEST(report_matches_switches)
 }
 
 /*
+ * A CPU left idle records idle-state entries on it: -profile power over
+ * `sleep 1`, and ntkl report's idle section finds each CPU's idle periods
+ * in the switches, a CPU idle for most of the second, wakeups, and a
+ * C-state for each wakeup (PreviousCState, from power:cpu_idle: every
+ * switch out of idle in a CSwitch capture carries one; the state entered
+ * is not 0 but on a CPU's first wakeup, when it went idle before the
+ * logger's probe was there to see it).
+ */
+CLI_TEST(report_idle)
+{
+	char out[16384];
+	unsigned long wakeups, known = 0, zero = 0;
+	double most = 0;
+	int cpus = 0;
+	char *a, *p;
+
+	ASSERT_EQ(0, sh(out, sizeof(out), "ntkl record -profile power -o /tmp/idle.etl -- sleep 1"))
+		TH_LOG("%s", out);
+	/* the idle object is report --json's last */
+	ASSERT_EQ(0, sh(out, sizeof(out),
+			"ntkl report --json /tmp/idle.etl | sed -n '/\"idle\": /,$p'"));
+	a = strstr(out, "\"idle\": {\"any\": true, \"wakeups\": ");
+	ASSERT_NE(NULL, a) TH_LOG("%s", out);
+	wakeups = strtoul(a + strlen("\"idle\": {\"any\": true, \"wakeups\": "), NULL, 10);
+	EXPECT_GT(wakeups, 0);
+	for (p = a; (p = strstr(p, "\"idle_s\": ")); cpus++) {
+		double v = strtod(p + strlen("\"idle_s\": "), &p);
+
+		if (v > most)
+			most = v;
+	}
+	EXPECT_GT(cpus, 0);
+	EXPECT_GE(most, 0.5) TH_LOG("%s", out);
+	/* "cstates": {"1": 12, "2": 3}: every wakeup's, none of state 0 */
+	for (p = a; (p = strstr(p, "\"cstates\": {")); ) {
+		p += strlen("\"cstates\": {");
+		while (*p == '"') {
+			unsigned long state = strtoul(p + 1, &p, 10), n;
+
+			p = strchr(p, ':');
+			if (!p)
+				break;
+			n = strtoul(p + 1, &p, 10);
+			known += n;
+			if (!state)
+				zero += n;
+			while (*p == ',' || *p == ' ')
+				p++;
+		}
+	}
+	EXPECT_EQ(wakeups, known) TH_LOG("%s", out);
+	EXPECT_LE(zero, cpus) TH_LOG("%s", out);
+	EXPECT_EQ(0, sh(out, sizeof(out),
+			"ntkl report /tmp/idle.etl | grep -q '^Idle (the CPUs. idle threads'"));
+}
+
+/*
  * SystemConfig PhyDisk, which the writer adds: the VM's virtio disk with
  * the size /sys/block gives (Cylinders of 255 x 63 x 512 bytes) and its
  * diskseq as DiskNumber.

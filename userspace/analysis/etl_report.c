@@ -652,6 +652,10 @@ int etl_report_read_filtered(const struct etl_file *f, struct etl_report *r,
 	window(&w, &s);
 	if (from_switches(&w, &s, &ins, &nins) || make_procs(&w) || ready_latency(&w, ins, nins))
 		goto out;
+	if (etl_idle_make(&r->idle, &s, &w.m, flt, w.win_first, w.win_last, w.freq)) {
+		oom(&w);
+		goto out;
+	}
 	if (r->profile.cpus && r->duration_s > 0)
 		r->samples_hz = (double)r->profile.samples / r->profile.cpus / r->duration_s;
 	r->requested_hz = r->profile.requested_hz;
@@ -692,6 +696,7 @@ void etl_report_free(struct etl_report *r)
 	etl_syscalls_free(&r->syscalls);
 	etl_memory_free(&r->memory);
 	etl_network_free(&r->network);
+	etl_idle_free(&r->idle);
 	free(r->busy_pct);
 	free(r->procs);
 	free(r->threads);
@@ -959,6 +964,7 @@ void etl_report_print(FILE *out, const struct etl_report *r)
 	etl_syscalls_print(out, &r->syscalls, top);
 	etl_memory_print(out, &r->memory, top);
 	etl_network_print(out, &r->network, top);
+	etl_idle_print(out, &r->idle, r->duration_s, top);
 }
 
 /*
@@ -1180,5 +1186,7 @@ void etl_report_print_json(FILE *out, const struct etl_report *r)
 	etl_memory_print_json(out, &r->memory);
 	fprintf(out, ",\n \"network\": ");
 	etl_network_print_json(out, &r->network);
+	fprintf(out, ",\n \"idle\": ");
+	etl_idle_print_json(out, &r->idle, r->duration_s);
 	fprintf(out, "}\n");
 }

@@ -57,7 +57,9 @@
  *
  * And memory, when the file has page fault or VirtualAlloc records: per
  * process, its faults by kind and the memory it committed and freed
- * (etl_memory.h).
+ * (etl_memory.h); idle, when a CPU switched to or from its idle thread:
+ * per CPU, its idle time, wakeups, idle periods and the C-states it left,
+ * and the threads it woke for (etl_idle.h).
  */
 #ifndef NTKL_ETL_REPORT_H
 #define NTKL_ETL_REPORT_H
@@ -68,6 +70,7 @@
 
 #include "etl/etl.h"
 #include "etl_filter.h"
+#include "etl_idle.h"
 #include "etl_memory.h"
 #include "etl_network.h"
 #include "etl_profile.h"
@@ -121,6 +124,7 @@ struct etl_report {
 	struct etl_syscalls syscalls;	/* system calls per process (etl_syscalls.h) */
 	struct etl_memory memory;	/* page faults, VirtualAlloc per process (etl_memory.h) */
 	struct etl_network network;	/* bytes and connections per process (etl_network.h) */
+	struct etl_idle idle;		/* each CPU's idle periods, their wakers (etl_idle.h) */
 	size_t top;			/* rows per table printed: 0 ETL_REPORT_TOP, SIZE_MAX all */
 	enum etl_sort sort;		/* the tables' order */
 	bool windowed;			/* --time: duration_s is of [from_s, to_s] */

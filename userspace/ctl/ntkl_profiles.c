@@ -22,6 +22,13 @@
  * (the stacks of the faults that make or copy a page, of the failed and
  * the hard ones, of each commit and free) and each process's working set
  * every half second; general, as WPR's GeneralProfile, takes none of it.
+ * power is what WPR's power profile can be on Linux: the kernel's idle
+ * and frequency events have no public shape (docs/linux-to-nt.md), so it
+ * answers from the switches (each CPU's idle periods, the C-state each
+ * CSwitch says it left, the thread it woke for: report's idle section),
+ * the ReadyThread events with the readying stack (who woke that thread)
+ * and the DPCs and interrupts (the timers and devices that woke a CPU);
+ * no sampling, whose interrupts would be the wakeups it measures.
  */
 const struct ntkl_profile ntkl_profiles[] = {
 	{ "general", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+PROFILE+DISK_IO+DISK_IO_INIT+FILENAME+FILE_IO+FILE_IO_INIT+HARD_FAULTS",
@@ -43,6 +50,8 @@ const struct ntkl_profile ntkl_profiles[] = {
 	{ "memory", "PROC_THREAD+LOADER+ALL_FAULTS+HARD_FAULTS+VIRT_ALLOC+MEMINFO_WS",
 	  "VirtualAlloc+VirtualFree+PagefaultDemandZero+PagefaultCopyOnWrite+PagefaultAV+HardFault",
 	  "which processes fault, on what, and what memory they commit" },
+	{ "power", "PROC_THREAD+LOADER+CSWITCH+DISPATCHER+DPC+INTERRUPT",
+	  "ReadyThread", "what wakes the CPUs from idle, and the C-states they left" },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -115,9 +115,10 @@ static int add_cswitch(struct etl_switches_reader *rd, const struct etl_record *
 	sw->old_state = cs.old_thread_state;
 	sw->old_wait_reason = cs.old_thread_wait_reason;
 	sw->old_priority = cs.old_thread_priority;
+	sw->prev_cstate = cs.previous_c_state;
 	sw->source = ETL_SWITCH_FULL;
 	sw->known = ETL_SWITCH_HAS_NEW | ETL_SWITCH_HAS_STATE |
-		    ETL_SWITCH_HAS_PRIORITY | ETL_SWITCH_HAS_WAIT;
+		    ETL_SWITCH_HAS_PRIORITY | ETL_SWITCH_HAS_WAIT | ETL_SWITCH_HAS_CSTATE;
 	sw->buffer_index = r->buffer_index;
 	sw->buffer_offset = r->buffer_offset;
 	sw->file_offset = r->file_offset;

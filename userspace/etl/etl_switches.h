@@ -45,6 +45,7 @@ enum etl_switch_source {
 #define ETL_SWITCH_HAS_PRIORITY	0x04	/* old_priority */
 #define ETL_SWITCH_HAS_WAIT	0x08	/* new_wait_time, exactly */
 #define ETL_SWITCH_WAIT_AT_MOST_1 0x10	/* LITE: the new thread waited 0 or 1 tick */
+#define ETL_SWITCH_HAS_CSTATE	0x20	/* prev_cstate (CSwitch only) */
 
 struct etl_switch {
 	int64_t time;			/* raw clock units */
@@ -59,6 +60,7 @@ struct etl_switch {
 	uint8_t known;			/* ETL_SWITCH_HAS_* */
 	uint8_t packet_type;		/* compact: enum perfinfo_ccswap_type */
 	uint16_t packet;		/* compact: index in its batch */
+	uint8_t prev_cstate;		/* PreviousCState: the C-state the CPU leaves */
 	/* Where it came from. */
 	uint32_t buffer_index;
 	uint32_t buffer_offset;		/* of the record in its buffer */

@@ -394,9 +394,9 @@ static void test_profiles(void)
 		CHECK(o.seen & NTKL_OPT_STACKWALK);
 		take_all((char *[]){ "-profile", "fast", NULL }, all, &o, &ret, err, sizeof(err));
 		CHECK_EQ(ret, (unsigned long long)-1);
-		CHECK_STR(err, "unknown -profile 'fast': the profiles are general, cpu, latency, dpcisr, spinlock, diskio, fileio, network, memory");
+		CHECK_STR(err, "unknown -profile 'fast': the profiles are general, cpu, latency, dpcisr, spinlock, diskio, fileio, network, memory, power");
 		CHECK_STR(ntkl_profile_names(names, sizeof(names)),
-			  "general, cpu, latency, dpcisr, spinlock, diskio, fileio, network, memory");
+			  "general, cpu, latency, dpcisr, spinlock, diskio, fileio, network, memory, power");
 		/* not an option of a command without it (update) */
 		i = 0;
 		memset(&o, 0, sizeof(o));
