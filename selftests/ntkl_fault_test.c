@@ -352,29 +352,67 @@ FAULT_TEST(full_disk)
 
 #define DBGFS	"/sys/kernel/debug"
 
-/* Set up one fault-injection attribute directory: fail only us, quietly. */
-static int inject_setup(const char *dir)
+/*
+ * The attributes inject_setup() sets: fail only us, quietly, and (the
+ * last three, which not every directory has) GFP_KERNEL allocations of
+ * any order too, which are what START makes.
+ */
+static const char *const inject_settings[][2] = {
+	{ "probability", "100" }, { "times", "0" }, { "verbose", "0" },
+	{ "task-filter", "Y" }, { "space", "0" }, { "interval", "1" },
+	{ "ignore-gfp-wait", "N" }, { "ignore-gfp-highmem", "N" }, { "min-order", "0" },
+};
+#define N_INJECT	(sizeof(inject_settings) / sizeof(inject_settings[0]))
+#define N_INJECT_NEEDED	6
+
+/* What they were, to put back: a later test's fail-nth counts by them. */
+struct inject_saved {
+	char v[N_INJECT][32];
+};
+
+static void read_attr(const char *path, char *v, size_t size)
 {
-	static const char *const settings[][2] = {
-		{ "probability", "100" }, { "times", "0" }, { "verbose", "0" },
-		{ "task-filter", "Y" }, { "space", "0" }, { "interval", "1" },
-	};
+	FILE *f = fopen(path, "r");
+
+	v[0] = '\0';
+	if (f && fgets(v, (int)size, f))
+		v[strcspn(v, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+static int inject_setup(const char *dir, struct inject_saved *saved)
+{
 	char path[160];
 	unsigned int i;
 
-	for (i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, settings[i][0]);
-		if (write_file(path, settings[i][1]))
+	for (i = 0; i < N_INJECT; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, inject_settings[i][0]);
+		read_attr(path, saved->v[i], sizeof(saved->v[i]));
+		if (write_file(path, inject_settings[i][1]) && i < N_INJECT_NEEDED)
 			return -1;
 	}
-	/* GFP_KERNEL allocations are what START makes: fail them too */
-	snprintf(path, sizeof(path), "%s/ignore-gfp-wait", dir);
-	write_file(path, "N");
-	snprintf(path, sizeof(path), "%s/ignore-gfp-highmem", dir);
-	write_file(path, "N");
-	snprintf(path, sizeof(path), "%s/min-order", dir);
-	write_file(path, "0");
 	return 0;
+}
+
+/*
+ * Put the directory's attributes back as they were (probability before
+ * times, as they were set). Left as inject_setup() set them, a later
+ * test's START through /proc/thread-self/fail-nth met every GFP_KERNEL
+ * allocation (ntkl_memory_test: 2,949 points on the debug kernel where it
+ * meets 13), and took minutes.
+ */
+static void inject_restore(const char *dir, const struct inject_saved *saved)
+{
+	char path[160];
+	unsigned int i;
+
+	for (i = 0; i < N_INJECT; i++) {
+		if (!saved->v[i][0])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, inject_settings[i][0]);
+		write_file(path, saved->v[i]);
+	}
 }
 
 /* Fail one allocation, the interval-th from now that passes the filters. */
@@ -405,6 +443,7 @@ static void inject_off(const char *dir)
 FAULT_TEST(allocation_failures)
 {
 	static const char *const dirs[] = { DBGFS "/failslab", DBGFS "/fail_page_alloc" };
+	struct inject_saved saved[2];
 	unsigned long tries = 0, enomem = 0, other = 0;
 	char first_other[128] = "", out[8192];
 	unsigned int d;
@@ -415,8 +454,12 @@ FAULT_TEST(allocation_failures)
 		SKIP(return, "no failslab or fail_page_alloc (CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS: the debug kernel has them)");
 	ASSERT_EQ(0, write_file("/proc/thread-self/make-it-fail", "0"));
 	for (d = 0; d < 2; d++) {
-		if (access(dirs[d], W_OK) || inject_setup(dirs[d]))
+		if (access(dirs[d], W_OK))
 			continue;
+		if (inject_setup(dirs[d], &saved[d])) {
+			inject_restore(dirs[d], &saved[d]);
+			continue;
+		}
 		for (k = 1; k <= 40; k++) {
 			struct ntkl_properties p, u;
 			int ret, ret2;
@@ -455,6 +498,7 @@ FAULT_TEST(allocation_failures)
 					 dirs[d], k, strerror(-ret2));
 			EXPECT_EQ(0, ntkl_stop_name(self->ctl, "fault alloc"));
 		}
+		inject_restore(dirs[d], &saved[d]);
 	}
 	printf("# allocation failures: %lu START/UPDATE calls with one failing allocation, %lu ENOMEM\n",
 	       tries, enomem);
