@@ -252,7 +252,11 @@ void etl_idle_print(FILE *out, const struct etl_idle *idle, double duration_s, s
 		print_cstates(out, c);
 		fprintf(out, "\n");
 	}
-	fprintf(out, "\nWhat woke the CPUs (the thread a CPU left idle for, top %zu):\n", top);
+	if (top == SIZE_MAX)
+		fprintf(out, "\nWhat woke the CPUs (the thread a CPU left idle for, all):\n");
+	else
+		fprintf(out, "\nWhat woke the CPUs (the thread a CPU left idle for, top %zu):\n",
+			top);
 	if (!idle->nwakers)
 		fprintf(out, "  none%s\n", idle->wakeups ? " of the threads selected" : "");
 	else
