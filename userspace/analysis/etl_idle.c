@@ -38,16 +38,6 @@ static int by_ticks(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The part of [a, b] inside [first, last], in ticks. */
-static uint64_t clipped(int64_t a, int64_t b, int64_t first, int64_t last)
-{
-	if (a < first)
-		a = first;
-	if (b > last)
-		b = last;
-	return b > a ? (uint64_t)b - (uint64_t)a : 0;
-}
-
 static void finish_cpu(struct etl_idle_cpu *c, struct periods *p, double freq)
 {
 	if (p->n) {
@@ -129,7 +119,7 @@ static void name_wakers(struct etl_idle *idle, const struct etl_model *m)
 		qsort(idle->wakers, idle->nwakers, sizeof(*idle->wakers), by_wakeups);
 }
 
-int etl_idle_make(struct etl_idle *idle, const struct etl_switches *s,
+int etl_idle_make(struct etl_idle *idle, const struct etl_switches *s, const double *idle_s,
 		  const struct etl_model *m, const struct etl_filter *flt,
 		  int64_t first, int64_t last, double freq)
 {
@@ -146,52 +136,43 @@ int etl_idle_make(struct etl_idle *idle, const struct etl_switches *s,
 	for (size_t i = 0; i < s->n; i++) {
 		const struct etl_switch *sw = &s->v[i];
 		const struct etl_switch *prev = i && sw[-1].cpu == sw->cpu ? sw - 1 : NULL;
-		bool last_of_cpu = i + 1 == s->n || sw[1].cpu != sw->cpu;
-		bool to_idle = (sw->known & ETL_SWITCH_HAS_NEW) && !sw->new_tid;
+		uint32_t tid;
 
 		if (!prev) {
 			if (c)
 				finish_cpu(c, &p, freq);
 			c = &idle->cpus[idle->ncpus++];
 			c->cpu = sw->cpu;
+			c->idle_s = idle_s[sw->cpu];
 		}
-		if (!sw->old_tid || to_idle)
+		if (!sw->old_tid || ((sw->known & ETL_SWITCH_HAS_NEW) && !sw->new_tid))
 			idle->any = true;
-		if (!sw->old_tid) {
-			/* the idle thread ran since the previous switch, or the window's start */
-			c->idle_s += (double)clipped(prev ? prev->time : first, sw->time,
-						     first, last) / freq;
-			if (sw->time >= first && sw->time <= last) {
-				uint32_t tid = sw->known & ETL_SWITCH_HAS_NEW ? sw->new_tid
-									     : UINT32_MAX;
+		if (sw->old_tid || sw->time < first || sw->time > last)
+			continue;
+		/* a wakeup: the CPU leaves its idle thread, for tid */
+		tid = sw->known & ETL_SWITCH_HAS_NEW ? sw->new_tid : UINT32_MAX;
+		c->wakeups++;
+		idle->wakeups++;
+		if (!(sw->known & ETL_SWITCH_HAS_CSTATE))
+			c->cstate_unknown++;
+		else
+			c->cstate[sw->prev_cstate < ETL_IDLE_CSTATES - 1 ?
+				  sw->prev_cstate : ETL_IDLE_CSTATES - 1]++;
+		if (prev && prev->time >= first &&
+		    add_period(&p, (uint64_t)(sw->time - prev->time)))
+			goto nomem;
+		if (!selected(m, flt, tid))
+			continue;
+		if (nwakes == cap) {
+			size_t k = cap ? 2 * cap : 256;
+			uint32_t *v = realloc(wakes, k * sizeof(*v));
 
-				c->wakeups++;
-				idle->wakeups++;
-				if (!(sw->known & ETL_SWITCH_HAS_CSTATE))
-					c->cstate_unknown++;
-				else
-					c->cstate[sw->prev_cstate < ETL_IDLE_CSTATES - 1 ?
-						  sw->prev_cstate : ETL_IDLE_CSTATES - 1]++;
-				if (prev && prev->time >= first &&
-				    add_period(&p, (uint64_t)(sw->time - prev->time)))
-					goto nomem;
-				if (selected(m, flt, tid)) {
-					if (nwakes == cap) {
-						size_t k = cap ? 2 * cap : 256;
-						uint32_t *v = realloc(wakes, k * sizeof(*v));
-
-						if (!v)
-							goto nomem;
-						wakes = v;
-						cap = k;
-					}
-					wakes[nwakes++] = tid;
-				}
-			}
+			if (!v)
+				goto nomem;
+			wakes = v;
+			cap = k;
 		}
-		/* the CPU's last switch: idle to the window's end */
-		if (last_of_cpu && to_idle)
-			c->idle_s += (double)clipped(sw->time, last, first, last) / freq;
+		wakes[nwakes++] = tid;
 	}
 	if (c)
 		finish_cpu(c, &p, freq);

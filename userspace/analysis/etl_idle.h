@@ -12,10 +12,10 @@
  *     that switch is the CPU's wakeup, and its new thread the one it woke
  *     for (a CompCS batch's last switch names no new thread: it counts as
  *     a wakeup of no known thread);
- *   - idle_s is the idle thread's time on the CPU inside the window, by
- *     report's rule for threads' CPU time (etl_report.h): the time before
- *     a CPU's first switch is its old thread's, after its last its new
- *     thread's;
+ *   - idle_s is the idle thread's time on the CPU inside the window, as
+ *     report counts it for busy % (etl_report.h), which hands it over: the
+ *     time before a CPU's first switch is its old thread's, after its
+ *     last its new thread's;
  *   - wakeups are the switches out of idle inside the window; the period
  *     lengths (median, max) are of the periods that began and ended in it;
  *   - the C-state left is the CSwitch's PreviousCState, which ntkl fills
@@ -74,10 +74,11 @@ struct etl_idle {
 /*
  * Work out idle from the pass's switches and model, over the window
  * [first, last] of the file's clock (freq ticks a second), the wakers of
- * the threads flt selects (NULL: all): 0, or -1 out of memory (idle then
- * empty).
+ * the threads flt selects (NULL: all); idle_s[cpu] is each CPU's idle
+ * thread time, as report worked it out (s->ncpus entries): 0, or -1 out
+ * of memory (idle then empty).
  */
-int etl_idle_make(struct etl_idle *idle, const struct etl_switches *s,
+int etl_idle_make(struct etl_idle *idle, const struct etl_switches *s, const double *idle_s,
 		  const struct etl_model *m, const struct etl_filter *flt,
 		  int64_t first, int64_t last, double freq);
 

@@ -39,6 +39,7 @@ struct work {
 	int64_t win_first, win_last;	/* the window the times are counted over */
 	struct wait_out *outs;		/* switches out Waiting */
 	size_t nouts, outs_cap;
+	double *idle_s;			/* per CPU: its idle thread's time (counted less busy) */
 };
 
 /* b - a for b >= a, in unsigned arithmetic: a corrupt time cannot overflow. */
@@ -460,8 +461,13 @@ static int from_switches(struct work *w, const struct etl_switches *s,
 		    add_run(w, c, &run, &nrun, &run_cap, sw->new_tid, sw->time, w->win_last))
 			goto nomem;
 	}
-	for (uint32_t c = 0; c < s->ncpus; c++)
+	w->idle_s = calloc(s->ncpus ? s->ncpus : 1, sizeof(*w->idle_s));
+	if (!w->idle_s)
+		goto nomem;
+	for (uint32_t c = 0; c < s->ncpus; c++) {
 		r->busy_pct[c] = ct[c].span ? 100.0 * (double)ct[c].busy / (double)ct[c].span : -1;
+		w->idle_s[c] = (double)(ct[c].span - ct[c].busy) / w->freq;
+	}
 	if (r->duration_s > 0)
 		r->switches_per_s = (double)r->switches / r->duration_s;
 
@@ -652,7 +658,7 @@ int etl_report_read_filtered(const struct etl_file *f, struct etl_report *r,
 	window(&w, &s);
 	if (from_switches(&w, &s, &ins, &nins) || make_procs(&w) || ready_latency(&w, ins, nins))
 		goto out;
-	if (etl_idle_make(&r->idle, &s, &w.m, flt, w.win_first, w.win_last, w.freq)) {
+	if (etl_idle_make(&r->idle, &s, w.idle_s, &w.m, flt, w.win_first, w.win_last, w.freq)) {
 		oom(&w);
 		goto out;
 	}
@@ -667,6 +673,7 @@ out:
 	free(ins);
 	free(w.ready);
 	free(w.outs);
+	free(w.idle_s);
 	etl_model_free(&w.m);
 	sym_trace_addrs_free(&w.addrs);
 	etl_switches_free(&s);
